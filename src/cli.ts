@@ -1,0 +1,53 @@
+import { readFileSync } from "node:fs";
+import yargs from "yargs";
+import { hideBin } from "yargs/helpers";
+import { CliError, colorOption } from "./commands/common.js";
+import { commands } from "./commands/index.js";
+
+function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string };
+  return pkg.version;
+}
+
+/** Runs the CLI; resolves with the exit code. Commands set process.exitCode for findings (1). */
+export async function main(argv: string[] = hideBin(process.argv)): Promise<number> {
+  const debug = argv.includes("--debug");
+  const parser = yargs(argv)
+    .scriptName("pisess")
+    .usage("$0 <command> [options]\n\nRead-only forensics for pi coding agent session files.")
+    .option("color", colorOption)
+    .option("debug", { describe: "Print stack traces for errors", type: "boolean", default: false })
+    .command(commands)
+    .demandCommand(1, "Name a command; see pisess --help")
+    .strict()
+    .recommendCommands()
+    .completion("completion", "Print a shell completion script (bash/zsh): pisess completion >> ~/.bashrc")
+    .example("$0 tree session.jsonl", "the session tree, active path marked")
+    .example("$0 path session.jsonl --leaf @120 --ndjson | jq .entry.type", "entry types on the path to line 120")
+    .epilogue("Entry references: a full id, a unique id prefix, @LINE, label:NAME, or leaf.\nExit codes: 0 ok, 1 findings or differences, 2 usage or I/O errors.")
+    .version(version())
+    .help()
+    .alias("h", "help")
+    .alias("v", "version")
+    .wrap(Math.min(110, process.stdout.columns || 100))
+    .fail((msg, err) => {
+      // Throwing stops yargs from running the handler after a usage error.
+      throw err ?? new CliError(`${msg}\nRun pisess --help for usage.`, 2);
+    });
+  try {
+    await parser.parseAsync();
+  } catch (err) {
+    if (err instanceof CliError) {
+      process.stderr.write(`pisess: ${err.message}\n`);
+      if (debug && err.stack) process.stderr.write(`${err.stack}\n`);
+      return err.exitCode;
+    }
+    const e = err as NodeJS.ErrnoException;
+    if (e?.code === "EPIPE") return 0;
+    process.stderr.write(`pisess: ${e instanceof Error ? e.message : String(e)}\n`);
+    if (debug && e instanceof Error && e.stack) process.stderr.write(`${e.stack}\n`);
+    else process.stderr.write("pisess: (run with --debug for details)\n");
+    return 2;
+  }
+  return typeof process.exitCode === "number" ? process.exitCode : 0;
+}

@@ -1,0 +1,71 @@
+import type { Argv, CommandModule } from "yargs";
+import { readEntry } from "../model/session.js";
+import { pathTo } from "../ops/path.js";
+import { buildTree } from "../ops/tree.js";
+import type { Row, SessionView, ViewNode } from "../ops/view.js";
+import { treeLines } from "../render/tree.js";
+import { CliError, entryRef, openInput, problemSummary, styleFor, terminalWidth, writeOut, type GlobalArgs } from "./common.js";
+
+interface PathArgs extends GlobalArgs {
+  file: string;
+  leaf: string;
+  width?: number;
+  json?: boolean;
+  ndjson?: boolean;
+}
+
+export const pathCommand: CommandModule<object, PathArgs> = {
+  command: "path <file>",
+  describe: "List the entries from the root to a leaf",
+  builder: (y: Argv) =>
+    y
+      .positional("file", { describe: "Session file (- for stdin)", type: "string", demandOption: true })
+      .option("leaf", { describe: "Leaf: id, id prefix, @LINE, label:NAME or leaf", type: "string", default: "leaf" })
+      .option("width", { describe: "Cut lines to N columns", type: "number" })
+      .option("json", { describe: 'One document {"file","leaf","entries":[{"line","entry"}]}', type: "boolean" })
+      .option("ndjson", { describe: 'One {"line","entry"} per entry, root first (entry as migrated in memory)', type: "boolean" })
+      .conflicts("json", "ndjson")
+      .example("$0 path session.jsonl --leaf @120", "the path to the entry on line 120")
+      .example("$0 path session.jsonl --leaf label:before-refactor --ndjson | jq -r '.entry.message.role // .entry.type'", "roles along a labelled path") as unknown as Argv<PathArgs>,
+  handler: async (args) => {
+    const session = await openInput(args.file);
+    try {
+      const leaf = entryRef(session, args.leaf);
+      const result = pathTo(session, leaf);
+      if (!result.ok) {
+        const lines = result.cycle.map((r) => r.line).join(" → ");
+        throw new CliError(`${session.file}: the path of line ${leaf.line} runs into a parent cycle (lines ${lines}); pi would hang here`, 1);
+      }
+      if (args.ndjson || args.json) {
+        const chunks = function* (): Generator<string> {
+          if (args.json) {
+            yield JSON.stringify({ file: session.file, leaf: { id: leaf.id ?? null, line: leaf.line } }).slice(0, -1) + ',"entries":[';
+          }
+          let first = true;
+          for (const rec of result.path) {
+            const item = JSON.stringify({ line: rec.line, entry: readEntry(session, rec) });
+            if (args.json) {
+              yield (first ? "" : ",") + item;
+              first = false;
+            } else yield item + "\n";
+          }
+          if (args.json) yield "]}\n";
+        };
+        await writeOut(chunks());
+      } else {
+        const onPath = new Set(result.path);
+        const view: SessionView = { roots: [], onPath, shown: result.path.length };
+        const rows: Row[] = result.path.map((rec, depth): Row => {
+          const node: ViewNode = { rec, children: [], depth, cycleCut: false };
+          return { node, indent: 0, connector: "none", gutters: [] };
+        });
+        const out: string[] = [];
+        for (const line of treeLines(session, view, rows, { style: styleFor(args), width: terminalWidth(args.width), leaf })) out.push(line + "\n");
+        await writeOut(out);
+      }
+      problemSummary(session, buildTree(session).problems.filter((d) => d.severity !== "info").length);
+    } finally {
+      session.store.close();
+    }
+  },
+};

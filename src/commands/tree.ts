@@ -1,0 +1,79 @@
+import type { Argv, CommandModule } from "yargs";
+import type { EntryRec } from "../model/types.js";
+import { buildTree } from "../ops/tree.js";
+import { buildView, FILTER_MODES, layoutRows, type FilterMode } from "../ops/view.js";
+import { treeJson, treeNdjson } from "../render/tree-json.js";
+import { treeLines } from "../render/tree.js";
+import { entryRef, openInput, problemSummary, styleFor, terminalWidth, writeOut, type GlobalArgs } from "./common.js";
+
+interface TreeArgs extends GlobalArgs {
+  file: string;
+  leaf?: string;
+  filter?: FilterMode;
+  search?: string[];
+  depth?: number;
+  from?: string;
+  width?: number;
+  json?: boolean;
+  ndjson?: boolean;
+}
+
+export const treeCommand: CommandModule<object, TreeArgs> = {
+  command: "tree <file>",
+  describe: "Show the session tree, like pi's /tree",
+  builder: (y: Argv) =>
+    y
+      .positional("file", { describe: "Session file (- for stdin)", type: "string", demandOption: true })
+      .option("leaf", { describe: "Active leaf: id, id prefix, @LINE, label:NAME or leaf", type: "string" })
+      .option("filter", { describe: "Which entries to show, as pi's /tree filters", choices: FILTER_MODES, type: "string" })
+      .option("search", { describe: "Keep entries whose text holds every word", type: "string", array: true })
+      .option("depth", { describe: "Hide entries nested deeper than N branch levels", type: "number" })
+      .option("from", { describe: "Show only the subtree of this entry", type: "string" })
+      .option("width", { describe: "Cut lines to N columns (default: terminal width on a TTY, else no cut)", type: "number" })
+      .option("json", { describe: "One JSON document with the nested tree (every entry unless --filter)", type: "boolean" })
+      .option("ndjson", { describe: "One JSON object per shown entry, in display order", type: "boolean" })
+      .conflicts("json", "ndjson")
+      .example("$0 tree session.jsonl", "the tree, active path marked with • and the leaf with ◆")
+      .example("$0 tree session.jsonl --filter user-only --search refactor", "only user prompts mentioning refactor")
+      .example("$0 tree session.jsonl --leaf label:checkpoint --from @40", "the subtree below line 40, with another leaf active")
+      .example("$0 tree session.jsonl --json | jq '.roots[0].children | length'", "count the root's children")
+      .example("$0 tree session.jsonl --ndjson | jq -r 'select(.isLeaf) | .id'", "ids of the leaf") as unknown as Argv<TreeArgs>,
+  handler: async (args) => {
+    const session = await openInput(args.file);
+    try {
+      const leaf: EntryRec | null = args.leaf !== undefined ? entryRef(session, args.leaf) : session.defaultLeaf;
+      const from = args.from !== undefined ? entryRef(session, args.from) : undefined;
+      const tree = buildTree(session);
+      // Text follows pi's /tree (default filter, active branch first); --json keeps every entry in getTree order.
+      const filter: FilterMode | undefined = args.filter ?? (args.json ? undefined : "default");
+      const search = (args.search ?? []).flatMap((s) => s.toLowerCase().split(/\s+/)).filter(Boolean);
+      const view = buildView(session, tree, { filter, search, from, leaf, activeFirst: args.json !== true });
+      if (args.json) {
+        await writeOut(treeJson(session, view, leaf));
+      } else {
+        const rows = layoutRows(view.roots, args.depth ?? Infinity);
+        if (args.ndjson) await writeOut(treeNdjson(session, view, rows, leaf));
+        else {
+          const style = styleFor(args);
+          const lines = treeLines(session, view, rows, { style, width: terminalWidth(args.width), leaf });
+          await writeOut(mapLines(lines));
+        }
+      }
+      problemSummary(session, tree.problems.filter((d) => d.severity !== "info").length);
+    } finally {
+      session.store.close();
+    }
+  },
+};
+
+function* mapLines(lines: Iterable<string>): Generator<string> {
+  let buf = "";
+  for (const l of lines) {
+    buf += l + "\n";
+    if (buf.length > 1 << 16) {
+      yield buf;
+      buf = "";
+    }
+  }
+  if (buf) yield buf;
+}

@@ -1,0 +1,174 @@
+import { open, readdir, readFile, stat } from "node:fs/promises";
+import { homedir } from "node:os";
+import { isAbsolute, join, resolve } from "node:path";
+
+/** The environment keys pi reads; passed in explicitly so callers (and tests) control them. */
+export interface PiEnv {
+  PI_CODING_AGENT_DIR?: string | undefined;
+  PI_CODING_AGENT_SESSION_DIR?: string | undefined;
+  HOME?: string | undefined;
+}
+
+function expandHome(p: string, home: string): string {
+  if (p === "~") return home;
+  if (p.startsWith("~/") || p.startsWith("~\\")) return join(home, p.slice(2));
+  return p;
+}
+
+/** `$PI_CODING_AGENT_DIR`, else `~/.pi/agent`. */
+export function agentDir(env: PiEnv): string {
+  const home = env.HOME || homedir();
+  const dir = env.PI_CODING_AGENT_DIR;
+  return dir ? resolve(expandHome(dir, home)) : join(home, ".pi", "agent");
+}
+
+/**
+ * Where pi keeps sessions: `$PI_CODING_AGENT_SESSION_DIR`, else `sessionDir` from `<agent dir>/settings.json`
+ * (relative to the agent dir, `~` allowed), else `<agent dir>/sessions`.
+ */
+export async function sessionsDir(env: PiEnv): Promise<string> {
+  const home = env.HOME || homedir();
+  if (env.PI_CODING_AGENT_SESSION_DIR) return resolve(expandHome(env.PI_CODING_AGENT_SESSION_DIR, home));
+  const agent = agentDir(env);
+  try {
+    const settings = JSON.parse(await readFile(join(agent, "settings.json"), "utf8")) as { sessionDir?: unknown };
+    if (typeof settings.sessionDir === "string" && settings.sessionDir !== "") {
+      const p = expandHome(settings.sessionDir, home);
+      return isAbsolute(p) ? p : resolve(agent, p);
+    }
+  } catch {
+    // No or unreadable settings: pi falls back to the default as well.
+  }
+  return join(agent, "sessions");
+}
+
+/** pi's folder name for a working directory: one leading separator dropped, `/ \ :` become `-`, wrapped in `--`. */
+export function cwdFolderName(cwd: string): string {
+  return `--${cwd.replace(/^[/\\]/, "").replace(/[/\\:]/g, "-")}--`;
+}
+
+/** Every `*.jsonl` below `dir` (recursive: subagent extensions nest files deeper), sorted by path. */
+export async function listSessionFiles(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  const stack = [dir];
+  while (stack.length > 0) {
+    const d = stack.pop() as string;
+    let items;
+    try {
+      items = await readdir(d, { withFileTypes: true });
+    } catch (err) {
+      if (d === dir) throw err;
+      continue;
+    }
+    for (const it of items) {
+      const p = join(d, it.name);
+      if (it.isDirectory()) stack.push(p);
+      else if (it.isFile() && it.name.endsWith(".jsonl")) out.push(p);
+    }
+  }
+  return out.sort();
+}
+
+/** The first line of a file, read in bounded pieces (a header is small; a huge first line is not a header). */
+export async function readFirstLine(path: string, limit = 1 << 20): Promise<string | undefined> {
+  const fh = await open(path, "r");
+  try {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    const buf = Buffer.alloc(64 * 1024);
+    while (total < limit) {
+      const { bytesRead } = await fh.read(buf, 0, buf.length, total);
+      if (bytesRead === 0) break;
+      const piece = buf.subarray(0, bytesRead);
+      const nl = piece.indexOf(0x0a);
+      if (nl !== -1) {
+        chunks.push(Buffer.from(piece.subarray(0, nl)));
+        total += nl;
+        return decodeFirst(Buffer.concat(chunks));
+      }
+      chunks.push(Buffer.from(piece));
+      total += bytesRead;
+    }
+    return total === 0 ? undefined : decodeFirst(Buffer.concat(chunks));
+  } finally {
+    await fh.close();
+  }
+}
+
+function decodeFirst(b: Buffer): string {
+  let s = b.toString("utf8");
+  if (s.charCodeAt(0) === 0xfeff) s = s.slice(1);
+  return s.endsWith("\r") ? s.slice(0, -1) : s;
+}
+
+export interface HeaderInfo {
+  id: string;
+  version?: number;
+  timestamp?: string;
+  cwd?: string;
+  parentSession?: string;
+  branchedFrom?: string;
+}
+
+/** The header on a file's first line, when it is one pi accepts (`type: "session"`, string id). */
+export async function readHeader(path: string): Promise<HeaderInfo | undefined> {
+  let line: string | undefined;
+  try {
+    line = await readFirstLine(path);
+  } catch {
+    return undefined;
+  }
+  if (line === undefined) return undefined;
+  try {
+    const o = JSON.parse(line) as Record<string, unknown>;
+    if (o && typeof o === "object" && o.type === "session" && typeof o.id === "string") return o as unknown as HeaderInfo;
+  } catch {
+    // not a header
+  }
+  return undefined;
+}
+
+/** pi's "most recent session" of a folder: the newest `.jsonl` by mtime whose first line is a valid header. */
+export async function mostRecentSession(folder: string): Promise<string | undefined> {
+  let files: string[];
+  try {
+    files = (await readdir(folder)).filter((f) => f.endsWith(".jsonl")).map((f) => join(folder, f));
+  } catch {
+    return undefined;
+  }
+  const withTime = await Promise.all(
+    files.map(async (f) => {
+      try {
+        return { f, t: (await stat(f)).mtimeMs };
+      } catch {
+        return { f, t: -1 };
+      }
+    }),
+  );
+  withTime.sort((a, b) => b.t - a.t || (a.f < b.f ? -1 : 1));
+  for (const { f, t } of withTime) {
+    if (t >= 0 && (await readHeader(f))) return f;
+  }
+  return undefined;
+}
+
+/**
+ * Finds a session by id prefix in one folder, or in every project folder: the header id must start with the
+ * prefix. Returns every match so the caller can report ambiguity.
+ */
+export async function findSessionsById(dirs: string[], idPrefix: string): Promise<{ path: string; id: string }[]> {
+  const matches: { path: string; id: string }[] = [];
+  for (const dir of dirs) {
+    let files: string[];
+    try {
+      files = await listSessionFiles(dir);
+    } catch {
+      continue;
+    }
+    for (const f of files) {
+      const h = await readHeader(f);
+      if (h && h.id.startsWith(idPrefix)) matches.push({ path: f, id: h.id });
+    }
+  }
+  return matches;
+}

@@ -1,0 +1,145 @@
+import { createReadStream } from "node:fs";
+import { isAscii, isUtf8 } from "node:buffer";
+import type { Readable } from "node:stream";
+
+/**
+ * One physical line of a JSONL file. Lines are split on "\n" only: U+2028/U+2029 are legal inside JSON strings,
+ * and a multi-byte UTF-8 sequence never contains the byte 0x0A, so decoding each line on its own is exact even
+ * when the line straddled two chunks.
+ */
+export interface RawLine {
+  /** 1-based physical line number. */
+  line: number;
+  /** Byte offset of the first byte of the line (after the BOM on line 1) in the source. */
+  offset: number;
+  /** Number of content bytes, without the "\n" and without a trailing "\r". */
+  length: number;
+  /** Decoded text (invalid UTF-8 becomes U+FFFD, as Node and pi decode it). */
+  text: string;
+  /** The line ended in "\r\n". */
+  crlf: boolean;
+  /** The line had no terminating "\n" (only ever the last line). */
+  unterminated: boolean;
+  /** The bytes were not valid UTF-8. */
+  invalidUtf8: boolean;
+}
+
+export interface LineSourceFacts {
+  bom: boolean;
+  bytes: number;
+  lines: number;
+  finalNewline: boolean;
+}
+
+export type LineSink = (line: RawLine) => void;
+
+const NL = 0x0a;
+const CR = 0x0d;
+
+/** Feeds chunks and emits lines; keeps the bytes of an unfinished line between chunks. */
+export class LineSplitter {
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+  private lineNo = 0;
+  private lineStart = 0;
+  private sawAnyByte = false;
+  private bomChecked = false;
+  readonly facts: LineSourceFacts = { bom: false, bytes: 0, lines: 0, finalNewline: false };
+
+  constructor(private readonly sink: LineSink) {}
+
+  push(chunk: Buffer): void {
+    let data = chunk;
+    this.facts.bytes += chunk.length;
+    if (!this.bomChecked) {
+      // The BOM can in principle be split across the first chunks; wait for three bytes.
+      const head = this.pendingBytes > 0 ? Buffer.concat([...this.pending, chunk]) : chunk;
+      if (head.length < 3 && head.length > 0 && isBomPrefix(head)) {
+        this.pending = [head];
+        this.pendingBytes = head.length;
+        return;
+      }
+      this.pending = [];
+      this.pendingBytes = 0;
+      data = head;
+      this.bomChecked = true;
+      if (data.length >= 3 && data[0] === 0xef && data[1] === 0xbb && data[2] === 0xbf) {
+        this.facts.bom = true;
+        data = data.subarray(3);
+        this.lineStart = 3;
+      }
+    }
+    if (data.length > 0) this.sawAnyByte = true;
+    let from = 0;
+    for (;;) {
+      const nl = data.indexOf(NL, from);
+      if (nl === -1) break;
+      let lineBuf: Buffer;
+      if (this.pendingBytes > 0) {
+        this.pending.push(data.subarray(from, nl));
+        lineBuf = Buffer.concat(this.pending, this.pendingBytes + (nl - from));
+        this.pending = [];
+        this.pendingBytes = 0;
+      } else {
+        lineBuf = data.subarray(from, nl);
+      }
+      this.emit(lineBuf, false);
+      from = nl + 1;
+    }
+    if (from < data.length) {
+      const rest = data.subarray(from);
+      // Copy: the stream may reuse its chunk buffers.
+      this.pending.push(Buffer.from(rest));
+      this.pendingBytes += rest.length;
+    }
+  }
+
+  end(): LineSourceFacts {
+    if (!this.bomChecked && this.pendingBytes > 0) {
+      this.bomChecked = true;
+      this.sawAnyByte = true;
+    }
+    if (this.pendingBytes > 0) {
+      const lineBuf = Buffer.concat(this.pending, this.pendingBytes);
+      this.pending = [];
+      this.pendingBytes = 0;
+      this.emit(lineBuf, true);
+      this.facts.finalNewline = false;
+    } else {
+      this.facts.finalNewline = this.sawAnyByte;
+    }
+    this.facts.lines = this.lineNo;
+    return this.facts;
+  }
+
+  private emit(buf: Buffer, unterminated: boolean): void {
+    this.lineNo++;
+    const crlf = buf.length > 0 && buf[buf.length - 1] === CR;
+    const content = crlf ? buf.subarray(0, buf.length - 1) : buf;
+    // Pure-ASCII lines decode faster as latin1; the check is one native scan.
+    const ascii = isAscii(content);
+    const invalidUtf8 = !ascii && !isUtf8(content);
+    const text = content.toString(ascii ? "latin1" : "utf8");
+    const offset = this.lineStart;
+    this.lineStart = this.lineStart + buf.length + (unterminated ? 0 : 1);
+    this.sink({ line: this.lineNo, offset, length: content.length, text, crlf, unterminated, invalidUtf8 });
+  }
+}
+
+function isBomPrefix(b: Buffer): boolean {
+  return b[0] === 0xef && (b.length < 2 || b[1] === 0xbb);
+}
+
+/** A file is opened read-only by path; anything else (stdin) comes as a stream. */
+export type Source = { kind: "file"; path: string } | { kind: "stream"; name: string; stream: Readable };
+
+/** Streams a source and calls `sink` for every line; resolves with the facts about the whole source. */
+export async function readLines(source: Source, sink: LineSink, chunkSize = 1 << 20): Promise<LineSourceFacts> {
+  const stream: Readable =
+    source.kind === "file" ? createReadStream(source.path, { flags: "r", highWaterMark: chunkSize }) : source.stream;
+  const splitter = new LineSplitter(sink);
+  for await (const chunk of stream) {
+    splitter.push(typeof chunk === "string" ? Buffer.from(chunk, "utf8") : (chunk as Buffer));
+  }
+  return splitter.end();
+}

@@ -1,0 +1,220 @@
+import { readLines, type RawLine, type Source } from "../io/lines.js";
+import { FileRangeReader } from "../io/store.js";
+import { diag } from "./codes.js";
+import { extractFields, isObject } from "./extract.js";
+import { CURRENT_VERSION, KNOWN_ENTRY_TYPES, v1Id, type Session } from "./session.js";
+import type { Diagnostic, EntryRec, EntryStore, Header } from "./types.js";
+
+export interface LoadOptions {
+  /** Name for output and diagnostics; defaults to the path, or "-" for a stream. */
+  name?: string;
+  /** Called now and then with bytes read so far, for progress display. */
+  onProgress?: (bytes: number) => void;
+}
+
+/** Column (1-based) from V8's JSON.parse message, where it names a position. */
+function errorColumn(err: unknown, text: string): number | undefined {
+  const msg = err instanceof Error ? err.message : "";
+  const m = /position (\d+)/.exec(msg);
+  if (m?.[1] !== undefined) return Number(m[1]) + 1;
+  if (/Unexpected end of JSON input/.test(msg)) return text.length + 1;
+  return undefined;
+}
+
+function errorReason(err: unknown): string {
+  const msg = err instanceof Error ? err.message : String(err);
+  // V8 appends a long excerpt of the line; keep the reason only.
+  return msg.replace(/, "[\s\S]*$/, "").replace(/ in JSON at position \d+.*$/, "").slice(0, 120);
+}
+
+class MemoryStore implements EntryStore {
+  private readonly lines = new Map<number, string>();
+  put(line: number, text: string): void {
+    this.lines.set(line, text);
+  }
+  rawLine(rec: EntryRec): string {
+    const t = this.lines.get(rec.line);
+    if (t === undefined) throw new Error(`line ${rec.line} is not held in memory`);
+    return t;
+  }
+  close(): void {}
+}
+
+class FileStore implements EntryStore {
+  private readonly reader: FileRangeReader;
+  constructor(path: string) {
+    this.reader = new FileRangeReader(path);
+  }
+  rawLine(rec: EntryRec): string {
+    return this.reader.read(rec.offset, rec.length);
+  }
+  close(): void {
+    this.reader.close();
+  }
+}
+
+/**
+ * Reads a session in one streaming pass and builds its index. Never writes; never throws for bad content (every
+ * problem becomes a diagnostic), only for I/O errors.
+ */
+export async function loadSession(source: Source, options: LoadOptions = {}): Promise<Session> {
+  const file = options.name ?? (source.kind === "file" ? source.path : source.name);
+  const memory = source.kind === "file" ? null : new MemoryStore();
+  const store: EntryStore = source.kind === "file" ? new FileStore(source.path) : (memory as MemoryStore);
+  const diagnostics: Diagnostic[] = [];
+  const entries: EntryRec[] = [];
+  const byId = new Map<string, EntryRec>();
+  const skipped: Session["skipped"] = [];
+  let header: Header | null = null;
+  let headerLine: number | null = null;
+  let version = 1;
+  let sawFirstParsed = false;
+  let crlfLines = 0;
+  // pi's v1 migration indexes every parsed value, the header being 0; remember which line each index was.
+  const parsedLines: number[] = [];
+  const entryByLine = new Map<number, EntryRec>();
+  let prevV1Id: string | null = null;
+  let lastProgress = 0;
+
+  const onLine = (raw: RawLine): void => {
+    if (raw.crlf) crlfLines++;
+    if (raw.invalidUtf8) diagnostics.push(diag("invalid-utf8", file, raw.line));
+    if (options.onProgress && raw.offset - lastProgress > 8 << 20) {
+      lastProgress = raw.offset;
+      options.onProgress(raw.offset);
+    }
+    const text = raw.text;
+    if (text.trim() === "") {
+      skipped.push({ line: raw.line, reason: "blank" });
+      diagnostics.push(diag("blank-line", file, raw.line));
+      return;
+    }
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (err) {
+      skipped.push({ line: raw.line, reason: "malformed" });
+      const column = errorColumn(err, text);
+      const code = raw.unterminated ? "truncated-line" : "malformed-json";
+      diagnostics.push(diag(code, file, raw.line, { reason: errorReason(err) }, column === undefined ? {} : { column }));
+      return;
+    }
+    parsedLines.push(raw.line);
+    const firstParsed = !sawFirstParsed;
+    sawFirstParsed = true;
+    if (!isObject(value)) {
+      skipped.push({ line: raw.line, reason: "non-object" });
+      const kind = value === null ? "null" : Array.isArray(value) ? "array" : typeof value;
+      diagnostics.push(diag("non-object-line", file, raw.line, { kind }));
+      if (firstParsed) diagnostics.push(diag("header-missing", file, raw.line, { found: kind }));
+      return;
+    }
+    if (value.type === "session") {
+      if (firstParsed) {
+        header = value as Header;
+        headerLine = raw.line;
+        if (typeof value.id !== "string") diagnostics.push(diag("header-invalid-id", file, raw.line));
+        version = (value.version ?? 1) as number;
+        if (typeof version !== "number" || !Number.isInteger(version) || version < 1) {
+          diagnostics.push(diag("version-unknown", file, raw.line, { version: JSON.stringify(value.version) }));
+        } else if (version > CURRENT_VERSION) {
+          diagnostics.push(diag("version-future", file, raw.line, { version, supported: CURRENT_VERSION }));
+        }
+      } else {
+        skipped.push({ line: raw.line, reason: "header" });
+        diagnostics.push(diag("extra-header", file, raw.line, { headerLine }));
+      }
+      return;
+    }
+    if (firstParsed) {
+      diagnostics.push(diag("header-missing", file, raw.line, { found: typeof value.type === "string" ? value.type : "object" }));
+    }
+    memory?.put(raw.line, text);
+    const rec = makeRec(value, raw, entries.length);
+    entries.push(rec);
+    entryByLine.set(raw.line, rec);
+    if ((version as unknown as number) < 2) {
+      rec.id = v1Id(raw.line);
+      rec.parentId = prevV1Id;
+      prevV1Id = rec.id;
+      if (rec.type === "compaction" && typeof value.firstKeptEntryIndex === "number") {
+        rec.firstKeptEntryIndex = value.firstKeptEntryIndex;
+        // Only targets already given an id resolve, as in pi, where a forward index finds no id yet.
+        const targetLine = parsedLines[value.firstKeptEntryIndex];
+        const target = targetLine === undefined ? undefined : entryByLine.get(targetLine);
+        if (target?.id !== undefined) rec.firstKeptEntryId = target.id;
+        else delete rec.firstKeptEntryId;
+      }
+    } else if (rec.id === undefined) {
+      diagnostics.push(diag("missing-id", file, raw.line, { found: value.id === undefined ? "none" : typeof value.id }));
+    }
+    if ((version as unknown as number) < 3 && rec.role === "hookMessage") rec.role = "custom";
+    if (!KNOWN_ENTRY_TYPES.has(rec.type)) {
+      diagnostics.push(diag("unknown-entry-type", file, raw.line, { type: rec.type }, rec.id ? { entryId: rec.id } : {}));
+    }
+    if (rec.id !== undefined) {
+      const earlier = byId.get(rec.id);
+      if (earlier) {
+        diagnostics.push(diag("duplicate-id", file, raw.line, { id: rec.id, firstLine: earlier.line }, { entryId: rec.id }));
+      }
+      byId.set(rec.id, rec);
+    }
+  };
+
+  let facts;
+  try {
+    facts = await readLines(source, onLine);
+  } catch (err) {
+    store.close();
+    throw err;
+  }
+  if (facts.bom) diagnostics.push(diag("bom", file, 1));
+  if (crlfLines > 0) diagnostics.push(diag("crlf", file, null, { lines: crlfLines }));
+  if (!sawFirstParsed) diagnostics.push(diag("header-missing", file, null, { found: "empty" }));
+  // The entries index was only needed for v1 migration.
+  entryByLine.clear();
+
+  const labels = new Map<string, string>();
+  let sessionName: string | undefined;
+  for (const rec of entries) {
+    if (rec.type === "label" && rec.targetId !== undefined) {
+      if (rec.labelText) labels.set(rec.targetId, rec.labelText);
+      else labels.delete(rec.targetId);
+    } else if (rec.type === "session_info" && rec.name !== undefined && rec.name.trim() !== "") {
+      sessionName = rec.name.trim();
+    }
+  }
+
+  return {
+    file,
+    path: source.kind === "file" ? source.path : undefined,
+    header,
+    headerLine,
+    version,
+    entries,
+    byId,
+    labels,
+    sessionName,
+    defaultLeaf: entries[entries.length - 1] ?? null,
+    diagnostics,
+    facts: { ...facts, crlfLines },
+    skipped,
+    store,
+  };
+}
+
+function makeRec(o: Record<string, unknown>, raw: RawLine, index: number): EntryRec {
+  const rec: EntryRec = {
+    index,
+    line: raw.line,
+    offset: raw.offset,
+    length: raw.length,
+    id: typeof o.id === "string" && o.id !== "" ? o.id : undefined,
+    parentId: o.parentId === null ? null : typeof o.parentId === "string" ? o.parentId : undefined,
+    type: typeof o.type === "string" ? o.type : "",
+    timestamp: o.timestamp,
+    time: new Date(o.timestamp as string).getTime(),
+  };
+  extractFields(rec, o);
+  return rec;
+}

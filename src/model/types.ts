@@ -1,0 +1,103 @@
+/** Severity of a finding; `--fail-on` compares against it. */
+export type Severity = "error" | "warning" | "info";
+
+export type DiagArg = string | number | boolean | null | readonly (string | number)[];
+
+/**
+ * A finding about a session file. Produced as data by the loader, the operations and the checks; turned into text
+ * by exactly one formatter (src/render/diagnostics.ts).
+ */
+export interface Diagnostic {
+  code: string;
+  severity: Severity;
+  file: string;
+  /** 1-based physical line, or null for a finding about the whole file. */
+  line: number | null;
+  /** 1-based column (characters), where the finding has one. */
+  column?: number;
+  entryId?: string;
+  args: Record<string, DiagArg>;
+}
+
+export interface Usage {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  totalTokens: number;
+  cost: number;
+}
+
+/**
+ * What the index keeps of one entry: enough to build trees, paths and summaries without holding message bodies.
+ * The whole entry is read back from its byte range when an operation needs it.
+ */
+export interface EntryRec {
+  /** Position among the entries in file order (the header and skipped lines excluded). */
+  index: number;
+  line: number;
+  offset: number;
+  length: number;
+  /** After migration; undefined where the entry has no usable id. */
+  id: string | undefined;
+  /** null for an explicit root; undefined where the field is missing or not a string. */
+  parentId: string | null | undefined;
+  type: string;
+  timestamp: unknown;
+  /** `new Date(timestamp).getTime()`, exactly as pi sorts; NaN when invalid. */
+  time: number;
+  role?: string;
+  /** First text of the entry, cut to a few hundred characters: raw session content, not yet sanitized. */
+  text?: string;
+  /** assistant: holds a non-blank text block (pi's tree hides tool-call-only turns). */
+  hasText?: boolean;
+  toolNames?: string[];
+  toolCallIds?: string[];
+  toolCallId?: string;
+  toolName?: string;
+  isError?: boolean;
+  stopReason?: string;
+  errorMessage?: string;
+  provider?: string;
+  model?: string;
+  usage?: Usage;
+  /** message entry has a `message` object. */
+  hasMessage?: boolean;
+  tokensBefore?: unknown;
+  firstKeptEntryId?: string;
+  /** v1 only: the original index, for diagnostics. */
+  firstKeptEntryIndex?: number;
+  fromId?: string;
+  targetId?: string;
+  labelText?: string;
+  name?: string;
+  thinkingLevel?: string;
+  customType?: string;
+  summaryEmpty?: boolean;
+}
+
+export interface Header {
+  type: "session";
+  id: string;
+  version?: number;
+  timestamp?: string;
+  cwd?: string;
+  parentSession?: string;
+  branchedFrom?: string;
+  [key: string]: unknown;
+}
+
+/** Reads whole entries back by their byte range (or from memory for streams). */
+export interface EntryStore {
+  /** The exact original line text (without line terminator). */
+  rawLine(rec: EntryRec): string;
+  close(): void;
+}
+
+export interface LoadFacts {
+  bom: boolean;
+  bytes: number;
+  lines: number;
+  finalNewline: boolean;
+  crlfLines: number;
+}

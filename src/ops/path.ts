@@ -1,0 +1,28 @@
+import type { Session } from "../model/session.js";
+import type { EntryRec } from "../model/types.js";
+import { resolveParent } from "./tree.js";
+
+export type PathResult =
+  | { ok: true; path: EntryRec[] }
+  /** pi's getBranch would loop forever: the walk from the leaf came back to `cycle[0]`. */
+  | { ok: false; cycle: EntryRec[]; walked: EntryRec[] };
+
+/**
+ * The entries from the root to `leaf`, following parent ids as pi does (last duplicate wins). Iterative, and a
+ * parent cycle (a self-parent included) is returned as such instead of looping.
+ */
+export function pathTo(session: Session, leaf: EntryRec): PathResult {
+  const seen = new Set<EntryRec>();
+  const walked: EntryRec[] = [];
+  let cur: EntryRec | null = leaf;
+  while (cur) {
+    if (seen.has(cur)) {
+      const start = walked.indexOf(cur);
+      return { ok: false, cycle: walked.slice(start), walked };
+    }
+    seen.add(cur);
+    walked.push(cur);
+    cur = resolveParent(session, cur);
+  }
+  return { ok: true, path: walked.reverse() };
+}

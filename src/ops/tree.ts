@@ -1,0 +1,161 @@
+import { diag } from "../model/codes.js";
+import type { Session } from "../model/session.js";
+import type { Diagnostic, EntryRec } from "../model/types.js";
+
+export interface TreeNode {
+  rec: EntryRec;
+  /** pi's getTree order: timestamp, oldest first, ties in file order; invalid timestamps last, in file order. */
+  children: TreeNode[];
+  /** Set on the entry where pisess cut a parent cycle to show it (pi's getTree drops every cycle member). */
+  cycleCut?: boolean;
+}
+
+export interface SessionTree {
+  roots: TreeNode[];
+  /** Node of each entry, by entry index. */
+  nodes: TreeNode[];
+  /** Resolved parent of each entry by index (pi's rule: byId, last duplicate wins); null for roots. */
+  parent: (EntryRec | null)[];
+  /** Every parent cycle, each as its members in walk order (starting from the member with the lowest line). */
+  cycles: EntryRec[][];
+  /** Entries on, or descending from, a parent cycle: pi cannot build their path. */
+  inCycle: Uint8Array;
+  problems: Diagnostic[];
+}
+
+/**
+ * The parent pi resolves for an entry: none for `parentId` null or missing, itself for a self-parent, the last entry
+ * with that id otherwise, none when the id is unknown (dangling).
+ */
+export function resolveParent(session: Session, rec: EntryRec): EntryRec | null {
+  if (typeof rec.parentId !== "string") return null;
+  return session.byId.get(rec.parentId) ?? null;
+}
+
+function byTime(a: TreeNode, b: TreeNode): number {
+  const ta = a.rec.time;
+  const tb = b.rec.time;
+  const va = !Number.isNaN(ta);
+  const vb = !Number.isNaN(tb);
+  if (va && vb) return ta - tb || a.rec.index - b.rec.index;
+  if (va !== vb) return va ? -1 : 1;
+  return a.rec.index - b.rec.index;
+}
+
+/** Builds the tree with pi's getTree rules, plus what pi cannot show: cycles, reported and cut open. Iterative. */
+export function buildTree(session: Session): SessionTree {
+  const { entries, file } = session;
+  const n = entries.length;
+  const nodes: TreeNode[] = new Array(n);
+  const parent: (EntryRec | null)[] = new Array(n);
+  const problems: Diagnostic[] = [];
+  for (let i = 0; i < n; i++) nodes[i] = { rec: entries[i] as EntryRec, children: [] };
+
+  const roots: TreeNode[] = [];
+  for (let i = 0; i < n; i++) {
+    const rec = entries[i] as EntryRec;
+    const node = nodes[i] as TreeNode;
+    const entryId = rec.id === undefined ? {} : { entryId: rec.id };
+    if (rec.parentId === null || rec.parentId === undefined) {
+      parent[i] = null;
+      roots.push(node);
+      if (rec.parentId === undefined && session.version >= 2) {
+        problems.push(diag("dangling-parent", file, rec.line, { parentId: null, missing: true }, entryId));
+      }
+      continue;
+    }
+    if (rec.parentId === rec.id) {
+      parent[i] = null;
+      roots.push(node);
+      problems.push(diag("self-parent", file, rec.line, { id: rec.id }, entryId));
+      continue;
+    }
+    const p = session.byId.get(rec.parentId);
+    if (!p) {
+      parent[i] = null;
+      roots.push(node);
+      problems.push(diag("dangling-parent", file, rec.line, { parentId: rec.parentId, missing: false }, entryId));
+      continue;
+    }
+    parent[i] = p;
+    (nodes[p.index] as TreeNode).children.push(node);
+  }
+
+  const cycles = findCycles(entries, parent);
+  const inCycle = new Uint8Array(n);
+  for (const cycle of cycles) {
+    const first = cycle[0] as EntryRec;
+    problems.push(
+      diag("parent-cycle", file, first.line, { ids: cycle.map((r) => r.id ?? ""), lines: cycle.map((r) => r.line) }, first.id ? { entryId: first.id } : {}),
+    );
+    // Cut the cycle open at its first member so every entry still appears once in the tree.
+    const cutNode = nodes[first.index] as TreeNode;
+    const cutParent = parent[first.index];
+    if (cutParent) {
+      const siblings = (nodes[cutParent.index] as TreeNode).children;
+      siblings.splice(siblings.indexOf(cutNode), 1);
+    }
+    cutNode.cycleCut = true;
+    roots.push(cutNode);
+  }
+  if (cycles.length > 0) {
+    roots.sort((a, b) => a.rec.index - b.rec.index);
+    // Everything below a cut node cannot reach a real root.
+    const stack = roots.filter((r) => r.cycleCut);
+    while (stack.length > 0) {
+      const node = stack.pop() as TreeNode;
+      inCycle[node.rec.index] = 1;
+      for (const c of node.children) stack.push(c);
+    }
+  }
+
+  for (const node of nodes) {
+    if (node.children.length > 1) node.children.sort(byTime);
+    if (Number.isNaN(node.rec.time)) {
+      problems.push(diag("invalid-timestamp", file, node.rec.line, { timestamp: JSON.stringify(node.rec.timestamp) ?? "undefined" }, node.rec.id ? { entryId: node.rec.id } : {}));
+    }
+  }
+  return { roots, nodes, parent, cycles, inCycle, problems };
+}
+
+/**
+ * Every cycle among parent links, found by walking up from each entry once (linear time, no recursion). An
+ * entry is in a cycle when its walk comes back to an entry of the same walk.
+ */
+function findCycles(entries: EntryRec[], parent: (EntryRec | null)[]): EntryRec[][] {
+  const n = entries.length;
+  // 0 = unvisited, k+1 = visited in walk k
+  const walkOf = new Int32Array(n);
+  const cycles: EntryRec[][] = [];
+  for (let start = 0; start < n; start++) {
+    if (walkOf[start] !== 0) continue;
+    const walk = start + 1;
+    let cur: number = start;
+    for (;;) {
+      walkOf[cur] = walk;
+      const p = parent[cur];
+      if (!p) break;
+      const pi = p.index;
+      if (walkOf[pi] === 0) {
+        cur = pi;
+        continue;
+      }
+      if (walkOf[pi] === walk) cycles.push(collectCycle(entries, parent, pi));
+      break;
+    }
+  }
+  return cycles;
+}
+
+function collectCycle(entries: EntryRec[], parent: (EntryRec | null)[], from: number): EntryRec[] {
+  const members: EntryRec[] = [];
+  let cur = from;
+  do {
+    members.push(entries[cur] as EntryRec);
+    cur = (parent[cur] as EntryRec).index;
+  } while (cur !== from);
+  // Start at the lowest line so the report is the same whatever entry the walk began at.
+  let low = 0;
+  for (let i = 1; i < members.length; i++) if ((members[i] as EntryRec).line < (members[low] as EntryRec).line) low = i;
+  return [...members.slice(low), ...members.slice(0, low)];
+}

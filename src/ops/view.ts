@@ -1,0 +1,218 @@
+import type { Session } from "../model/session.js";
+import type { EntryRec } from "../model/types.js";
+import type { SessionTree, TreeNode } from "./tree.js";
+
+export const FILTER_MODES = ["default", "no-tools", "user-only", "labeled-only", "all"] as const;
+export type FilterMode = (typeof FILTER_MODES)[number];
+
+/** Bookkeeping entries pi's /tree hides in its default view. */
+const SETTINGS_TYPES: ReadonlySet<string> = new Set(["label", "custom", "model_change", "thinking_level_change", "session_info"]);
+
+export interface ViewOptions {
+  /** undefined: every entry (no filtering at all, not even pi's tool-call-only rule). */
+  filter: FilterMode | undefined;
+  /** Lower-cased words that must all occur in an entry's searchable text. */
+  search: string[];
+  /** Show only this subtree. */
+  from: EntryRec | undefined;
+  /** The active leaf: its path is highlighted and, with activeFirst, its branch listed first. */
+  leaf: EntryRec | null;
+  /** Order children (and roots) as pi's /tree does: the branch holding the active leaf first. */
+  activeFirst: boolean;
+}
+
+export interface ViewNode {
+  rec: EntryRec;
+  children: ViewNode[];
+  /** Ancestors in the full tree (0 for a root). */
+  depth: number;
+  cycleCut: boolean;
+}
+
+export interface SessionView {
+  roots: ViewNode[];
+  /** Entries on the active path (root → leaf). */
+  onPath: Set<EntryRec>;
+  shown: number;
+}
+
+/** What pi's /tree search matches against, built from the index (pi cuts content text at 200 characters). */
+export function searchableText(session: Session, rec: EntryRec): string {
+  const parts: string[] = [];
+  const label = rec.id === undefined ? undefined : session.labels.get(rec.id);
+  if (label) parts.push(label);
+  const text = (rec.text ?? "").slice(0, 200);
+  switch (rec.type) {
+    case "message":
+      parts.push(rec.role ?? "");
+      if (rec.role === "bashExecution") parts.push(rec.text ?? "");
+      else parts.push(text);
+      break;
+    case "custom_message":
+      parts.push(rec.customType ?? "", rec.text ?? "");
+      break;
+    case "compaction":
+      parts.push("compaction");
+      break;
+    case "branch_summary":
+      parts.push("branch summary", rec.text ?? "");
+      break;
+    case "session_info":
+      parts.push("title");
+      if (rec.name) parts.push(rec.name);
+      break;
+    case "model_change":
+      parts.push("model", rec.model ?? "");
+      break;
+    case "thinking_level_change":
+      parts.push("thinking", rec.thinkingLevel ?? "");
+      break;
+    case "custom":
+      parts.push("custom", rec.customType ?? "");
+      break;
+    case "label":
+      parts.push("label", rec.labelText ?? "");
+      break;
+  }
+  return parts.join(" ");
+}
+
+function passes(session: Session, rec: EntryRec, opts: ViewOptions): boolean {
+  const mode = opts.filter;
+  if (mode !== undefined) {
+    // pi hides tool-call-only assistant turns in every mode, unless they failed or are the active leaf.
+    if (rec.type === "message" && rec.role === "assistant" && rec !== opts.leaf) {
+      const failed = rec.stopReason !== undefined && rec.stopReason !== "" && rec.stopReason !== "stop" && rec.stopReason !== "toolUse";
+      if (!rec.hasText && !failed) return false;
+    }
+    const settings = SETTINGS_TYPES.has(rec.type);
+    switch (mode) {
+      case "user-only":
+        if (!(rec.type === "message" && rec.role === "user")) return false;
+        break;
+      case "no-tools":
+        if (settings || (rec.type === "message" && rec.role === "toolResult")) return false;
+        break;
+      case "labeled-only":
+        if (rec.id === undefined || !session.labels.has(rec.id)) return false;
+        break;
+      case "all":
+        break;
+      default:
+        if (settings) return false;
+    }
+  }
+  if (opts.search.length > 0) {
+    const text = searchableText(session, rec).toLowerCase();
+    return opts.search.every((w) => text.includes(w));
+  }
+  return true;
+}
+
+/**
+ * The tree as shown: filtered entries removed, their visible descendants attached to the nearest visible
+ * ancestor (as pi's /tree does). Iterative throughout.
+ */
+export function buildView(session: Session, tree: SessionTree, opts: ViewOptions): SessionView {
+  const onPath = new Set<EntryRec>();
+  const containsActive = new Uint8Array(session.entries.length);
+  if (opts.leaf) {
+    // Walk the tree's parent links: they are cycle-free after buildTree cut the cycles open.
+    let cur: EntryRec | null = opts.leaf;
+    const guard = new Set<EntryRec>();
+    while (cur && !guard.has(cur)) {
+      guard.add(cur);
+      onPath.add(cur);
+      containsActive[cur.index] = 1;
+      if ((tree.nodes[cur.index] as TreeNode).cycleCut) break;
+      cur = tree.parent[cur.index] ?? null;
+    }
+  }
+  const order = (children: TreeNode[]): TreeNode[] => {
+    if (!opts.activeFirst || children.length < 2) return children;
+    const first = children.filter((c) => containsActive[c.rec.index] === 1);
+    if (first.length === 0) return children;
+    return [...first, ...children.filter((c) => containsActive[c.rec.index] !== 1)];
+  };
+
+  const startNodes = opts.from ? [tree.nodes[opts.from.index] as TreeNode] : tree.roots;
+  const roots: ViewNode[] = [];
+  let shown = 0;
+  // Stack of [tree node, nearest visible ancestor's view node (null: top level), depth]; pushed in reverse so
+  // that pre-order matches display order.
+  type Frame = [TreeNode, ViewNode | null, number];
+  const stack: Frame[] = [];
+  const startDepth = opts.from ? depthOf(tree, opts.from) : 0;
+  const ordered = order(startNodes);
+  for (let i = ordered.length - 1; i >= 0; i--) stack.push([ordered[i] as TreeNode, null, startDepth]);
+  while (stack.length > 0) {
+    const [node, visibleParent, depth] = stack.pop() as Frame;
+    let attachTo = visibleParent;
+    if (passes(session, node.rec, opts)) {
+      const view: ViewNode = { rec: node.rec, children: [], depth, cycleCut: node.cycleCut === true };
+      if (visibleParent) visibleParent.children.push(view);
+      else roots.push(view);
+      attachTo = view;
+      shown++;
+    }
+    const kids = order(node.children);
+    for (let i = kids.length - 1; i >= 0; i--) stack.push([kids[i] as TreeNode, attachTo, depth + 1]);
+  }
+  return { roots, onPath, shown };
+}
+
+function depthOf(tree: SessionTree, rec: EntryRec): number {
+  let d = 0;
+  let cur = tree.parent[rec.index] ?? null;
+  const guard = new Set<EntryRec>();
+  while (cur && !guard.has(cur) && !(tree.nodes[cur.index] as TreeNode).cycleCut) {
+    guard.add(cur);
+    d++;
+    cur = tree.parent[cur.index] ?? null;
+  }
+  return cur && (tree.nodes[cur.index] as TreeNode).cycleCut ? d + 1 : d;
+}
+
+export interface Gutter {
+  position: number;
+  show: boolean;
+}
+
+/** One display line of the tree, laid out as pi's /tree lays it out. */
+export interface Row {
+  node: ViewNode;
+  /** Indentation level in columns of three characters. */
+  indent: number;
+  connector: "none" | "mid" | "last";
+  gutters: Gutter[];
+}
+
+/**
+ * Lays the view out like pi's /tree: indentation grows only at branch points (and for the first generation after
+ * one), `├─`/`└─` connectors under a branch point, `│` gutters for open branches. Pre-order, iterative.
+ * `maxIndent` drops rows nested deeper than that many branch levels.
+ */
+export function layoutRows(roots: ViewNode[], maxIndent = Infinity): Row[] {
+  const rows: Row[] = [];
+  const multipleRoots = roots.length > 1;
+  type Frame = [ViewNode, number, boolean, boolean, boolean, Gutter[], boolean];
+  const stack: Frame[] = [];
+  for (let i = roots.length - 1; i >= 0; i--) {
+    stack.push([roots[i] as ViewNode, multipleRoots ? 1 : 0, multipleRoots, multipleRoots, i === roots.length - 1, [], multipleRoots]);
+  }
+  while (stack.length > 0) {
+    const [node, indent, justBranched, showConnector, isLast, gutters, virtualRootChild] = stack.pop() as Frame;
+    const displayIndent = multipleRoots ? Math.max(0, indent - 1) : indent;
+    if (displayIndent > maxIndent) continue;
+    const connectorShown = showConnector && !virtualRootChild;
+    rows.push({ node, indent: displayIndent, connector: connectorShown ? (isLast ? "last" : "mid") : "none", gutters });
+    const children = node.children;
+    const branches = children.length > 1;
+    const childIndent = branches || (justBranched && indent > 0) ? indent + 1 : indent;
+    const childGutters = connectorShown ? [...gutters, { position: Math.max(0, displayIndent - 1), show: !isLast }] : gutters;
+    for (let i = children.length - 1; i >= 0; i--) {
+      stack.push([children[i] as ViewNode, childIndent, branches, branches, i === children.length - 1, childGutters, false]);
+    }
+  }
+  return rows;
+}

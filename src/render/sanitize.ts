@@ -1,0 +1,24 @@
+/**
+ * Session content is untrusted: an escape sequence inside a tool output could move the cursor, retitle the
+ * terminal or hide text. Every string from a session passes through here before it reaches a terminal.
+ */
+
+// C0 controls except tab and newline, DEL, C1 controls, and the bidirectional overrides (Trojan Source).
+const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+const UNSAFE_ONE_LINE = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069\u2028\u2029]/g;
+
+function visible(ch: string): string {
+  const code = ch.charCodeAt(0);
+  if (code === 0x0a || code === 0x0d || code === 0x09 || code === 0x2028 || code === 0x2029) return " ";
+  return code <= 0xff ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u${code.toString(16).padStart(4, "0")}`;
+}
+
+/** Multi-line text: keeps newlines and tabs, shows every other control character as a visible escape. */
+export function sanitize(text: string): string {
+  return text.replace(UNSAFE, visible);
+}
+
+/** One-line text: line breaks and tabs become spaces, runs of white space collapse, controls become escapes. */
+export function sanitizeLine(text: string): string {
+  return text.replace(UNSAFE_ONE_LINE, visible).replace(/ {2,}/g, " ").trim();
+}

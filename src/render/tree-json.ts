@@ -1,0 +1,78 @@
+import type { Session } from "../model/session.js";
+import type { EntryRec } from "../model/types.js";
+import type { Row, SessionView, ViewNode } from "../ops/view.js";
+
+function nodeHead(session: Session, rec: EntryRec, cycleCut: boolean): string {
+  const o: Record<string, unknown> = { id: rec.id ?? null, line: rec.line, type: rec.type };
+  if (rec.type === "message" && rec.role !== undefined) o.role = rec.role;
+  const label = rec.id !== undefined ? session.labels.get(rec.id) : undefined;
+  if (label !== undefined) o.label = label;
+  o.timestamp = rec.timestamp ?? null;
+  if (cycleCut) o.cycle = true;
+  const s = JSON.stringify(o);
+  return s.slice(0, -1) + ',"children":[';
+}
+
+/**
+ * `tree --json`: one document, nested. Written with an explicit stack, in chunks, so that a million-deep chain
+ * neither overflows JSON.stringify's recursion nor builds one giant string.
+ */
+export function* treeJson(session: Session, view: SessionView, leaf: EntryRec | null): Generator<string> {
+  const head = {
+    file: session.file,
+    version: session.version,
+    leaf: leaf ? { id: leaf.id ?? null, line: leaf.line } : null,
+  };
+  let buf = JSON.stringify(head).slice(0, -1) + ',"roots":[';
+  // Frames: a node to open, or a marker to close the current one.
+  const stack: (ViewNode | null)[] = [];
+  for (let i = view.roots.length - 1; i >= 0; i--) stack.push(view.roots[i] as ViewNode);
+  const needComma: boolean[] = [false];
+  while (stack.length > 0) {
+    const item = stack.pop() as ViewNode | null;
+    if (item === null) {
+      buf += "]}";
+      needComma.pop();
+      continue;
+    }
+    if (needComma[needComma.length - 1]) buf += ",";
+    needComma[needComma.length - 1] = true;
+    buf += nodeHead(session, item.rec, item.cycleCut);
+    needComma.push(false);
+    stack.push(null);
+    for (let i = item.children.length - 1; i >= 0; i--) stack.push(item.children[i] as ViewNode);
+    if (buf.length > 1 << 16) {
+      yield buf;
+      buf = "";
+    }
+  }
+  yield buf + "]}\n";
+}
+
+/** `tree --ndjson`: one object per shown entry, in display order. */
+export function* treeNdjson(session: Session, view: SessionView, rows: Row[], leaf: EntryRec | null): Generator<string> {
+  let buf = "";
+  for (const row of rows) {
+    const rec = row.node.rec;
+    const o: Record<string, unknown> = {
+      id: rec.id ?? null,
+      line: rec.line,
+      parentId: rec.parentId ?? null,
+      depth: row.node.depth,
+      type: rec.type,
+    };
+    if (rec.type === "message" && rec.role !== undefined) o.role = rec.role;
+    const label = rec.id !== undefined ? session.labels.get(rec.id) : undefined;
+    if (label !== undefined) o.label = label;
+    o.onPath = view.onPath.has(rec);
+    o.isLeaf = rec === leaf;
+    o.children = row.node.children.map((c) => c.rec.id ?? null);
+    if (row.node.cycleCut) o.cycle = true;
+    buf += JSON.stringify(o) + "\n";
+    if (buf.length > 1 << 16) {
+      yield buf;
+      buf = "";
+    }
+  }
+  if (buf) yield buf;
+}

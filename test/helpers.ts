@@ -1,0 +1,48 @@
+import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { readFileSync, statSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
+export const BIN = join(ROOT, "bin", "pisess.js");
+
+export function fixture(...parts: string[]): string {
+  return join(ROOT, "fixtures", ...parts);
+}
+
+export function corpus(name: string): string {
+  return join(ROOT, "fixtures", "corpus", name);
+}
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Spawns the built binary (dist/ must be built: `npm test` runs tsc first). Colour off unless env says so. */
+export function runCli(args: string[], opts: { input?: string | Buffer; env?: Record<string, string | undefined>; cwd?: string } = {}): CliResult {
+  const env: Record<string, string | undefined> = { ...process.env, NO_COLOR: "1", FORCE_COLOR: undefined, ...opts.env };
+  for (const k of Object.keys(env)) if (env[k] === undefined) delete env[k];
+  const r = spawnSync(process.execPath, [BIN, ...args], {
+    input: opts.input ?? "",
+    env: env as NodeJS.ProcessEnv,
+    cwd: opts.cwd ?? ROOT,
+    maxBuffer: 512 * 1024 * 1024,
+    encoding: "utf8",
+  });
+  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+}
+
+export interface FileFingerprint {
+  path: string;
+  sha256: string;
+  mtimeMs: number;
+  size: number;
+}
+
+export function fingerprint(path: string): FileFingerprint {
+  const st = statSync(path);
+  return { path, sha256: createHash("sha256").update(readFileSync(path)).digest("hex"), mtimeMs: st.mtimeMs, size: st.size };
+}
