@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import yargs from "yargs";
 import { hideBin } from "yargs/helpers";
-import { CliError, colorOption } from "./commands/common.js";
+import { CliError, colorOption, STDIN_ARG } from "./commands/common.js";
 import { commands } from "./commands/index.js";
 
 function version(): string {
@@ -12,6 +12,8 @@ function version(): string {
 /** Runs the CLI; resolves with the exit code. Commands set process.exitCode for findings (1). */
 export async function main(argv: string[] = hideBin(process.argv)): Promise<number> {
   const debug = argv.includes("--debug");
+  const dashAt = argv.indexOf("--");
+  argv = argv.map((a, i) => (a === "-" && (dashAt === -1 || i < dashAt) ? STDIN_ARG : a));
   const parser = yargs(argv)
     .scriptName("pisess")
     .usage("$0 <command> [options]\n\nRead-only forensics for pi coding agent session files.")

@@ -40,9 +40,24 @@ export function styleFor(args: GlobalArgs, stream: NodeJS.WriteStream = process.
   return makeStyle(useColor(args, stream));
 }
 
+/**
+ * yargs turns a lone "-" into an empty string; cli.ts swaps "-" for this marker before parsing (a NUL can never
+ * be part of a real path), and every input argument goes through `isStdin`.
+ */
+export const STDIN_ARG = "\u0000stdin";
+
+export function isStdin(file: string): boolean {
+  return file === STDIN_ARG || file === "-";
+}
+
+/** How an input argument is shown to the user. */
+export function displayName(file: string): string {
+  return isStdin(file) ? "-" : file;
+}
+
 /** Opens a session file (read-only) or stdin ("-"), turning I/O failures into one-line errors. */
 export async function openInput(file: string, opts: { progress?: boolean } = {}): Promise<Session> {
-  if (file === "-") return loadSession({ kind: "stream", name: "-", stream: process.stdin }, { name: "-" });
+  if (isStdin(file)) return loadSession({ kind: "stream", name: "-", stream: process.stdin }, { name: "-" });
   let info;
   try {
     info = await stat(file);

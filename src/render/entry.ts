@@ -14,7 +14,9 @@ export function formatTokens(n: unknown): string {
 
 /** A one-line description of an entry: a coloured tag and the sanitized preview text, kept apart for fitting. */
 export interface EntryLine {
+  /** Plain tag text ("user:", "[compaction: 1.2k tokens]"), coloured with `tagColor`. */
   tag: string;
+  tagColor: (s: string) => string;
   /** Plain text; the caller cuts it to width, then colours it with `color`. */
   text: string;
   color: (s: string) => string;
@@ -27,54 +29,54 @@ export function describeEntry(rec: EntryRec, style: Style): EntryLine {
     case "message":
       return describeMessage(rec, text, style);
     case "compaction":
-      return { tag: style.special(`[compaction: ${formatTokens(rec.tokensBefore)} tokens]`), text, color: style.dim };
+      return { tag: `[compaction: ${formatTokens(rec.tokensBefore)} tokens]`, tagColor: style.special, text, color: style.dim };
     case "branch_summary":
-      return { tag: style.warning("[branch summary]"), text: rec.summaryEmpty ? "(empty)" : text, color: rec.summaryEmpty ? style.dim : plain };
+      return { tag: "[branch summary]", tagColor: style.warning, text: rec.summaryEmpty ? "(empty)" : text, color: rec.summaryEmpty ? style.dim : plain };
     case "model_change":
-      return { tag: style.dim(`[model: ${sanitizeLine(`${rec.provider ?? "?"}/${rec.model ?? "?"}`)}]`), text: "", color: plain };
+      return { tag: `[model: ${sanitizeLine(`${rec.provider ?? "?"}/${rec.model ?? "?"}`)}]`, tagColor: style.dim, text: "", color: plain };
     case "thinking_level_change":
-      return { tag: style.dim(`[thinking: ${sanitizeLine(rec.thinkingLevel ?? "?")}]`), text: "", color: plain };
+      return { tag: `[thinking: ${sanitizeLine(rec.thinkingLevel ?? "?")}]`, tagColor: style.dim, text: "", color: plain };
     case "custom":
-      return { tag: style.dim(`[custom: ${sanitizeLine(rec.customType ?? "?")}]`), text: "", color: plain };
+      return { tag: `[custom: ${sanitizeLine(rec.customType ?? "?")}]`, tagColor: style.dim, text: "", color: plain };
     case "custom_message":
-      return { tag: style.special(`[${sanitizeLine(rec.customType ?? "custom")}]`), text, color: plain };
+      return { tag: `[${sanitizeLine(rec.customType ?? "custom")}]`, tagColor: style.special, text, color: plain };
     case "label":
       return {
-        tag: style.dim(`[label: ${rec.labelText ? sanitizeLine(rec.labelText) : "(cleared)"} → ${rec.targetId ? rec.targetId.slice(0, 8) : "?"}]`),
+        tag: `[label: ${rec.labelText ? sanitizeLine(rec.labelText) : "(cleared)"} → ${rec.targetId ? rec.targetId.slice(0, 8) : "?"}]`, tagColor: style.dim,
         text: "",
         color: plain,
       };
     case "session_info":
-      return { tag: style.dim(`[title: ${rec.name ? sanitizeLine(rec.name) : "(empty)"}]`), text: "", color: plain };
+      return { tag: `[title: ${rec.name ? sanitizeLine(rec.name) : "(empty)"}]`, tagColor: style.dim, text: "", color: plain };
     default:
-      return { tag: style.warning(`[${sanitizeLine(rec.type || "no type")}]`), text, color: style.dim };
+      return { tag: `[${sanitizeLine(rec.type || "no type")}]`, tagColor: style.warning, text, color: style.dim };
   }
 }
 
 function describeMessage(rec: EntryRec, text: string, style: Style): EntryLine {
   const plain = (s: string) => s;
-  if (rec.hasMessage === false) return { tag: style.error("[message missing]"), text: "", color: plain };
+  if (rec.hasMessage === false) return { tag: "[message missing]", tagColor: style.error, text: "", color: plain };
   switch (rec.role) {
     case "user":
-      return { tag: style.user("user:"), text, color: plain };
+      return { tag: "user:", tagColor: style.user, text, color: plain };
     case "assistant": {
       const tools = rec.toolNames && rec.toolNames.length > 0 ? `→ ${rec.toolNames.map(sanitizeLine).join(", ")}` : "";
-      if (rec.stopReason === "aborted" && !text) return { tag: style.assistant("assistant:"), text: `(aborted) ${tools}`.trim(), color: style.warning };
+      if (rec.stopReason === "aborted" && !text) return { tag: "assistant:", tagColor: style.assistant, text: `(aborted) ${tools}`.trim(), color: style.warning };
       if (rec.stopReason === "error" || (rec.errorMessage && !text)) {
-        return { tag: style.assistant("assistant:"), text: sanitizeLine(rec.errorMessage ?? "(error)"), color: style.error };
+        return { tag: "assistant:", tagColor: style.assistant, text: sanitizeLine(rec.errorMessage ?? "(error)"), color: style.error };
       }
-      if (!text) return { tag: style.assistant("assistant:"), text: tools || "(no content)", color: style.tool };
-      return { tag: style.assistant("assistant:"), text: tools ? `${text} ${tools}` : text, color: plain };
+      if (!text) return { tag: "assistant:", tagColor: style.assistant, text: tools || "(no content)", color: style.tool };
+      return { tag: "assistant:", tagColor: style.assistant, text: tools ? `${text} ${tools}` : text, color: plain };
     }
     case "toolResult": {
       const name = `[${sanitizeLine(rec.toolName ?? "tool")}]`;
-      return { tag: rec.isError ? style.error(`${name} error:`) : style.tool(name), text, color: style.tool };
+      return rec.isError ? { tag: `${name} error:`, tagColor: style.error, text, color: style.tool } : { tag: name, tagColor: style.tool, text, color: style.tool };
     }
     case "bashExecution":
-      return { tag: style.dim("[bash]:"), text, color: style.dim };
+      return { tag: "[bash]:", tagColor: style.dim, text, color: style.dim };
     case "custom":
-      return { tag: style.special(`[${sanitizeLine(rec.customType ?? "custom")}]`), text, color: plain };
+      return { tag: `[${sanitizeLine(rec.customType ?? "custom")}]`, tagColor: style.special, text, color: plain };
     default:
-      return { tag: style.warning(`[${sanitizeLine(rec.role ?? "no role")}]`), text, color: style.dim };
+      return { tag: `[${sanitizeLine(rec.role ?? "no role")}]`, tagColor: style.warning, text, color: style.dim };
   }
 }

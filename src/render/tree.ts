@@ -3,7 +3,7 @@ import type { Row, SessionView, ViewNode } from "../ops/view.js";
 import { describeEntry, shortId } from "./entry.js";
 import { sanitizeLine } from "./sanitize.js";
 import type { Style } from "./style.js";
-import { fitWidth, stringWidth } from "./width.js";
+import { fitSegments, type Segment } from "./width.js";
 
 function prefixOf(row: Row): string {
   const chars: string[] = [];
@@ -30,40 +30,25 @@ export interface TreeTextOptions {
 /** The text lines of `pisess tree` (and `path`): one per row, nothing computed here but layout. */
 export function* treeLines(session: Session, view: SessionView, rows: Row[], opts: TreeTextOptions): Generator<string> {
   const { style } = opts;
+  const plain = (s: string) => s;
   for (const row of rows) {
     const rec = row.node.rec;
     const onPath = view.onPath.has(rec);
     const isLeaf = rec === opts.leaf;
-    const prefix = prefixOf(row);
-    const marker = isLeaf ? "◆ " : onPath ? "• " : "";
-    const id = shortId(rec);
     const label = rec.id !== undefined ? session.labels.get(rec.id) : undefined;
-    const labelText = label !== undefined ? `[${sanitizeLine(label)}] ` : "";
     const d = describeEntry(rec, style);
-    const cycle = row.node.cycleCut ? " [cycle]" : "";
-    const leafNote = isLeaf ? "  ← leaf" : "";
-    let text = d.text;
-    if (opts.width !== undefined) {
-      const fixed = stringWidth(`${prefix}${marker}${id} ${labelText}`) + stringWidth(stripTag(d.tag)) + 1 + cycle.length + leafNote.length;
-      text = fitWidth(text, opts.width - fixed);
-    }
-    const idStyled = onPath ? style.bold(id) : style.dim(id);
-    const markerStyled = isLeaf ? style.accent(marker) : style.accent(marker);
-    yield (
-      style.dim(prefix) +
-      markerStyled +
-      idStyled +
-      " " +
-      (labelText ? style.label(labelText) : "") +
-      d.tag +
-      (text ? " " + d.color(text) : "") +
-      (cycle ? style.error(cycle) : "") +
-      (leafNote ? style.accent(leafNote) : "")
-    );
+    // Markers come before the preview so that cutting to width never hides them.
+    const segments: Segment[] = [
+      [prefixOf(row), style.dim],
+      [isLeaf ? "◆ " : onPath ? "• " : "", style.accent],
+      [shortId(rec), onPath ? style.bold : style.dim],
+      [" ", plain],
+      [row.node.cycleCut ? "[cycle] " : "", style.error],
+      [isLeaf ? "[leaf] " : "", style.accent],
+      [label !== undefined ? `[${sanitizeLine(label)}] ` : "", style.label],
+      [d.tag, d.tagColor],
+      [d.text ? ` ${d.text}` : "", d.color],
+    ];
+    yield fitSegments(segments, opts.width);
   }
-}
-
-// Tags are coloured already; their width is that of the text without escapes.
-function stripTag(s: string): string {
-  return s.replace(/\u001b\[[0-9;]*m/g, "");
 }

@@ -16,4 +16,29 @@ export function fitWidth(text: string, max: number): string {
   return out + "…";
 }
 
+/** A piece of a line: plain text and how to colour it. */
+export type Segment = [text: string, color: (s: string) => string];
+
+/**
+ * Joins segments into one line of at most `max` columns (undefined: no limit). Cutting happens on the plain
+ * text, so colour codes never count towards the width and are never cut in half.
+ */
+export function fitSegments(segments: Segment[], max: number | undefined): string {
+  let out = "";
+  let left = max ?? Infinity;
+  for (let i = 0; i < segments.length; i++) {
+    const [text, color] = segments[i] as Segment;
+    if (text === "") continue;
+    const w = max === undefined ? 0 : stringWidth(text);
+    if (w <= left) {
+      out += color(text);
+      left -= w;
+      continue;
+    }
+    out += color(fitWidth(text, left));
+    break;
+  }
+  return out;
+}
+
 export { stringWidth };

@@ -1,0 +1,189 @@
+import { readFileSync, readdirSync } from "node:fs";
+import stringWidth from "string-width";
+import { describe, expect, it } from "vitest";
+import { expectGolden } from "./golden.js";
+import { corpus, fingerprint, fixture, runCli } from "./helpers.js";
+
+const tree = (name: string) => fixture("tree", name);
+
+describe("pisess tree (built binary)", () => {
+  it("draws pi's /tree layout with the active path and leaf marked (golden)", () => {
+    const r = runCli(["tree", tree("branched.jsonl")]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe("");
+    expectGolden("tree-branched.txt", r.stdout);
+  });
+
+  it("--leaf moves the active path; --filter all shows bookkeeping entries (golden)", () => {
+    const r = runCli(["tree", tree("branched.jsonl"), "--leaf", "label:parser-done", "--filter", "all"]);
+    expect(r.code).toBe(0);
+    expectGolden("tree-branched-leaf-all.txt", r.stdout);
+    // The active branch is listed first, as in pi.
+    expect(r.stdout.split("\n")[1]).toContain("a0000002");
+  });
+
+  it("filters: user-only, no-tools, labeled-only, search", () => {
+    const users = runCli(["tree", tree("branched.jsonl"), "--filter", "user-only"]).stdout;
+    expect(users.match(/user:/g)).toHaveLength(3);
+    expect(users).not.toContain("assistant:");
+    const noTools = runCli(["tree", tree("branched.jsonl"), "--filter", "no-tools"]).stdout;
+    expect(noTools).not.toContain("[read]");
+    expect(noTools).toContain("assistant: The parser skips blank lines.");
+    const labeled = runCli(["tree", tree("branched.jsonl"), "--filter", "labeled-only"]).stdout.trim().split("\n");
+    expect(labeled).toHaveLength(1);
+    expect(labeled[0]).toContain("[parser-done]");
+    const search = runCli(["tree", tree("branched.jsonl"), "--search", "LOADER", "done"]).stdout.trim().split("\n");
+    expect(search).toHaveLength(1);
+    expect(search[0]).toContain("Done with the loader.");
+  });
+
+  it("--from shows a subtree, --depth cuts deep branches, --width cuts lines to the column count", () => {
+    const from = runCli(["tree", tree("branched.jsonl"), "--from", "a0000002", "--filter", "all"]).stdout.trim().split("\n");
+    expect(from.map((l) => l.match(/[ab]0{5}\w+/)?.[0])).toEqual(["a0000002", "a0000004", "a0000005"]);
+    // Two visible roots (the model change is hidden), each at branch level 0; their children are one level in.
+    const depth = runCli(["tree", tree("branched.jsonl"), "--depth", "0"]).stdout.trim().split("\n");
+    expect(depth.map((l) => l.match(/[ab]0{5}\w+/)?.[0])).toEqual(["b0000006", "a0000002"]);
+    const narrow = runCli(["tree", fixture("..", "fixtures", "corpus", "gen-v3-branchy.jsonl"), "--width", "60"]).stdout.trim().split("\n");
+    for (const line of narrow) expect(stringWidth(line), line).toBeLessThanOrEqual(60);
+    expect(narrow.some((l) => l.endsWith("…"))).toBe(true);
+  });
+
+  it("--json: one nested document, every entry, pi's getTree order", () => {
+    const r = runCli(["tree", tree("branched.jsonl"), "--json"]);
+    expect(r.code).toBe(0);
+    const doc = JSON.parse(r.stdout) as { file: string; version: number; leaf: { id: string; line: number }; roots: { id: string; children: unknown[] }[] };
+    expect(doc.version).toBe(3);
+    expect(doc.leaf).toEqual({ id: "b000000a", line: 11 });
+    expect(doc.roots).toHaveLength(1);
+    const root = doc.roots[0] as unknown as { id: string; line: number; type: string; timestamp: string; children: { id: string; role?: string; label?: string; children: unknown[] }[] };
+    expect(root).toMatchObject({ id: "a0000001", line: 2, type: "model_change", timestamp: "2025-01-01T10:00:00.000Z" });
+    // getTree order: oldest first (the a-branch), not the active branch first.
+    expect(root.children.map((c) => c.id)).toEqual(["a0000002", "b0000006"]);
+    expect(root.children[0]).toMatchObject({ role: "user" });
+    let count = 0;
+    const stack: { children: unknown[]; label?: string; id?: string }[] = [root];
+    const labels: string[] = [];
+    while (stack.length) {
+      const n = stack.pop()!;
+      count++;
+      if (n.label) labels.push(`${n.id}=${n.label}`);
+      stack.push(...(n.children as { children: unknown[] }[]));
+    }
+    expect(count).toBe(10);
+    expect(labels).toEqual(["a0000005=parser-done"]);
+  });
+
+  it("--ndjson: one object per shown entry in display order", () => {
+    const r = runCli(["tree", tree("branched.jsonl"), "--ndjson", "--filter", "all"]);
+    const rows = r.stdout.trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(rows[0]).toEqual({ id: "a0000001", line: 2, parentId: null, depth: 0, type: "model_change", onPath: true, isLeaf: false, children: ["b0000006", "a0000002"] });
+    const leaf = rows.filter((x) => x.isLeaf);
+    expect(leaf.map((x) => x.id)).toEqual(["b000000a"]);
+    expect(rows.find((x) => x.id === "a0000005")).toMatchObject({ label: "parser-done", onPath: false, depth: 4, role: "assistant" });
+  });
+
+  it("neutralizes escape sequences and bidi controls from session content", () => {
+    const r = runCli(["tree", tree("hostile.jsonl"), "--color", "always"]);
+    const withoutOurColors = r.stdout.replace(/\u001b\[[0-9;]*m/g, "");
+    expect(withoutOurColors).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f\u202a-\u202e]/);
+    expect(withoutOurColors).toContain("\\x1b[31mALERT");
+    expect(withoutOurColors).toContain("\\u202eevil");
+  });
+
+  it("colour: off when piped or NO_COLOR, on with --color always", () => {
+    expect(runCli(["tree", tree("branched.jsonl")]).stdout).not.toContain("\u001b[");
+    expect(runCli(["tree", tree("branched.jsonl"), "--color", "always"], { env: { NO_COLOR: "1" } }).stdout).toContain("\u001b[");
+    expect(runCli(["tree", tree("branched.jsonl"), "--color", "never"], { env: { NO_COLOR: undefined, FORCE_COLOR: "1" } }).stdout).not.toContain("\u001b[");
+  });
+
+  it("reads stdin with -", () => {
+    const r = runCli(["tree", "-", "--json"], { input: readFileSync(tree("branched.jsonl")) });
+    expect(r.code).toBe(0);
+    expect((JSON.parse(r.stdout) as { file: string }).file).toBe("-");
+  });
+
+  it("summarizes load problems on stderr in one line, never on stdout", () => {
+    const r = runCli(["tree", tree("broken-links.jsonl"), "--json"]);
+    expect(r.code).toBe(0);
+    expect(() => JSON.parse(r.stdout)).not.toThrow();
+    expect(r.stderr).toBe(`${tree("broken-links.jsonl")}: 4 problems; run pisess validate ${tree("broken-links.jsonl")}\n`);
+  });
+
+  it("shows cycle members once, cut open and marked", () => {
+    const r = runCli(["tree", tree("broken-links.jsonl"), "--filter", "all"]);
+    expect(r.stdout).toContain("d0000002 [cycle] user: cycle member A");
+    expect(r.stdout.match(/d0000007/g)).toHaveLength(2);
+  });
+
+  it("exit 2 with one clear line for usage and I/O errors, no stack trace", () => {
+    const cases: [string[], RegExp][] = [
+      [["tree"], /Not enough non-option arguments/],
+      [["tree", "/nonexistent/x.jsonl"], /^pisess: \/nonexistent\/x\.jsonl: no such file\n$/],
+      [["tree", fixture("tree")], /is a directory/],
+      [["tree", tree("branched.jsonl"), "--leaf", "nope"], /no entry matches "nope"/],
+      [["tree", tree("branched.jsonl"), "--leaf", "b0"], /ambiguous: b0000006 \(line 7\), b0000007 \(line 8\)/],
+      [["tree", tree("branched.jsonl"), "--filter", "bogus"], /Invalid values/],
+      [["bogus-command"], /Unknown argument|Unknown command|Did you mean/],
+    ];
+    for (const [args, pattern] of cases) {
+      const r = runCli(args);
+      expect(r.code, args.join(" ")).toBe(2);
+      expect(r.stdout).toBe("");
+      expect(r.stderr).toMatch(pattern);
+      expect(r.stderr).not.toMatch(/\n\s+at /);
+    }
+    expect(runCli(["tree", "/nonexistent/x.jsonl", "--debug"]).stderr).toMatch(/\n\s+at /);
+  });
+
+  it("--help shows examples; --version prints the version; completion prints a script", () => {
+    expect(runCli(["tree", "--help"]).stdout).toContain("Examples:");
+    expect(runCli(["--help"]).stdout).toContain("Examples:");
+    expect(runCli(["--version"]).stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+    expect(runCli(["completion"]).stdout).toContain("pisess");
+  });
+
+  it("works on every corpus file and matches the default leaf", () => {
+    for (const f of readdirSync(corpus("")).filter((x) => x.endsWith(".jsonl"))) {
+      const r = runCli(["tree", corpus(f), "--json"]);
+      expect(r.code, f).toBe(0);
+      const expected = JSON.parse(readFileSync(corpus(f.replace(".jsonl", ".expected.json")), "utf8")) as { leaf: { line: number } };
+      expect((JSON.parse(r.stdout) as { leaf: { line: number } }).leaf.line).toBe(expected.leaf.line);
+      expect(runCli(["tree", corpus(f)]).code).toBe(0);
+    }
+  });
+});
+
+describe("pisess path (built binary)", () => {
+  it("text: the entries root → leaf (golden)", () => {
+    const r = runCli(["path", tree("branched.jsonl"), "--leaf", "a0000005"]);
+    expect(r.code).toBe(0);
+    expectGolden("path-branched.txt", r.stdout);
+  });
+
+  it("--ndjson: {line, entry} per entry with the entry as migrated (v1 ids)", () => {
+    const r = runCli(["path", tree("v1-compaction.jsonl"), "--ndjson"]);
+    const rows = r.stdout.trim().split("\n").map((l) => JSON.parse(l) as { line: number; entry: Record<string, unknown> });
+    expect(rows.map((x) => x.line)).toEqual([2, 3, 4, 5, 6]);
+    expect(rows[3]!.entry).toMatchObject({ type: "compaction", id: "L5", parentId: "L4", firstKeptEntryId: "L4", tokensBefore: 12345 });
+    expect(rows[3]!.entry).not.toHaveProperty("firstKeptEntryIndex");
+  });
+
+  it("a path into a parent cycle exits 1 naming the cycle", () => {
+    const r = runCli(["path", tree("broken-links.jsonl"), "--leaf", "d0000004"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/parent cycle \(lines 3 → 4\)/);
+  });
+});
+
+describe("read-only guarantee", () => {
+  it("leaves every fixture byte-for-byte and mtime unchanged after tree and path", () => {
+    const files = [...readdirSync(fixture("tree")).map((f) => tree(f)), corpus("gen-v1.jsonl"), corpus("gen-v3-faults.jsonl")];
+    const before = files.map(fingerprint);
+    for (const f of files) {
+      runCli(["tree", f]);
+      runCli(["tree", f, "--json"]);
+      runCli(["path", f, "--ndjson"]);
+    }
+    expect(files.map(fingerprint)).toEqual(before);
+  });
+});
