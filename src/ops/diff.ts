@@ -1,0 +1,414 @@
+import { basename, dirname, isAbsolute, join, normalize } from "node:path";
+import type { Session } from "../model/session.js";
+import type { Diagnostic, EntryRec } from "../model/types.js";
+import { pathTo } from "./path.js";
+import { computeStats, type EntryStats } from "./stats.js";
+
+/**
+ * How two paths are lined up: `same-file` by entry identity; `id` by entry id (a `/fork` copies the path with its
+ * ids); `content` by what the entries say (role and text), for files that share no ids.
+ */
+export type Align = "same-file" | "id" | "content";
+
+export type Reader = (rec: EntryRec) => Record<string, unknown>;
+
+/** One side of a diff as given: a session and a leaf in it (null for a session without entries). */
+export interface SideInput {
+  session: Session;
+  leaf: EntryRec | null;
+  read: Reader;
+}
+
+export type SidePath = { ok: true; path: EntryRec[] } | { ok: false; leaf: EntryRec; cycle: EntryRec[] };
+
+/** Root → leaf, or the cycle the walk runs into; an empty path for no leaf. */
+export function sidePath(session: Session, leaf: EntryRec | null): SidePath {
+  if (!leaf) return { ok: true, path: [] };
+  const r = pathTo(session, leaf);
+  return r.ok ? { ok: true, path: r.path } : { ok: false, leaf, cycle: r.cycle };
+}
+
+export interface DiffSide {
+  session: Session;
+  leaf: EntryRec | null;
+  path: EntryRec[];
+  /** The last entry this side shares with the other (the fork point), or null when nothing is shared. */
+  base: EntryRec | null;
+  /** The path after the base, root side first. */
+  divergent: EntryRec[];
+  /** Stats over `divergent`. */
+  stats: EntryStats;
+}
+
+/** The paths share a base and both divergent parts start with a user message: the same point was asked again. */
+export interface ReAsk {
+  left: EntryRec;
+  right: EntryRec;
+  /** The two prompts say the same (role and text). */
+  sameText: boolean;
+}
+
+export interface PathDiff {
+  align: Align;
+  left: DiffSide;
+  right: DiffSide;
+  reask: ReAsk | null;
+  /** Both paths are the same (nothing divergent on either side). */
+  same: boolean;
+}
+
+function isObj(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/** Every text block of a content value, joined by newlines (a string content as is). */
+export function fullText(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  const parts: string[] = [];
+  for (const b of content) if (isObj(b) && b.type === "text" && typeof b.text === "string") parts.push(b.text);
+  return parts.join("\n");
+}
+
+function toolCalls(content: unknown): [string, unknown][] {
+  if (!Array.isArray(content)) return [];
+  const out: [string, unknown][] = [];
+  for (const b of content) if (isObj(b) && b.type === "toolCall") out.push([typeof b.name === "string" ? b.name : "?", b.arguments ?? null]);
+  return out;
+}
+
+/** What a message says, without ids or timestamps: the key for lining up messages by content. */
+export function messageKey(m: unknown): string {
+  if (!isObj(m)) return JSON.stringify(["?", m ?? null]);
+  const role = typeof m.role === "string" ? m.role : "?";
+  switch (role) {
+    case "user":
+    case "custom":
+    case "hookMessage":
+      return JSON.stringify(["user-like", role === "user" ? "user" : "custom", fullText(m.content)]);
+    case "assistant":
+      return JSON.stringify(["assistant", fullText(m.content), toolCalls(m.content)]);
+    case "toolResult":
+      return JSON.stringify(["toolResult", m.toolName ?? null, fullText(m.content), m.isError === true]);
+    case "bashExecution":
+      return JSON.stringify(["bashExecution", m.command ?? null, m.output ?? null, m.exitCode ?? null]);
+    case "branchSummary":
+    case "compactionSummary":
+      return JSON.stringify([role, m.summary ?? null]);
+    default: {
+      const { timestamp: _t, ...rest } = m;
+      return JSON.stringify([role, rest]);
+    }
+  }
+}
+
+const ID_FIELDS = new Set(["id", "parentId", "timestamp", "firstKeptEntryId", "fromId", "targetId"]);
+
+/** What an entry says, without ids or timestamps (see messageKey). */
+export function entryKey(entry: Record<string, unknown>): string {
+  const type = typeof entry.type === "string" ? entry.type : "?";
+  switch (type) {
+    case "message":
+      return "message:" + messageKey(entry.message);
+    case "compaction":
+    case "branch_summary":
+      return `${type}:` + JSON.stringify(entry.summary ?? null);
+    case "label":
+      return "label:" + JSON.stringify(entry.label ?? null);
+    default: {
+      const rest: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(entry)) if (!ID_FIELDS.has(k)) rest[k] = v;
+      return `${type}:` + JSON.stringify(rest);
+    }
+  }
+}
+
+/** A memoised content key per entry; an entry that cannot be read back gets a key that matches nothing. */
+function keyer(read: Reader): (rec: EntryRec) => string {
+  const cache = new Map<EntryRec, string>();
+  return (rec) => {
+    let k = cache.get(rec);
+    if (k === undefined) {
+      try {
+        k = entryKey(read(rec));
+      } catch {
+        k = `\u0000unreadable:${rec.line}`;
+      }
+      cache.set(rec, k);
+    }
+    return k;
+  };
+}
+
+/**
+ * The alignment two paths call for: identity within one session; ids when both files carry real ids (v2+; v1 ids
+ * are derived from line numbers and mean nothing across files) and their roots share one; content otherwise.
+ */
+export function chooseAlign(left: Session, right: Session, lp: EntryRec[], rp: EntryRec[]): Align {
+  if (left === right) return "same-file";
+  const realIds = (s: Session) => typeof s.version === "number" && s.version >= 2;
+  const a = lp[0];
+  const b = rp[0];
+  if (realIds(left) && realIds(right) && a?.id !== undefined && a.id === b?.id) return "id";
+  return "content";
+}
+
+/** Length of the common prefix of two root-first paths under an alignment. */
+export function commonPrefix(left: SideInput, lp: EntryRec[], right: SideInput, rp: EntryRec[], align: Align): number {
+  const n = Math.min(lp.length, rp.length);
+  let k = 0;
+  if (align === "same-file") {
+    while (k < n && lp[k] === rp[k]) k++;
+  } else if (align === "id") {
+    while (k < n && (lp[k] as EntryRec).id !== undefined && (lp[k] as EntryRec).id === (rp[k] as EntryRec).id) k++;
+  } else {
+    const kl = keyer(left.read);
+    const kr = keyer(right.read);
+    while (k < n && kl(lp[k] as EntryRec) === kr(rp[k] as EntryRec)) k++;
+  }
+  return k;
+}
+
+function isUser(rec: EntryRec | undefined): rec is EntryRec {
+  return rec !== undefined && rec.type === "message" && rec.role === "user";
+}
+
+/**
+ * Where two root-first paths part: the last common entry (the base) and what follows it on each side, with stats
+ * per side. `align` defaults to chooseAlign.
+ */
+export function diffPaths(left: SideInput, lp: EntryRec[], right: SideInput, rp: EntryRec[], align?: Align): PathDiff {
+  const how = align ?? chooseAlign(left.session, right.session, lp, rp);
+  const k = commonPrefix(left, lp, right, rp, how);
+  const side = (input: SideInput, path: EntryRec[]): DiffSide => {
+    const divergent = path.slice(k);
+    return {
+      session: input.session,
+      leaf: input.leaf,
+      path,
+      base: k > 0 ? (path[k - 1] as EntryRec) : null,
+      divergent,
+      stats: computeStats(divergent, input.read),
+    };
+  };
+  const l = side(left, lp);
+  const r = side(right, rp);
+  let reask: ReAsk | null = null;
+  const a = l.divergent[0];
+  const b = r.divergent[0];
+  // A re-ask is a new prompt at the same point: only when the paths share a base.
+  if (k > 0 && isUser(a) && isUser(b)) {
+    const ka = keyer(left.read)(a);
+    const kb = keyer(right.read)(b);
+    reask = { left: a, right: b, sameText: ka === kb && !ka.startsWith("\u0000") };
+  }
+  return { align: how, left: l, right: r, reask, same: l.divergent.length === 0 && r.divergent.length === 0 };
+}
+
+/**
+ * Every leaf as the corpus defines it: each entry no other entry names as parent, plus the default leaf; in file
+ * order.
+ */
+export function leavesOf(session: Session): EntryRec[] {
+  const named = new Set<string>();
+  for (const rec of session.entries) {
+    if (typeof rec.parentId === "string" && rec.parentId !== rec.id) named.add(rec.parentId);
+  }
+  return session.entries.filter((rec) => rec === session.defaultLeaf || rec.id === undefined || !named.has(rec.id));
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Lineage of two files
+
+export interface FileSide {
+  /** The name used in output. */
+  file: string;
+  /** Absolute (ideally real) path on disk; undefined for stdin. */
+  absPath: string | undefined;
+  session: Session;
+}
+
+export interface ParentLink {
+  /** Header field that names the parent. */
+  field: "parentSession" | "branchedFrom";
+  value: string;
+}
+
+export interface Lineage {
+  leftParent: ParentLink | null;
+  rightParent: ParentLink | null;
+  /**
+   * `left-forked-from-right`, `right-forked-from-left`: a header names the other file; `siblings`: both name the
+   * same parent; `none` otherwise.
+   */
+  relation: "left-forked-from-right" | "right-forked-from-left" | "siblings" | "none";
+  /** How the header value matched the other file: the whole path, or only the file name. */
+  matchedBy: "path" | "basename" | null;
+}
+
+export function parentLink(session: Session): ParentLink | null {
+  const h = session.header;
+  if (!h) return null;
+  if (typeof h.parentSession === "string" && h.parentSession !== "") return { field: "parentSession", value: h.parentSession };
+  if (typeof h.branchedFrom === "string" && h.branchedFrom !== "") return { field: "branchedFrom", value: h.branchedFrom };
+  return null;
+}
+
+/** A header path made absolute against the folder of the file that holds it. */
+function resolveFrom(value: string, holder: FileSide): string {
+  if (isAbsolute(value)) return normalize(value);
+  return holder.absPath ? normalize(join(dirname(holder.absPath), value)) : normalize(value);
+}
+
+function matches(link: ParentLink | null, holder: FileSide, other: FileSide): "path" | "basename" | null {
+  if (!link) return null;
+  const target = resolveFrom(link.value, holder);
+  if (other.absPath !== undefined && target === normalize(other.absPath)) return "path";
+  const otherName = basename(other.absPath ?? other.file);
+  if (otherName !== "" && otherName !== "-" && basename(target) === otherName) return "basename";
+  return null;
+}
+
+/** How two files are related through their headers (`parentSession`, legacy `branchedFrom`). */
+export function lineageOf(left: FileSide, right: FileSide): Lineage {
+  const leftParent = parentLink(left.session);
+  const rightParent = parentLink(right.session);
+  const l = matches(leftParent, left, right);
+  if (l) return { leftParent, rightParent, relation: "left-forked-from-right", matchedBy: l };
+  const r = matches(rightParent, right, left);
+  if (r) return { leftParent, rightParent, relation: "right-forked-from-left", matchedBy: r };
+  if (leftParent && rightParent) {
+    const a = resolveFrom(leftParent.value, left);
+    const b = resolveFrom(rightParent.value, right);
+    if (a === b) return { leftParent, rightParent, relation: "siblings", matchedBy: "path" };
+    if (basename(a) === basename(b)) return { leftParent, rightParent, relation: "siblings", matchedBy: "basename" };
+  }
+  return { leftParent, rightParent, relation: "none", matchedBy: null };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Contexts (what the model saw)
+
+/** The shape of `buildContext` (src/ops/context.ts), restated so this module does not depend on it. */
+export interface BuiltContext {
+  thinkingLevel: string;
+  model: { provider: string; modelId: string } | null;
+  messages: unknown[];
+  /** sources[i] is the entry that produced messages[i]. */
+  sources: EntryRec[];
+  compaction: EntryRec | null;
+  keptFrom: EntryRec | null;
+  problems: Diagnostic[];
+}
+
+export interface ContextItem {
+  /** Position in the context's message list. */
+  index: number;
+  role: string;
+  source: EntryRec | undefined;
+  /** Raw (unsanitized) one-line preview, cut to a few hundred characters. */
+  preview: string;
+  /** Also among the other side's divergent messages (e.g. messages a compaction kept). */
+  shared: boolean;
+}
+
+export interface ContextSide {
+  session: Session;
+  leaf: EntryRec | null;
+  context: BuiltContext;
+  /** The last message both contexts share in the same position, or null. */
+  base: ContextItem | null;
+  divergent: ContextItem[];
+  /** Stats over the source entries of the divergent messages. */
+  stats: EntryStats;
+}
+
+export interface ContextDiff {
+  align: Align;
+  left: ContextSide;
+  right: ContextSide;
+  same: boolean;
+}
+
+const PREVIEW = 240;
+
+/** A one-line preview of a context message (raw text; the renderer sanitizes and cuts it). */
+export function messagePreview(m: unknown): string {
+  if (!isObj(m)) return "";
+  let text: string;
+  switch (m.role) {
+    case "assistant": {
+      text = fullText(m.content);
+      const names = toolCalls(m.content).map(([n]) => n);
+      if (names.length > 0) text = `${text} → ${names.join(", ")}`.trim();
+      break;
+    }
+    case "toolResult":
+      text = `[${typeof m.toolName === "string" ? m.toolName : "tool"}] ${fullText(m.content)}`;
+      break;
+    case "bashExecution":
+      text = typeof m.command === "string" ? `$ ${m.command}` : "";
+      break;
+    case "branchSummary":
+    case "compactionSummary":
+      text = typeof m.summary === "string" ? m.summary : "";
+      break;
+    default:
+      text = fullText(m.content);
+  }
+  return text.length > PREVIEW ? text.slice(0, PREVIEW) : text;
+}
+
+function roleOf(m: unknown): string {
+  return isObj(m) && typeof m.role === "string" ? m.role : "?";
+}
+
+/**
+ * Compares two contexts message by message: the common leading messages (same source entry, under the
+ * alignment, and same content), then what each side holds after that. A divergent message that also occurs among
+ * the other side's divergent messages is marked `shared`, so a compaction that keeps part of the history shows as
+ * such rather than as a wholesale change.
+ */
+export function diffContexts(left: SideInput & { context: BuiltContext }, right: SideInput & { context: BuiltContext }, align: Align): ContextDiff {
+  const sourceKey = (input: SideInput, rec: EntryRec | undefined): string => {
+    if (!rec) return "";
+    if (align === "same-file") return `#${rec.index}`;
+    if (align === "id") return rec.id ?? `#${rec.line}`;
+    return "";
+  };
+  const keys = (input: SideInput & { context: BuiltContext }): string[] =>
+    input.context.messages.map((m, i) => sourceKey(input, input.context.sources[i]) + "\u0000" + messageKey(m));
+  const lk = keys(left);
+  const rk = keys(right);
+  const n = Math.min(lk.length, rk.length);
+  let k = 0;
+  while (k < n && lk[k] === rk[k]) k++;
+  const rightRest = new Set(rk.slice(k));
+  const leftRest = new Set(lk.slice(k));
+  const side = (input: SideInput & { context: BuiltContext }, own: string[], otherRest: Set<string>): ContextSide => {
+    const ctx = input.context;
+    const item = (i: number): ContextItem => ({
+      index: i,
+      role: roleOf(ctx.messages[i]),
+      source: ctx.sources[i],
+      preview: messagePreview(ctx.messages[i]),
+      shared: i >= k && otherRest.has(own[i] as string),
+    });
+    const divergent: ContextItem[] = [];
+    for (let i = k; i < ctx.messages.length; i++) divergent.push(item(i));
+    const sources: EntryRec[] = [];
+    const seen = new Set<EntryRec>();
+    for (const it of divergent) if (it.source && !seen.has(it.source)) (seen.add(it.source), sources.push(it.source));
+    return {
+      session: input.session,
+      leaf: input.leaf,
+      context: ctx,
+      base: k > 0 ? item(k - 1) : null,
+      divergent,
+      stats: computeStats(sources, input.read),
+    };
+  };
+  const l = side(left, lk, rightRest);
+  const r = side(right, rk, leftRest);
+  return { align, left: l, right: r, same: l.divergent.length === 0 && r.divergent.length === 0 };
+}

@@ -1,0 +1,94 @@
+import type { EntryRec } from "../model/types.js";
+import type { ContextDiff, ContextItem, ContextSide, DiffSide, Lineage, PathDiff } from "../ops/diff.js";
+
+type Json = Record<string, unknown>;
+
+function ref(rec: EntryRec | null | undefined): Json | null {
+  return rec ? { id: rec.id ?? null, line: rec.line } : null;
+}
+
+function entryItem(rec: EntryRec): Json {
+  const o: Json = { id: rec.id ?? null, line: rec.line, type: rec.type };
+  if (rec.type === "message" && rec.role !== undefined) o.role = rec.role;
+  return o;
+}
+
+export interface DiffJsonOptions {
+  /** One file: its name at the top. */
+  file?: string;
+  /** Two files: the name of each side, and how they are related. */
+  files?: { left: string; right: string };
+  lineage?: Lineage;
+}
+
+function sideJson(side: DiffSide, file: string | undefined): Json {
+  const o: Json = {};
+  if (file !== undefined) o.file = file;
+  o.leaf = ref(side.leaf);
+  o.entries = side.divergent.map(entryItem);
+  o.stats = side.stats;
+  return o;
+}
+
+function baseJson(left: EntryRec | null, right: EntryRec | null, twoFiles: boolean): Json | null {
+  if (!left) return null;
+  const o = ref(left) as Json;
+  if (twoFiles) o.right = ref(right);
+  return o;
+}
+
+/** The JSON object of one path diff (the document for a pair; one item of `--leaves`). */
+export function pathDiffObject(d: PathDiff, opts: DiffJsonOptions = {}): Json {
+  const two = opts.files !== undefined;
+  const o: Json = {};
+  if (opts.file !== undefined) o.file = opts.file;
+  o.align = d.align;
+  if (two) o.lineage = opts.lineage ?? null;
+  o.base = baseJson(d.left.base, d.right.base, two);
+  o.same = d.same;
+  o.reask = d.reask ? { left: ref(d.reask.left), right: ref(d.reask.right), sameText: d.reask.sameText } : null;
+  o.left = sideJson(d.left, opts.files?.left);
+  o.right = sideJson(d.right, opts.files?.right);
+  return o;
+}
+
+function itemJson(it: ContextItem): Json {
+  const o: Json = { index: it.index, role: it.role, source: it.source ? entryItem(it.source) : null };
+  if (it.shared) o.shared = true;
+  return o;
+}
+
+function contextSideJson(side: ContextSide, file: string | undefined): Json {
+  const c = side.context;
+  const o: Json = {};
+  if (file !== undefined) o.file = file;
+  o.leaf = ref(side.leaf);
+  o.thinkingLevel = c.thinkingLevel;
+  o.model = c.model;
+  o.compaction = ref(c.compaction);
+  o.keptFrom = ref(c.keptFrom);
+  o.messages = c.messages.length;
+  o.entries = side.divergent.map(itemJson);
+  o.stats = side.stats;
+  return o;
+}
+
+/** The JSON object of `diff --context`. */
+export function contextDiffObject(d: ContextDiff, opts: DiffJsonOptions = {}): Json {
+  const two = opts.files !== undefined;
+  const o: Json = { mode: "context" };
+  if (opts.file !== undefined) o.file = opts.file;
+  o.align = d.align;
+  if (two) o.lineage = opts.lineage ?? null;
+  const lb = d.left.base;
+  const rb = d.right.base;
+  if (lb) {
+    const b: Json = { index: lb.index, ...(ref(lb.source) ?? { id: null, line: null }) };
+    if (two) b.right = ref(rb?.source);
+    o.base = b;
+  } else o.base = null;
+  o.same = d.same;
+  o.left = contextSideJson(d.left, opts.files?.left);
+  o.right = contextSideJson(d.right, opts.files?.right);
+  return o;
+}
