@@ -1,0 +1,521 @@
+import { diag } from "../model/codes.js";
+import type { Session } from "../model/session.js";
+import type { Diagnostic, EntryRec } from "../model/types.js";
+
+type Obj = Record<string, unknown>;
+
+function isObj(v: unknown): v is Obj {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/** pi's `new Date(entry.timestamp).getTime()`, with the Date constructor's own coercions (null → 0, junk → NaN). */
+function entryTime(ts: unknown): number {
+  return new Date(ts as string | number).getTime();
+}
+
+export interface SessionContext {
+  /** As pi computes it: the last thinking_level_change value, whatever its type ("off" when there is none). */
+  thinkingLevel: string;
+  /** As pi computes it; fields hold whatever the entry held (possibly undefined, left out in JSON). */
+  model: { provider: string; modelId: string } | null;
+  /** pi's AgentMessages, the very objects of the entries (message entries) or built as pi builds them. */
+  messages: unknown[];
+  /** sources[i] is the entry that produced messages[i] (the compaction entry for the compaction summary). */
+  sources: EntryRec[];
+  /** The compaction that applies (the last one on the path), or null. */
+  compaction: EntryRec | null;
+  /** The entry the kept range starts at, when the compaction's firstKeptEntryId is found before it on the path. */
+  keptFrom: EntryRec | null;
+  /** Problems met while building: message entries without a message (pi throws), a kept range that is not there. */
+  problems: Diagnostic[];
+}
+
+export const KNOWN_ROLES: ReadonlySet<string> = new Set([
+  "user",
+  "assistant",
+  "toolResult",
+  "bashExecution",
+  "custom",
+  "branchSummary",
+  "compactionSummary",
+]);
+
+/**
+ * pi's buildSessionContext for an already resolved path (root first). Same values as pi for every path pi can
+ * build. Where pi throws (a message entry whose `message` is null or missing), that entry contributes nothing and a
+ * `message-missing` problem is reported instead.
+ */
+export function buildContext(session: Session, path: EntryRec[], read: (rec: EntryRec) => Record<string, unknown>): SessionContext {
+  const problems: Diagnostic[] = [];
+  const file = session.file;
+  const bodies = new Map<EntryRec, Obj>();
+  const body = (rec: EntryRec): Obj => {
+    let o = bodies.get(rec);
+    if (!o) {
+      o = read(rec);
+      bodies.set(rec, o);
+    }
+    return o;
+  };
+  const idArg = (rec: EntryRec) => (rec.id === undefined ? {} : { entryId: rec.id });
+  const broken = new Set<EntryRec>();
+
+  let thinkingLevel: unknown = "off";
+  let model: { provider: unknown; modelId: unknown } | null = null;
+  let compaction: EntryRec | null = null;
+  for (const rec of path) {
+    switch (rec.type) {
+      case "thinking_level_change":
+        thinkingLevel = body(rec).thinkingLevel;
+        break;
+      case "model_change": {
+        const o = body(rec);
+        model = { provider: o.provider, modelId: o.modelId };
+        break;
+      }
+      case "message": {
+        const m = body(rec).message;
+        if (m === null || m === undefined) {
+          broken.add(rec);
+          problems.push(diag("message-missing", file, rec.line, { found: m === null ? "null" : "none" }, idArg(rec)));
+          break;
+        }
+        const mo = m as Obj;
+        if (mo.role === "assistant") model = { provider: mo.provider, modelId: mo.model };
+        break;
+      }
+      case "compaction":
+        compaction = rec;
+        break;
+    }
+  }
+
+  const messages: unknown[] = [];
+  const sources: EntryRec[] = [];
+  const append = (rec: EntryRec): void => {
+    switch (rec.type) {
+      case "message":
+        if (broken.has(rec)) return;
+        messages.push(body(rec).message);
+        sources.push(rec);
+        return;
+      case "custom_message": {
+        const o = body(rec);
+        messages.push({
+          role: "custom",
+          customType: o.customType,
+          content: o.content,
+          display: o.display,
+          details: o.details,
+          timestamp: entryTime(o.timestamp),
+        });
+        sources.push(rec);
+        return;
+      }
+      case "branch_summary": {
+        const o = body(rec);
+        if (!o.summary) return;
+        messages.push({ role: "branchSummary", summary: o.summary, fromId: o.fromId, timestamp: entryTime(o.timestamp) });
+        sources.push(rec);
+        return;
+      }
+      default:
+        return;
+    }
+  };
+
+  let keptFrom: EntryRec | null = null;
+  if (compaction) {
+    const c = body(compaction);
+    messages.push({ role: "compactionSummary", summary: c.summary, tokensBefore: c.tokensBefore, timestamp: entryTime(c.timestamp) });
+    sources.push(compaction);
+    const cid = compaction.id;
+    const cIdx = path.findIndex((e) => e.type === "compaction" && e.id === cid);
+    const firstKept = c.firstKeptEntryId;
+    let found = false;
+    for (let i = 0; i < cIdx; i++) {
+      const rec = path[i] as EntryRec;
+      if (!found && rec.id === firstKept) {
+        found = true;
+        keptFrom = rec;
+      }
+      if (found) append(rec);
+    }
+    if (!found && typeof firstKept === "string") {
+      const target = session.byId.get(firstKept);
+      problems.push(
+        target
+          ? diag("first-kept-off-path", file, compaction.line, { firstKeptEntryId: firstKept, targetLine: target.line }, idArg(compaction))
+          : diag("first-kept-missing", file, compaction.line, { firstKeptEntryId: firstKept }, idArg(compaction)),
+      );
+    }
+    for (let i = cIdx + 1; i < path.length; i++) append(path[i] as EntryRec);
+  } else {
+    for (const rec of path) append(rec);
+  }
+
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i];
+    const role = isObj(m) ? m.role : undefined;
+    if (typeof role !== "string" || !KNOWN_ROLES.has(role)) {
+      const rec = sources[i] as EntryRec;
+      problems.push(diag("unknown-role", file, rec.line, { role: typeof role === "string" ? role : JSON.stringify(role) ?? "none" }, idArg(rec)));
+    }
+  }
+
+  // pi keeps whatever the entries held; the declared shape is pi's, the values are pi's too.
+  return {
+    thinkingLevel: thinkingLevel as string,
+    model: model as { provider: string; modelId: string } | null,
+    messages,
+    sources,
+    compaction,
+    keptFrom,
+    problems,
+  };
+}
+
+/** Which tool results answer which tool calls, within the context's messages. */
+export interface ToolPairing {
+  /** Key `${messageIndex}:${blockIndex}` of a toolCall block → index of the answering toolResult message. */
+  resultOf: Map<string, number>;
+  /** Indexes of toolResult messages that answer a call (shown under it). */
+  answered: Set<number>;
+  /** Indexes of toolResult messages without an earlier matching call. */
+  orphans: Set<number>;
+  /** Keys of toolCall blocks that nothing answers. */
+  unanswered: Set<string>;
+}
+
+/** Pairs each tool result with the latest not yet answered call of the same id earlier in the context. */
+export function pairToolCalls(messages: readonly unknown[]): ToolPairing {
+  const open = new Map<string, string[]>();
+  const resultOf = new Map<string, number>();
+  const answered = new Set<number>();
+  const orphans = new Set<number>();
+  const allCalls: string[] = [];
+  messages.forEach((m, i) => {
+    if (!isObj(m)) return;
+    if (m.role === "assistant" && Array.isArray(m.content)) {
+      m.content.forEach((b, j) => {
+        if (!isObj(b) || b.type !== "toolCall") return;
+        const key = `${i}:${j}`;
+        allCalls.push(key);
+        const id = String(b.id);
+        const list = open.get(id) ?? [];
+        list.push(key);
+        open.set(id, list);
+      });
+    } else if (m.role === "toolResult") {
+      const list = open.get(String(m.toolCallId));
+      const key = list?.pop();
+      if (key === undefined) orphans.add(i);
+      else {
+        resultOf.set(key, i);
+        answered.add(i);
+      }
+    }
+  });
+  const unanswered = new Set(allCalls.filter((k) => !resultOf.has(k)));
+  return { resultOf, answered, orphans, unanswered };
+}
+
+/** Diagnostics for tool results without a call and calls without a result, by source line. */
+export function toolProblems(session: Session, ctx: SessionContext, pairing: ToolPairing): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  for (const i of pairing.orphans) {
+    const m = ctx.messages[i] as Obj;
+    const rec = ctx.sources[i] as EntryRec;
+    out.push(diag("tool-result-orphan", session.file, rec.line, { toolCallId: String(m.toolCallId), toolName: typeof m.toolName === "string" ? m.toolName : null }, rec.id ? { entryId: rec.id } : {}));
+  }
+  for (const key of pairing.unanswered) {
+    const [mi, bi] = key.split(":").map(Number) as [number, number];
+    const block = ((ctx.messages[mi] as Obj).content as unknown[])[bi] as Obj;
+    const rec = ctx.sources[mi] as EntryRec;
+    out.push(diag("tool-call-unanswered", session.file, rec.line, { toolCallId: String(block.id), name: String(block.name) }, rec.id ? { entryId: rec.id } : {}));
+  }
+  return out.sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
+}
+
+function textLen(content: unknown, imageChars: number): number {
+  if (typeof content === "string") return content.length;
+  if (!Array.isArray(content)) return 0;
+  let n = 0;
+  for (const b of content) {
+    if (!isObj(b)) continue;
+    if (b.type === "text" && typeof b.text === "string") n += b.text.length;
+    else if (b.type === "image") n += imageChars;
+  }
+  return n;
+}
+
+/** Characters/4, as pi's own estimate counts them (images as 4,800 characters). */
+export function estimateMessageTokens(m: unknown): number {
+  if (!isObj(m)) return 0;
+  let chars = 0;
+  switch (m.role) {
+    case "user":
+      chars = textLen(m.content, 0);
+      break;
+    case "assistant":
+      if (Array.isArray(m.content)) {
+        for (const b of m.content) {
+          if (!isObj(b)) continue;
+          if (b.type === "text" && typeof b.text === "string") chars += b.text.length;
+          else if (b.type === "thinking" && typeof b.thinking === "string") chars += b.thinking.length;
+          else if (b.type === "toolCall") chars += String(b.name ?? "").length + (JSON.stringify(b.arguments) ?? "").length;
+        }
+      }
+      break;
+    case "custom":
+    case "toolResult":
+      chars = textLen(m.content, 4800);
+      break;
+    case "bashExecution":
+      chars = String(m.command ?? "").length + String(m.output ?? "").length;
+      break;
+    case "branchSummary":
+    case "compactionSummary":
+      chars = String(m.summary ?? "").length;
+      break;
+  }
+  return Math.ceil(chars / 4);
+}
+
+export interface ContextSize {
+  tokens: number;
+  /** How: the last usable assistant usage plus an estimate of what follows it, or an estimate throughout. */
+  method: "usage+estimate" | "estimate";
+  /** Index of the assistant message whose usage was taken. */
+  usageIndex: number | null;
+}
+
+/**
+ * Approximate size of the context, as pi's footer does: the last assistant usage that is not from an aborted or
+ * failed turn, plus characters/4 for the messages after it. A usage from before the compaction summary counted a
+ * longer history, so only usages after the compaction count.
+ */
+export function contextSize(ctx: SessionContext, path: readonly EntryRec[]): ContextSize {
+  const { messages } = ctx;
+  let floor = 0;
+  if (ctx.compaction) {
+    const cpos = path.indexOf(ctx.compaction);
+    const pos = new Map(path.map((r, i) => [r, i]));
+    floor = messages.length;
+    for (let i = 1; i < messages.length; i++) {
+      if ((pos.get(ctx.sources[i] as EntryRec) ?? -1) > cpos) {
+        floor = i;
+        break;
+      }
+    }
+  }
+  for (let i = messages.length - 1; i >= floor; i--) {
+    const m = messages[i];
+    if (!isObj(m) || m.role !== "assistant" || m.stopReason === "aborted" || m.stopReason === "error" || !isObj(m.usage)) continue;
+    const u = m.usage;
+    const n = (k: string) => (typeof u[k] === "number" ? (u[k] as number) : 0);
+    let tokens = n("totalTokens") || n("input") + n("output") + n("cacheRead") + n("cacheWrite");
+    for (let j = i + 1; j < messages.length; j++) tokens += estimateMessageTokens(messages[j]);
+    return { tokens, method: "usage+estimate", usageIndex: i };
+  }
+  let tokens = 0;
+  for (const m of messages) tokens += estimateMessageTokens(m);
+  return { tokens, method: "estimate", usageIndex: null };
+}
+
+/** A piece of a displayed message, ready to print: renderers only lay these out. */
+export type Part =
+  | { kind: "text"; text: string; /** lines left out by --max-output */ cut: number }
+  | { kind: "thinking"; text: string; redacted: boolean }
+  | { kind: "image"; mimeType: string; bytes: number }
+  | { kind: "call"; id: string; name: string; args: string; /** null: nothing answers it */ result: DisplayMessage | null }
+  | { kind: "other"; type: string };
+
+export interface DisplayMessage {
+  /** Position in the context's messages, 0-based. */
+  index: number;
+  line: number;
+  id: string | null;
+  /** The message role, "?" when there is none. */
+  role: string;
+  time: number;
+  /** assistant: provider/model. */
+  model?: string;
+  customType?: string;
+  toolName?: string;
+  isError?: boolean;
+  /** toolResult without a call earlier in the context. */
+  orphan?: boolean;
+  /** Short facts shown beside the role: stop reason, exit code, "not sent to the model", … */
+  notes: string[];
+  parts: Part[];
+}
+
+export interface ContextDisplay {
+  file: string;
+  leaf: { id: string | null; line: number };
+  model: string | null;
+  thinkingLevel: string;
+  messageCount: number;
+  llmCount: number;
+  compaction: { line: number; id: string | null; tokensBefore: unknown; keptFrom: { line: number; id: string | null } | null; kept: number } | null;
+  size: ContextSize;
+  /** Messages in context order; answered tool results sit inside their call parts instead. */
+  items: DisplayMessage[];
+}
+
+export interface DisplayOptions {
+  /** Show thinking blocks. */
+  thinking: boolean;
+  /** Longest tool or command output, in lines; 0 = all. */
+  maxOutput: number;
+  /** Longest compact tool-call arguments, in characters. */
+  maxArgs?: number;
+}
+
+function cutLines(text: string, max: number): { text: string; cut: number } {
+  if (max <= 0) return { text, cut: 0 };
+  const lines = text.split("\n");
+  if (lines.length <= max) return { text, cut: 0 };
+  return { text: lines.slice(0, max).join("\n"), cut: lines.length - max };
+}
+
+function base64Bytes(data: unknown): number {
+  if (typeof data !== "string") return 0;
+  const s = data.replace(/\s+/g, "");
+  const pad = s.endsWith("==") ? 2 : s.endsWith("=") ? 1 : 0;
+  return Math.max(0, Math.floor((s.length * 3) / 4) - pad);
+}
+
+/** Tool-call arguments on one line: `key=value` pairs, values as JSON, cut to `max` characters. */
+export function compactArgs(args: unknown, max: number): string {
+  let s: string;
+  if (isObj(args)) s = Object.entries(args).map(([k, v]) => `${k}=${JSON.stringify(v) ?? "undefined"}`).join(" ");
+  else s = JSON.stringify(args) ?? "";
+  return s.length > max ? `${s.slice(0, max - 1)}…` : s;
+}
+
+function contentParts(content: unknown, maxLines: number): Part[] {
+  if (typeof content === "string") return [{ kind: "text", ...cutLines(content, maxLines) }];
+  if (!Array.isArray(content)) return content === undefined ? [] : [{ kind: "other", type: typeof content }];
+  const parts: Part[] = [];
+  for (const b of content) {
+    if (!isObj(b)) parts.push({ kind: "other", type: b === null ? "null" : typeof b });
+    else if (b.type === "text") parts.push({ kind: "text", ...cutLines(String(b.text ?? ""), maxLines) });
+    else if (b.type === "image") parts.push({ kind: "image", mimeType: String(b.mimeType ?? "image/?"), bytes: base64Bytes(b.data) });
+    else parts.push({ kind: "other", type: String(b.type) });
+  }
+  return parts;
+}
+
+/**
+ * The display model of a context for the text and Markdown renderers: header facts, and each message broken into
+ * parts, tool results placed under their calls, outputs cut, thinking dropped when asked.
+ */
+export function describeContext(
+  session: Session,
+  leaf: EntryRec,
+  path: readonly EntryRec[],
+  ctx: SessionContext,
+  llmCount: number,
+  opts: DisplayOptions,
+): ContextDisplay {
+  const pairing = pairToolCalls(ctx.messages);
+  const maxArgs = opts.maxArgs ?? 160;
+  const one = (i: number): DisplayMessage => {
+    const m = ctx.messages[i];
+    const rec = ctx.sources[i] as EntryRec;
+    const o: Obj = isObj(m) ? m : {};
+    const role = typeof o.role === "string" ? o.role : "?";
+    const d: DisplayMessage = { index: i, line: rec.line, id: rec.id ?? null, role, time: Number(o.timestamp), notes: [], parts: [] };
+    if (typeof o.timestamp !== "number") d.time = NaN;
+    switch (role) {
+      case "assistant": {
+        d.model = `${String(o.provider ?? "?")}/${String(o.model ?? "?")}`;
+        if (typeof o.stopReason === "string" && o.stopReason !== "stop" && o.stopReason !== "toolUse") d.notes.push(o.stopReason);
+        const blocks = Array.isArray(o.content) ? o.content : [];
+        blocks.forEach((b, j) => {
+          if (!isObj(b)) {
+            d.parts.push({ kind: "other", type: b === null ? "null" : typeof b });
+          } else if (b.type === "text") {
+            if (b.text !== "") d.parts.push({ kind: "text", text: String(b.text ?? ""), cut: 0 });
+          }
+          else if (b.type === "thinking") {
+            if (opts.thinking) d.parts.push({ kind: "thinking", text: String(b.thinking ?? ""), redacted: b.redacted === true });
+          } else if (b.type === "toolCall") {
+            const r = pairing.resultOf.get(`${i}:${j}`);
+            d.parts.push({ kind: "call", id: String(b.id ?? ""), name: String(b.name ?? "?"), args: compactArgs(b.arguments, maxArgs), result: r === undefined ? null : one(r) });
+          } else d.parts.push({ kind: "other", type: String(b.type) });
+        });
+        if (typeof o.errorMessage === "string") d.parts.push({ kind: "text", text: `error: ${o.errorMessage}`, cut: 0 });
+        break;
+      }
+      case "toolResult":
+        d.toolName = String(o.toolName ?? "?");
+        if (o.isError === true) d.isError = true;
+        if (pairing.orphans.has(i)) d.orphan = true;
+        d.parts = contentParts(o.content, opts.maxOutput);
+        break;
+      case "bashExecution": {
+        if (o.excludeFromContext) d.notes.push("not sent to the model (!!)");
+        if (o.cancelled) d.notes.push("cancelled");
+        else if (o.exitCode !== null && o.exitCode !== undefined && o.exitCode !== 0) d.notes.push(`exit ${String(o.exitCode)}`);
+        const out = o.output ? cutLines(String(o.output), opts.maxOutput) : { text: "", cut: 0 };
+        d.parts.push({ kind: "text", text: `$ ${String(o.command ?? "")}${out.text ? `\n${out.text}` : ""}`, cut: out.cut });
+        if (o.truncated && o.fullOutputPath) d.notes.push(`output truncated, full output: ${String(o.fullOutputPath)}`);
+        break;
+      }
+      case "custom":
+        d.customType = String(o.customType ?? "?");
+        if (o.display === false) d.notes.push("hidden in pi's UI");
+        d.parts = contentParts(o.content, 0);
+        break;
+      case "compactionSummary":
+      case "branchSummary":
+        if (role === "compactionSummary") d.notes.push(`${formatCount(o.tokensBefore)} tokens before`);
+        else d.notes.push(`from ${String(o.fromId)}`);
+        d.parts.push({ kind: "text", text: String(o.summary ?? ""), cut: 0 });
+        break;
+      case "user":
+        d.parts = contentParts(o.content, 0);
+        break;
+      default:
+        d.notes.push(isObj(m) ? "unknown role, pi does not send it" : `not a message object (${m === null ? "null" : typeof m})`);
+        d.parts.push({ kind: "text", text: JSON.stringify(m) ?? "", cut: 0 });
+    }
+    return d;
+  };
+  const items: DisplayMessage[] = [];
+  for (let i = 0; i < ctx.messages.length; i++) if (!pairing.answered.has(i)) items.push(one(i));
+
+  let compaction: ContextDisplay["compaction"] = null;
+  if (ctx.compaction) {
+    const c = ctx.compaction;
+    const pos = new Map(path.map((r, i) => [r, i]));
+    const cpos = pos.get(c) ?? -1;
+    const kept = ctx.sources.filter((r, i) => i > 0 && (pos.get(r) ?? Infinity) < cpos).length;
+    compaction = {
+      line: c.line,
+      id: c.id ?? null,
+      tokensBefore: c.tokensBefore,
+      keptFrom: ctx.keptFrom ? { line: ctx.keptFrom.line, id: ctx.keptFrom.id ?? null } : null,
+      kept,
+    };
+  }
+  const model = ctx.model ? `${String(ctx.model.provider)}/${String(ctx.model.modelId)}` : null;
+  return {
+    file: session.file,
+    leaf: { id: leaf.id ?? null, line: leaf.line },
+    model,
+    thinkingLevel: String(ctx.thinkingLevel),
+    messageCount: ctx.messages.length,
+    llmCount,
+    compaction,
+    size: contextSize(ctx, path),
+    items,
+  };
+}
+
+function formatCount(n: unknown): string {
+  return typeof n === "number" && Number.isFinite(n) ? String(n) : "?";
+}

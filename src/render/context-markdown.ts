@@ -1,0 +1,80 @@
+import type { ContextDisplay, DisplayMessage, Part } from "../ops/context.js";
+import { formatBytes, headerFacts, titleParts } from "./context-text.js";
+import { sanitize, sanitizeLine } from "./sanitize.js";
+
+/** A code fence longer than any backtick run inside, so session text cannot close it early. */
+function fence(text: string, info = ""): string {
+  let longest = 2;
+  for (const m of text.matchAll(/`+/g)) longest = Math.max(longest, m[0].length);
+  const f = "`".repeat(longest + 1);
+  return `${f}${info}\n${text}\n${f}`;
+}
+
+function inlineCode(text: string): string {
+  const t = sanitizeLine(text);
+  let longest = 0;
+  for (const m of t.matchAll(/`+/g)) longest = Math.max(longest, m[0].length);
+  const f = "`".repeat(longest + 1);
+  return longest > 0 || t.startsWith("`") || t.endsWith("`") ? `${f} ${t} ${f}` : `${f}${t}${f}`;
+}
+
+/** Table cells and headings: one line, no pipes breaking the table. */
+function cell(text: string): string {
+  return sanitizeLine(text).replace(/\|/g, "\\|");
+}
+
+function quote(text: string): string {
+  return text
+    .split("\n")
+    .map((l) => (l === "" ? ">" : `> ${l}`))
+    .join("\n");
+}
+
+function cutNote(cut: number): string {
+  return `*… ${cut} more line${cut === 1 ? "" : "s"}*`;
+}
+
+function partMd(part: Part, asOutput: boolean): string {
+  switch (part.kind) {
+    case "text": {
+      const text = sanitize(part.text);
+      const body = asOutput ? fence(text, "text") : text;
+      return part.cut > 0 ? `${body}\n\n${cutNote(part.cut)}` : body;
+    }
+    case "thinking":
+      if (part.redacted) return "*[thinking redacted]*";
+      return `<details><summary>thinking</summary>\n\n${sanitize(part.text)}\n\n</details>`;
+    case "image":
+      return `*[${cell(part.mimeType)} ${formatBytes(part.bytes)}]*`;
+    case "other":
+      return `*[${cell(part.type)} block]*`;
+    case "call": {
+      const head = `**→ ${cell(part.name)}**${part.args ? ` ${inlineCode(part.args)}` : ""}`;
+      if (part.result === null) return `${head}\n\n*no result (unanswered call ${inlineCode(part.id)})*`;
+      return `${head}\n\n${resultMd(part.result)}`;
+    }
+  }
+}
+
+function resultMd(m: DisplayMessage): string {
+  const title = `*↳ ${m.index + 1}. ${cell(titleParts(m).join(" · "))}*`;
+  const parts = m.parts.map((p) => partMd(p, true));
+  return [title, ...parts].join("\n\n");
+}
+
+function messageMd(m: DisplayMessage): string {
+  const title = `### ${m.index + 1}. ${cell(titleParts(m).join(" · "))}${m.role === "toolResult" ? " (no matching call)" : ""}`;
+  if (m.role === "compactionSummary" || m.role === "branchSummary") {
+    return `${title}\n\n${quote(m.parts.map((p) => partMd(p, false)).join("\n\n"))}`;
+  }
+  const asOutput = !["user", "assistant", "custom"].includes(m.role);
+  return [title, ...m.parts.map((p) => partMd(p, asOutput))].join("\n\n");
+}
+
+/** The context as Markdown for sharing: a facts table, then one section per message. */
+export function* contextMarkdown(doc: ContextDisplay): Generator<string> {
+  yield `# Context at ${cell(headerFacts(doc)[1]?.[1] ?? "")}\n\n`;
+  yield "| | |\n|---|---|\n";
+  for (const [k, v] of headerFacts(doc)) yield `| ${k} | ${cell(v)} |\n`;
+  for (const m of doc.items) yield `\n${messageMd(m)}\n`;
+}

@@ -1,0 +1,144 @@
+import type { ContextDisplay, DisplayMessage, Part } from "../ops/context.js";
+import { formatTokens } from "./entry.js";
+import { sanitize, sanitizeLine } from "./sanitize.js";
+import type { Style } from "./style.js";
+
+/** UTC, second precision, the same wherever it runs: `2025-01-06 09:45:25Z`; `?` for an invalid time. */
+export function formatTime(ms: number): string {
+  if (!Number.isFinite(ms)) return "?";
+  const d = new Date(ms);
+  if (Number.isNaN(d.getTime())) return "?";
+  return d.toISOString().replace("T", " ").replace(/\.\d+Z$/, "Z");
+}
+
+export function formatBytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
+  return `${(n / (1024 * 1024)).toFixed(1)} MB`;
+}
+
+export function refText(line: number, id: string | null): string {
+  return id === null ? `line ${line}` : `line ${line} (${sanitizeLine(id.length > 8 ? id.slice(0, 8) : id)})`;
+}
+
+/** The header facts as label/value pairs, shared by the text and Markdown renderers. */
+export function headerFacts(doc: ContextDisplay): [string, string][] {
+  const c = doc.compaction;
+  const compaction = c
+    ? `${refText(c.line, c.id)}, ${formatTokens(c.tokensBefore)} tokens before; ` +
+      (c.keptFrom ? `kept from ${refText(c.keptFrom.line, c.keptFrom.id)} (${c.kept} message${c.kept === 1 ? "" : "s"})` : "nothing kept")
+    : "none";
+  const size = `≈ ${formatTokens(doc.size.tokens)} tokens (${doc.size.method === "estimate" ? "estimated from characters" : "last reported usage + estimate"})`;
+  return [
+    ["file", sanitizeLine(doc.file)],
+    ["leaf", refText(doc.leaf.line, doc.leaf.id)],
+    ["model", doc.model === null ? "none" : sanitizeLine(doc.model)],
+    ["thinking", sanitizeLine(doc.thinkingLevel)],
+    ["messages", `${doc.messageCount} (${doc.llmCount} sent to the model)`],
+    ["compaction", compaction],
+    ["size", size],
+  ];
+}
+
+/** The title of one message: role (or its custom type / tool name), time, model, source line, notes. */
+export function titleParts(m: DisplayMessage): string[] {
+  let role = m.role;
+  if (m.role === "custom") role = `custom: ${sanitizeLine(m.customType ?? "?")}`;
+  else if (m.role === "toolResult") role = `${m.orphan ? "orphan " : ""}result of ${sanitizeLine(m.toolName ?? "?")}${m.isError ? " (error)" : ""}`;
+  else if (m.role === "compactionSummary") role = "compaction summary";
+  else if (m.role === "branchSummary") role = "branch summary";
+  else if (m.role === "bashExecution") role = "bash";
+  else role = sanitizeLine(role);
+  const out = [role, formatTime(m.time)];
+  if (m.model) out.push(sanitizeLine(m.model));
+  out.push(refText(m.line, m.id));
+  for (const n of m.notes) out.push(sanitizeLine(n));
+  return out;
+}
+
+export interface ContextTextOptions {
+  style: Style;
+}
+
+function indent(text: string, prefix: string): string[] {
+  return sanitize(text).split("\n").map((l) => (prefix + l).trimEnd());
+}
+
+function partLines(part: Part, prefix: string, style: Style): string[] {
+  switch (part.kind) {
+    case "text": {
+      const lines = indent(part.text, prefix);
+      if (part.cut > 0) lines.push(style.dim(`${prefix}… ${part.cut} more line${part.cut === 1 ? "" : "s"} (--max-output 0 shows all)`));
+      return lines;
+    }
+    case "thinking":
+      if (part.redacted) return [style.dim(`${prefix}┊ [thinking redacted]`)];
+      return indent(part.text, `${prefix}┊ `).map((l) => style.dim(l));
+    case "image":
+      return [style.special(`${prefix}[${sanitizeLine(part.mimeType)} ${formatBytes(part.bytes)}]`)];
+    case "other":
+      return [style.warning(`${prefix}[${sanitizeLine(part.type)} block]`)];
+    case "call": {
+      const head = `${prefix}→ ${style.tool(sanitizeLine(part.name))}${part.args ? ` ${sanitizeLine(part.args)}` : ""}`;
+      const lines = [head.trimEnd()];
+      if (part.result === null) lines.push(style.warning(`${prefix}  ↳ no result (unanswered call ${sanitizeLine(part.id)})`));
+      else lines.push(...resultLines(part.result, `${prefix}  `, style));
+      return lines;
+    }
+  }
+}
+
+function resultLines(m: DisplayMessage, prefix: string, style: Style): string[] {
+  const title = `${prefix}↳ #${m.index + 1} ${titleParts(m).join(" · ")}`;
+  const lines = [m.isError ? style.error(title) : style.dim(title)];
+  for (const p of m.parts) lines.push(...partLines(p, `${prefix}  │ `, style));
+  return lines;
+}
+
+function roleColor(m: DisplayMessage, style: Style): (s: string) => string {
+  switch (m.role) {
+    case "user":
+      return style.user;
+    case "assistant":
+      return style.assistant;
+    case "custom":
+      return style.special;
+    case "toolResult":
+      return m.isError || m.orphan ? style.error : style.tool;
+    case "bashExecution":
+      return style.tool;
+    default:
+      return style.warning;
+  }
+}
+
+function messageLines(m: DisplayMessage, style: Style): string[] {
+  if (m.role === "compactionSummary" || m.role === "branchSummary") {
+    const color = m.role === "compactionSummary" ? style.special : style.warning;
+    const lines = [color(`┌─ #${m.index + 1} ${titleParts(m).join(" · ")}`)];
+    for (const p of m.parts) lines.push(...partLines(p, "", style).map((l) => `${color("│")} ${l}`.trimEnd()));
+    lines.push(color("└─"));
+    return lines;
+  }
+  if (m.role === "toolResult") {
+    // Only orphans come here: answered results are shown under their call.
+    const lines = [style.error(`── #${m.index + 1} ${titleParts(m).join(" · ")} (no matching call)`)];
+    for (const p of m.parts) lines.push(...partLines(p, "  │ ", style));
+    return lines;
+  }
+  const lines = [roleColor(m, style)(`── #${m.index + 1} ${titleParts(m).join(" · ")}`)];
+  for (const p of m.parts) lines.push(...partLines(p, "", style));
+  return lines;
+}
+
+/** The context as text for a terminal: the header, then each message. Every session string is sanitized. */
+export function* contextText(doc: ContextDisplay, opts: ContextTextOptions): Generator<string> {
+  const { style } = opts;
+  const facts = headerFacts(doc);
+  const width = Math.max(...facts.map(([k]) => k.length)) + 1;
+  for (const [k, v] of facts) yield `${style.bold(`${k}:`.padEnd(width))} ${v}\n`;
+  for (const m of doc.items) {
+    yield "\n";
+    yield messageLines(m, style).join("\n") + "\n";
+  }
+}

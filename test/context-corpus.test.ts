@@ -1,0 +1,144 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { loadSession } from "../src/model/load.js";
+import { readEntry } from "../src/model/session.js";
+import type { EntryRec } from "../src/model/types.js";
+import { buildContext } from "../src/ops/context.js";
+import { convertToLlm, convertToLlmMapped } from "../src/ops/llm.js";
+import { pathTo } from "../src/ops/path.js";
+import { findByLine } from "../src/ops/refs.js";
+import { corpus, fingerprint, ROOT, runCli } from "./helpers.js";
+
+interface Leaf {
+  line: number;
+  id?: string;
+  default?: boolean;
+  error?: string;
+  contextError?: unknown;
+  contextLeafLine?: number;
+  path?: number[];
+  context?: { thinkingLevel?: string; model?: unknown; messages: unknown[] };
+  llm?: unknown[];
+}
+
+const files = readdirSync(`${ROOT}/fixtures/corpus`).filter((f) => f.endsWith(".jsonl"));
+const expected = (f: string): { leaves: Leaf[] } => JSON.parse(readFileSync(corpus(f.replace(/\.jsonl$/, ".expected.json")), "utf8"));
+/** What JSON output carries: undefined keys gone, NaN → null. */
+const json = (v: unknown): unknown => JSON.parse(JSON.stringify(v));
+
+/**
+ * pi addresses a leaf by id: where the expected file says pi built the context of another line (a duplicate id
+ * resolves to its last use; an entry without id makes pi fall back to the last entry), that line is the one whose
+ * context pisess must match. pisess's @LINE names the physical entry, so the test follows pi's choice.
+ */
+const piLine = (leaf: Leaf): number => leaf.contextLeafLine ?? leaf.line;
+
+describe("context: every leaf of the corpus equals pi's buildSessionContext and convertToLlm (in process)", () => {
+  it.each(files)("%s", async (f) => {
+    const exp = expected(f);
+    const session = await loadSession({ kind: "file", path: corpus(f) });
+    try {
+      expect(exp.leaves.length).toBeGreaterThan(0);
+      for (const leaf of exp.leaves) {
+        const rec = findByLine(session, piLine(leaf)) as EntryRec;
+        expect(rec, `${f}:${leaf.line}`).toBeDefined();
+        const p = pathTo(session, rec);
+        if (leaf.error === "cycle") {
+          expect(p.ok, `${f}:${leaf.line} is a cycle`).toBe(false);
+          continue;
+        }
+        if (!p.ok) throw new Error(`${f}:${leaf.line}: unexpected cycle`);
+        expect(p.path.map((r) => r.line), `${f}:${leaf.line} path`).toEqual(leaf.path);
+        const ctx = buildContext(session, p.path, (r) => readEntry(session, r));
+        expect(json({ thinkingLevel: ctx.thinkingLevel, model: ctx.model, messages: ctx.messages }), `${f}:${leaf.line} context`).toEqual(leaf.context);
+        expect(json(convertToLlm(ctx.messages)), `${f}:${leaf.line} llm`).toEqual(leaf.llm);
+        expect(ctx.sources).toHaveLength(ctx.messages.length);
+        expect(ctx.problems.filter((d) => d.code === "message-missing")).toEqual([]);
+        // Each source produced its message: message entries hold it verbatim, the others were built from them.
+        ctx.sources.forEach((src, i) => {
+          const entry = readEntry(session, src);
+          if (src.type === "message") expect(ctx.messages[i]).toEqual(entry.message);
+          else expect(["compaction", "branch_summary", "custom_message"]).toContain(src.type);
+        });
+        const mapped = convertToLlmMapped(ctx.messages);
+        expect(mapped.from).toHaveLength(mapped.messages.length);
+        mapped.from.forEach((from, i) => expect((ctx.messages[from] as { timestamp?: unknown }).timestamp).toBe((mapped.messages[i] as { timestamp?: unknown }).timestamp));
+      }
+    } finally {
+      session.store.close();
+    }
+  });
+
+  it("an entry without an id is shown with its own path (pi cannot address it and falls back to the last entry)", async () => {
+    const f = "gen-v3-cycle-crlf-bom.jsonl";
+    const leaf = expected(f).leaves.find((l) => l.id === undefined && !l.error) as Leaf;
+    expect(leaf.contextLeafLine).not.toBe(leaf.line);
+    const session = await loadSession({ kind: "file", path: corpus(f) });
+    const p = pathTo(session, findByLine(session, leaf.line) as EntryRec);
+    if (!p.ok) throw new Error("cycle");
+    expect(p.path.map((r) => r.line)).toEqual([leaf.line]);
+    const ctx = buildContext(session, p.path, (r) => readEntry(session, r));
+    expect(ctx.messages).toEqual([readEntry(session, p.path[0] as EntryRec).message]);
+    session.store.close();
+  });
+});
+
+/** A few leaves per file through the built binary: first, default, last, and every cycle. */
+function sample(leaves: Leaf[]): Leaf[] {
+  const pick = new Set<Leaf>();
+  const first = leaves[0];
+  const last = leaves[leaves.length - 1];
+  if (first) pick.add(first);
+  if (last) pick.add(last);
+  for (const l of leaves) if (l.default || l.error || l.contextLeafLine !== undefined) pick.add(l);
+  return [...pick];
+}
+
+describe("pisess context --json / --llm --json (built binary)", () => {
+  it.each(files)("%s", (f) => {
+    const path = corpus(f);
+    const before = fingerprint(path);
+    for (const leaf of sample(expected(f).leaves)) {
+      const ref = `@${piLine(leaf)}`;
+      const r = runCli(["context", path, "--leaf", ref, "--json"]);
+      if (leaf.error === "cycle") {
+        expect(r.code, `${f} ${ref}`).toBe(1);
+        expect(r.stdout).toBe("");
+        expect(r.stderr).toMatch(/cycle|names itself as its parent/);
+        continue;
+      }
+      expect(r.code, `${f} ${ref}: ${r.stderr}`).toBe(0);
+      const doc = JSON.parse(r.stdout) as Record<string, unknown> & { messages: unknown[]; entries: { line: number; type: string }[] };
+      expect(Object.keys(doc).sort()).toEqual(["entries", "file", "leaf", "messages", "model", "thinkingLevel"].filter((k) => k !== "thinkingLevel" || leaf.context?.thinkingLevel !== undefined).sort());
+      expect({ thinkingLevel: doc.thinkingLevel, model: doc.model, messages: doc.messages }).toEqual(leaf.context);
+      expect((doc.leaf as { line: number }).line).toBe(piLine(leaf));
+      expect(doc.entries).toHaveLength(doc.messages.length);
+      for (const e of doc.entries) expect(leaf.path).toContain(e.line);
+
+      const l = runCli(["context", path, "--leaf", ref, "--llm", "--json"]);
+      expect(l.code).toBe(0);
+      const ldoc = JSON.parse(l.stdout) as { messages: unknown[]; entries: unknown[] };
+      expect(ldoc.messages).toEqual(leaf.llm);
+      expect(ldoc.entries).toHaveLength(ldoc.messages.length);
+
+      const nd = runCli(["context", path, "--leaf", ref, "--llm", "--ndjson"]);
+      expect(nd.code).toBe(0);
+      expect(nd.stdout.split("\n").filter(Boolean).map((s) => JSON.parse(s))).toEqual(leaf.llm);
+    }
+    expect(fingerprint(path)).toEqual(before);
+  });
+
+  it("the default leaf is pi's default leaf", () => {
+    for (const f of files) {
+      const leaf = expected(f).leaves.find((l) => l.default) as Leaf;
+      const r = runCli(["context", corpus(f), "--json"]);
+      if (leaf.error) {
+        expect(r.code).toBe(1);
+        continue;
+      }
+      const doc = JSON.parse(r.stdout) as { leaf: { line: number }; messages: unknown[] };
+      expect(doc.leaf.line).toBe(leaf.line);
+      expect(doc.messages).toEqual(leaf.context?.messages);
+    }
+  });
+});
