@@ -1,0 +1,193 @@
+import { isObject } from "../model/extract.js";
+import { v1Id } from "../model/session.js";
+
+/**
+ * Pure matching for `pisess grep`: which texts of an entry are searched, the streaming per-file state (header,
+ * v1 ids, depths), and snippets. No I/O: the caller feeds lines.
+ */
+
+export interface GrepQuery {
+  re: RegExp;
+  /** Message roles to search (after migration: hookMessage is custom); empty or undefined = all. */
+  roles?: ReadonlySet<string>;
+  /** Entry types to search; empty or undefined = all. */
+  types?: ReadonlySet<string>;
+  /** Characters of context on each side of the match in a snippet. */
+  context?: number;
+}
+
+/** One searchable text of an entry; `field` names where it came from. */
+export interface Field {
+  field: "text" | "thinking" | "toolCall" | "toolResult" | "bash" | "summary" | "name" | "label" | "custom";
+  text: string;
+}
+
+export interface GrepHit {
+  line: number;
+  id: string | null;
+  type: string;
+  /** Message role, or null for other entry types. */
+  role: string | null;
+  /**
+   * Entries on the root→entry path (the entry included), counted over the entries read before it. pi writes
+   * parents before children, so for its files this is the whole path's length; it does not depend on a leaf.
+   */
+  path: number;
+  field: Field["field"];
+  /** The text around the first match, as found (not sanitized). */
+  snippet: string;
+  /** The match inside `snippet` (UTF-16 offsets). */
+  matchStart: number;
+  matchEnd: number;
+}
+
+function blocksText(content: unknown, out: Field[], field: Field["field"]): void {
+  if (typeof content === "string") {
+    out.push({ field, text: content });
+    return;
+  }
+  if (!Array.isArray(content)) return;
+  for (const b of content) {
+    if (isObject(b) && b.type === "text" && typeof b.text === "string") out.push({ field, text: b.text });
+  }
+}
+
+/** The searchable texts of a (migrated) entry object, in reading order. */
+export function entryFields(o: Record<string, unknown>): Field[] {
+  const out: Field[] = [];
+  switch (o.type) {
+    case "message": {
+      const m = o.message;
+      if (!isObject(m)) break;
+      switch (m.role) {
+        case "assistant":
+          if (Array.isArray(m.content)) {
+            for (const b of m.content) {
+              if (!isObject(b)) continue;
+              if (b.type === "text" && typeof b.text === "string") out.push({ field: "text", text: b.text });
+              else if (b.type === "thinking" && typeof b.thinking === "string") out.push({ field: "thinking", text: b.thinking });
+              else if (b.type === "toolCall") {
+                const name = typeof b.name === "string" ? b.name : "";
+                out.push({ field: "toolCall", text: `${name} ${JSON.stringify(b.arguments ?? {})}` });
+              }
+            }
+          }
+          if (typeof m.errorMessage === "string") out.push({ field: "text", text: m.errorMessage });
+          break;
+        case "toolResult":
+          blocksText(m.content, out, "toolResult");
+          break;
+        case "bashExecution":
+          if (typeof m.command === "string") out.push({ field: "bash", text: m.command });
+          if (typeof m.output === "string") out.push({ field: "bash", text: m.output });
+          break;
+        default:
+          blocksText(m.content, out, "text");
+      }
+      break;
+    }
+    case "custom_message":
+      blocksText(o.content, out, "custom");
+      break;
+    case "compaction":
+    case "branch_summary":
+      if (typeof o.summary === "string") out.push({ field: "summary", text: o.summary });
+      break;
+    case "session_info":
+      if (typeof o.name === "string") out.push({ field: "name", text: o.name });
+      break;
+    case "label":
+      if (typeof o.label === "string") out.push({ field: "label", text: o.label });
+      break;
+    default:
+      break;
+  }
+  return out;
+}
+
+/** Up to `context` characters each side of [start, end), cut at the text's ends; "…" marks a cut. */
+export function snippetAround(text: string, start: number, end: number, context = 60): { snippet: string; matchStart: number; matchEnd: number } {
+  let from = Math.max(0, start - context);
+  let to = Math.min(text.length, end + context);
+  // Do not split a surrogate pair.
+  if (from > 0 && isLowSurrogate(text.charCodeAt(from))) from--;
+  if (to < text.length && isLowSurrogate(text.charCodeAt(to))) to++;
+  const pre = from > 0 ? "…" : "";
+  const post = to < text.length ? "…" : "";
+  return { snippet: pre + text.slice(from, to) + post, matchStart: pre.length + (start - from), matchEnd: pre.length + (end - from) };
+}
+
+function isLowSurrogate(c: number): boolean {
+  return c >= 0xdc00 && c <= 0xdfff;
+}
+
+/** The first match in an entry's fields, or null. The regex must not be global or sticky. */
+export function matchFields(fields: Field[], q: GrepQuery): { field: Field["field"]; snippet: string; matchStart: number; matchEnd: number } | null {
+  for (const f of fields) {
+    const m = q.re.exec(f.text);
+    if (!m) continue;
+    // An empty match still marks a position; keep it visible as a zero-width mark.
+    const s = snippetAround(f.text, m.index, m.index + m[0].length, q.context ?? 60);
+    return { field: f.field, ...s };
+  }
+  return null;
+}
+
+/**
+ * Streaming per-file state: feed every line's text in order; returns a hit for a matching entry. Keeps only the
+ * id → depth map (numbers), never entry bodies.
+ */
+export class GrepScanner {
+  private sawFirst = false;
+  private version = 1;
+  private prevV1: string | null = null;
+  private readonly depth = new Map<string, number>();
+
+  constructor(private readonly q: GrepQuery) {}
+
+  feed(line: number, text: string): GrepHit | null {
+    if (text.trim() === "") return null;
+    let o: unknown;
+    try {
+      o = JSON.parse(text);
+    } catch {
+      return null;
+    }
+    const first = !this.sawFirst;
+    this.sawFirst = true;
+    if (!isObject(o)) return null;
+    if (o.type === "session") {
+      if (first) {
+        const v = o.version ?? 1;
+        this.version = typeof v === "number" ? v : 1;
+      }
+      return null;
+    }
+    let id: string | null;
+    let parentId: string | null;
+    if (this.version < 2) {
+      id = v1Id(line);
+      parentId = this.prevV1;
+      this.prevV1 = id;
+    } else {
+      id = typeof o.id === "string" && o.id !== "" ? o.id : null;
+      parentId = typeof o.parentId === "string" ? o.parentId : null;
+    }
+    const parentDepth = parentId !== null && parentId !== id ? this.depth.get(parentId) : undefined;
+    const pathLen = (parentDepth ?? 0) + 1;
+    if (id !== null) this.depth.set(id, pathLen);
+
+    const type = typeof o.type === "string" ? o.type : "";
+    let role: string | null = null;
+    if (type === "message" && isObject(o.message)) {
+      const r = o.message.role;
+      role = typeof r === "string" ? (r === "hookMessage" && this.version < 3 ? "custom" : r) : null;
+      if (role === "custom" && o.message.role === "hookMessage") o.message.role = "custom";
+    }
+    if (this.q.types && this.q.types.size > 0 && !this.q.types.has(type)) return null;
+    if (this.q.roles && this.q.roles.size > 0 && (role === null || !this.q.roles.has(role))) return null;
+    const m = matchFields(entryFields(o), this.q);
+    if (!m) return null;
+    return { line, id, type, role, path: pathLen, ...m };
+  }
+}

@@ -1,0 +1,83 @@
+import Table from "cli-table3";
+import type { Totals } from "../ops/totals.js";
+
+/** Shared formatting for the "at a glance" commands (ls, info, leaves, labels, lineage). UTC everywhere. */
+
+/** "2025-01-02 09:37:18Z" from an ISO string or ms; "?" for anything unparsable. */
+export function fmtTime(t: unknown): string {
+  const ms = typeof t === "number" ? t : typeof t === "string" ? new Date(t).getTime() : NaN;
+  if (!Number.isFinite(ms)) return typeof t === "string" ? `? (${t.slice(0, 40)})` : "?";
+  return new Date(ms).toISOString().replace("T", " ").replace(/\.\d+Z$/, "Z");
+}
+
+/** Integer with thousands separators (",", locale independent). */
+export function fmtInt(n: number): string {
+  const s = String(Math.round(n));
+  return s.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+}
+
+export function fmtCost(x: number): string {
+  return `$${x.toFixed(4)}`;
+}
+
+export function fmtBytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  const units = ["KiB", "MiB", "GiB", "TiB"];
+  let v = n / 1024;
+  let u = 0;
+  while (v >= 1024 && u < units.length - 1) {
+    v /= 1024;
+    u++;
+  }
+  return `${v.toFixed(1)} ${units[u]}`;
+}
+
+export function fmtDuration(ms: number): string {
+  const s = Math.round(ms / 1000);
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  const sec = s % 60;
+  if (h > 0) return `${h}h ${String(m).padStart(2, "0")}m ${String(sec).padStart(2, "0")}s`;
+  if (m > 0) return `${m}m ${String(sec).padStart(2, "0")}s`;
+  return `${sec}s`;
+}
+
+/** "in 1,234 · out 567 · cache r 8,900 / w 12 · $0.1234" */
+export function fmtTotals(t: Totals): string {
+  return `in ${fmtInt(t.input)} · out ${fmtInt(t.output)} · cache r ${fmtInt(t.cacheRead)} / w ${fmtInt(t.cacheWrite)} · ${fmtCost(t.cost)}`;
+}
+
+/** A borderless-looking cli-table3 table without colour codes of its own (colour comes from the Style). */
+export function makeTable(head: string[], aligns?: ("left" | "right")[]): Table.Table {
+  return new Table({
+    head,
+    style: { head: [], border: [], "padding-left": 0, "padding-right": 2, compact: true },
+    chars: {
+      top: "",
+      "top-mid": "",
+      "top-left": "",
+      "top-right": "",
+      bottom: "",
+      "bottom-mid": "",
+      "bottom-left": "",
+      "bottom-right": "",
+      left: "",
+      "left-mid": "",
+      mid: "",
+      "mid-mid": "",
+      right: "",
+      "right-mid": "",
+      middle: "",
+    },
+    ...(aligns ? { colAligns: aligns } : {}),
+  });
+}
+
+/** Table text without trailing spaces on each line. */
+export function tableText(t: Table.Table): string {
+  return t
+    .toString()
+    .split("\n")
+    .map((l) => l.replace(/\s+$/, ""))
+    .join("\n");
+}

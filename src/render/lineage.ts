@@ -1,0 +1,69 @@
+import { sanitizeLine } from "./sanitize.js";
+import type { Style } from "./style.js";
+
+export interface LineageAncestor {
+  /** 1 = the parent, 2 = its parent, … */
+  generation: number;
+  /** As resolved (relative references against the child's folder). */
+  path: string;
+  /** The reference as written in the child's header. */
+  ref: string;
+  legacyBranchedFrom: boolean;
+  exists: boolean;
+  /** Header id, or null when the file is missing or has no valid header. */
+  id: string | null;
+}
+
+export interface LineageFork {
+  generation: number;
+  path: string;
+  id: string;
+  /** The file it names as parent. */
+  parent: string;
+  legacyBranchedFrom: boolean;
+}
+
+/** `pisess lineage --json`. */
+export interface LineageReport {
+  file: string;
+  id: string | null;
+  ancestors: LineageAncestor[];
+  forks: LineageFork[];
+  /** References that point nowhere (the chain stops there). */
+  missing: string[];
+  /** The chain came back to a file already on it. */
+  cycle: boolean;
+  /** Where forks were searched. */
+  searched: string[];
+}
+
+export function lineageJson(r: LineageReport): string {
+  return JSON.stringify(r) + "\n";
+}
+
+export function lineageNdjson(r: LineageReport): string {
+  const lines = [
+    ...r.ancestors.map((a) => JSON.stringify({ relation: "ancestor", ...a })),
+    ...r.forks.map((f) => JSON.stringify({ relation: "fork", ...f })),
+  ];
+  return lines.map((l) => l + "\n").join("");
+}
+
+export function lineageText(r: LineageReport, style: Style): string {
+  const out: string[] = [];
+  out.push(`${style.bold("session")}  ${sanitizeLine(r.file)}${r.id !== null ? `  (${sanitizeLine(r.id)})` : ""}`);
+  out.push(style.bold("ancestors"));
+  if (r.ancestors.length === 0) out.push("  none (not a fork)");
+  for (const a of r.ancestors) {
+    const state = !a.exists ? style.error("MISSING") : a.id === null ? style.warning("no valid header") : sanitizeLine(a.id);
+    out.push(`  ${"↑".repeat(a.generation)} ${sanitizeLine(a.path)}  ${state}${a.legacyBranchedFrom ? style.dim(" (legacy branchedFrom)") : ""}`);
+  }
+  if (r.cycle) out.push(style.error("  the chain loops back to a file already on it"));
+  out.push(style.bold("forks"));
+  if (r.forks.length === 0) out.push("  none found");
+  for (const f of r.forks) {
+    out.push(`  ${"↓".repeat(f.generation)} ${sanitizeLine(f.path)}  ${sanitizeLine(f.id)}${f.legacyBranchedFrom ? style.dim(" (legacy branchedFrom)") : ""}`);
+  }
+  if (r.missing.length > 0) out.push(style.warning(`${r.missing.length} missing link${r.missing.length === 1 ? "" : "s"}`));
+  return out.join("\n") + "\n";
+}

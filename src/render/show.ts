@@ -1,0 +1,48 @@
+import { fmtTime } from "./info-format.js";
+import { sanitize, sanitizeLine } from "./sanitize.js";
+import type { Style } from "./style.js";
+
+export interface ShowRef {
+  id: string | null;
+  line: number;
+}
+
+/** `pisess show --json`. */
+export interface ShowReport {
+  file: string;
+  line: number;
+  id: string | null;
+  type: string;
+  role: string | null;
+  timestamp: unknown;
+  /** The parent as pi resolves it (last duplicate wins); null for a root. */
+  parent: ShowRef | null;
+  /** As written, which may name a missing entry. */
+  parentId: string | null;
+  /** In pi's getTree order. */
+  children: ShowRef[];
+  label: string | null;
+  /** The whole entry after in-memory migration. */
+  entry: Record<string, unknown>;
+}
+
+export function showJson(r: ShowReport): string {
+  return JSON.stringify(r) + "\n";
+}
+
+const refText = (r: ShowRef) => `${r.id === null ? "(no id)" : sanitizeLine(r.id)} @${r.line}`;
+
+export function showText(r: ShowReport, style: Style): string {
+  const out: string[] = [];
+  const kv = (k: string, v: string) => out.push(`${style.bold(k.padEnd(10))}${v}`);
+  kv("line", String(r.line));
+  kv("id", r.id === null ? "(no id)" : sanitizeLine(r.id));
+  kv("type", sanitizeLine(r.type || "(none)") + (r.role !== null ? ` / ${sanitizeLine(r.role)}` : ""));
+  kv("time", fmtTime(r.timestamp));
+  kv("parent", r.parent ? refText(r.parent) : r.parentId !== null ? style.warning(`${sanitizeLine(r.parentId)} (missing)`) : "none (root)");
+  kv("children", r.children.length === 0 ? "none" : r.children.map(refText).join(", "));
+  if (r.label !== null) kv("label", style.label(sanitizeLine(r.label)));
+  out.push("");
+  out.push(sanitize(JSON.stringify(r.entry, null, 2)));
+  return out.join("\n") + "\n";
+}
