@@ -31,7 +31,7 @@ export const CODES = {
   "dangling-parent": "error",
   "self-parent": "error",
   "parent-cycle": "error",
-  "multiple-roots": "warning",
+  "multiple-roots": "info",
   "invalid-timestamp": "warning",
   "timestamp-regression": "warning",
   // References

@@ -1,8 +1,12 @@
-import type { Diagnostic } from "../model/types.js";
+import type { DiagArg, Diagnostic } from "../model/types.js";
 import { sanitizeLine } from "./sanitize.js";
 
-/** The one place where a diagnostic becomes words. Templates name args as {name}. */
-const MESSAGES: Record<string, string> = {
+type Args = Record<string, DiagArg>;
+/** A template names args as {name}; a function picks between wordings where the args call for it. */
+type Template = string | ((args: Args) => string);
+
+/** The one place where a diagnostic becomes words: one template per code. */
+const MESSAGES: Record<string, Template> = {
   "malformed-json": "line is not valid JSON ({reason}); pi drops it silently",
   "non-object-line": "line holds a JSON {kind}, not an object; pi cannot use it",
   "truncated-line": "last line is cut off mid-JSON ({reason}), as a crash or full disk leaves it",
@@ -10,42 +14,94 @@ const MESSAGES: Record<string, string> = {
   bom: "file starts with a byte order mark",
   crlf: "{lines} lines end in CRLF",
   "invalid-utf8": "line is not valid UTF-8; invalid bytes decode to U+FFFD",
-  "lone-surrogate": "string holds a lone surrogate escape ({escape}) at {path}",
-  "header-missing": "no session header: first parsed line is {found}; pi would overwrite this file on open",
-  "header-not-first": "session header is not on the first parsed line",
+  "lone-surrogate": "string at {path} holds a lone surrogate ({escape}); it cannot be encoded as UTF-8",
+  "header-missing": (a) =>
+    a.found === "empty" ? "no session header: the file has no JSON line" : "no session header: the first parsed line is {found}",
+  "header-not-first": "session header is not on the first parsed line (that is line {firstParsedLine}); pi does not look for it here",
   "header-invalid-id": "session header has no string id",
   "version-unknown": "unknown session version {version}",
   "version-future": "session version {version} is newer than supported ({supported}); read best-effort",
   "legacy-branched-from": "header uses legacy branchedFrom instead of parentSession",
   "parent-session-missing": "parent session file does not exist: {path}",
-  "pi-would-overwrite": "pi would overwrite this file on open ({reason})",
-  "pi-would-rewrite": "pi would rewrite this file on open (migration from v{version})",
+  "pi-would-overwrite": (a) =>
+    a.reason === "empty"
+      ? "pi would overwrite this file on open: it is empty"
+      : a.reason === "invalid-id"
+        ? "pi would overwrite this file on open: the header has no string id"
+        : "pi would overwrite this file on open: it has no session header on its first parsed line",
+  "pi-would-rewrite": "pi would rewrite this file on open (migration from v{version} to v3)",
   "extra-header": "second session header (first on line {headerLine}); pi ignores it",
-  "missing-id": "entry has no id ({found})",
+  "missing-id": "entry has no id ({found}); nothing can name it as parent",
   "duplicate-id": "id {id} is used again (first on line {firstLine}); pi keeps the last",
-  "dangling-parent": "parent {parentId} does not exist; pi treats the entry as a root",
+  "dangling-parent": (a) =>
+    a.missing === true
+      ? "entry has no usable parentId; pi treats it as a root"
+      : "parent {parentId} does not exist; pi treats the entry as a root",
   "self-parent": "entry {id} names itself as parent; pi hangs building its path",
   "parent-cycle": "parent cycle through lines {lines}; pi hangs building these paths",
   "multiple-roots": "{count} roots (lines {lines})",
   "invalid-timestamp": "invalid timestamp {timestamp}",
   "timestamp-regression": "timestamp {timestamp} is earlier than line {previousLine} ({previous})",
-  "first-kept-missing": "compaction keeps from {firstKeptEntryId}, which does not exist",
-  "first-kept-off-path": "compaction keeps from {firstKeptEntryId} (line {targetLine}), which is not on its path",
-  "first-kept-index-out-of-range": "compaction firstKeptEntryIndex {index} is out of range; nothing is kept",
+  "first-kept-missing": "compaction keeps from {firstKeptEntryId}, which does not exist; the context keeps nothing before it",
+  "first-kept-off-path": "compaction keeps from {firstKeptEntryId} (line {targetLine}), which is not on its path; the context keeps nothing before it",
+  "first-kept-index-out-of-range": "compaction firstKeptEntryIndex {index} names no earlier entry; nothing is kept",
   "label-target-missing": "label {label} points to {targetId}, which does not exist",
   "branch-summary-from-missing": "branch summary fromId {fromId} does not exist",
-  "message-missing": "message entry has no message; pi throws building its context",
-  "unknown-role": "unknown message role {role}",
-  "tool-result-orphan": "tool result {toolCallId} has no matching tool call on its path",
+  "message-missing": "message entry has no message object ({found}); pi throws building its context",
+  "unknown-role": "unknown message role {role}; pi leaves it out of the LLM context",
+  "tool-result-orphan": "tool result for {toolCallId} ({toolName}) has no matching tool call on its path",
   "tool-call-unanswered": "tool call {toolCallId} ({name}) is never answered",
-  "usage-inconsistent": "usage totals do not add up ({detail})",
+  "usage-inconsistent": "usage {field} is {found}, but its parts add up to {expected}",
   "unknown-entry-type": "unknown entry type {type}",
   "schema-violation": "{path} {message}",
-  "unknown-key": "unknown key {key} at {path}",
+  "unknown-key": "unknown key {key} at {path} (not in {schema})",
+};
+
+/** A short title per code: SARIF rule descriptions and docs. */
+const TITLES: Record<string, string> = {
+  "malformed-json": "Line is not valid JSON",
+  "non-object-line": "Line is valid JSON but not an object",
+  "truncated-line": "Last line is cut off",
+  "blank-line": "Blank line",
+  bom: "Byte order mark",
+  crlf: "CRLF line endings",
+  "invalid-utf8": "Invalid UTF-8",
+  "lone-surrogate": "Lone UTF-16 surrogate in a string",
+  "header-missing": "No session header",
+  "header-not-first": "Session header not on the first parsed line",
+  "header-invalid-id": "Session header without a string id",
+  "version-unknown": "Unknown session version",
+  "version-future": "Session version newer than supported",
+  "legacy-branched-from": "Legacy branchedFrom header key",
+  "parent-session-missing": "Parent session file missing",
+  "pi-would-overwrite": "pi would overwrite this file on open",
+  "pi-would-rewrite": "pi would rewrite this file on open",
+  "extra-header": "Second session header",
+  "missing-id": "Entry without id",
+  "duplicate-id": "Duplicate entry id",
+  "dangling-parent": "Parent id names no entry",
+  "self-parent": "Entry is its own parent",
+  "parent-cycle": "Parent cycle",
+  "multiple-roots": "More than one root",
+  "invalid-timestamp": "Invalid timestamp",
+  "timestamp-regression": "Timestamp earlier than the entry above",
+  "first-kept-missing": "Compaction firstKeptEntryId does not exist",
+  "first-kept-off-path": "Compaction firstKeptEntryId not on its path",
+  "first-kept-index-out-of-range": "v1 compaction firstKeptEntryIndex out of range",
+  "label-target-missing": "Label target does not exist",
+  "branch-summary-from-missing": "Branch summary fromId does not exist",
+  "message-missing": "Message entry without message",
+  "unknown-role": "Unknown message role",
+  "tool-result-orphan": "Tool result without a tool call on its path",
+  "tool-call-unanswered": "Tool call never answered",
+  "usage-inconsistent": "Usage totals do not add up",
+  "unknown-entry-type": "Unknown entry type",
+  "schema-violation": "Schema violation",
+  "unknown-key": "Key not in the schema",
 };
 
 function argText(v: unknown): string {
-  if (Array.isArray(v)) return v.join(", ");
+  if (Array.isArray(v)) return v.map((x) => sanitizeLine(String(x))).join(", ");
   if (v === null || v === undefined) return "none";
   // Args carry session content (ids, labels): never let it reach a terminal raw.
   return sanitizeLine(String(v));
@@ -53,10 +109,16 @@ function argText(v: unknown): string {
 
 /** The human message for a diagnostic, from its code and args. */
 export function formatMessage(d: Diagnostic): string {
-  const template = MESSAGES[d.code] ?? d.code;
+  const t = MESSAGES[d.code];
+  const template = t === undefined ? d.code : typeof t === "string" ? t : t(d.args);
   return template.replace(/\{(\w+)\}/g, (_, name: string) => argText(d.args[name]));
 }
 
 export function hasTemplate(code: string): boolean {
   return Object.prototype.hasOwnProperty.call(MESSAGES, code);
+}
+
+/** The short title of a code (the code itself when it has none). */
+export function codeTitle(code: string): string {
+  return TITLES[code] ?? code;
 }

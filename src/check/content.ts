@@ -1,0 +1,222 @@
+import { diag } from "../model/codes.js";
+import { isObject } from "../model/extract.js";
+import type { Session } from "../model/session.js";
+import type { Diagnostic, EntryRec } from "../model/types.js";
+import { loadCatalogue, schemaErrors, type Catalogue, type SchemaError } from "./schemas.js";
+
+/**
+ * The per-line checks: schemas, lone surrogates, unknown keys (strict), message shape and usage totals. One entry
+ * at a time is parsed (re-read by its byte range), checked and dropped, so memory stays bounded on any file size.
+ */
+
+export interface ContentOptions {
+  strict?: boolean;
+  /** Called now and then with the byte offset reached. */
+  onProgress?: (bytes: number) => void;
+}
+
+/** Roles pi's context code knows (convertToLlm); hookMessage only before v3, where it is migrated. */
+const KNOWN_ROLES = new Set(["user", "assistant", "toolResult", "bashExecution", "custom", "branchSummary", "compactionSummary"]);
+const ROLE_SCHEMA: Record<string, string> = {
+  user: "message-user",
+  assistant: "message-assistant",
+  toolResult: "message-toolResult",
+  bashExecution: "message-bashExecution",
+  custom: "message-custom",
+  hookMessage: "message-custom",
+};
+const BLOCK_SCHEMA: Record<string, string> = {
+  text: "block-text",
+  image: "block-image",
+  thinking: "block-thinking",
+  toolCall: "block-toolCall",
+};
+
+/** A JSON pointer segment. */
+function seg(key: string | number): string {
+  return "/" + String(key).replace(/~/g, "~0").replace(/\//g, "~1");
+}
+
+const LONE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+/** A raw line can only hold a lone surrogate through a \u escape (decoded UTF-8 never yields one). */
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F][0-9a-fA-F]{2}/;
+
+function loneEscape(s: string): string {
+  const m = LONE.exec(s);
+  const code = m ? (m[0].charCodeAt(0)) : 0;
+  return "\\u" + code.toString(16).padStart(4, "0");
+}
+
+/** Every string (and key) holding a lone surrogate, as [pointer, escape]. Iterative. */
+function findLoneSurrogates(value: unknown): [string, string][] {
+  const found: [string, string][] = [];
+  const stack: [unknown, string][] = [[value, ""]];
+  while (stack.length > 0) {
+    const [v, path] = stack.pop() as [unknown, string];
+    if (typeof v === "string") {
+      if (LONE.test(v)) found.push([path || "/", loneEscape(v)]);
+    } else if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) stack.push([v[i], path + seg(i)]);
+    } else if (isObject(v)) {
+      const keys = Object.keys(v);
+      for (let i = keys.length - 1; i >= 0; i--) {
+        const k = keys[i] as string;
+        if (LONE.test(k)) found.push([path + seg(k), loneEscape(k)]);
+        stack.push([v[k], path + seg(k)]);
+      }
+    }
+  }
+  return found;
+}
+
+/** Keys an object holds that its schema does not name, as [pointer of the object, key, schema]. */
+function unknownKeys(cat: Catalogue, o: Record<string, unknown>, schema: string, path: string, out: [string, string, string][]): void {
+  const known = cat.knownKeys.get(schema);
+  if (!known) return;
+  for (const k of Object.keys(o)) if (!known.has(k)) out.push([path || "/", k, schema]);
+}
+
+function blockKeys(cat: Catalogue, content: unknown, path: string, out: [string, string, string][]): void {
+  if (!Array.isArray(content)) return;
+  content.forEach((b, i) => {
+    if (isObject(b) && typeof b.type === "string" && BLOCK_SCHEMA[b.type]) {
+      unknownKeys(cat, b, BLOCK_SCHEMA[b.type] as string, path + seg(i), out);
+    }
+  });
+}
+
+function entryUnknownKeys(cat: Catalogue, o: Record<string, unknown>, version: number): [string, string, string][] {
+  const out: [string, string, string][] = [];
+  const type = typeof o.type === "string" ? o.type : "";
+  // Unknown entry types have their own fields: only the warning about the type itself.
+  if (!cat.knownKeys.has("entry-" + type) || type === "") return out;
+  unknownKeys(cat, o, "entry-" + type, "", out);
+  if (type === "custom_message") blockKeys(cat, o.content, "/content", out);
+  if (type !== "message" || !isObject(o.message)) return out;
+  const m = o.message;
+  const role = typeof m.role === "string" ? m.role : "";
+  const schema = ROLE_SCHEMA[role];
+  if (schema === undefined || (role === "hookMessage" && version >= 3)) return out;
+  unknownKeys(cat, m, schema, "/message", out);
+  blockKeys(cat, m.content, "/message/content", out);
+  if (role === "assistant" && isObject(m.usage)) {
+    unknownKeys(cat, m.usage, "usage", "/message/usage", out);
+    if (isObject(m.usage.cost)) unknownKeys(cat, m.usage.cost, "usage-cost", "/message/usage/cost", out);
+  }
+  return out;
+}
+
+function num(v: unknown): v is number {
+  return typeof v === "number" && Number.isFinite(v);
+}
+
+/** Assistant usage: totalTokens against its four parts, cost.total against its four parts. */
+function usageProblems(u: unknown): { field: string; found: number; expected: number }[] {
+  if (!isObject(u)) return [];
+  const out: { field: string; found: number; expected: number }[] = [];
+  const parts = [u.input, u.output, u.cacheRead, u.cacheWrite];
+  if (num(u.totalTokens) && parts.every(num)) {
+    const sum = (parts as number[]).reduce((a, b) => a + b, 0);
+    if (sum !== u.totalTokens) out.push({ field: "totalTokens", found: u.totalTokens, expected: sum });
+  }
+  const c = u.cost;
+  if (isObject(c)) {
+    const cp = [c.input, c.output, c.cacheRead, c.cacheWrite];
+    if (num(c.total) && cp.every(num)) {
+      const sum = (cp as number[]).reduce((a, b) => a + b, 0);
+      // Prices are floating point: allow rounding noise, far below a millionth of a cent.
+      if (Math.abs(sum - c.total) > 1e-9 + 1e-9 * Math.abs(c.total)) {
+        out.push({ field: "cost.total", found: c.total, expected: Number(sum.toPrecision(12)) });
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * Drops schema errors that a more specific code already reports for the same line, so each defect is
+ * reported once.
+ */
+function covered(e: SchemaError, rec: EntryRec, version: number, messageMissing: boolean): boolean {
+  const top = e.path === "" ? (e.missing !== undefined ? "/" + e.missing : "") : e.path;
+  if (messageMissing && (top === "/message" || top.startsWith("/message/"))) return true;
+  // missing-id (loader), dangling-parent and invalid-timestamp (tree) cover these fields.
+  if (version >= 2 && rec.id === undefined && top === "/id") return true;
+  if (version >= 2 && rec.parentId === undefined && top === "/parentId") return true;
+  if (Number.isNaN(rec.time) && top === "/timestamp") return true;
+  return false;
+}
+
+function schemaDiags(out: Diagnostic[], file: string, line: number, errors: SchemaError[], entryId: string | undefined): void {
+  for (const e of errors) {
+    const path = e.missing !== undefined ? `${e.path}/${e.missing}` : e.path || "/";
+    out.push(diag("schema-violation", file, line, { path, keyword: e.keyword, message: e.message }, entryId === undefined ? {} : { entryId }));
+  }
+}
+
+/** Header: schema (minus the id, which header-invalid-id covers), lone surrogates and, when strict, unknown keys. */
+export function checkHeader(session: Session, opts: ContentOptions, out: Diagnostic[]): void {
+  const h = session.header;
+  const line = session.headerLine;
+  if (!h || line === null) return;
+  const cat = loadCatalogue();
+  if (!cat.header(h)) {
+    // header-invalid-id and version-unknown (loader) cover these fields.
+    const versionReported = session.diagnostics.some((d) => d.code === "version-unknown");
+    const errors = schemaErrors(cat.header.errors).filter(
+      (e) => !(e.path === "/id" || e.missing === "id") && !(versionReported && e.path === "/version"),
+    );
+    schemaDiags(out, session.file, line, errors, undefined);
+  }
+  for (const [path, escape] of findLoneSurrogates(h)) out.push(diag("lone-surrogate", session.file, line, { path, escape }));
+  if (opts.strict) {
+    const found: [string, string, string][] = [];
+    unknownKeys(cat, h, "header", "", found);
+    for (const [path, key, schema] of found) out.push(diag("unknown-key", session.file, line, { key, path, schema }));
+  }
+}
+
+/** Every entry, in file order, one at a time. */
+export function checkEntries(session: Session, opts: ContentOptions, out: Diagnostic[]): void {
+  const cat = loadCatalogue();
+  const { file, version } = session;
+  let lastProgress = 0;
+  for (const rec of session.entries) {
+    if (opts.onProgress && rec.offset - lastProgress > 8 << 20) {
+      lastProgress = rec.offset;
+      opts.onProgress(rec.offset);
+    }
+    const raw = session.store.rawLine(rec);
+    let o: unknown;
+    try {
+      o = JSON.parse(raw);
+    } catch {
+      continue; // changed since the loader read it; nothing reliable to say
+    }
+    if (!isObject(o)) continue;
+    const extra = rec.id === undefined ? {} : { entryId: rec.id };
+    const messageMissing = rec.type === "message" && !isObject(o.message);
+    if (messageMissing) out.push(diag("message-missing", file, rec.line, { found: o.message === undefined ? "none" : o.message === null ? "null" : Array.isArray(o.message) ? "array" : typeof o.message }, extra));
+    if (!cat.entry(o)) {
+      const errors = schemaErrors(cat.entry.errors).filter((e) => !covered(e, rec, version, messageMissing));
+      schemaDiags(out, file, rec.line, errors, rec.id);
+    }
+    if (SURROGATE_ESCAPE.test(raw)) {
+      for (const [path, escape] of findLoneSurrogates(o)) out.push(diag("lone-surrogate", file, rec.line, { path, escape }, extra));
+    }
+    if (rec.type === "message" && isObject(o.message)) {
+      const m = o.message;
+      if (typeof m.role === "string" && !KNOWN_ROLES.has(m.role) && !(m.role === "hookMessage" && version < 3)) {
+        out.push(diag("unknown-role", file, rec.line, { role: m.role }, extra));
+      }
+      if (m.role === "assistant") {
+        for (const p of usageProblems(m.usage)) out.push(diag("usage-inconsistent", file, rec.line, p, extra));
+      }
+    }
+    if (opts.strict) {
+      for (const [path, key, schema] of entryUnknownKeys(cat, o, version)) {
+        out.push(diag("unknown-key", file, rec.line, { key, path, schema }, extra));
+      }
+    }
+  }
+}

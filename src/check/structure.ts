@@ -1,0 +1,172 @@
+import { existsSync } from "node:fs";
+import { dirname, isAbsolute, resolve } from "node:path";
+import { CURRENT_VERSION, type Session } from "../model/session.js";
+import { diag } from "../model/codes.js";
+import type { Diagnostic, EntryRec } from "../model/types.js";
+import type { SessionTree, TreeNode } from "../ops/tree.js";
+
+/** Checks over the whole index (skeletons only): header consequences, roots, time order, references, tool pairs. */
+
+export interface StructureOptions {
+  /** Whether a file exists; defaults to fs.existsSync. Injected by tests. */
+  fileExists?: (path: string) => boolean;
+}
+
+function idOf(rec: EntryRec): { entryId?: string } {
+  return rec.id === undefined ? {} : { entryId: rec.id };
+}
+
+/** What pi does when it opens the file: overwrite it (no usable header) or rewrite it (migration). */
+export function checkHeaderConsequences(session: Session, opts: StructureOptions, out: Diagnostic[]): void {
+  const { file, header, headerLine } = session;
+  if (!header) {
+    const reason = session.facts.bytes === 0 ? "empty" : "no-header";
+    out.push(diag("pi-would-overwrite", file, null, { reason }));
+    return;
+  }
+  if (typeof header.id !== "string") {
+    out.push(diag("pi-would-overwrite", file, headerLine, { reason: "invalid-id" }));
+  }
+  const version = session.version as unknown;
+  if (typeof version === "number" && Number.isInteger(version) && version >= 1 && version < CURRENT_VERSION) {
+    out.push(diag("pi-would-rewrite", file, headerLine, { version }));
+  }
+  if (typeof header.branchedFrom === "string") {
+    out.push(diag("legacy-branched-from", file, headerLine, { path: header.branchedFrom }));
+  }
+  const parent = typeof header.parentSession === "string" ? header.parentSession : typeof header.branchedFrom === "string" ? header.branchedFrom : undefined;
+  if (parent !== undefined && parent !== "") {
+    // Relative paths are taken relative to the session file's folder; from stdin there is no folder to resolve against.
+    const resolved = isAbsolute(parent) ? parent : session.path !== undefined ? resolve(dirname(session.path), parent) : undefined;
+    const exists = opts.fileExists ?? existsSync;
+    if (resolved !== undefined && !exists(resolved)) {
+      out.push(diag("parent-session-missing", file, headerLine, { path: parent, resolved }));
+    }
+  }
+}
+
+/** More than one explicit root (parentId null). Dangling parents are reported on their own. */
+export function checkRoots(session: Session, out: Diagnostic[]): void {
+  if ((session.version as unknown as number) < 2) return;
+  const roots = session.entries.filter((r) => r.parentId === null);
+  const second = roots[1];
+  if (second) {
+    out.push(diag("multiple-roots", session.file, second.line, { count: roots.length, lines: roots.map((r) => r.line) }, idOf(second)));
+  }
+}
+
+/** pi only appends, so file order is time order: an entry older than the one above it means a clock jump or an edit. */
+export function checkTimeOrder(session: Session, out: Diagnostic[]): void {
+  // Not against the header: forked and re-created files carry entries older than their header.
+  let prev: { time: number; line: number; timestamp: string } | null = null;
+  for (const rec of session.entries) {
+    if (Number.isNaN(rec.time)) continue;
+    const timestamp = String(rec.timestamp);
+    if (prev && rec.time < prev.time) {
+      out.push(diag("timestamp-regression", session.file, rec.line, { timestamp, previousLine: prev.line, previous: prev.timestamp }, idOf(rec)));
+    }
+    prev = { time: rec.time, line: rec.line, timestamp };
+  }
+}
+
+/** Labels and branch summaries that point nowhere; v1 compaction indexes that resolve to nothing. */
+export function checkReferences(session: Session, out: Diagnostic[]): void {
+  const { file, byId } = session;
+  const v1 = (session.version as unknown as number) < 2;
+  for (const rec of session.entries) {
+    switch (rec.type) {
+      case "label":
+        if (rec.targetId !== undefined && !byId.has(rec.targetId)) {
+          out.push(diag("label-target-missing", file, rec.line, { label: rec.labelText ?? "", targetId: rec.targetId }, idOf(rec)));
+        }
+        break;
+      case "branch_summary":
+        if (rec.fromId !== undefined && rec.fromId !== "root" && !byId.has(rec.fromId)) {
+          out.push(diag("branch-summary-from-missing", file, rec.line, { fromId: rec.fromId }, idOf(rec)));
+        }
+        break;
+      case "compaction":
+        if (v1) {
+          if (rec.firstKeptEntryIndex !== undefined && rec.firstKeptEntryId === undefined) {
+            out.push(diag("first-kept-index-out-of-range", file, rec.line, { index: rec.firstKeptEntryIndex }, idOf(rec)));
+          }
+        } else if (rec.firstKeptEntryId === undefined || !byId.has(rec.firstKeptEntryId)) {
+          out.push(diag("first-kept-missing", file, rec.line, { firstKeptEntryId: rec.firstKeptEntryId ?? null }, idOf(rec)));
+        }
+        break;
+      default:
+        break;
+    }
+  }
+}
+
+interface OpenCall {
+  id: string;
+  name: string;
+  rec: EntryRec;
+  answered: boolean;
+}
+
+/**
+ * One depth-first walk over the tree (iterative: paths can be a million entries deep), holding the current
+ * root→entry path: compaction targets must lie on it, tool results must answer a call on it, and a call that no
+ * entry below it ever answers is reported when the walk leaves it. Entries on or below a parent cycle are skipped:
+ * pi cannot build their path at all, which parent-cycle reports.
+ */
+export function checkPaths(session: Session, tree: SessionTree, out: Diagnostic[]): void {
+  const { file, byId } = session;
+  const onPath = new Uint8Array(session.entries.length);
+  const open = new Map<string, OpenCall[]>();
+  const unanswered: Diagnostic[] = [];
+  type Frame = { node: TreeNode; calls: OpenCall[] | null };
+  const stack: Frame[] = [];
+  for (let i = tree.roots.length - 1; i >= 0; i--) stack.push({ node: tree.roots[i] as TreeNode, calls: null });
+  while (stack.length > 0) {
+    const frame = stack[stack.length - 1] as Frame;
+    const rec = frame.node.rec;
+    if (frame.calls === null) {
+      // Entering.
+      if (tree.inCycle[rec.index]) {
+        stack.pop();
+        continue;
+      }
+      frame.calls = [];
+      if (rec.type === "compaction" && rec.firstKeptEntryId !== undefined) {
+        const target = byId.get(rec.firstKeptEntryId);
+        if (target && (target === rec || !onPath[target.index])) {
+          out.push(diag("first-kept-off-path", file, rec.line, { firstKeptEntryId: rec.firstKeptEntryId, targetLine: target.line }, idOf(rec)));
+        }
+      }
+      onPath[rec.index] = 1;
+      if (rec.type === "message" && rec.role === "toolResult" && rec.toolCallId !== undefined) {
+        const calls = open.get(rec.toolCallId);
+        const call = calls?.[calls.length - 1];
+        if (call) call.answered = true;
+        else out.push(diag("tool-result-orphan", file, rec.line, { toolCallId: rec.toolCallId, toolName: rec.toolName ?? null }, idOf(rec)));
+      }
+      if (rec.type === "message" && rec.role === "assistant" && rec.toolCallIds) {
+        const names = rec.toolNames?.length === rec.toolCallIds.length ? rec.toolNames : undefined;
+        rec.toolCallIds.forEach((id, i) => {
+          const call: OpenCall = { id, name: names?.[i] ?? "?", rec, answered: false };
+          (frame.calls as OpenCall[]).push(call);
+          const list = open.get(id);
+          if (list) list.push(call);
+          else open.set(id, [call]);
+        });
+      }
+      const kids = frame.node.children;
+      for (let i = kids.length - 1; i >= 0; i--) stack.push({ node: kids[i] as TreeNode, calls: null });
+      continue;
+    }
+    // Leaving: every child is done.
+    stack.pop();
+    onPath[rec.index] = 0;
+    for (const call of frame.calls) {
+      const list = open.get(call.id) as OpenCall[];
+      list.pop();
+      if (list.length === 0) open.delete(call.id);
+      if (!call.answered) unanswered.push(diag("tool-call-unanswered", file, rec.line, { toolCallId: call.id, name: call.name }, idOf(rec)));
+    }
+  }
+  out.push(...unanswered);
+}

@@ -1,0 +1,76 @@
+import { CODES, diag, isCode } from "../model/codes.js";
+import type { Session } from "../model/session.js";
+import type { Diagnostic } from "../model/types.js";
+import { buildTree } from "../ops/tree.js";
+import { checkEntries, checkHeader } from "./content.js";
+import { checkHeaderConsequences, checkPaths, checkReferences, checkRoots, checkTimeOrder, type StructureOptions } from "./structure.js";
+
+export interface CheckOptions extends StructureOptions {
+  /** Report keys the schemas do not know (unknown-key, info). */
+  strict?: boolean;
+  /** Called now and then with the byte offset the content pass reached. */
+  onProgress?: (bytes: number) => void;
+}
+
+const CODE_ORDER = new Map(Object.keys(CODES).map((c, i) => [c, i]));
+
+/** Deterministic order: whole-file findings first, then by line, column, code (registry order) and args. */
+export function compareDiagnostics(a: Diagnostic, b: Diagnostic): number {
+  const la = a.line ?? 0;
+  const lb = b.line ?? 0;
+  if (la !== lb) return la - lb;
+  const ca = a.column ?? 0;
+  const cb = b.column ?? 0;
+  if (ca !== cb) return ca - cb;
+  const oa = CODE_ORDER.get(a.code) ?? 1e9;
+  const ob = CODE_ORDER.get(b.code) ?? 1e9;
+  if (oa !== ob) return oa - ob;
+  const ja = JSON.stringify(a.args);
+  const jb = JSON.stringify(b.args);
+  return ja < jb ? -1 : ja > jb ? 1 : 0;
+}
+
+/**
+ * The loader's findings, adjusted where validate knows more: a session line after a missing header is the header
+ * in the wrong place (header-not-first), not a second header; an entry without a type gets a schema violation
+ * instead of an "unknown type ''" warning.
+ */
+function loaderFindings(session: Session): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  let misplacedHeader: number | null = null;
+  const typeless = new Set(session.entries.filter((r) => r.type === "").map((r) => r.line));
+  for (const d of session.diagnostics) {
+    if (d.code === "extra-header" && session.header === null) {
+      if (misplacedHeader === null) {
+        misplacedHeader = d.line;
+        const first = session.diagnostics.find((x) => x.code === "header-missing");
+        out.push(diag("header-not-first", d.file, d.line, { firstParsedLine: first?.line ?? null }));
+        continue;
+      }
+      out.push({ ...d, args: { ...d.args, headerLine: misplacedHeader } });
+      continue;
+    }
+    if (d.code === "unknown-entry-type" && d.line !== null && typeless.has(d.line)) continue;
+    out.push(d);
+  }
+  return out;
+}
+
+/**
+ * Every defect in a loaded session: the loader's findings, the tree's, and those of src/check. Reads the file
+ * once more, one entry at a time (bounded memory). Never writes, never throws for bad content.
+ */
+export function checkSession(session: Session, opts: CheckOptions = {}): Diagnostic[] {
+  const out: Diagnostic[] = loaderFindings(session);
+  const tree = buildTree(session);
+  out.push(...tree.problems);
+  checkHeaderConsequences(session, opts, out);
+  checkHeader(session, opts, out);
+  checkEntries(session, opts, out);
+  checkRoots(session, out);
+  checkTimeOrder(session, out);
+  checkReferences(session, out);
+  checkPaths(session, tree, out);
+  for (const d of out) if (!isCode(d.code)) throw new Error(`unregistered diagnostic code ${d.code}`);
+  return out.sort(compareDiagnostics);
+}

@@ -1,0 +1,69 @@
+import Table from "cli-table3";
+import type { FileResult, ValidateSummary } from "../check/summary.js";
+import type { Diagnostic, Severity } from "../model/types.js";
+import { formatMessage } from "./diagnostics.js";
+import { sanitizeLine } from "./sanitize.js";
+import type { Style } from "./style.js";
+
+function location(file: string, d: Diagnostic): string {
+  if (d.line === null) return file;
+  return d.column === undefined ? `${file}:${d.line}` : `${file}:${d.line}:${d.column}`;
+}
+
+function paint(style: Style, severity: Severity, s: string): string {
+  return severity === "error" ? style.error(s) : severity === "warning" ? style.warning(s) : style.info(s);
+}
+
+function plural(n: number, one: string, many = one + "s"): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+/** `path:line:col  severity  CODE  message`, one line per finding, files separated by a blank line. */
+export function* validateFindingLines(results: readonly FileResult[], style: Style): Generator<string> {
+  let first = true;
+  for (const r of results) {
+    if (r.diagnostics.length === 0) continue;
+    if (!first) yield "";
+    first = false;
+    const file = sanitizeLine(r.file);
+    const locs = r.diagnostics.map((d) => location(file, d));
+    const locWidth = Math.max(...locs.map((l) => l.length));
+    const codeWidth = Math.max(...r.diagnostics.map((d) => d.code.length));
+    for (let i = 0; i < r.diagnostics.length; i++) {
+      const d = r.diagnostics[i] as Diagnostic;
+      const loc = (locs[i] as string).padEnd(locWidth);
+      const sev = paint(style, d.severity, d.severity.padEnd(7));
+      yield `${loc}  ${sev}  ${style.bold(d.code.padEnd(codeWidth))}  ${formatMessage(d)}`;
+    }
+  }
+}
+
+const PLAIN_TABLE = { head: [] as string[], border: [] as string[], compact: true };
+
+/** The closing summary: counts per code and per file (cli-table3), then one line of totals. */
+export function* validateSummaryLines(summary: ValidateSummary, style: Style): Generator<string> {
+  const total = summary.error + summary.warning + summary.info;
+  const checked = plural(summary.files, "file");
+  if (total === 0) {
+    yield summary.ioErrors > 0 ? `${checked}: no problems found in the files read (${plural(summary.ioErrors, "file")} could not be read)` : `${checked} checked: no problems`;
+    return;
+  }
+  const byCode = new Table({ head: ["code", "severity", "count", "files"].map((h) => style.bold(h)), style: PLAIN_TABLE, colAligns: ["left", "left", "right", "right"] });
+  for (const c of summary.byCode) byCode.push([c.code, paint(style, c.severity, c.severity), String(c.count), String(c.files)]);
+  yield "";
+  yield* byCode.toString().split("\n");
+  const byFile = new Table({ head: ["file", "errors", "warnings", "info"].map((h) => style.bold(h)), style: PLAIN_TABLE, colAligns: ["left", "right", "right", "right"] });
+  for (const f of summary.byFile) {
+    if (f.ioError !== undefined) byFile.push([sanitizeLine(f.file), { colSpan: 3, content: style.error(sanitizeLine(f.ioError)) }]);
+    else byFile.push([sanitizeLine(f.file), String(f.error), String(f.warning), String(f.info)]);
+  }
+  yield "";
+  yield* byFile.toString().split("\n");
+  yield "";
+  const parts = [
+    paint(style, "error", plural(summary.error, "error")),
+    paint(style, "warning", plural(summary.warning, "warning")),
+    paint(style, "info", `${summary.info} info`),
+  ];
+  yield `${plural(total, "problem")} (${parts.join(", ")}) in ${summary.filesWithFindings} of ${checked}`;
+}
