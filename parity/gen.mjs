@@ -488,7 +488,12 @@ export function* generateLines(seed, opts = {}) {
 		const p = pathToLeaf();
 		const pool = r.chance(0.8) && p.length > 1 ? p.slice(0, -1) : order;
 		if (!pool.length) return null;
-		const target = pool[r.int(0, pool.length - 1)];
+		let target = pool[r.int(0, pool.length - 1)];
+		if (r.chance(0.1)) {
+			// back to the very first prompt: its parent is null (or the opening entries), so the re-ask may be a new root
+			const firstUser = p.find((id) => meta.get(id)?.role === "user");
+			if (firstUser) target = firstUser;
+		}
 		const m = meta.get(target);
 		if (m.role === "user") {
 			leaf = m.parentId;
