@@ -1,4 +1,5 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { leafRecs } from "../src/ops/leaves.js";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -11,7 +12,6 @@ import {
   diffContexts,
   diffPaths,
   entryKey,
-  leavesOf,
   lineageOf,
   sidePath,
   type SideInput,
@@ -127,9 +127,9 @@ describe("diffPaths within one file", () => {
     if (!r.ok) expect(lines(r.cycle).sort()).toEqual([4, 5]);
   });
 
-  it("leavesOf: every entry no other names as parent, plus the default leaf", async () => {
+  it("leafRecs: every entry no other names as parent, plus the default leaf", async () => {
     const s = await load(fixture("diff", "branches.jsonl"));
-    expect(lines(leavesOf(s))).toEqual([12, 16]);
+    expect(lines(leafRecs(s))).toEqual([12, 16]);
   });
 });
 

@@ -1,4 +1,5 @@
 import { realpathSync, statSync } from "node:fs";
+import { leafRecs } from "../ops/leaves.js";
 import { resolve } from "node:path";
 import type { Argv, CommandModule } from "yargs";
 import { readEntry, type Session } from "../model/session.js";
@@ -7,7 +8,6 @@ import {
   chooseAlign,
   diffContexts,
   diffPaths,
-  leavesOf,
   lineageOf,
   sidePath,
   type Align,
@@ -194,7 +194,7 @@ async function leavesMode(session: Session, args: DiffArgs, out: string[]): Prom
   const active = session.defaultLeaf;
   if (!active) throw new CliError(`${sanitizeLine(session.file)}: the session has no entries`);
   pathOrFail(session, active);
-  const others = leavesOf(session).filter((l) => l !== active);
+  const others = leafRecs(session).filter((l) => l !== active);
   let differ = false;
   let failed = 0;
   const items: string[] = [];

@@ -1,6 +1,7 @@
 import { basename, dirname, isAbsolute, join, normalize } from "node:path";
+import type { SessionContext } from "./context.js";
 import type { Session } from "../model/session.js";
-import type { Diagnostic, EntryRec } from "../model/types.js";
+import type { EntryRec } from "../model/types.js";
 import { pathTo } from "./path.js";
 import { computeStats, type EntryStats } from "./stats.js";
 
@@ -205,18 +206,6 @@ export function diffPaths(left: SideInput, lp: EntryRec[], right: SideInput, rp:
   return { align: how, left: l, right: r, reask, same: l.divergent.length === 0 && r.divergent.length === 0 };
 }
 
-/**
- * Every leaf as the corpus defines it: each entry no other entry names as parent, plus the default leaf; in file
- * order.
- */
-export function leavesOf(session: Session): EntryRec[] {
-  const named = new Set<string>();
-  for (const rec of session.entries) {
-    if (typeof rec.parentId === "string" && rec.parentId !== rec.id) named.add(rec.parentId);
-  }
-  return session.entries.filter((rec) => rec === session.defaultLeaf || rec.id === undefined || !named.has(rec.id));
-}
-
 // ---------------------------------------------------------------------------------------------------------------
 // Lineage of two files
 
@@ -289,17 +278,8 @@ export function lineageOf(left: FileSide, right: FileSide): Lineage {
 // ---------------------------------------------------------------------------------------------------------------
 // Contexts (what the model saw)
 
-/** The shape of `buildContext` (src/ops/context.ts), restated so this module does not depend on it. */
-export interface BuiltContext {
-  thinkingLevel: string;
-  model: { provider: string; modelId: string } | null;
-  messages: unknown[];
-  /** sources[i] is the entry that produced messages[i]. */
-  sources: EntryRec[];
-  compaction: EntryRec | null;
-  keptFrom: EntryRec | null;
-  problems: Diagnostic[];
-}
+/** What `buildContext` returns; a type-only import, so this module does not load context building. */
+export type BuiltContext = SessionContext;
 
 export interface ContextItem {
   /** Position in the context's message list. */
