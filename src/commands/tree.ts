@@ -47,10 +47,15 @@ export const treeCommand: CommandModule<object, TreeArgs> = {
       // Text follows pi's /tree (default filter, active branch first); --json keeps every entry in getTree order.
       const filter: FilterMode | undefined = args.filter ?? (args.json ? undefined : "default");
       const search = (args.search ?? []).flatMap((s) => s.toLowerCase().split(/\s+/)).filter(Boolean);
-      const view = buildView(session, tree, { filter, search, from, leaf, activeFirst: args.json !== true });
-      if (args.json) {
-        await writeOut(treeJson(session, view, leaf));
+      // `--json` of every entry is the tree itself (same roots, children in getTree order): no view to build.
+      const whole = args.json === true && filter === undefined && search.length === 0 && from === undefined;
+      if (whole) {
+        await writeOut(treeJson(session, tree.roots, leaf));
+      } else if (args.json) {
+        const view = buildView(session, tree, { filter, search, from, leaf, activeFirst: false });
+        await writeOut(treeJson(session, view.roots, leaf));
       } else {
+        const view = buildView(session, tree, { filter, search, from, leaf, activeFirst: true });
         const rows = layoutRows(view.roots, args.depth ?? Infinity);
         if (args.ndjson) await writeOut(treeNdjson(session, view, rows, leaf));
         else {

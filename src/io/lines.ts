@@ -22,6 +22,40 @@ export interface RawLine {
   unterminated: boolean;
   /** The bytes were not valid UTF-8. */
   invalidUtf8: boolean;
+  /**
+   * The content bytes (no "\r\n"). Only set by a splitter made with `{ lazyText: true }`, and only valid during
+   * the sink call: the buffer may be a view into a chunk that is reused afterwards.
+   */
+  bytes?: Buffer;
+  /** The content bytes are pure ASCII (set with `lazyText`). */
+  ascii?: boolean;
+}
+
+export interface SplitterOptions {
+  /**
+   * Decode `text` only when it is first read, from `bytes` (which must then be read during the sink call). Lets a
+   * consumer look at the bytes of a long line without decoding it.
+   */
+  lazyText?: boolean;
+}
+
+/** A line whose text is decoded on first access. */
+class LazyLine implements RawLine {
+  private decoded: string | undefined = undefined;
+  constructor(
+    readonly line: number,
+    readonly offset: number,
+    readonly length: number,
+    readonly crlf: boolean,
+    readonly unterminated: boolean,
+    readonly invalidUtf8: boolean,
+    readonly bytes: Buffer,
+    readonly ascii: boolean,
+  ) {}
+  get text(): string {
+    if (this.decoded === undefined) this.decoded = this.bytes.toString(this.ascii ? "latin1" : "utf8");
+    return this.decoded;
+  }
 }
 
 export interface LineSourceFacts {
@@ -46,7 +80,14 @@ export class LineSplitter {
   private bomChecked = false;
   readonly facts: LineSourceFacts = { bom: false, bytes: 0, lines: 0, finalNewline: false };
 
-  constructor(private readonly sink: LineSink) {}
+  private readonly lazy: boolean;
+
+  constructor(
+    private readonly sink: LineSink,
+    options: SplitterOptions = {},
+  ) {
+    this.lazy = options.lazyText === true;
+  }
 
   push(chunk: Buffer): void {
     let data = chunk;
@@ -54,6 +95,7 @@ export class LineSplitter {
     if (!this.bomChecked) {
       // The BOM can in principle be split across the first chunks; wait for three bytes.
       const head = this.pendingBytes > 0 ? Buffer.concat([...this.pending, chunk]) : chunk;
+      if (head.length === 0) return;
       if (head.length < 3 && head.length > 0 && isBomPrefix(head)) {
         this.pending = [head];
         this.pendingBytes = head.length;
@@ -119,9 +161,13 @@ export class LineSplitter {
     // Pure-ASCII lines decode faster as latin1; the check is one native scan.
     const ascii = isAscii(content);
     const invalidUtf8 = !ascii && !isUtf8(content);
-    const text = content.toString(ascii ? "latin1" : "utf8");
     const offset = this.lineStart;
     this.lineStart = this.lineStart + buf.length + (unterminated ? 0 : 1);
+    if (this.lazy) {
+      this.sink(new LazyLine(this.lineNo, offset, content.length, crlf, unterminated, invalidUtf8, content, ascii));
+      return;
+    }
+    const text = content.toString(ascii ? "latin1" : "utf8");
     this.sink({ line: this.lineNo, offset, length: content.length, text, crlf, unterminated, invalidUtf8 });
   }
 }
@@ -134,10 +180,10 @@ function isBomPrefix(b: Buffer): boolean {
 export type Source = { kind: "file"; path: string } | { kind: "stream"; name: string; stream: Readable };
 
 /** Streams a source and calls `sink` for every line; resolves with the facts about the whole source. */
-export async function readLines(source: Source, sink: LineSink, chunkSize = 1 << 20): Promise<LineSourceFacts> {
+export async function readLines(source: Source, sink: LineSink, chunkSize = 1 << 20, options: SplitterOptions = {}): Promise<LineSourceFacts> {
   const stream: Readable =
     source.kind === "file" ? createReadStream(source.path, { flags: "r", highWaterMark: chunkSize }) : source.stream;
-  const splitter = new LineSplitter(sink);
+  const splitter = new LineSplitter(sink, options);
   for await (const chunk of stream) {
     splitter.push(typeof chunk === "string" ? Buffer.from(chunk, "utf8") : (chunk as Buffer));
   }

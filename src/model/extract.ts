@@ -14,9 +14,17 @@ export function isObject(v: unknown): v is Obj {
  * the index must not pin message bodies in memory.
  */
 function keep(s: string): string {
-  const cut = s.length > TEXT_KEEP ? s.slice(0, TEXT_KEEP) : s;
-  return cut.length > 12 ? Buffer.from(cut, "utf8").toString("utf8") : cut;
+  if (s.length <= TEXT_KEEP) {
+    // Nothing was sliced off, so nothing is pinned; the round trip below only matters for lone surrogates, which
+    // it turns into U+FFFD.
+    if (s.length <= 12 || isWellFormed(s)) return s;
+    return Buffer.from(s, "utf8").toString("utf8");
+  }
+  return Buffer.from(s.slice(0, TEXT_KEEP), "utf8").toString("utf8");
 }
+
+/** String.prototype.isWellFormed (Node 20+), typed locally: the project's lib setting predates it. */
+const isWellFormed = (s: string): boolean => (s as unknown as { isWellFormed(): boolean }).isWellFormed();
 
 function str(v: unknown): string | undefined {
   return typeof v === "string" ? v : undefined;

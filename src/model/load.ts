@@ -2,15 +2,24 @@ import { readLines, type RawLine, type Source } from "../io/lines.js";
 import { FileRangeReader } from "../io/store.js";
 import { diag } from "./codes.js";
 import { extractFields, isObject } from "./extract.js";
+import { CONDENSE_MIN_LINE, condenseLine } from "./fastscan.js";
 import { CURRENT_VERSION, KNOWN_ENTRY_TYPES, v1Id, type Session } from "./session.js";
 import type { Diagnostic, EntryRec, EntryStore, Header } from "./types.js";
 
 export interface LoadOptions {
   /** Name for output and diagnostics; defaults to the path, or "-" for a stream. */
   name?: string;
-  /** Called now and then with bytes read so far, for progress display. */
+  /**
+   * Called now and then with bytes read so far, for progress display: at most every PROGRESS_EVERY_MS, and not in
+   * the first PROGRESS_AFTER_MS (a short load shows nothing).
+   */
   onProgress?: (bytes: number) => void;
+  /** Use the byte-level pre-pass for long lines (default true); false parses every line whole (for tests). */
+  fastScan?: boolean;
 }
+
+const PROGRESS_AFTER_MS = 1000;
+const PROGRESS_EVERY_MS = 100;
 
 /** Column (1-based) from V8's JSON.parse message, where it names a position. */
 function errorColumn(err: unknown, text: string): number | undefined {
@@ -75,29 +84,51 @@ export async function loadSession(source: Source, options: LoadOptions = {}): Pr
   const entryByLine = new Map<number, EntryRec>();
   let prevV1Id: string | null = null;
   let lastProgress = 0;
+  const started = Date.now();
+  const fast = options.fastScan !== false;
+  let lastProgressAt = started + PROGRESS_AFTER_MS - PROGRESS_EVERY_MS;
 
   const onLine = (raw: RawLine): void => {
     if (raw.crlf) crlfLines++;
     if (raw.invalidUtf8) diagnostics.push(diag("invalid-utf8", file, raw.line));
     if (options.onProgress && raw.offset - lastProgress > 8 << 20) {
       lastProgress = raw.offset;
-      options.onProgress(raw.offset);
+      const now = Date.now();
+      if (now - lastProgressAt >= PROGRESS_EVERY_MS) {
+        lastProgressAt = now;
+        options.onProgress(raw.offset);
+      }
     }
-    const text = raw.text;
-    if (text.trim() === "") {
-      skipped.push({ line: raw.line, reason: "blank" });
-      diagnostics.push(diag("blank-line", file, raw.line));
-      return;
+    let value: unknown = undefined;
+    // Fast path for long lines after the header: parse the line with the tails of long strings cut out (see
+    // fastscan.ts); anything unusual takes the ordinary path below, which also words the errors.
+    if (fast && sawFirstParsed && memory === null && raw.bytes !== undefined && raw.length >= CONDENSE_MIN_LINE && !raw.invalidUtf8) {
+      const condensed = condenseLine(raw.bytes);
+      if (condensed !== null) {
+        try {
+          value = JSON.parse(condensed);
+        } catch {
+          value = undefined;
+        }
+      }
     }
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch (err) {
-      skipped.push({ line: raw.line, reason: "malformed" });
-      const column = errorColumn(err, text);
-      const code = raw.unterminated ? "truncated-line" : "malformed-json";
-      diagnostics.push(diag(code, file, raw.line, { reason: errorReason(err) }, column === undefined ? {} : { column }));
-      return;
+    let text = "";
+    if (value === undefined) {
+      text = raw.text;
+      if (text.trim() === "") {
+        skipped.push({ line: raw.line, reason: "blank" });
+        diagnostics.push(diag("blank-line", file, raw.line));
+        return;
+      }
+      try {
+        value = JSON.parse(text);
+      } catch (err) {
+        skipped.push({ line: raw.line, reason: "malformed" });
+        const column = errorColumn(err, text);
+        const code = raw.unterminated ? "truncated-line" : "malformed-json";
+        diagnostics.push(diag(code, file, raw.line, { reason: errorReason(err) }, column === undefined ? {} : { column }));
+        return;
+      }
     }
     parsedLines.push(raw.line);
     const firstParsed = !sawFirstParsed;
@@ -128,11 +159,14 @@ export async function loadSession(source: Source, options: LoadOptions = {}): Pr
     }
     if (firstParsed) {
       diagnostics.push(diag("header-missing", file, raw.line, { found: typeof value.type === "string" ? value.type : "object" }));
+      // Without a header there is no version: entries that carry ids are read as current, others as v1.
+      version = typeof value.id === "string" ? CURRENT_VERSION : 1;
     }
     memory?.put(raw.line, text);
     const rec = makeRec(value, raw, entries.length);
     entries.push(rec);
-    entryByLine.set(raw.line, rec);
+    // Only v1 migration looks entries up by line (the version is settled by the first parsed line).
+    if ((version as unknown as number) < 2) entryByLine.set(raw.line, rec);
     if ((version as unknown as number) < 2) {
       rec.id = v1Id(raw.line);
       rec.parentId = prevV1Id;
@@ -163,7 +197,7 @@ export async function loadSession(source: Source, options: LoadOptions = {}): Pr
 
   let facts;
   try {
-    facts = await readLines(source, onLine);
+    facts = await readLines(source, onLine, 1 << 20, { lazyText: true });
   } catch (err) {
     store.close();
     throw err;

@@ -1,6 +1,13 @@
 import type { Session } from "../model/session.js";
 import type { EntryRec } from "../model/types.js";
-import type { Row, SessionView, ViewNode } from "../ops/view.js";
+import type { Row, SessionView } from "../ops/view.js";
+
+/** What the nested JSON needs of a node: tree nodes and (filtered) view nodes both fit. */
+export interface JsonNode {
+  rec: EntryRec;
+  children: JsonNode[];
+  cycleCut?: boolean;
+}
 
 function nodeHead(session: Session, rec: EntryRec, cycleCut: boolean): string {
   const o: Record<string, unknown> = { id: rec.id ?? null, line: rec.line, type: rec.type };
@@ -17,7 +24,7 @@ function nodeHead(session: Session, rec: EntryRec, cycleCut: boolean): string {
  * `tree --json`: one document, nested. Written with an explicit stack, in chunks, so that a million-deep chain
  * neither overflows JSON.stringify's recursion nor builds one giant string.
  */
-export function* treeJson(session: Session, view: SessionView, leaf: EntryRec | null): Generator<string> {
+export function* treeJson(session: Session, roots: readonly JsonNode[], leaf: EntryRec | null): Generator<string> {
   const head = {
     file: session.file,
     version: session.version,
@@ -25,11 +32,11 @@ export function* treeJson(session: Session, view: SessionView, leaf: EntryRec | 
   };
   let buf = JSON.stringify(head).slice(0, -1) + ',"roots":[';
   // Frames: a node to open, or a marker to close the current one.
-  const stack: (ViewNode | null)[] = [];
-  for (let i = view.roots.length - 1; i >= 0; i--) stack.push(view.roots[i] as ViewNode);
+  const stack: (JsonNode | null)[] = [];
+  for (let i = roots.length - 1; i >= 0; i--) stack.push(roots[i] as JsonNode);
   const needComma: boolean[] = [false];
   while (stack.length > 0) {
-    const item = stack.pop() as ViewNode | null;
+    const item = stack.pop() as JsonNode | null;
     if (item === null) {
       buf += "]}";
       needComma.pop();
@@ -37,10 +44,10 @@ export function* treeJson(session: Session, view: SessionView, leaf: EntryRec | 
     }
     if (needComma[needComma.length - 1]) buf += ",";
     needComma[needComma.length - 1] = true;
-    buf += nodeHead(session, item.rec, item.cycleCut);
+    buf += nodeHead(session, item.rec, item.cycleCut === true);
     needComma.push(false);
     stack.push(null);
-    for (let i = item.children.length - 1; i >= 0; i--) stack.push(item.children[i] as ViewNode);
+    for (let i = item.children.length - 1; i >= 0; i--) stack.push(item.children[i] as JsonNode);
     if (buf.length > 1 << 16) {
       yield buf;
       buf = "";

@@ -1,0 +1,326 @@
+#!/usr/bin/env node
+// pisess vs pi 0.73.1 vs a bare JSON.parse floor on generated sessions. Whole processes, interleaved, median wall
+// time and peak RSS (/usr/bin/time). Writes a Markdown report (default bench/RESULTS.md).
+//
+//   npm run bench                                    every size (10M,100M,1G,2G), the two shapes, 3 runs each
+//   npm run bench -- --sizes 10M,100M --runs 3       a quick subset
+//   options: --sizes LIST  --runs N  --shapes chain,siblings|none  --tasks SUBSTR,...  --no-pi  --no-build
+//            --seed S  --out FILE  --data DIR
+//
+// Needs `npm ci` in bench/ (pins @mariozechner/pi-coding-agent 0.73.1); without it the pi rows are skipped.
+// pi only ever sees a copy of a file (SessionManager.open may rewrite a file; a valid v3 header is left alone).
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const ROOT = path.join(HERE, "..");
+const BIN = path.join(ROOT, "bin", "pisess.js");
+const PI_DIR = path.join(HERE, "node_modules", "@mariozechner", "pi-coding-agent");
+const TIME = "/usr/bin/time";
+
+// ---------------------------------------------------------------- options
+const argv = process.argv.slice(2);
+const opt = { sizes: "10M,100M,1G,2G", runs: "3", shapes: "chain,siblings", seed: "7", out: path.join(HERE, "RESULTS.md"), data: path.join(HERE, "data") };
+const flags = new Set();
+for (let i = 0; i < argv.length; i++) {
+  const a = argv[i];
+  if (a === "--no-pi" || a === "--no-build" || a === "--help") flags.add(a.slice(2));
+  else if (a.startsWith("--") && i + 1 < argv.length) opt[a.slice(2)] = argv[++i];
+  else {
+    console.error(`bench: unexpected argument ${a}`);
+    process.exit(2);
+  }
+}
+if (flags.has("help")) {
+  console.log(fs.readFileSync(fileURLToPath(import.meta.url), "utf8").split("\n").slice(1, 12).map((l) => l.replace(/^\/\/ ?/, "")).join("\n"));
+  process.exit(0);
+}
+const RUNS = Math.max(1, Number(opt.runs));
+const SIZES = opt.sizes === "none" ? [] : opt.sizes.split(",").map((s) => s.trim()).filter(Boolean);
+const SHAPES = opt.shapes === "none" ? [] : opt.shapes.split(",").map((s) => s.trim()).filter(Boolean);
+const TASK_FILTER = opt.tasks ? opt.tasks.split(",") : null;
+const SHAPE_ENTRIES = { chain: 1_000_000, siblings: 100_000 };
+const SHAPE_LABEL = { chain: "chain-1M", siblings: "siblings-100k" };
+
+function parseSize(s) {
+  const m = /^(\d+(?:\.\d+)?)([KMG]?)$/i.exec(s);
+  if (!m) throw new Error(`bad size ${s} (use e.g. 10M, 1G)`);
+  return Math.round(Number(m[1]) * { "": 1, K: 1e3, M: 1e6, G: 1e9 }[m[2].toUpperCase()]);
+}
+
+function log(msg) {
+  process.stderr.write(`bench: ${msg}\n`);
+}
+
+// ---------------------------------------------------------------- setup
+if (!fs.existsSync(TIME)) {
+  console.error(`bench: ${TIME} is required (GNU time, for peak RSS)`);
+  process.exit(2);
+}
+if (!flags.has("no-build")) {
+  log("building pisess (npx tsc -p .)");
+  const r = spawnSync("npx", ["tsc", "-p", "."], { cwd: ROOT, encoding: "utf8" });
+  if (r.status !== 0) log(`tsc reported errors (continuing with what it emitted):\n${(r.stdout + r.stderr).split("\n").slice(0, 10).join("\n")}`);
+}
+const havePi = !flags.has("no-pi") && fs.existsSync(path.join(PI_DIR, "package.json"));
+const piVersion = havePi ? JSON.parse(fs.readFileSync(path.join(PI_DIR, "package.json"), "utf8")).version : null;
+if (!flags.has("no-pi") && !havePi) log("pi is not installed: run `npm ci` in bench/ (pi rows skipped)");
+
+// Which pisess commands exist yet (others are still being written).
+const PISESS_TASKS = [
+  { name: "pisess tree --json", cmd: "tree", args: (f) => ["tree", f, "--json"], vsPi: "pi open+getTree" },
+  { name: "pisess context --json", cmd: "context", args: (f) => ["context", f, "--json"], vsPi: "pi open+buildSessionContext" },
+  { name: "pisess validate --format json", cmd: "validate", args: (f) => ["validate", f, "--format", "json"], vsPi: "pi open+getTree" },
+  { name: "pisess info --json", cmd: "info", args: (f) => ["info", f, "--json"], vsPi: "pi open+getTree" },
+  { name: "pisess leaves --json", cmd: "leaves", args: (f) => ["leaves", f, "--json"], vsPi: "pi open+getTree" },
+];
+const missing = [];
+for (const t of PISESS_TASKS) {
+  const r = spawnSync(process.execPath, [BIN, t.cmd, "--help"], { encoding: "utf8" });
+  t.exists = r.status === 0 && !/Unknown (command|argument)/i.test(r.stderr);
+  if (!t.exists) {
+    missing.push(t.cmd);
+    log(`skipping \`pisess ${t.cmd}\`: the command does not exist yet`);
+  }
+}
+
+fs.mkdirSync(opt.data, { recursive: true });
+
+function ensureSized(label) {
+  const bytes = parseSize(label);
+  const file = path.join(opt.data, `v3-s${opt.seed}-${label}.jsonl`);
+  if (!fs.existsSync(file)) {
+    log(`generating ${file} (${bytes} bytes, seed ${opt.seed})`);
+    const r = spawnSync(process.execPath, [path.join(ROOT, "parity", "gen.mjs"), "--seed", opt.seed, "--version", "3", "--bytes", String(bytes), "--out", file + ".tmp"], { stdio: ["ignore", "inherit", "inherit"] });
+    if (r.status !== 0) throw new Error("parity/gen.mjs failed");
+    fs.renameSync(file + ".tmp", file);
+  }
+  return file;
+}
+
+function ensureShape(shape) {
+  const file = path.join(opt.data, `${SHAPE_LABEL[shape]}.jsonl`);
+  if (!fs.existsSync(file)) {
+    log(`generating ${file}`);
+    const r = spawnSync(process.execPath, [path.join(HERE, "gen-shapes.mjs"), "--shape", shape, "--entries", String(SHAPE_ENTRIES[shape]), "--out", file + ".tmp"], { stdio: ["ignore", "inherit", "inherit"] });
+    if (r.status !== 0) throw new Error("gen-shapes.mjs failed");
+    fs.renameSync(file + ".tmp", file);
+  }
+  return file;
+}
+
+function countLines(file) {
+  let n = 0;
+  const fd = fs.openSync(file, "r");
+  const buf = Buffer.allocUnsafe(1 << 20);
+  for (;;) {
+    const k = fs.readSync(fd, buf, 0, buf.length, null);
+    if (k === 0) break;
+    let i = -1;
+    while ((i = buf.indexOf(10, i + 1)) !== -1 && i < k) n++;
+  }
+  fs.closeSync(fd);
+  return n;
+}
+
+// ---------------------------------------------------------------- one timed process
+const timeOut = path.join(os.tmpdir(), `pisess-bench-time-${process.pid}.txt`);
+const devnull = fs.openSync("/dev/null", "w");
+
+function timed(command, args, timeoutMs) {
+  const t0 = process.hrtime.bigint();
+  const r = spawnSync(TIME, ["-f", "%e %U %S %M", "-o", timeOut, command, ...args], { stdio: ["ignore", devnull, "pipe"], encoding: "utf8", timeout: timeoutMs, maxBuffer: 64 << 20 });
+  const wall = Number(process.hrtime.bigint() - t0) / 1e9;
+  let user = NaN;
+  let sys = NaN;
+  let rssKb = NaN;
+  try {
+    const last = fs.readFileSync(timeOut, "utf8").trim().split("\n").pop() ?? "";
+    const [, u, s, m] = last.split(/\s+/).map(Number);
+    user = u;
+    sys = s;
+    rssKb = m;
+  } catch {}
+  // time(1) reports "Command exited with non-zero status N" in its -o file; the status is ours anyway
+  const stderr = (r.stderr ?? "").toString();
+  return { wall, cpu: user + sys, rssMb: rssKb / 1024, status: r.status, signal: r.signal, stderr: stderr.slice(-400) };
+}
+
+// ---------------------------------------------------------------- the plan
+/** groups: one per input file; tasks run interleaved within a group (run 1 of every task, then run 2, ...). */
+const groups = [];
+for (const label of SIZES) {
+  const file = ensureSized(label);
+  groups.push({ label, file, kind: "size" });
+}
+for (const shape of SHAPES) {
+  const file = ensureShape(shape);
+  groups.push({ label: SHAPE_LABEL[shape], file, kind: "shape" });
+}
+
+function tasksFor(group) {
+  const f = group.file;
+  const piCopy = path.join(opt.data, `pi-copy-${group.label}.jsonl`);
+  const tasks = [];
+  if (havePi) {
+    for (const [name, mode] of [["pi open+getTree", "tree"], ["pi open+buildSessionContext", "context"]]) {
+      if (group.kind === "shape" && mode === "context") continue;
+      tasks.push({
+        name,
+        pi: true,
+        before: () => fs.copyFileSync(f, piCopy),
+        after: () => fs.rmSync(piCopy, { force: true }),
+        run: () => timed(process.execPath, [path.join(HERE, "pi-task.mjs"), mode, piCopy], 600_000),
+      });
+    }
+  }
+  if (group.kind === "size") {
+    const bytes = fs.statSync(f).size;
+    if (bytes < 500e6) tasks.push({ name: "floor (readFileSync+split+parse)", floor: true, run: () => timed(process.execPath, [path.join(HERE, "floor.mjs"), "whole", f], 600_000) });
+    tasks.push({ name: "floor (streamed split+parse)", floor: true, run: () => timed(process.execPath, [path.join(HERE, "floor.mjs"), "stream", f], 600_000) });
+  }
+  for (const t of PISESS_TASKS) {
+    if (!t.exists) continue;
+    if (group.kind === "shape" && t.cmd !== "tree") continue;
+    tasks.push({ name: t.name, pisess: t.cmd, vsPi: t.vsPi, run: () => timed(process.execPath, [BIN, ...t.args(f)], 600_000) });
+  }
+  return TASK_FILTER ? tasks.filter((t) => TASK_FILTER.some((s) => t.name.includes(s))) : tasks;
+}
+
+const median = (xs) => {
+  const s = xs.filter((x) => !Number.isNaN(x)).sort((a, b) => a - b);
+  if (s.length === 0) return NaN;
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+
+const results = [];
+for (const g of groups) {
+  const bytes = fs.statSync(g.file).size;
+  const lines = countLines(g.file);
+  const tasks = tasksFor(g);
+  log(`${g.label}: ${(bytes / 1e6).toFixed(1)} MB, ${lines} lines, ${tasks.length} tasks × ${RUNS} runs`);
+  const per = new Map(tasks.map((t) => [t, []]));
+  for (let run = 0; run < RUNS; run++) {
+    for (const t of tasks) {
+      const prev = per.get(t);
+      // a task that failed (e.g. pi over 512 MB) is not repeated
+      if (prev.length > 0 && prev.some((r) => r.status !== 0 && !(t.pisess === "validate" && r.status === 1))) continue;
+      t.before?.();
+      let r;
+      try {
+        r = t.run();
+      } finally {
+        t.after?.();
+      }
+      prev.push(r);
+      log(`  ${g.label} run ${run + 1} ${t.name}: ${r.wall.toFixed(2)} s, ${r.rssMb.toFixed(0)} MB${r.status !== 0 ? `, exit ${r.status ?? r.signal}` : ""}`);
+    }
+  }
+  for (const t of tasks) {
+    const rs = per.get(t);
+    const failed = rs.find((r) => r.status !== 0 && !(t.pisess === "validate" && r.status === 1));
+    results.push({
+      group: g.label,
+      kind: g.kind,
+      bytes,
+      lines,
+      task: t.name,
+      pisess: t.pisess,
+      pi: t.pi === true,
+      floor: t.floor === true,
+      vsPi: t.vsPi,
+      runs: rs.length,
+      wall: median(rs.map((r) => r.wall)),
+      cpu: median(rs.map((r) => r.cpu)),
+      rss: Math.max(...rs.map((r) => r.rssMb)),
+      ok: !failed,
+      error: failed ? `exit ${failed.status ?? failed.signal}: ${(failed.stderr.match(/(ERR_[A-Z_]+|RangeError[^\n]*|Error[^\n]*)/) ?? [failed.stderr.trim().split("\n").pop() ?? ""])[0].slice(0, 100)}` : "",
+    });
+  }
+}
+fs.rmSync(timeOut, { force: true });
+
+// ---------------------------------------------------------------- report
+const find = (group, task) => results.find((r) => r.group === group && r.task === task);
+const bestFloor = (group) => {
+  const fl = results.filter((r) => r.group === group && r.floor && r.ok);
+  return fl.length ? fl.reduce((a, b) => (a.wall <= b.wall ? a : b)) : undefined;
+};
+const f2 = (x, d = 2) => (Number.isFinite(x) ? x.toFixed(d) : "–");
+
+let table = "| file | task | wall s (median) | CPU s | peak RSS MB | MB/s | × pi wall | × pi RSS | × floor wall | status |\n";
+table += "|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n";
+for (const r of results) {
+  const pi = r.vsPi ? find(r.group, r.vsPi) : undefined;
+  const fl = bestFloor(r.group);
+  const piOk = pi?.ok ? pi : undefined;
+  const mbps = r.ok ? r.bytes / 1e6 / r.wall : NaN;
+  const xPi = r.pisess && r.ok && piOk ? f2(r.wall / piOk.wall) : r.pisess && pi && !pi.ok ? "pi fails" : "";
+  const xPiRss = r.pisess && r.ok && piOk ? f2(r.rss / piOk.rss) : "";
+  const xFloor = (r.pisess || r.pi) && fl && r.ok ? f2(r.wall / fl.wall) : "";
+  table += `| ${r.group} (${f2(r.bytes / 1e6, 0)} MB, ${r.lines} lines) | ${r.task} | ${r.ok ? f2(r.wall) : "–"} | ${r.ok ? f2(r.cpu) : "–"} | ${r.ok ? f2(r.rss, 0) : "–"} | ${f2(mbps, 0)} | ${xPi} | ${xPiRss} | ${xFloor} | ${r.ok ? `ok (${r.runs} runs)` : r.error.replace(/\|/g, "/")} |\n`;
+}
+
+// targets
+const checks = [];
+const check = (what, pass, detail) => checks.push({ what, pass, detail });
+const G100 = SIZES.includes("100M") ? "100M" : null;
+if (G100) {
+  const piTree = find(G100, "pi open+getTree");
+  const piCtx = find(G100, "pi open+buildSessionContext");
+  const tree = find(G100, "pisess tree --json");
+  const ctx = find(G100, "pisess context --json");
+  const val = find(G100, "pisess validate --format json");
+  if (piTree?.ok && tree?.ok) {
+    check("tree --json 100 MB: wall ≤ 0.25 × pi open+getTree", tree.wall <= 0.25 * piTree.wall, `${f2(tree.wall)} s vs ${f2(piTree.wall)} s = ${f2(tree.wall / piTree.wall)}×`);
+    check("tree --json 100 MB: peak RSS ≤ 0.2 × pi's", tree.rss <= 0.2 * piTree.rss, `${f2(tree.rss, 0)} MB vs ${f2(piTree.rss, 0)} MB = ${f2(tree.rss / piTree.rss)}×`);
+  }
+  if (piCtx?.ok && ctx) check("context --json 100 MB: wall ≤ 0.35 × pi open+buildSessionContext", ctx.ok && ctx.wall <= 0.35 * piCtx.wall, ctx.ok ? `${f2(ctx.wall)} s vs ${f2(piCtx.wall)} s = ${f2(ctx.wall / piCtx.wall)}×` : ctx.error);
+  if (piTree?.ok && val) check("validate 100 MB: wall ≤ 1.0 × pi open+getTree", val.ok && val.wall <= piTree.wall, val.ok ? `${f2(val.wall)} s vs ${f2(piTree.wall)} s = ${f2(val.wall / piTree.wall)}×` : val.error);
+}
+if (SIZES.includes("2G")) {
+  for (const r of results.filter((x) => x.group === "2G" && x.pisess)) {
+    check(`2 GB: ${r.task} completes with peak RSS ≤ 512 MB`, r.ok && r.rss <= 512, r.ok ? `${f2(r.rss, 0)} MB, ${f2(r.wall)} s` : r.error);
+  }
+}
+if (SIZES.includes("1G") && G100) {
+  for (const r of results.filter((x) => x.group === "1G" && x.pisess && x.ok)) {
+    const small = find(G100, r.task);
+    if (!small?.ok) continue;
+    const a = r.bytes / 1e6 / r.wall;
+    const b = small.bytes / 1e6 / small.wall;
+    check(`linear: ${r.task} MB/s at 1 GB within 25% of 100 MB (or faster)`, a >= 0.75 * b, `${f2(a, 0)} vs ${f2(b, 0)} MB/s (${f2(a / b)}×)`);
+  }
+}
+for (const s of SHAPES) {
+  const r = find(SHAPE_LABEL[s], "pisess tree --json");
+  if (r) check(`${SHAPE_LABEL[s]}: tree --json under 5 s, no stack overflow`, r.ok && r.wall < 5, r.ok ? `${f2(r.wall)} s, ${f2(r.rss, 0)} MB` : r.error);
+}
+
+const cpu = os.cpus();
+let commit = "";
+try {
+  commit = spawnSync("git", ["rev-parse", "--short", "HEAD"], { cwd: ROOT, encoding: "utf8" }).stdout.trim();
+  const dirty = spawnSync("git", ["status", "--porcelain", "--", "src"], { cwd: ROOT, encoding: "utf8" }).stdout.trim();
+  if (dirty) commit += " (+ uncommitted changes)";
+} catch {}
+const load = os.loadavg().map((x) => x.toFixed(2)).join(", ");
+const cmdline = `npm run bench -- ${argv.join(" ")}`.trim();
+let md = `# pisess benchmark\n\n`;
+md += `Generated by \`bench/run.mjs\` on ${new Date().toISOString()}.\n\n`;
+md += `- Machine: ${cpu.length} × ${cpu[0]?.model ?? "?"}, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB memory, ${os.type()} ${os.release()}; load average at the end: ${load}\n`;
+md += `- Node ${process.version}; pi ${piVersion ?? "(not installed)"}; pisess ${commit}\n`;
+md += `- ${RUNS} runs per task, interleaved; wall = median, peak RSS = largest of the runs (GNU time), MB/s = file size / wall. Ratios are against the same run's pi row (tree, validate, info, leaves vs pi open+getTree; context vs pi open+buildSessionContext) and the faster floor.\n`;
+md += `- Inputs: \`parity/gen.mjs --seed ${opt.seed} --version 3 --bytes N\` (long tool outputs 1–50 KB, branches, compactions, labels); shapes from \`bench/gen-shapes.mjs\` (a chain of 1,000,000 entries; one root with 99,999 children).\n`;
+if (missing.length) md += `- Skipped (command does not exist yet): ${missing.map((m) => `\`pisess ${m}\``).join(", ")}\n`;
+md += `\n## Results\n\n${table}\n## Targets\n\n`;
+md += checks.length ? checks.map((c) => `- ${c.pass ? "✅" : "❌"} ${c.what}: ${c.detail}`).join("\n") + "\n" : "(no target applies to this subset)\n";
+md += `\n## Reproduce\n\n\`\`\`sh\nnpm ci && (cd bench && npm ci)\n${cmdline}\n# all of it: npm run bench   (subset: npm run bench -- --sizes 10M,100M --runs 3 --shapes none)\n\`\`\`\n`;
+md += `\nEach row is one process: \`node bench/pi-task.mjs tree|context COPY\` (pi's SessionManager.open + getTree / buildSessionContext, on a copy), \`node bench/floor.mjs whole|stream FILE\`, \`node bin/pisess.js <command> FILE ...\` with stdout to /dev/null.\n`;
+fs.writeFileSync(opt.out, md);
+process.stdout.write(md);
+log(`wrote ${opt.out}`);
