@@ -1,6 +1,6 @@
 import { stat } from "node:fs/promises";
 import type { Options } from "yargs";
-import { loadSession } from "../model/load.js";
+import { loadSession, type LoadOptions } from "../model/load.js";
 import type { Session } from "../model/session.js";
 import type { EntryRec } from "../model/types.js";
 import { resolveRef } from "../ops/refs.js";
@@ -56,8 +56,9 @@ export function displayName(file: string): string {
 }
 
 /** Opens a session file (read-only) or stdin ("-"), turning I/O failures into one-line errors. */
-export async function openInput(file: string, opts: { progress?: boolean } = {}): Promise<Session> {
-  if (isStdin(file)) return loadSession({ kind: "stream", name: "-", stream: process.stdin }, { name: "-" });
+export async function openInput(file: string, opts: { progress?: boolean; detail?: LoadOptions["detail"] } = {}): Promise<Session> {
+  const detail = opts.detail === undefined ? {} : { detail: opts.detail };
+  if (isStdin(file)) return loadSession({ kind: "stream", name: "-", stream: process.stdin }, { name: "-", ...detail });
   let info;
   try {
     info = await stat(file);
@@ -67,7 +68,7 @@ export async function openInput(file: string, opts: { progress?: boolean } = {})
   if (info.isDirectory()) throw new CliError(`${file}: is a directory (expected a session .jsonl file)`);
   const progress = opts.progress !== false && process.stderr.isTTY === true && info.size > 64 << 20 ? progressReporter(file, info.size) : undefined;
   try {
-    return await loadSession({ kind: "file", path: file }, progress ? { onProgress: progress.update } : {});
+    return await loadSession({ kind: "file", path: file }, progress ? { onProgress: progress.update, ...detail } : detail);
   } catch (err) {
     throw new CliError(`${file}: ${ioReason(err)}`);
   } finally {

@@ -14,6 +14,12 @@ export interface LoadOptions {
    * the first PROGRESS_AFTER_MS (a short load shows nothing).
    */
   onProgress?: (bytes: number) => void;
+  /**
+   * "full" (default): every EntryRec field. "skeleton": only the fields the tree, paths, labels and references
+   * need (ids, parents, types, roles, timestamps, label and session-info fields, compaction and branch-summary
+   * references); previews, usage and tool names are left out. The loader may take faster routes for it.
+   */
+  detail?: "full" | "skeleton";
   /** Use the byte-level pre-pass for long lines (default true); false parses every line whole (for tests). */
   fastScan?: boolean;
 }
