@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import yargs from "yargs";
 import { hideBin } from "yargs/helpers";
 import { CliError, colorOption, STDIN_ARG } from "./commands/common.js";
-import { commands } from "./commands/index.js";
+import { loadCommands } from "./commands/index.js";
 
 function version(): string {
   const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string };
@@ -14,6 +14,7 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<numb
   const debug = argv.includes("--debug");
   const dashAt = argv.indexOf("--");
   argv = argv.map((a, i) => (a === "-" && (dashAt === -1 || i < dashAt) ? STDIN_ARG : a));
+  const commands = await loadCommands(argv);
   const parser = yargs(argv)
     .scriptName("pisess")
     .usage("$0 <command> [options]\n\nRead-only forensics for pi coding agent session files.")

@@ -1,18 +1,36 @@
 import type { CommandModule } from "yargs";
-import { contextCommand } from "./context.js";
-import { diffCommand } from "./diff.js";
-import { grepCommand } from "./grep.js";
-import { infoCommand } from "./info.js";
-import { labelsCommand } from "./labels.js";
-import { leavesCommand } from "./leaves.js";
-import { lineageCommand } from "./lineage.js";
-import { lsCommand } from "./ls.js";
-import { showCommand } from "./show.js";
-import { pathCommand } from "./path.js";
-import { treeCommand } from "./tree.js";
-import { validateCommand } from "./validate.js";
-import { schemaCommand } from "./schema.js";
 
-/** Every subcommand, in the order `pisess --help` lists them. Adding a command means adding it here. */
 // Each module has its own argument type; yargs only needs the common shape here.
-export const commands: CommandModule<object, any>[] = [treeCommand, pathCommand, contextCommand, diffCommand, lsCommand, infoCommand, leavesCommand, showCommand, labelsCommand, lineageCommand, grepCommand, validateCommand, schemaCommand];
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyCommand = CommandModule<object, any>;
+
+/**
+ * Every subcommand, in the order `pisess --help` lists them. Adding a command means adding it here. Modules are
+ * loaded on demand: a run of one command loads that command's code only, which keeps start-up short.
+ */
+export const commandLoaders: readonly (readonly [name: string, load: () => Promise<AnyCommand>])[] = [
+  ["tree", async () => (await import("./tree.js")).treeCommand],
+  ["path", async () => (await import("./path.js")).pathCommand],
+  ["context", async () => (await import("./context.js")).contextCommand],
+  ["diff", async () => (await import("./diff.js")).diffCommand],
+  ["ls", async () => (await import("./ls.js")).lsCommand],
+  ["info", async () => (await import("./info.js")).infoCommand],
+  ["leaves", async () => (await import("./leaves.js")).leavesCommand],
+  ["show", async () => (await import("./show.js")).showCommand],
+  ["labels", async () => (await import("./labels.js")).labelsCommand],
+  ["lineage", async () => (await import("./lineage.js")).lineageCommand],
+  ["grep", async () => (await import("./grep.js")).grepCommand],
+  ["validate", async () => (await import("./validate.js")).validateCommand],
+  ["schema", async () => (await import("./schema.js")).schemaCommand],
+];
+
+/**
+ * The command modules a run needs: only the named one when the first argument names a command, all of them for
+ * `--help`, completion, a typo (so yargs can suggest the right name) or no command at all.
+ */
+export async function loadCommands(argv: readonly string[]): Promise<AnyCommand[]> {
+  const first = argv.find((a) => !a.startsWith("-"));
+  const one = commandLoaders.find(([name]) => name === first);
+  if (one) return [await one[1]()];
+  return Promise.all(commandLoaders.map(([, load]) => load()));
+}
