@@ -88,7 +88,9 @@ export const contextCommand: CommandModule<object, ContextArgs> = {
       .example("$0 context --session 0194 --all-projects --format markdown > ctx.md", "a session by id, as Markdown") as unknown as Argv<ContextArgs>,
   handler: async (args) => {
     const file = args.file ?? (await resolveSessionFile({ session: args.session, allProjects: args.allProjects, cwd: process.cwd(), env: process.env }));
-    const session = await openInput(file);
+    // Every output reads the path's entries back whole; the index needs only the skeleton (ids, parents, types,
+    // compaction fields).
+    const session = await openInput(file, { detail: "skeleton" });
     try {
       const leaf = entryRef(session, args.leaf);
       const result = pathTo(session, leaf);

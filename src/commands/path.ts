@@ -28,7 +28,8 @@ export const pathCommand: CommandModule<object, PathArgs> = {
       .example("$0 path session.jsonl --leaf @120", "the path to the entry on line 120")
       .example("$0 path session.jsonl --leaf label:before-refactor --ndjson | jq -r '.entry.message.role // .entry.type'", "roles along a labelled path") as unknown as Argv<PathArgs>,
   handler: async (args) => {
-    const session = await openInput(args.file);
+    // JSON output re-reads every entry on the path; the text listing shows previews, which need the full index.
+    const session = await openInput(args.file, { detail: args.json || args.ndjson ? "skeleton" : "full" });
     try {
       const leaf = entryRef(session, args.leaf);
       const result = pathTo(session, leaf);

@@ -39,7 +39,10 @@ export const treeCommand: CommandModule<object, TreeArgs> = {
       .example("$0 tree session.jsonl --json | jq '.roots[0].children | length'", "count the root's children")
       .example("$0 tree session.jsonl --ndjson | jq -r 'select(.isLeaf) | .id'", "ids of the leaf") as unknown as Argv<TreeArgs>,
   handler: async (args) => {
-    const session = await openInput(args.file);
+    // The whole tree as JSON needs only the skeleton of each entry (ids, parents, types, roles, timestamps,
+    // labels); filters, searches and text need previews.
+    const skeleton = args.json === true && args.filter === undefined && (args.search ?? []).length === 0;
+    const session = await openInput(args.file, { detail: skeleton ? "skeleton" : "full" });
     try {
       const leaf: EntryRec | null = args.leaf !== undefined ? entryRef(session, args.leaf) : session.defaultLeaf;
       const from = args.from !== undefined ? entryRef(session, args.from) : undefined;

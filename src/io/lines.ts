@@ -1,4 +1,5 @@
-import { createReadStream } from "node:fs";
+import { createReadStream, readSync } from "node:fs";
+import { open } from "node:fs/promises";
 import { isAscii, isUtf8 } from "node:buffer";
 import type { Readable } from "node:stream";
 
@@ -31,6 +32,16 @@ export interface RawLine {
   ascii?: boolean;
 }
 
+/**
+ * Lower-level sink (readLineBytes): the line's content bytes are `buf[start, end)` (no "\r\n"), valid only during the call (the
+ * chunk is reused afterwards). `flags` holds LINE_CRLF, LINE_UNTERMINATED and LINE_INVALID_UTF8. No object is made
+ * per line.
+ */
+export type ByteLineSink = (buf: Buffer, start: number, end: number, line: number, offset: number, flags: number) => void;
+export const LINE_CRLF = 1;
+export const LINE_UNTERMINATED = 2;
+export const LINE_INVALID_UTF8 = 4;
+
 export interface SplitterOptions {
   /**
    * Decode `text` only when it is first read, from `bytes` (which must then be read during the sink call). Lets a
@@ -40,7 +51,7 @@ export interface SplitterOptions {
 }
 
 /** A line whose text is decoded on first access. */
-class LazyLine implements RawLine {
+export class LazyLine implements RawLine {
   private decoded: string | undefined = undefined;
   constructor(
     readonly line: number,
@@ -188,4 +199,95 @@ export async function readLines(source: Source, sink: LineSink, chunkSize = 1 <<
     splitter.push(typeof chunk === "string" ? Buffer.from(chunk, "utf8") : (chunk as Buffer));
   }
   return splitter.end();
+}
+
+/**
+ * Reads a file line by line into one reused buffer (grown for a longer line) and passes each line as a byte range
+ * of it: no chunk, copy or object per line. Same lines, numbers, offsets and facts as LineSplitter.
+ */
+export async function readLineBytes(path: string, sink: ByteLineSink, chunkSize = 1 << 20): Promise<LineSourceFacts> {
+  const facts: LineSourceFacts = { bom: false, bytes: 0, lines: 0, finalNewline: false };
+  const fd = await open(path, "r");
+  try {
+    let buf = Buffer.allocUnsafeSlow(chunkSize);
+    /** buf[0, filled) holds the unfinished line (and, before the BOM check, the first bytes). */
+    let filled = 0;
+    /** File offset of buf[0]. */
+    let base = 0;
+    let lineNo = 0;
+    let bomChecked = false;
+    let content = 0;
+    let eof = false;
+    let reads = 0;
+    while (!eof) {
+      if (filled === buf.length) {
+        const bigger = Buffer.allocUnsafeSlow(buf.length * 2);
+        buf.copy(bigger, 0, 0, filled);
+        buf = bigger;
+      }
+      // Synchronous reads: waiting on the thread pool for every chunk costs more than the copy itself. The event
+      // loop still gets a turn every few chunks.
+      const bytesRead = readSync(fd.fd, buf, filled, buf.length - filled, null);
+      if (++reads % 16 === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+      facts.bytes += bytesRead;
+      const end = filled + bytesRead;
+      if (bytesRead === 0) eof = true;
+      let start = 0;
+      if (!bomChecked) {
+        if (end < 3 && !eof) {
+          filled = end;
+          continue;
+        }
+        bomChecked = true;
+        if (end >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) {
+          facts.bom = true;
+          start = 3;
+        }
+        content += end - start;
+      } else content += bytesRead;
+      const last = end > start ? buf.lastIndexOf(NL, end - 1) : -1;
+      let from = start;
+      if (last >= start) {
+        const wholeValid = isUtf8(buf.subarray(start, last));
+        let nl = buf.indexOf(NL, start);
+        while (nl !== -1 && nl <= last) {
+          lineNo++;
+          let flags = 0;
+          let stop = nl;
+          if (stop > from && buf[stop - 1] === CR) {
+            stop--;
+            flags |= LINE_CRLF;
+          }
+          if (!wholeValid && !isUtf8(buf.subarray(from, stop))) flags |= LINE_INVALID_UTF8;
+          sink(buf, from, stop, lineNo, base + from, flags);
+          from = nl + 1;
+          nl = from <= last ? buf.indexOf(NL, from) : -1;
+        }
+      }
+      if (eof) {
+        if (from < end) {
+          lineNo++;
+          let flags = LINE_UNTERMINATED;
+          let stop = end;
+          if (buf[stop - 1] === CR) {
+            stop--;
+            flags |= LINE_CRLF;
+          }
+          if (!isUtf8(buf.subarray(from, stop))) flags |= LINE_INVALID_UTF8;
+          sink(buf, from, stop, lineNo, base + from, flags);
+          facts.finalNewline = false;
+        } else facts.finalNewline = content > 0;
+        break;
+      }
+      if (from > 0) {
+        buf.copy(buf, 0, from, end);
+        base += from;
+      }
+      filled = end - from;
+    }
+    facts.lines = lineNo;
+    return facts;
+  } finally {
+    await fd.close();
+  }
 }

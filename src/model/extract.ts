@@ -13,7 +13,7 @@ export function isObject(v: unknown): v is Obj {
  * Copies a short prefix into a fresh string: V8 may keep a sliced string's parent (a whole tool output) alive, and
  * the index must not pin message bodies in memory.
  */
-function keep(s: string): string {
+export function keep(s: string): string {
   if (s.length <= TEXT_KEEP) {
     // Nothing was sliced off, so nothing is pinned; the round trip below only matters for lone surrogates, which
     // it turns into U+FFFD.

@@ -1,8 +1,10 @@
-import { readLines, type RawLine, type Source } from "../io/lines.js";
+import { isAscii } from "node:buffer";
+import { LazyLine, LINE_CRLF, LINE_INVALID_UTF8, LINE_UNTERMINATED, readLineBytes, readLines, type RawLine, type Source } from "../io/lines.js";
 import { FileRangeReader } from "../io/store.js";
 import { diag } from "./codes.js";
 import { extractFields, isObject } from "./extract.js";
 import { CONDENSE_MIN_LINE, condenseLine } from "./fastscan.js";
+import { skeletonRec } from "./skeleton.js";
 import { CURRENT_VERSION, KNOWN_ENTRY_TYPES, v1Id, type Session } from "./session.js";
 import type { Diagnostic, EntryRec, EntryStore, Header } from "./types.js";
 
@@ -94,17 +96,60 @@ export async function loadSession(source: Source, options: LoadOptions = {}): Pr
   const fast = options.fastScan !== false;
   let lastProgressAt = started + PROGRESS_AFTER_MS - PROGRESS_EVERY_MS;
 
-  const onLine = (raw: RawLine): void => {
-    if (raw.crlf) crlfLines++;
-    if (raw.invalidUtf8) diagnostics.push(diag("invalid-utf8", file, raw.line));
-    if (options.onProgress && raw.offset - lastProgress > 8 << 20) {
-      lastProgress = raw.offset;
+  const progress = (offset: number): void => {
+    if (options.onProgress && offset - lastProgress > 8 << 20) {
+      lastProgress = offset;
       const now = Date.now();
       if (now - lastProgressAt >= PROGRESS_EVERY_MS) {
         lastProgressAt = now;
-        options.onProgress(raw.offset);
+        options.onProgress(offset);
       }
     }
+  };
+
+  /** Indexes a record made by either path: role migration, type check, ids (last duplicate wins). */
+  const addRec = (rec: EntryRec, line: number): void => {
+    entries.push(rec);
+    if ((version as unknown as number) < 3 && rec.role === "hookMessage") rec.role = "custom";
+    if (!KNOWN_ENTRY_TYPES.has(rec.type)) {
+      diagnostics.push(diag("unknown-entry-type", file, line, { type: rec.type }, rec.id ? { entryId: rec.id } : {}));
+    }
+    if (rec.id !== undefined) {
+      const earlier = byId.get(rec.id);
+      if (earlier) {
+        diagnostics.push(diag("duplicate-id", file, line, { id: rec.id, firstLine: earlier.line }, { entryId: rec.id }));
+      }
+      byId.set(rec.id, rec);
+    }
+  };
+
+  const onLine = (raw: RawLine): void => {
+    if (raw.crlf) crlfLines++;
+    if (raw.invalidUtf8) diagnostics.push(diag("invalid-utf8", file, raw.line));
+    progress(raw.offset);
+    parseLine(raw);
+  };
+
+  // Skeleton mode: most lines are read by the byte-level scanner (skeleton.ts) straight from the chunk; the lines
+  // it is unsure about, and everything before the first parsed line, take the ordinary path.
+  const skeleton = options.detail === "skeleton" && memory === null && fast;
+  const onBytes = (buf: Buffer, start: number, end: number, line: number, offset: number, flags: number): void => {
+    if ((flags & LINE_CRLF) !== 0) crlfLines++;
+    const invalidUtf8 = (flags & LINE_INVALID_UTF8) !== 0;
+    if (invalidUtf8) diagnostics.push(diag("invalid-utf8", file, line));
+    progress(offset);
+    if (!invalidUtf8 && sawFirstParsed && typeof version === "number" && version >= 2) {
+      const rec = skeletonRec(buf, start, end, entries.length, line, offset);
+      if (rec !== null) {
+        addRec(rec, line);
+        return;
+      }
+    }
+    const bytes = buf.subarray(start, end);
+    parseLine(new LazyLine(line, offset, end - start, (flags & LINE_CRLF) !== 0, (flags & LINE_UNTERMINATED) !== 0, invalidUtf8, bytes, isAscii(bytes)));
+  };
+
+  const parseLine = (raw: RawLine): void => {
     let value: unknown = undefined;
     // Fast path for long lines after the header: parse the line with the tails of long strings cut out (see
     // fastscan.ts); anything unusual takes the ordinary path below, which also words the errors.
@@ -136,7 +181,8 @@ export async function loadSession(source: Source, options: LoadOptions = {}): Pr
         return;
       }
     }
-    parsedLines.push(raw.line);
+    // Only v1 files use it, whose version is settled by the first parsed line.
+    if (!sawFirstParsed || (version as unknown as number) < 2) parsedLines.push(raw.line);
     const firstParsed = !sawFirstParsed;
     sawFirstParsed = true;
     if (!isObject(value)) {
@@ -170,7 +216,6 @@ export async function loadSession(source: Source, options: LoadOptions = {}): Pr
     }
     memory?.put(raw.line, text);
     const rec = makeRec(value, raw, entries.length);
-    entries.push(rec);
     // Only v1 migration looks entries up by line (the version is settled by the first parsed line).
     if ((version as unknown as number) < 2) entryByLine.set(raw.line, rec);
     if ((version as unknown as number) < 2) {
@@ -188,22 +233,12 @@ export async function loadSession(source: Source, options: LoadOptions = {}): Pr
     } else if (rec.id === undefined) {
       diagnostics.push(diag("missing-id", file, raw.line, { found: value.id === undefined ? "none" : typeof value.id }));
     }
-    if ((version as unknown as number) < 3 && rec.role === "hookMessage") rec.role = "custom";
-    if (!KNOWN_ENTRY_TYPES.has(rec.type)) {
-      diagnostics.push(diag("unknown-entry-type", file, raw.line, { type: rec.type }, rec.id ? { entryId: rec.id } : {}));
-    }
-    if (rec.id !== undefined) {
-      const earlier = byId.get(rec.id);
-      if (earlier) {
-        diagnostics.push(diag("duplicate-id", file, raw.line, { id: rec.id, firstLine: earlier.line }, { entryId: rec.id }));
-      }
-      byId.set(rec.id, rec);
-    }
+    addRec(rec, raw.line);
   };
 
   let facts;
   try {
-    facts = await readLines(source, onLine, 1 << 20, { lazyText: true });
+    facts = skeleton && source.kind === "file" ? await readLineBytes(source.path, onBytes) : await readLines(source, onLine, 1 << 20, { lazyText: true });
   } catch (err) {
     store.close();
     throw err;
@@ -243,7 +278,8 @@ export async function loadSession(source: Source, options: LoadOptions = {}): Pr
   };
 }
 
-function makeRec(o: Record<string, unknown>, raw: RawLine, index: number): EntryRec {
+/** The full index record of a parsed entry (before migration). Exported for tests. */
+export function makeRec(o: Record<string, unknown>, raw: Pick<RawLine, "line" | "offset" | "length">, index: number): EntryRec {
   const rec: EntryRec = {
     index,
     line: raw.line,

@@ -42,43 +42,61 @@ function byTime(a: TreeNode, b: TreeNode): number {
   return a.rec.index - b.rec.index;
 }
 
+/**
+ * The children array of every node without children: one shared, frozen array (a million-entry chain would
+ * otherwise allocate a million empty arrays). A node gets its own array with its first child.
+ */
+const NO_CHILDREN = Object.freeze([]) as unknown as TreeNode[];
+
 /** Builds the tree with pi's getTree rules, plus what pi cannot show: cycles, reported and cut open. Iterative. */
 export function buildTree(session: Session): SessionTree {
-  const { entries, file } = session;
+  const { entries, file, byId } = session;
   const n = entries.length;
-  const nodes: TreeNode[] = new Array(n);
-  const parent: (EntryRec | null)[] = new Array(n);
+  // Filled by push: `new Array(n)` of a large n makes a slow dictionary-backed array.
+  const nodes: TreeNode[] = [];
+  const parent: (EntryRec | null)[] = [];
   const problems: Diagnostic[] = [];
-  for (let i = 0; i < n; i++) nodes[i] = { rec: entries[i] as EntryRec, children: [] };
+  let withId = 0;
+  for (let i = 0; i < n; i++) {
+    const rec = entries[i] as EntryRec;
+    if (rec.id !== undefined) withId++;
+    nodes.push({ rec, children: NO_CHILDREN });
+  }
+  /** Every id names one entry only (byId is built from these entries). */
+  const unique = withId === byId.size;
 
   const roots: TreeNode[] = [];
   for (let i = 0; i < n; i++) {
     const rec = entries[i] as EntryRec;
     const node = nodes[i] as TreeNode;
-    const entryId = rec.id === undefined ? {} : { entryId: rec.id };
-    if (rec.parentId === null || rec.parentId === undefined) {
-      parent[i] = null;
+    const parentId = rec.parentId;
+    if (parentId === null || parentId === undefined) {
+      parent.push(null);
       roots.push(node);
-      if (rec.parentId === undefined && session.version >= 2) {
-        problems.push(diag("dangling-parent", file, rec.line, { parentId: null, missing: true }, entryId));
+      if (parentId === undefined && session.version >= 2) {
+        problems.push(diag("dangling-parent", file, rec.line, { parentId: null, missing: true }, rec.id === undefined ? {} : { entryId: rec.id }));
       }
       continue;
     }
-    if (rec.parentId === rec.id) {
-      parent[i] = null;
+    if (parentId === rec.id) {
+      parent.push(null);
       roots.push(node);
-      problems.push(diag("self-parent", file, rec.line, { id: rec.id }, entryId));
+      problems.push(diag("self-parent", file, rec.line, { id: rec.id }, { entryId: rec.id }));
       continue;
     }
-    const p = session.byId.get(rec.parentId);
+    // In a chain the parent is the entry just before; with unique ids that entry is what byId holds for its id.
+    const prev = i > 0 && unique ? (entries[i - 1] as EntryRec) : undefined;
+    const p = prev !== undefined && prev.id === parentId ? prev : byId.get(parentId);
     if (!p) {
-      parent[i] = null;
+      parent.push(null);
       roots.push(node);
-      problems.push(diag("dangling-parent", file, rec.line, { parentId: rec.parentId, missing: false }, entryId));
+      problems.push(diag("dangling-parent", file, rec.line, { parentId, missing: false }, rec.id === undefined ? {} : { entryId: rec.id }));
       continue;
     }
-    parent[i] = p;
-    (nodes[p.index] as TreeNode).children.push(node);
+    parent.push(p);
+    const pn = nodes[p.index] as TreeNode;
+    if (pn.children === NO_CHILDREN) pn.children = [node];
+    else pn.children.push(node);
   }
 
   const cycles = findCycles(entries, parent);

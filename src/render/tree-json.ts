@@ -9,15 +9,23 @@ export interface JsonNode {
   cycleCut?: boolean;
 }
 
+/** Strings JSON.stringify writes as they are between quotes: no quote, backslash, control or surrogate unit. */
+const PLAIN = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/;
+
+function jsonString(s: string): string {
+  return PLAIN.test(s) ? '"' + s + '"' : JSON.stringify(s);
+}
+
+/** The node's object up to its children, written directly (same text as JSON.stringify of the object). */
 function nodeHead(session: Session, rec: EntryRec, cycleCut: boolean): string {
-  const o: Record<string, unknown> = { id: rec.id ?? null, line: rec.line, type: rec.type };
-  if (rec.type === "message" && rec.role !== undefined) o.role = rec.role;
+  let s = '{"id":' + (rec.id === undefined ? "null" : jsonString(rec.id)) + ',"line":' + rec.line + ',"type":' + jsonString(rec.type);
+  if (rec.type === "message" && rec.role !== undefined) s += ',"role":' + jsonString(rec.role);
   const label = rec.id !== undefined ? session.labels.get(rec.id) : undefined;
-  if (label !== undefined) o.label = label;
-  o.timestamp = rec.timestamp ?? null;
-  if (cycleCut) o.cycle = true;
-  const s = JSON.stringify(o);
-  return s.slice(0, -1) + ',"children":[';
+  if (label !== undefined) s += ',"label":' + jsonString(label);
+  const ts = rec.timestamp;
+  s += ',"timestamp":' + (typeof ts === "string" ? jsonString(ts) : JSON.stringify(ts ?? null));
+  if (cycleCut) s += ',"cycle":true';
+  return s + ',"children":[';
 }
 
 /**
