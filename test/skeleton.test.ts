@@ -2,12 +2,12 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "n
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readLineBytes, readLines, type RawLine } from "../src/io/lines.js";
 import { isObject } from "../src/model/extract.js";
 import { loadSession, makeRec } from "../src/model/load.js";
 import type { Session } from "../src/model/session.js";
-import { scanSkeleton, skeletonRec } from "../src/model/skeleton.js";
+import { scanSkeleton, scanStringForTest, setWasmMinForTest, skeletonRec } from "../src/model/skeleton.js";
 import { SKELETON_FIELDS, type EntryRec } from "../src/model/types.js";
 import { ROOT } from "./helpers.js";
 
@@ -355,5 +355,74 @@ describe("readLineBytes", () => {
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe("wasm string scanner", () => {
+  /** Pieces of string content: plain bytes, escapes (valid and not), quotes, control bytes, UTF-8 sequences. */
+  const piece = fc.oneof(
+    fc.constantFrom(0x22, 0x5c, 0x75, 0x62, 0x66, 0x6e, 0x72, 0x74, 0x2f, 0x30, 0x39, 0x41, 0x46, 0x61, 0x67, 0x47, 0x00, 0x01, 0x0a, 0x1f, 0x20, 0x7f, 0x80, 0xc3, 0xa9, 0xff).map((c) => [c]),
+    fc.constantFrom('\\"', "\\\\", "\\/", "\\b", "\\f", "\\n", "\\r", "\\t", "\\u00e9", "\\uABCD", "\\u12G4", "\\u12", "\\x", "\\\\\\", "é", "𝔘", "\u2028", "aaaaaaaaaaaaaaa", "a").map((s) => [...Buffer.from(s, "utf8")]),
+    fc.uint8Array({ minLength: 1, maxLength: 3 }).map((a) => [...a]),
+  );
+  const content = fc.tuple(fc.nat(40), fc.array(piece, { maxLength: 30 }), fc.nat(3), fc.boolean()).map(([fill, parts, q, closed]) => {
+    const bytes = [...Buffer.from("\\\"".repeat(q).slice(0, q)), ...Array<number>(fill).fill(0x61), ...parts.flat()];
+    if (closed) bytes.push(0x22, 0x7d);
+    return { buf: Buffer.from(bytes), q };
+  });
+
+  it("is available", () => {
+    expect(scanStringForTest(Buffer.from('ab"'), 0, 3, true)).toStrictEqual({ q: 2, esc: false });
+  });
+
+  it("agrees with the JS scanner on random string contents (every end, block boundaries, buffer end)", () => {
+    fc.assert(
+      fc.property(content, ({ buf, q }) => {
+        // Every end from q to the buffer's: strings cut at each length, ending at the buffer end.
+        for (let end = q; end <= buf.length; end++) {
+          const js = scanStringForTest(buf, q, end, false);
+          expect(scanStringForTest(buf, q, end, true), `${JSON.stringify(buf.toString("latin1"))} q=${q} end=${end}`).toStrictEqual(js);
+        }
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it("long runs: quotes, escapes and control bytes at every offset of several blocks", () => {
+    for (const [ins, len] of [['"', 1], ["\\n", 2], ["\\u0041", 6], ["\\u004", 5], ["\\q", 2], ["\u0001", 1], ["\\\\", 2], ['\\"', 2]] as const) {
+      for (let at = 0; at < 70; at++) {
+        const buf = Buffer.from("x".repeat(at) + ins + "y".repeat(70) + '"');
+        for (const end of [at + len - 1, at + len, at + len + 1, buf.length - 1, buf.length]) {
+          if (end < 0 || end > buf.length) continue;
+          expect(scanStringForTest(buf, 0, end, true)).toStrictEqual(scanStringForTest(buf, 0, end, false));
+        }
+      }
+    }
+  });
+
+  describe("every line through wasm memory", () => {
+    let old = 0;
+    beforeAll(() => {
+      old = setWasmMinForTest(0);
+    });
+    afterAll(() => {
+      setWasmMinForTest(old);
+    });
+    it("random entries, JSON values, mutated strings", () => {
+      fc.assert(fc.property(entryArb, fc.nat(3), (line, pad) => check(line, pad)), { numRuns: 1500 });
+      fc.assert(fc.property(fc.jsonValue({ maxDepth: 4 }), (v) => check(JSON.stringify(v) ?? "null")), { numRuns: 500 });
+      fc.assert(
+        fc.property(fc.string({ unit: fc.constantFrom(...MUTATION_BYTES, "1", "x", "é") }), (s) => check('{"type":"message","id":"a","x":"' + s + '"}')),
+        { numRuns: 2000 },
+      );
+      for (const l of corpusLines.slice(0, 500)) check(l);
+    });
+    it.each(FIXTURES.slice(0, 40).map((f) => [f.slice(ROOT.length + 1), f]))("%s", async (_name, f) => {
+      const full = await loadSession({ kind: "file", path: f });
+      const skel = await loadSession({ kind: "file", path: f }, { detail: "skeleton" });
+      full.store.close();
+      skel.store.close();
+      expect(sessionView(skel)).toStrictEqual(sessionView(full));
+    });
   });
 });

@@ -16,6 +16,7 @@
  * or is "session", the id is not a non-empty string. Saying "not sure" is always safe; saying "valid" must be exact.
  */
 import { keep } from "./extract.js";
+import { SCAN_WASM } from "./scan-wasm.js";
 import type { EntryRec } from "./types.js";
 
 const QUOTE = 0x22;
@@ -126,7 +127,7 @@ function growStack(): void {
  * Scans a string's content from `q` (just after the opening quote) to `end`; returns the index of the closing
  * quote, or -1 when the string is invalid or never closes. `dv` views the same bytes as `b`.
  */
-function scanString(b: Uint8Array, dv: DataView, q: number, end: number): number {
+export function scanStringJs(b: Uint8Array, dv: DataView, q: number, end: number): number {
   let esc = false;
   for (;;) {
     // Four bytes at a time while none of them is a quote, a backslash or a control character.
@@ -167,6 +168,96 @@ function scanString(b: Uint8Array, dv: DataView, q: number, end: number): number
     if (d < 0x20) return -1;
     q++;
   }
+}
+
+/**
+ * The SIMD scanner (scan.wat): long lines are copied once into its memory (`toWasm`) and their strings scanned
+ * there, 16 bytes at a time. Instantiated on first use; null when WebAssembly or its SIMD is unavailable (the JS
+ * scanner then reads every line).
+ */
+interface ScanWasm {
+  memory: { readonly buffer: ArrayBuffer; grow(pages: number): number };
+  scan: (q: number, end: number) => number;
+}
+let wasm: ScanWasm | null | undefined;
+/** Buffer over the whole wasm memory (remade after it grows), and its DataView. */
+let wbuf: Buffer = Buffer.alloc(0);
+let wview: DataView = new DataView(new ArrayBuffer(0));
+/** Lines this long or longer are scanned in wasm memory. */
+let wasmMin = 4096;
+
+function loadWasm(): ScanWasm | null {
+  try {
+    // The compiler's lib has no WebAssembly types; this is the little used here.
+    const WA = (globalThis as { WebAssembly?: { Module: new (bytes: Uint8Array) => object; Instance: new (m: object) => { exports: unknown } } }).WebAssembly;
+    if (WA === undefined) return null;
+    return new WA.Instance(new WA.Module(Buffer.from(SCAN_WASM, "base64"))).exports as ScanWasm;
+  } catch {
+    return null;
+  }
+}
+
+/** Copies b[start, end) to the start of wasm memory and returns the buffer over that memory, or null without wasm. */
+function toWasm(b: Uint8Array, start: number, end: number): Buffer | null {
+  if (wasm === undefined) wasm = loadWasm();
+  if (wasm === null) return null;
+  const n = end - start;
+  if (n > wbuf.length) {
+    const have = wasm.memory.buffer.byteLength;
+    if (n > have) wasm.memory.grow(Math.ceil((n - have) / 65536));
+    const ab = wasm.memory.buffer;
+    wbuf = Buffer.from(ab, 0, ab.byteLength);
+    wview = new DataView(ab);
+  }
+  wbuf.set(b.subarray(start, end), 0);
+  return wbuf;
+}
+
+/** For tests: the length from which lines are scanned in wasm memory (0: every line). Returns the previous one. */
+export function setWasmMinForTest(n: number): number {
+  const old = wasmMin;
+  wasmMin = n;
+  return old;
+}
+
+/**
+ * For tests: scans the string content at b[q, end) with the JS scanner, or through wasm on a copy of b[0, end).
+ * Returns the closing quote's index (-1: invalid or unclosed) and whether an escape was seen, or null when wasm
+ * was asked for and is unavailable.
+ */
+export function scanStringForTest(b: Uint8Array, q: number, end: number, useWasm: boolean): { q: number; esc: boolean } | null {
+  let r: number;
+  if (useWasm) {
+    const w = toWasm(b, 0, end);
+    if (w === null) return null;
+    r = scanString(w, wview, q, end);
+  } else r = scanStringJs(b, new DataView(b.buffer, b.byteOffset, b.byteLength), q, end);
+  return { q: r, esc: r >= 0 && sawEscape };
+}
+
+/**
+ * Scans a string's content from `q` (just after the opening quote) to `end`; returns the index of the closing
+ * quote, or -1 when the string is invalid or never closes; sets sawEscape. `dv` views the same bytes as `b`.
+ */
+function scanString(b: Uint8Array, dv: DataView, q: number, end: number): number {
+  if (b !== wbuf) return scanStringJs(b, dv, q, end);
+  // Short plain strings (keys, ids) end before the call into wasm would pay off.
+  const lim = q + 24 < end ? q + 24 : end;
+  for (let i = q; i < lim; i++) {
+    const c = b[i] as number;
+    if (c === QUOTE) {
+      sawEscape = false;
+      return i;
+    }
+    if (c === BACKSLASH || c < 0x20) break;
+  }
+  const r = (wasm as ScanWasm).scan(q, end);
+  if (r >= -1) {
+    sawEscape = false;
+    return r;
+  }
+  sawEscape = true;
+  return -2 - r;
 }
 
 /** End of the number starting at p (exact JSON grammar), or -1. */
@@ -230,11 +321,11 @@ const ST_AFTER = 5; // after a value: ',' or the closer, or the end at depth 0
 export function scanSkeleton(b: Uint8Array, start: number, end: number): number {
   spanStart.fill(-1);
   spanEnd.fill(-1);
-  if (b !== viewOf) {
+  if (b !== viewOf && b !== wbuf) {
     viewOf = b;
     view = new DataView(b.buffer, b.byteOffset, b.byteLength);
   }
-  const dv = view;
+  const dv = b === wbuf ? wview : view;
   let p = start;
   let depth = 0;
   let state = ST_VALUE;
@@ -412,6 +503,15 @@ function named(b: Buffer, s: number, names: readonly (readonly [Uint8Array, stri
  * files; the caller applies the same post-processing (v2 role migration, diagnostics) as for full records.
  */
 export function skeletonRec(b: Buffer, start: number, end: number, index: number, line: number, offset: number): EntryRec | null {
+  if (end - start >= wasmMin) {
+    // A long line: scan (and decode from) its copy in wasm memory.
+    const w = toWasm(b, start, end);
+    if (w !== null) {
+      b = w;
+      end -= start;
+      start = 0;
+    }
+  }
   if (scanSkeleton(b, start, end) !== 1) return null;
   if (!isString(b, S_TYPE) || !isString(b, S_ID)) return null;
   const type = named(b, S_TYPE, TYPE_NAMES);
