@@ -66,7 +66,7 @@ export async function openInput(file: string, opts: { progress?: boolean; detail
     throw new CliError(`${file}: ${ioReason(err)}`);
   }
   if (info.isDirectory()) throw new CliError(`${file}: is a directory (expected a session .jsonl file)`);
-  const progress = opts.progress !== false && process.stderr.isTTY === true && info.size > 64 << 20 ? progressReporter(file, info.size) : undefined;
+  const progress = opts.progress !== false && process.stderr.isTTY === true && info.size > 64 << 20 ? progressReporter("reading", file, info.size) : undefined;
   try {
     return await loadSession({ kind: "file", path: file }, progress ? { onProgress: progress.update, ...detail } : detail);
   } catch (err) {
@@ -91,13 +91,17 @@ export function ioReason(err: unknown): string {
   }
 }
 
-function progressReporter(file: string, total: number): { update: (bytes: number) => void; done: () => void } {
+/** A one-line progress bar on stderr, redrawn in place and erased when done. Only for a TTY (callers check). */
+export function progressReporter(verb: string, file: string, total: number): { update: (bytes: number) => void; done: () => void } {
   let shown = false;
   return {
     update(bytes) {
       shown = true;
       const pct = Math.min(100, Math.floor((bytes / total) * 100));
-      process.stderr.write(`\r\u001b[2Kreading ${file}: ${pct}% (${(bytes / 1e6).toFixed(0)} / ${(total / 1e6).toFixed(0)} MB)`);
+      const fill = Math.round((pct / 100) * 30);
+      process.stderr.write(
+        `\r\u001b[2K${verb} ${file} [${"#".repeat(fill)}${"-".repeat(30 - fill)}] ${pct}% (${(bytes / 1e6).toFixed(0)} / ${(total / 1e6).toFixed(0)} MB)`,
+      );
     },
     done() {
       if (shown) process.stderr.write("\r\u001b[2K");

@@ -47,8 +47,8 @@ interface Input {
 
 /** Files as given, directories expanded to every *.jsonl below them (sorted, symlinked folders not followed). */
 async function expandInputs(inputs: readonly string[]): Promise<Input[]> {
-  const { readdir, stat } = await import("node:fs/promises");
-  const { join } = await import("node:path");
+  const { stat } = await import("node:fs/promises");
+  const { listSessionFiles } = await import("../io/discover.js");
   const { ioReason, isStdin } = await import("./common.js");
   const out: Input[] = [];
   for (const input of inputs) {
@@ -67,45 +67,11 @@ async function expandInputs(inputs: readonly string[]): Promise<Input[]> {
       out.push({ name: input });
       continue;
     }
-    const found: string[] = [];
-    const stack = [input];
-    while (stack.length > 0) {
-      const dir = stack.pop() as string;
-      let names;
-      try {
-        names = await readdir(dir, { withFileTypes: true });
-      } catch (err) {
-        out.push({ name: dir, ioError: ioReason(err) });
-        continue;
-      }
-      for (const d of names) {
-        const p = join(dir, d.name);
-        if (d.isDirectory()) stack.push(p);
-        else if ((d.isFile() || d.isSymbolicLink()) && d.name.endsWith(".jsonl")) found.push(p);
-      }
-    }
+    const found = await listSessionFiles(input, (dir, err) => out.push({ name: dir, ioError: ioReason(err) }));
     if (found.length === 0) process.stderr.write(`pisess: ${input}: no .jsonl files in this folder\n`);
-    found.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
     for (const f of found) out.push({ name: f });
   }
   return out;
-}
-
-function progressBar(file: string, total: number): { update: (bytes: number) => void; done: () => void } | undefined {
-  if (process.stderr.isTTY !== true || total < 64 << 20) return undefined;
-  let shown = false;
-  return {
-    update(bytes) {
-      shown = true;
-      const pct = Math.min(100, Math.floor((bytes / total) * 100));
-      const width = 30;
-      const fill = Math.round((pct / 100) * width);
-      process.stderr.write(`\r\u001b[2Kchecking ${file} [${"#".repeat(fill)}${"-".repeat(width - fill)}] ${pct}%`);
-    },
-    done() {
-      if (shown) process.stderr.write("\r\u001b[2K");
-    },
-  };
 }
 
 async function runValidate(args: ValidateArgs): Promise<number> {
@@ -137,7 +103,7 @@ async function runValidate(args: ValidateArgs): Promise<number> {
       results.push({ file: name, diagnostics: [], ioError: reason });
       continue;
     }
-    const progress = progressBar(name, session.facts.bytes);
+    const progress = process.stderr.isTTY === true && session.facts.bytes >= 64 << 20 ? common.progressReporter("checking", name, session.facts.bytes) : undefined;
     try {
       const diagnostics = checkSession(session, { strict: args.strict === true, ...(progress ? { onProgress: progress.update } : {}) });
       results.push({ file: session.file, diagnostics });

@@ -47,8 +47,12 @@ export function cwdFolderName(cwd: string): string {
   return `--${cwd.replace(/^[/\\]/, "").replace(/[/\\:]/g, "-")}--`;
 }
 
-/** Every `*.jsonl` below `dir` (recursive: subagent extensions nest files deeper), sorted by path. */
-export async function listSessionFiles(dir: string): Promise<string[]> {
+/**
+ * Every `*.jsonl` below `dir` (recursive: subagent extensions nest files deeper; symlinked files count, symlinked
+ * folders are not followed), sorted by path. An unreadable `dir` throws; an unreadable folder below it goes to
+ * `onError` (skipped when none is given).
+ */
+export async function listSessionFiles(dir: string, onError?: (folder: string, err: unknown) => void): Promise<string[]> {
   const out: string[] = [];
   const stack = [dir];
   while (stack.length > 0) {
@@ -57,13 +61,14 @@ export async function listSessionFiles(dir: string): Promise<string[]> {
     try {
       items = await readdir(d, { withFileTypes: true });
     } catch (err) {
-      if (d === dir) throw err;
+      if (d === dir && !onError) throw err;
+      onError?.(d, err);
       continue;
     }
     for (const it of items) {
       const p = join(d, it.name);
       if (it.isDirectory()) stack.push(p);
-      else if (it.isFile() && it.name.endsWith(".jsonl")) out.push(p);
+      else if ((it.isFile() || it.isSymbolicLink()) && it.name.endsWith(".jsonl")) out.push(p);
     }
   }
   return out.sort();
