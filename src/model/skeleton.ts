@@ -17,6 +17,7 @@
  */
 import { keep } from "./extract.js";
 import { SCAN_WASM } from "./scan-wasm.js";
+import { KNOWN_ENTRY_TYPES } from "./session.js";
 import type { EntryRec } from "./types.js";
 
 const QUOTE = 0x22;
@@ -71,18 +72,7 @@ for (const [k, slot] of TOP_KEYS) {
 const ROLE_KEY = Buffer.from("role", "latin1");
 
 /** Entry types and roles returned as shared constants instead of fresh strings. */
-const TYPE_NAMES = [
-  "message",
-  "thinking_level_change",
-  "model_change",
-  "compaction",
-  "branch_summary",
-  "custom",
-  "custom_message",
-  "label",
-  "session_info",
-  "session",
-].map((s) => [Buffer.from(s, "latin1"), s] as const);
+const TYPE_NAMES = [...KNOWN_ENTRY_TYPES, "session"].map((s) => [Buffer.from(s, "latin1"), s] as const);
 const ROLE_NAMES = ["user", "assistant", "toolResult", "bashExecution", "custom", "hookMessage"].map((s) => [Buffer.from(s, "latin1"), s] as const);
 
 // Value spans, [start, end) of the whole value (a string's span includes its quotes); -1: not seen.
