@@ -1,3 +1,5 @@
+import type { HeaderInfo } from "../io/discover.js";
+
 /** Severity of a finding; `--fail-on` compares against it. */
 export type Severity = "error" | "warning" | "info";
 
@@ -111,14 +113,9 @@ export const SKELETON_FIELDS: readonly (keyof EntryRec)[] = [
   "model",
 ];
 
-export interface Header {
+/** The header line as read: what discovery reads from a first line, plus any keys later pi versions add. */
+export interface Header extends HeaderInfo {
   type: "session";
-  id: string;
-  version?: number;
-  timestamp?: string;
-  cwd?: string;
-  parentSession?: string;
-  branchedFrom?: string;
   [key: string]: unknown;
 }
 

@@ -350,14 +350,14 @@ function roleOf(m: unknown): string {
  * such rather than as a wholesale change.
  */
 export function diffContexts(left: SideInput & { context: BuiltContext }, right: SideInput & { context: BuiltContext }, align: Align): ContextDiff {
-  const sourceKey = (input: SideInput, rec: EntryRec | undefined): string => {
+  const sourceKey = (rec: EntryRec | undefined): string => {
     if (!rec) return "";
     if (align === "same-file") return `#${rec.index}`;
     if (align === "id") return rec.id ?? `#${rec.line}`;
     return "";
   };
   const keys = (input: SideInput & { context: BuiltContext }): string[] =>
-    input.context.messages.map((m, i) => sourceKey(input, input.context.sources[i]) + "\u0000" + messageKey(m));
+    input.context.messages.map((m, i) => sourceKey(input.context.sources[i]) + "\u0000" + messageKey(m));
   const lk = keys(left);
   const rk = keys(right);
   const n = Math.min(lk.length, rk.length);
