@@ -19,6 +19,10 @@ interface Leaf {
   path?: number[];
   context?: { thinkingLevel?: string; model?: unknown; messages: unknown[] };
   llm?: unknown[];
+  /** pi 1.6 files: the line of the entry behind each context message. */
+  messageLines?: number[];
+  /** pi 1.6 files: each context_edit on the path and what became of it. */
+  edits?: { line: number; targetLine?: number; status: string }[];
 }
 
 const files = readdirSync(`${ROOT}/fixtures/corpus`).filter((f) => f.endsWith(".jsonl"));
@@ -50,14 +54,33 @@ describe("context: every leaf of the corpus equals pi's buildSessionContext and 
         if (!p.ok) throw new Error(`${f}:${leaf.line}: unexpected cycle`);
         expect(p.path.map((r) => r.line), `${f}:${leaf.line} path`).toEqual(leaf.path);
         const ctx = buildContext(session, p.path, (r) => readEntry(session, r));
+        if (leaf.contextError !== undefined) {
+          // pi throws here (an edit without replacement); pisess builds on without that edit and says so.
+          expect(ctx.problems.map((d) => d.code), `${f}:${leaf.line}`).toContain("context-edit-no-replacement");
+          continue;
+        }
+        if (leaf.messageLines) expect(ctx.sources.map((r) => r.line), `${f}:${leaf.line} messageLines`).toEqual(leaf.messageLines);
+        if (leaf.edits) {
+          const got = ctx.edits.map((e) => json({ line: e.edit.line, targetLine: e.target?.line ?? null, status: e.status }));
+          expect(got, `${f}:${leaf.line} edits`).toEqual(leaf.edits);
+        }
         expect(json({ thinkingLevel: ctx.thinkingLevel, model: ctx.model, messages: ctx.messages }), `${f}:${leaf.line} context`).toEqual(leaf.context);
         expect(json(convertToLlm(ctx.messages)), `${f}:${leaf.line} llm`).toEqual(leaf.llm);
         expect(ctx.sources).toHaveLength(ctx.messages.length);
         expect(ctx.problems.filter((d) => d.code === "message-missing")).toEqual([]);
-        // Each source produced its message: message entries hold it verbatim, the others were built from them.
+        // Each source produced its message: message entries hold it verbatim unless an edit replaced its content
+        // (then the original is kept beside it) or pi normalised a missing content; the others were built from them.
         ctx.sources.forEach((src, i) => {
           const entry = readEntry(session, src);
-          if (src.type === "message") expect(ctx.messages[i]).toEqual(entry.message);
+          const edit = ctx.editedBy[i];
+          if (edit) {
+            expect(edit.type).toBe("context_edit");
+            expect(ctx.originals[i]).toBeDefined();
+          }
+          const m = (ctx.originals[i] ?? ctx.messages[i]) as Record<string, unknown>;
+          const recorded = entry.message as Record<string, unknown> | undefined;
+          if (src.type === "message" && recorded?.content != null) expect(m).toEqual(recorded);
+          else if (src.type === "message") expect({ ...m, content: undefined }).toEqual({ ...recorded, content: undefined });
           else expect(["compaction", "branch_summary", "custom_message"]).toContain(src.type);
         });
         const mapped = convertToLlmMapped(ctx.messages);

@@ -46,3 +46,20 @@ export function fingerprint(path: string): FileFingerprint {
   const st = statSync(path);
   return { path, sha256: createHash("sha256").update(readFileSync(path)).digest("hex"), mtimeMs: st.mtimeMs, size: st.size };
 }
+
+/**
+ * Lines pi 1.6 keeps as bogus entries (no type, no id: a line holding `42`, `"x"`, `true` or an array) while
+ * pisess reports them as `non-object-line` and skips them: a documented difference. Read here without pisess.
+ */
+export function piBogusLines(path: string): Set<number> {
+  const out = new Set<number>();
+  readFileSync(path, "utf8").split("\n").forEach((text, i) => {
+    try {
+      const v: unknown = JSON.parse(text);
+      if (v && (typeof v !== "object" || Array.isArray(v))) out.add(i + 1);
+    } catch {
+      // not JSON: pi drops it too
+    }
+  });
+  return out;
+}

@@ -46,6 +46,8 @@ export const CODES = {
   "tool-result-orphan": "warning",
   "tool-call-unanswered": "info",
   "usage-inconsistent": "warning",
+  // Context edits (pi 0.87+)
+  "context-edit-no-replacement": "error",
   // Types and schema
   "unknown-entry-type": "warning",
   "schema-violation": "error",

@@ -1,5 +1,6 @@
 import { diag } from "../model/codes.js";
 import type { Session } from "../model/session.js";
+import { BLOCK_ONLY_ROLES, EDITABLE_ROLES, KNOWN_ROLES } from "../model/roles.js";
 import type { Diagnostic, EntryRec } from "../model/types.js";
 
 type Obj = Record<string, unknown>;
@@ -13,6 +14,28 @@ function entryTime(ts: unknown): number {
   return new Date(ts as string | number).getTime();
 }
 
+/** What became of a `context_edit` on the path, in the words of pi 1.6.0's own projection. */
+export type EditStatus =
+  /** The latest edit of its target among the context entries, and the target is one of them. */
+  | "applied"
+  /** A later edit of the same target among the context entries wins. */
+  | "superseded"
+  /** The edit itself is before the kept range of the compaction in effect. */
+  | "summarized"
+  /** No entry has the target id. */
+  | "target-missing"
+  /** The target exists but is not among the context entries (another branch, or summarized away). */
+  | "target-outside-context";
+
+export interface EditOnPath {
+  edit: EntryRec;
+  /** The entry the edit names (pi's rule: last duplicate wins), or null. */
+  target: EntryRec | null;
+  status: EditStatus;
+  /** `replacement: null`: the target's messages are gone from the context. */
+  removes: boolean;
+}
+
 export interface SessionContext {
   /** As pi computes it: the last thinking_level_change value, whatever its type ("off" when there is none). */
   thinkingLevel: string;
@@ -20,8 +43,16 @@ export interface SessionContext {
   model: { provider: string; modelId: string } | null;
   /** pi's AgentMessages, the very objects of the entries (message entries) or built as pi builds them. */
   messages: unknown[];
-  /** sources[i] is the entry that produced messages[i] (the compaction entry for the compaction summary). */
+  /** sources[i] is the entry that produced messages[i] (the compaction entry for its summary and systemMessage). */
   sources: EntryRec[];
+  /** editedBy[i]: the `context_edit` that replaced the content of messages[i], where one did. */
+  editedBy: (EntryRec | undefined)[];
+  /** originals[i]: messages[i] as the entry recorded it, before its edit (only where editedBy[i] is set). */
+  originals: (unknown | undefined)[];
+  /** Every `context_edit` on the path, in path order, with what became of it. */
+  edits: EditOnPath[];
+  /** Messages that `replacement: null` edits took out of the context, with the entry and the edit. */
+  removed: { source: EntryRec; edit: EntryRec; messages: unknown[] }[];
   /** The compaction that applies (the last one on the path), or null. */
   compaction: EntryRec | null;
   /** The entry the kept range starts at, when the compaction's firstKeptEntryId is found before it on the path. */
@@ -30,20 +61,52 @@ export interface SessionContext {
   problems: Diagnostic[];
 }
 
-export const KNOWN_ROLES: ReadonlySet<string> = new Set([
-  "user",
-  "assistant",
-  "toolResult",
-  "bashExecution",
-  "custom",
-  "branchSummary",
-  "compactionSummary",
-]);
+/** The messages one entry gives, before any edit (pi 1.6.0's sessionEntryToContextMessages). */
+function entryMessages(rec: EntryRec, o: Obj): unknown[] {
+  switch (rec.type) {
+    case "message": {
+      const m = o.message as Obj;
+      // pi normalises a null or missing content (old or hand-edited files) instead of failing later.
+      if (m.content === null || m.content === undefined) {
+        if (m.role === "system") return [{ ...m, content: "" }];
+        if (m.role === "user" || m.role === "assistant" || m.role === "toolResult") return [{ ...m, content: [] }];
+      }
+      return [m];
+    }
+    case "custom_message":
+      return [
+        {
+          role: "custom",
+          customType: o.customType,
+          content: o.content ?? [],
+          display: o.display,
+          details: o.details,
+          timestamp: entryTime(o.timestamp),
+        },
+      ];
+    case "branch_summary":
+      return o.summary ? [{ role: "branchSummary", summary: o.summary, fromId: o.fromId, timestamp: entryTime(o.timestamp) }] : [];
+    case "compaction": {
+      const summary = { role: "compactionSummary", summary: o.summary, tokensBefore: o.tokensBefore, timestamp: entryTime(o.timestamp) };
+      return o.systemMessage ? [o.systemMessage, summary] : [summary];
+    }
+    default:
+      return [];
+  }
+}
+
+/** A message with an edit's replacement content, as pi applies it; roles without editable content stay as they are. */
+function withReplacement(m: unknown, content: unknown): unknown {
+  const o = m as Obj;
+  if (typeof o.role !== "string" || !EDITABLE_ROLES.has(o.role)) return m;
+  return { ...o, content: BLOCK_ONLY_ROLES.has(o.role) && typeof content === "string" ? [{ type: "text", text: content }] : content };
+}
 
 /**
- * pi's buildSessionContext for an already resolved path (root first). Same values as pi for every path pi can
- * build. Where pi throws (a message entry whose `message` is null or missing), that entry contributes nothing and a
- * `message-missing` problem is reported instead.
+ * pi's buildSessionContext (1.6.0's buildSessionProjection) for an already resolved path (root first). Same values
+ * as pi for every path pi can build. Where pi throws, pisess builds on and reports a problem instead: a message
+ * entry whose `message` is null or missing contributes nothing (`message-missing`); an edit without `replacement`
+ * changes nothing (`context-edit-no-replacement`).
  */
 export function buildContext(session: Session, path: EntryRec[], read: (rec: EntryRec) => Record<string, unknown>): SessionContext {
   const problems: Diagnostic[] = [];
@@ -90,58 +153,24 @@ export function buildContext(session: Session, path: EntryRec[], read: (rec: Ent
     }
   }
 
-  const messages: unknown[] = [];
-  const sources: EntryRec[] = [];
-  const append = (rec: EntryRec): void => {
-    switch (rec.type) {
-      case "message":
-        if (broken.has(rec)) return;
-        messages.push(body(rec).message);
-        sources.push(rec);
-        return;
-      case "custom_message": {
-        const o = body(rec);
-        messages.push({
-          role: "custom",
-          customType: o.customType,
-          content: o.content,
-          display: o.display,
-          details: o.details,
-          timestamp: entryTime(o.timestamp),
-        });
-        sources.push(rec);
-        return;
-      }
-      case "branch_summary": {
-        const o = body(rec);
-        if (!o.summary) return;
-        messages.push({ role: "branchSummary", summary: o.summary, fromId: o.fromId, timestamp: entryTime(o.timestamp) });
-        sources.push(rec);
-        return;
-      }
-      default:
-        return;
-    }
-  };
-
+  // The context entries: the path, or the compaction in effect, its kept range (system messages left out: the
+  // compaction's own systemMessage replaces them) and everything after it.
+  let contextEntries: EntryRec[] = path;
   let keptFrom: EntryRec | null = null;
   if (compaction) {
     const c = body(compaction);
-    messages.push({ role: "compactionSummary", summary: c.summary, tokensBefore: c.tokensBefore, timestamp: entryTime(c.timestamp) });
-    sources.push(compaction);
     const cid = compaction.id;
-    const cIdx = path.findIndex((e) => e.type === "compaction" && e.id === cid);
+    // pi finds the compaction by id alone (a duplicate id earlier on the path moves the cut, as in pi).
+    const cIdx = path.findIndex((e) => e.id === cid);
     const firstKept = c.firstKeptEntryId;
-    let found = false;
+    contextEntries = [compaction];
     for (let i = 0; i < cIdx; i++) {
       const rec = path[i] as EntryRec;
-      if (!found && rec.id === firstKept) {
-        found = true;
-        keptFrom = rec;
-      }
-      if (found) append(rec);
+      if (!keptFrom && rec.id === firstKept) keptFrom = rec;
+      if (keptFrom && !(rec.type === "message" && !broken.has(rec) && (body(rec).message as Obj).role === "system")) contextEntries.push(rec);
     }
-    if (!found && typeof firstKept === "string") {
+    for (let i = cIdx + 1; i < path.length; i++) contextEntries.push(path[i] as EntryRec);
+    if (!keptFrom && typeof firstKept === "string" && firstKept !== cid) {
       const target = session.byId.get(firstKept);
       problems.push(
         target
@@ -149,9 +178,62 @@ export function buildContext(session: Session, path: EntryRec[], read: (rec: Ent
           : diag("first-kept-missing", file, compaction.line, { firstKeptEntryId: firstKept }, idArg(compaction)),
       );
     }
-    for (let i = cIdx + 1; i < path.length; i++) append(path[i] as EntryRec);
-  } else {
-    for (const rec of path) append(rec);
+  }
+
+  // The latest edit per target among the context entries (pi keys them by the raw targetId).
+  const inContext = new Set(contextEntries);
+  const latestEdit = new Map<unknown, EntryRec>();
+  for (const rec of contextEntries) if (rec.type === "context_edit") latestEdit.set(body(rec).targetId, rec);
+
+  const messages: unknown[] = [];
+  const sources: EntryRec[] = [];
+  const editedBy: (EntryRec | undefined)[] = [];
+  const originals: (unknown | undefined)[] = [];
+  const removed: SessionContext["removed"] = [];
+  contextEntries.forEach((rec, index) => {
+    // An older compaction kept inside the newest one's range contributes nothing (pi 1.6; 0.81–0.86 emitted it).
+    if (broken.has(rec) || (rec.type === "compaction" && index > 0)) return;
+    const own = entryMessages(rec, body(rec));
+    const edit = latestEdit.get(rec.id);
+    if (!edit || own.length === 0) {
+      for (const m of own) {
+        messages.push(m);
+        sources.push(rec);
+        editedBy.push(undefined);
+        originals.push(undefined);
+      }
+      return;
+    }
+    const e = body(edit);
+    if (e.replacement === null) {
+      removed.push({ source: rec, edit, messages: own });
+      return;
+    }
+    if (e.replacement === undefined) {
+      const piThrows = own.some((m) => EDITABLE_ROLES.has(String((m as Obj).role)));
+      problems.push(diag("context-edit-no-replacement", file, edit.line, { targetLine: rec.line, piThrows }, idArg(edit)));
+    }
+    for (const m of own) {
+      const next = e.replacement === undefined ? m : withReplacement(m, (e.replacement as Obj).content);
+      messages.push(next);
+      sources.push(rec);
+      editedBy.push(next === m ? undefined : edit);
+      originals.push(next === m ? undefined : m);
+    }
+  });
+
+  const edits: EditOnPath[] = [];
+  for (const rec of path) {
+    if (rec.type !== "context_edit") continue;
+    const e = body(rec);
+    const target = typeof e.targetId === "string" ? (session.byId.get(e.targetId) ?? null) : null;
+    let status: EditStatus;
+    if (!inContext.has(rec)) status = "summarized";
+    else if (latestEdit.get(e.targetId) !== rec) status = "superseded";
+    else if (!target) status = "target-missing";
+    else if (!inContext.has(target) || (target.type === "compaction" && target !== contextEntries[0])) status = "target-outside-context";
+    else status = "applied";
+    edits.push({ edit: rec, target, status, removes: e.replacement === null });
   }
 
   for (let i = 0; i < messages.length; i++) {
@@ -169,6 +251,10 @@ export function buildContext(session: Session, path: EntryRec[], read: (rec: Ent
     model: model as { provider: string; modelId: string } | null,
     messages,
     sources,
+    editedBy,
+    originals,
+    edits,
+    removed,
     compaction,
     keptFrom,
     problems,

@@ -33,6 +33,7 @@ function convertOne(m: unknown): unknown {
       return userText(BRANCH_PREFIX + String(o.summary) + BRANCH_SUFFIX, o.timestamp);
     case "compactionSummary":
       return userText(COMPACTION_PREFIX + String(o.summary) + COMPACTION_SUFFIX, o.timestamp);
+    case "system":
     case "user":
     case "assistant":
     case "toolResult":
@@ -62,7 +63,7 @@ export function convertToLlmMapped(messages: readonly unknown[]): LlmMapped {
   return { messages: out, from };
 }
 
-/** pi's convertToLlm: user, assistant and toolResult pass through; coding-agent roles become user text. */
+/** pi's convertToLlm (1.6.0): system, user, assistant and toolResult pass through; coding-agent roles become user text. */
 export function convertToLlm(messages: unknown[]): unknown[] {
   return convertToLlmMapped(messages).messages;
 }

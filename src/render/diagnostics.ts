@@ -52,6 +52,10 @@ const MESSAGES: Record<string, Template> = {
   "tool-result-orphan": "tool result for {toolCallId} ({toolName}) has no matching tool call on its path",
   "tool-call-unanswered": "tool call {toolCallId} ({name}) is never answered",
   "usage-inconsistent": "usage {field} is {found}, but its parts add up to {expected}",
+  "context-edit-no-replacement": (a) =>
+    a.piThrows === true
+      ? "context edit of line {targetLine} has no replacement; pi throws building this context, pisess applies no edit"
+      : "context edit of line {targetLine} has no replacement; it changes nothing",
   "unknown-entry-type": "unknown entry type {type}",
   "schema-violation": "{path} {message}",
   "unknown-key": "unknown key {key} at {path} (not in {schema})",
@@ -95,6 +99,7 @@ const TITLES: Record<string, string> = {
   "tool-result-orphan": "Tool result without a tool call on its path",
   "tool-call-unanswered": "Tool call never answered",
   "usage-inconsistent": "Usage totals do not add up",
+  "context-edit-no-replacement": "Context edit without replacement",
   "unknown-entry-type": "Unknown entry type",
   "schema-violation": "Schema violation",
   "unknown-key": "Key not in the schema",
