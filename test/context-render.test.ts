@@ -39,6 +39,24 @@ describe("context renderers (golden, colour off)", () => {
     expectGolden(`context-${name}.md`, md(doc));
   });
 
+  it("--show-edits shows what edited messages said in the file and the messages edits removed", async () => {
+    const plain = await load("edits");
+    expect(plain.doc.edits).toEqual({ onPath: 3, applied: 3, editedMessages: 2, removedMessages: 1 });
+    const plainText = text(plain.doc);
+    expect(plainText).toContain("edited by line 7");
+    expect(plainText).not.toContain("sk-live-1234");
+    expect(plainText).not.toContain("Try deleting node_modules.");
+    const shown = await load("edits", "leaf", { showEdits: true });
+    const shownText = text(shown.doc);
+    expect(shownText).toContain("sk-live-1234");
+    expect(shownText).toContain("removed by line 8: the model never saw it");
+    // The removed reply stands where it was, between the tool result and the last reply.
+    expect(shownText.indexOf("Try deleting node_modules.")).toBeGreaterThan(shownText.indexOf("[3 type errors, TS2322]"));
+    expect(shownText.indexOf("Try deleting node_modules.")).toBeLessThan(shownText.indexOf("Three type errors"));
+    expectGolden("context-edits-show-edits.txt", shownText);
+    expectGolden("context-edits-show-edits.md", md(shown.doc));
+  });
+
   it("--no-thinking hides thinking; --max-output 0 shows everything; a cut says how much is left", async () => {
     const withThinking = text((await load("compaction-kept")).doc);
     expect(withThinking).toContain("┊ Step three touches the CLI.");

@@ -24,6 +24,7 @@ interface ContextArgs extends GlobalArgs {
   format: "text" | "markdown";
   thinking: boolean;
   maxOutput: number;
+  showEdits?: boolean;
 }
 
 /** The session file to read when none is named: pi's own choice for the current directory, or one picked by id. */
@@ -75,6 +76,7 @@ export const contextCommand: CommandModule<object, ContextArgs> = {
       .option("format", { describe: "Text rendering", choices: ["text", "markdown"], default: "text", type: "string" })
       .option("thinking", { describe: "Show thinking blocks (--no-thinking hides them)", type: "boolean", default: true })
       .option("max-output", { describe: "Cut tool and command outputs to N lines (0 = all)", type: "number", default: 20 })
+      .option("show-edits", { describe: "Text views: also show what edited messages said in the file, and the messages edits removed", type: "boolean" })
       .conflicts("json", "ndjson")
       .conflicts("file", "session")
       .implies("all-projects", "session")
@@ -84,6 +86,7 @@ export const contextCommand: CommandModule<object, ContextArgs> = {
       })
       .example("$0 context", "the context of the most recent session here, at its leaf")
       .example("$0 context session.jsonl --leaf @120 --no-thinking", "what the model saw at line 120, without thinking")
+      .example("$0 context session.jsonl --show-edits", "what the model saw, and what context edits changed or removed")
       .example("$0 context session.jsonl --llm --json | jq '.messages | length'", "how many messages went to the LLM")
       .example("$0 context --session 0194 --all-projects --format markdown > ctx.md", "a session by id, as Markdown") as unknown as Argv<ContextArgs>,
   handler: async (args) => {
@@ -107,10 +110,11 @@ export const contextCommand: CommandModule<object, ContextArgs> = {
 
       if (args.json || args.ndjson) {
         const messages = args.llm ? llm.messages : ctx.messages;
-        const sources = args.llm ? llm.from.map((i) => ctx.sources[i] as EntryRec) : ctx.sources;
-        await writeOut(jsonChunks(session, leaf, ctx, messages, sources, args.json === true));
+        const at = args.llm ? llm.from : ctx.sources.map((_, i) => i);
+        const entries = at.map((i) => contextEntryRef(ctx.sources[i] as EntryRec, ctx.editedBy[i]));
+        await writeOut(jsonChunks(session, leaf, ctx, messages, entries, args.json === true));
       } else {
-        const doc = describeContext(session, leaf, path, ctx, llm.messages.length, { thinking: args.thinking, maxOutput: args.maxOutput });
+        const doc = describeContext(session, leaf, path, ctx, llm.messages.length, { thinking: args.thinking, maxOutput: args.maxOutput, showEdits: args.showEdits === true });
         if (args.format === "markdown") await writeOut(contextMarkdown(doc));
         else await writeOut(contextText(doc, { style: styleFor(args) }));
       }
@@ -123,12 +127,26 @@ export const contextCommand: CommandModule<object, ContextArgs> = {
   },
 };
 
+/** `entries[i]` of `context --json`: the entry behind messages[i] and, for an edited message, the edit. */
+export interface ContextEntryRef {
+  id: string | null;
+  line: number;
+  type: string;
+  edit?: { id: string | null; line: number };
+}
+
+function contextEntryRef(rec: EntryRec, edit: EntryRec | undefined): ContextEntryRef {
+  const ref: ContextEntryRef = { id: rec.id ?? null, line: rec.line, type: rec.type };
+  if (edit) ref.edit = { id: edit.id ?? null, line: edit.line };
+  return ref;
+}
+
 function* jsonChunks(
   session: Session,
   leaf: EntryRec,
   ctx: { thinkingLevel: string; model: unknown },
   messages: readonly unknown[],
-  sources: readonly EntryRec[],
+  entries: readonly ContextEntryRef[],
   asDocument: boolean,
 ): Generator<string> {
   if (!asDocument) {
@@ -147,6 +165,6 @@ function* jsonChunks(
   }
   yield buf;
   yield '],"entries":';
-  yield JSON.stringify(sources.map((r) => ({ id: r.id ?? null, line: r.line, type: r.type })));
+  yield JSON.stringify(entries);
   yield "}\n";
 }

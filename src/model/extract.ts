@@ -163,6 +163,14 @@ export function extractFields(rec: EntryRec, o: Obj): void {
       if (label !== undefined) rec.labelText = keep(label);
       break;
     }
+    case "context_edit": {
+      const target = str(o.targetId);
+      if (target !== undefined) rec.targetId = target;
+      rec.editRemoves = o.replacement === null;
+      const text = isObject(o.replacement) ? contentText(o.replacement.content) : undefined;
+      if (text !== undefined) rec.text = keep(text);
+      break;
+    }
     case "session_info": {
       const name = str(o.name);
       if (name !== undefined) rec.name = keep(name);

@@ -550,6 +550,11 @@ export function skeletonRec(b: Buffer, start: number, end: number, index: number
       if (label !== undefined) rec.labelText = keep(label);
       break;
     }
+    case "context_edit": {
+      const target = str(b, S_TARGET);
+      if (target !== undefined) rec.targetId = target;
+      break;
+    }
     case "session_info": {
       const name = str(b, S_NAME);
       if (name !== undefined) rec.name = keep(name);

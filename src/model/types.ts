@@ -70,8 +70,11 @@ export interface EntryRec {
   /** v1 only: the original index, for diagnostics. */
   firstKeptEntryIndex?: number;
   fromId?: string;
+  /** label and context_edit: the entry it names. */
   targetId?: string;
   labelText?: string;
+  /** context_edit: `replacement: null` (the target's messages are left out of the context). */
+  editRemoves?: boolean;
   name?: string;
   thinkingLevel?: string;
   customType?: string;
@@ -82,7 +85,7 @@ export interface EntryRec {
  * The EntryRec fields a skeleton load (`loadSession(..., { detail: "skeleton" })`) fills exactly as a full load
  * does: the position fields, id, parentId, type, timestamp, time; `role` and `hasMessage` of message entries;
  * compaction `tokensBefore` and `firstKeptEntryId` (`firstKeptEntryIndex` for v1 files, which are always read in
- * full); branch_summary `fromId` and `summaryEmpty`; label `targetId` and `labelText`; session_info `name`;
+ * full); branch_summary `fromId` and `summaryEmpty`; label `targetId` and `labelText`; context_edit `targetId`; session_info `name`;
  * model_change `provider` and `model`; thinking_level_change `thinkingLevel`; custom and custom_message
  * `customType` (provider, model and customType only for those entry types). Every other field (text, hasText, toolNames, toolCallIds, toolCallId, toolName, isError,
  * stopReason, errorMessage, usage, a message's provider/model/customType) may be missing in a skeleton record.

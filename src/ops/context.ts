@@ -51,8 +51,9 @@ export interface SessionContext {
   originals: (unknown | undefined)[];
   /** Every `context_edit` on the path, in path order, with what became of it. */
   edits: EditOnPath[];
-  /** Messages that `replacement: null` edits took out of the context, with the entry and the edit. */
-  removed: { source: EntryRec; edit: EntryRec; messages: unknown[] }[];
+  /** Messages that `replacement: null` edits took out of the context: the entry, the edit, and `at`, the index in
+   * `messages` where they would stand. */
+  removed: { source: EntryRec; edit: EntryRec; messages: unknown[]; at: number }[];
   /** The compaction that applies (the last one on the path), or null. */
   compaction: EntryRec | null;
   /** The entry the kept range starts at, when the compaction's firstKeptEntryId is found before it on the path. */
@@ -206,7 +207,7 @@ export function buildContext(session: Session, path: EntryRec[], read: (rec: Ent
     }
     const e = body(edit);
     if (e.replacement === null) {
-      removed.push({ source: rec, edit, messages: own });
+      removed.push({ source: rec, edit, messages: own, at: messages.length });
       return;
     }
     if (e.replacement === undefined) {
@@ -414,7 +415,14 @@ export type Part =
   | { kind: "text"; text: string; /** lines left out by --max-output */ cut: number }
   | { kind: "thinking"; text: string; redacted: boolean }
   | { kind: "image"; mimeType: string; bytes: number }
-  | { kind: "call"; id: string; name: string; args: string; /** null: nothing answers it */ result: DisplayMessage | null }
+  | {
+      kind: "call";
+      id: string;
+      name: string;
+      args: string;
+      /** null: nothing answers it; undefined: not looked up (a message as recorded before an edit, or removed). */
+      result: DisplayMessage | null | undefined;
+    }
   | { kind: "other"; type: string };
 
 export interface DisplayMessage {
@@ -432,6 +440,12 @@ export interface DisplayMessage {
   isError?: boolean;
   /** toolResult without a call earlier in the context. */
   orphan?: boolean;
+  /** The `context_edit` that replaced this message's content. */
+  editedBy?: { line: number; id: string | null };
+  /** With `showEdits`: the message as the file recorded it, before the edit. */
+  original?: Part[];
+  /** With `showEdits`: a message that a `replacement: null` edit took out (the model never saw it). */
+  removedBy?: { line: number; id: string | null };
   /** Short facts shown beside the role: stop reason, exit code, "not sent to the model", … */
   notes: string[];
   parts: Part[];
@@ -446,6 +460,8 @@ export interface ContextDisplay {
   llmCount: number;
   compaction: { line: number; id: string | null; tokensBefore: unknown; keptFrom: { line: number; id: string | null } | null; kept: number } | null;
   size: ContextSize;
+  /** The context_edits on the path: how many shaped this context, and how many messages they removed. */
+  edits: { onPath: number; applied: number; editedMessages: number; removedMessages: number };
   /** Messages in context order; answered tool results sit inside their call parts instead. */
   items: DisplayMessage[];
 }
@@ -457,6 +473,8 @@ export interface DisplayOptions {
   maxOutput: number;
   /** Longest compact tool-call arguments, in characters. */
   maxArgs?: number;
+  /** Also show what edited messages said in the file, and the messages that edits removed. */
+  showEdits?: boolean;
 }
 
 function cutLines(text: string, max: number): { text: string; cut: number } {
@@ -508,9 +526,19 @@ export function describeContext(
 ): ContextDisplay {
   const pairing = pairToolCalls(ctx.messages);
   const maxArgs = opts.maxArgs ?? 160;
+  const editRef = (e: EntryRec) => ({ line: e.line, id: e.id ?? null });
   const one = (i: number): DisplayMessage => {
-    const m = ctx.messages[i];
-    const rec = ctx.sources[i] as EntryRec;
+    const d = describeMessage(ctx.messages[i], ctx.sources[i] as EntryRec, i);
+    const edit = ctx.editedBy[i];
+    if (edit) {
+      d.editedBy = editRef(edit);
+      d.notes.push(`edited by line ${edit.line}`);
+      if (opts.showEdits) d.original = describeMessage(ctx.originals[i], ctx.sources[i] as EntryRec, -1).parts;
+    }
+    return d;
+  };
+  /** `i`: the message's index in the context, or -1 for one the model never saw in this form (no call pairing). */
+  const describeMessage = (m: unknown, rec: EntryRec, i: number): DisplayMessage => {
     const o: Obj = isObj(m) ? m : {};
     const role = typeof o.role === "string" ? o.role : "?";
     const d: DisplayMessage = { index: i, line: rec.line, id: rec.id ?? null, role, time: Number(o.timestamp), notes: [], parts: [] };
@@ -529,8 +557,9 @@ export function describeContext(
           else if (b.type === "thinking") {
             if (opts.thinking) d.parts.push({ kind: "thinking", text: String(b.thinking ?? ""), redacted: b.redacted === true });
           } else if (b.type === "toolCall") {
-            const r = pairing.resultOf.get(`${i}:${j}`);
-            d.parts.push({ kind: "call", id: String(b.id ?? ""), name: String(b.name ?? "?"), args: compactArgs(b.arguments, maxArgs), result: r === undefined ? null : one(r) });
+            const r = i < 0 ? undefined : (pairing.resultOf.get(`${i}:${j}`) ?? null);
+            const result = r === undefined || r === null ? r : one(r);
+            d.parts.push({ kind: "call", id: String(b.id ?? ""), name: String(b.name ?? "?"), args: compactArgs(b.arguments, maxArgs), result });
           } else d.parts.push({ kind: "other", type: String(b.type) });
         });
         if (typeof o.errorMessage === "string") d.parts.push({ kind: "text", text: `error: ${o.errorMessage}`, cut: 0 });
@@ -539,7 +568,7 @@ export function describeContext(
       case "toolResult":
         d.toolName = String(o.toolName ?? "?");
         if (o.isError === true) d.isError = true;
-        if (pairing.orphans.has(i)) d.orphan = true;
+        if (i >= 0 && pairing.orphans.has(i)) d.orphan = true;
         d.parts = contentParts(o.content, opts.maxOutput);
         break;
       case "bashExecution": {
@@ -565,6 +594,19 @@ export function describeContext(
       case "user":
         d.parts = contentParts(o.content, 0);
         break;
+      case "system": {
+        // The first system message holds the prompt and tools; later ones patch sections (null removes one).
+        d.parts = contentParts(o.content, 0).filter((p) => p.kind !== "text" || p.text !== "");
+        if (isObj(o.sections)) {
+          for (const [name, text] of Object.entries(o.sections)) {
+            d.parts.push({ kind: "text", text: text === null ? `[section ${name} removed]` : `[section ${name}]\n${String(text)}`, cut: 0 });
+          }
+        }
+        const names = (v: unknown) => (Array.isArray(v) ? v.map((t) => String(isObj(t) ? t.name : t)).join(", ") : "");
+        if (names(o.toolsAdded)) d.notes.push(`tools added: ${names(o.toolsAdded)}`);
+        if (names(o.toolsRemoved)) d.notes.push(`tools removed: ${names(o.toolsRemoved)}`);
+        break;
+      }
       default:
         d.notes.push(isObj(m) ? "unknown role, pi does not send it" : `not a message object (${m === null ? "null" : typeof m})`);
         d.parts.push({ kind: "text", text: JSON.stringify(m) ?? "", cut: 0 });
@@ -572,7 +614,25 @@ export function describeContext(
     return d;
   };
   const items: DisplayMessage[] = [];
-  for (let i = 0; i < ctx.messages.length; i++) if (!pairing.answered.has(i)) items.push(one(i));
+  const removedItems = opts.showEdits ? ctx.removed : [];
+  let r = 0;
+  const flushRemoved = (upTo: number) => {
+    for (; r < removedItems.length && (removedItems[r] as SessionContext["removed"][number]).at <= upTo; r++) {
+      const gone = removedItems[r] as SessionContext["removed"][number];
+      for (const m of gone.messages) {
+        const d = describeMessage(m, gone.source, -1);
+        d.index = gone.at;
+        d.removedBy = editRef(gone.edit);
+        d.notes.push(`removed by line ${gone.edit.line}: the model never saw it`);
+        items.push(d);
+      }
+    }
+  };
+  for (let i = 0; i < ctx.messages.length; i++) {
+    flushRemoved(i);
+    if (!pairing.answered.has(i)) items.push(one(i));
+  }
+  flushRemoved(Infinity);
 
   let compaction: ContextDisplay["compaction"] = null;
   if (ctx.compaction) {
@@ -598,6 +658,12 @@ export function describeContext(
     llmCount,
     compaction,
     size: contextSize(ctx, path),
+    edits: {
+      onPath: ctx.edits.length,
+      applied: ctx.edits.filter((e) => e.status === "applied").length,
+      editedMessages: ctx.editedBy.filter((e) => e !== undefined).length,
+      removedMessages: ctx.removed.reduce((n, g) => n + g.messages.length, 0),
+    },
     items,
   };
 }

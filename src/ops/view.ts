@@ -6,7 +6,10 @@ export const FILTER_MODES = ["default", "no-tools", "user-only", "labeled-only",
 export type FilterMode = (typeof FILTER_MODES)[number];
 
 /** Bookkeeping entries pi's /tree hides in its default view. */
-const SETTINGS_TYPES: ReadonlySet<string> = new Set(["label", "custom", "model_change", "thinking_level_change", "session_info"]);
+const SETTINGS_TYPES: ReadonlySet<string> = new Set(["label", "context_edit", "custom", "model_change", "thinking_level_change", "session_info"]);
+
+/** Entries pi 1.6's /tree never shows, whatever the filter mode (cost accounting, not conversation). */
+const NEVER_SHOWN_TYPES: ReadonlySet<string> = new Set(["usage"]);
 
 export interface ViewOptions {
   /** undefined: every entry (no filtering at all, not even pi's tool-call-only rule). */
@@ -73,6 +76,9 @@ export function searchableText(session: Session, rec: EntryRec): string {
     case "label":
       parts.push("label", rec.labelText ?? "");
       break;
+    case "context_edit":
+      parts.push("context edit", rec.editRemoves ? "omit" : "replace", rec.targetId ?? "");
+      break;
   }
   return parts.join(" ");
 }
@@ -80,6 +86,7 @@ export function searchableText(session: Session, rec: EntryRec): string {
 function passes(session: Session, rec: EntryRec, opts: ViewOptions): boolean {
   const mode = opts.filter;
   if (mode !== undefined) {
+    if (NEVER_SHOWN_TYPES.has(rec.type)) return false;
     // pi hides tool-call-only assistant turns in every mode, unless they failed or are the active leaf.
     if (rec.type === "message" && rec.role === "assistant" && rec !== opts.leaf) {
       const failed = rec.stopReason !== undefined && rec.stopReason !== "" && rec.stopReason !== "stop" && rec.stopReason !== "toolUse";

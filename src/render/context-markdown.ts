@@ -51,24 +51,35 @@ function partMd(part: Part, asOutput: boolean): string {
     case "call": {
       const head = `**→ ${cell(part.name)}**${part.args ? ` ${inlineCode(part.args)}` : ""}`;
       if (part.result === null) return `${head}\n\n*no result (unanswered call ${inlineCode(part.id)})*`;
+      if (part.result === undefined) return head;
       return `${head}\n\n${resultMd(part.result)}`;
     }
   }
 }
 
+/** With --show-edits: what an edited message said in the file, folded. */
+function originalMd(m: DisplayMessage, asOutput: boolean): string[] {
+  if (!m.original) return [];
+  return [`<details><summary>as recorded before the edit</summary>\n\n${m.original.map((p) => partMd(p, asOutput)).join("\n\n")}\n\n</details>`];
+}
+
 function resultMd(m: DisplayMessage): string {
   const title = `*↳ ${m.index + 1}. ${cell(titleParts(m).join(" · "))}*`;
   const parts = m.parts.map((p) => partMd(p, true));
-  return [title, ...parts].join("\n\n");
+  return [title, ...parts, ...originalMd(m, true)].join("\n\n");
 }
 
 function messageMd(m: DisplayMessage): string {
+  if (m.removedBy) {
+    const body = m.parts.map((p) => partMd(p, true)).join("\n\n");
+    return `<details><summary>✗ ${cell(titleParts(m).join(" · "))}</summary>\n\n${body}\n\n</details>`;
+  }
   const title = `### ${m.index + 1}. ${cell(titleParts(m).join(" · "))}${m.role === "toolResult" ? " (no matching call)" : ""}`;
   if (m.role === "compactionSummary" || m.role === "branchSummary") {
     return `${title}\n\n${quote(m.parts.map((p) => partMd(p, false)).join("\n\n"))}`;
   }
   const asOutput = !["user", "assistant", "custom"].includes(m.role);
-  return [title, ...m.parts.map((p) => partMd(p, asOutput))].join("\n\n");
+  return [title, ...m.parts.map((p) => partMd(p, asOutput)), ...originalMd(m, asOutput)].join("\n\n");
 }
 
 /** The context as Markdown for sharing: a facts table, then one section per message. */

@@ -36,8 +36,17 @@ export function headerFacts(doc: ContextDisplay): [string, string][] {
     ["thinking", sanitizeLine(doc.thinkingLevel)],
     ["messages", `${doc.messageCount} (${doc.llmCount} sent to the model)`],
     ["compaction", compaction],
+    ...editFacts(doc),
     ["size", size],
   ];
+}
+
+/** A line on the context edits, only where the path has any (older sessions keep their header as it was). */
+function editFacts(doc: ContextDisplay): [string, string][] {
+  const e = doc.edits;
+  if (e.onPath === 0) return [];
+  const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? "" : "s"}`;
+  return [["edits", `${plural(e.onPath, "context edit")} on the path, ${e.applied} applied: ${plural(e.editedMessages, "message")} edited, ${e.removedMessages} removed`]];
 }
 
 /** The title of one message: role (or its custom type / tool name), time, model, source line, notes. */
@@ -82,16 +91,25 @@ function partLines(part: Part, prefix: string, style: Style): string[] {
       const head = `${prefix}→ ${style.tool(sanitizeLine(part.name))}${part.args ? ` ${sanitizeLine(part.args)}` : ""}`;
       const lines = [head.trimEnd()];
       if (part.result === null) lines.push(style.warning(`${prefix}  ↳ no result (unanswered call ${sanitizeLine(part.id)})`));
-      else lines.push(...resultLines(part.result, `${prefix}  `, style));
+      else if (part.result !== undefined) lines.push(...resultLines(part.result, `${prefix}  `, style));
       return lines;
     }
   }
+}
+
+/** With --show-edits: what an edited message said in the file, marked off from what the model saw. */
+function originalLines(m: DisplayMessage, prefix: string, style: Style): string[] {
+  if (!m.original) return [];
+  const lines = [style.dim(`${prefix}┄ as recorded before the edit:`)];
+  for (const p of m.original) lines.push(...partLines(p, `${prefix}┄ `, style).map((l) => style.dim(l)));
+  return lines;
 }
 
 function resultLines(m: DisplayMessage, prefix: string, style: Style): string[] {
   const title = `${prefix}↳ #${m.index + 1} ${titleParts(m).join(" · ")}`;
   const lines = [m.isError ? style.error(title) : style.dim(title)];
   for (const p of m.parts) lines.push(...partLines(p, `${prefix}  │ `, style));
+  lines.push(...originalLines(m, `${prefix}  │ `, style));
   return lines;
 }
 
@@ -107,12 +125,19 @@ function roleColor(m: DisplayMessage, style: Style): (s: string) => string {
       return m.isError || m.orphan ? style.error : style.tool;
     case "bashExecution":
       return style.tool;
+    case "system":
+      return style.dim;
     default:
       return style.warning;
   }
 }
 
 function messageLines(m: DisplayMessage, style: Style): string[] {
+  if (m.removedBy) {
+    const lines = [style.dim(`── ✗ ${titleParts(m).join(" · ")}`)];
+    for (const p of m.parts) lines.push(...partLines(p, "  ✗ ", style).map((l) => style.dim(l)));
+    return lines;
+  }
   if (m.role === "compactionSummary" || m.role === "branchSummary") {
     const color = m.role === "compactionSummary" ? style.special : style.warning;
     const lines = [color(`┌─ #${m.index + 1} ${titleParts(m).join(" · ")}`)];
@@ -128,6 +153,7 @@ function messageLines(m: DisplayMessage, style: Style): string[] {
   }
   const lines = [roleColor(m, style)(`── #${m.index + 1} ${titleParts(m).join(" · ")}`)];
   for (const p of m.parts) lines.push(...partLines(p, "", style));
+  lines.push(...originalLines(m, "", style));
   return lines;
 }
 

@@ -46,6 +46,13 @@ export function describeEntry(rec: EntryRec, style: Style): EntryLine {
         text: "",
         color: plain,
       };
+    case "context_edit":
+      return {
+        tag: `[context ${rec.editRemoves ? "omit" : "replace"}: ${rec.targetId ? sanitizeLine(rec.targetId.slice(0, 8)) : "?"}]`,
+        tagColor: style.dim,
+        text,
+        color: style.dim,
+      };
     case "session_info":
       return { tag: `[title: ${rec.name ? sanitizeLine(rec.name) : "(empty)"}]`, tagColor: style.dim, text: "", color: plain };
     default:
@@ -76,6 +83,8 @@ function describeMessage(rec: EntryRec, text: string, style: Style): EntryLine {
       return { tag: "[bash]:", tagColor: style.dim, text, color: style.dim };
     case "custom":
       return { tag: `[${sanitizeLine(rec.customType ?? "custom")}]`, tagColor: style.special, text, color: plain };
+    case "system":
+      return { tag: "[system]", tagColor: style.dim, text, color: style.dim };
     default:
       return { tag: `[${sanitizeLine(rec.role ?? "no role")}]`, tagColor: style.warning, text, color: style.dim };
   }

@@ -1,0 +1,42 @@
+import { describe, expect, it } from "vitest";
+import { corpus, fingerprint, fixture, runCli } from "./helpers.js";
+
+const ndjson = (s: string) => s.split("\n").filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+
+describe("pi 1.6 entries through the CLI", () => {
+  it("context --json names, for an edited message, the context_edit that shaped it", () => {
+    const f = fixture("context", "edits.jsonl");
+    const before = fingerprint(f);
+    const r = runCli(["context", f, "--json"]);
+    expect(r.code, r.stderr).toBe(0);
+    const doc = JSON.parse(r.stdout) as { entries: Record<string, unknown>[]; messages: { content: unknown }[] };
+    expect(doc.entries).toEqual([
+      { id: "e0000001", line: 2, type: "message" },
+      { id: "e0000002", line: 3, type: "message", edit: { id: "e0000006", line: 7 } },
+      { id: "e0000003", line: 4, type: "message" },
+      { id: "e0000004", line: 5, type: "message", edit: { id: "e0000008", line: 9 } },
+      { id: "e0000009", line: 10, type: "message" },
+    ]);
+    expect(doc.messages[1]?.content).toBe("My API key is [redacted]. Why does the build fail?");
+    const llm = JSON.parse(runCli(["context", f, "--llm", "--json"]).stdout) as { entries: Record<string, unknown>[] };
+    expect(llm.entries[1]).toEqual({ id: "e0000002", line: 3, type: "message", edit: { id: "e0000006", line: 7 } });
+    expect(fingerprint(f)).toEqual(before);
+  });
+
+  it("tree shows context edits as pi's /tree does and never shows usage entries under a filter", () => {
+    const f = corpus("pi16-written.jsonl");
+    const all = runCli(["tree", f, "--filter", "all", "--width", "200"]);
+    expect(all.stdout).toMatch(/\[context omit: cb279bd9\]/);
+    expect(all.stdout).toMatch(/\[context replace: 68ce6e4d\] \[test output elided: 40 passed\]/);
+    expect(all.stdout).toMatch(/\[system\]/);
+    const types = (args: string[]) => ndjson(runCli(["tree", f, "--ndjson", ...args]).stdout).map((o) => o.type);
+    expect(types(["--filter", "all"])).not.toContain("usage");
+    expect(types(["--filter", "all"])).toContain("context_edit");
+    expect(types([])).not.toContain("context_edit");
+    // Without a filter (--json) every entry is there.
+    const doc = runCli(["tree", f, "--json"]).stdout;
+    expect(doc).toContain('"type":"usage"');
+    const found = ndjson(runCli(["tree", f, "--ndjson", "--filter", "all", "--search", "context", "omit"]).stdout).map((o) => o.line);
+    expect(found).toEqual([14, 15, 29]);
+  });
+});
