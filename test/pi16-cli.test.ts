@@ -39,4 +39,16 @@ describe("pi 1.6 entries through the CLI", () => {
     const found = ndjson(runCli(["tree", f, "--ndjson", "--filter", "all", "--search", "context", "omit"]).stdout).map((o) => o.line);
     expect(found).toEqual([14, 15, 29]);
   });
+
+  it("show names a context edit's target, and every edit that names an entry", () => {
+    const f = corpus("pi16-written.jsonl");
+    const edit = JSON.parse(runCli(["show", f, "@14", "--json"]).stdout) as Record<string, unknown>;
+    expect(edit.target).toEqual({ id: "cb279bd9", line: 12 });
+    const edited = JSON.parse(runCli(["show", f, "@18", "--json"]).stdout) as Record<string, unknown>;
+    expect(edited.editedBy).toEqual([
+      { id: "e451addf", line: 20 },
+      { id: "dabf28ac", line: 29 },
+    ]);
+    expect(runCli(["show", f, "@18"]).stdout).toMatch(/^edited by e451addf @20, dabf28ac @29$/m);
+  });
 });

@@ -1,5 +1,6 @@
 import type { Argv, CommandModule } from "yargs";
 import { readEntry } from "../model/session.js";
+import { editsTargeting } from "../ops/edits.js";
 import { buildTree } from "../ops/tree.js";
 import { showJson, showText, type ShowReport } from "../render/show.js";
 import { entryRef, openInput, styleFor, writeOut, type GlobalArgs } from "./common.js";
@@ -19,7 +20,7 @@ export const showCommand: CommandModule<object, ShowArgs> = {
       .positional("file", { describe: "Session file (- for stdin)", type: "string", demandOption: true })
       .positional("ref", { describe: "Entry: id, id prefix, @LINE, label:NAME or leaf", type: "string", demandOption: true })
       .option("raw", { describe: "Print the exact original line, nothing else", type: "boolean" })
-      .option("json", { describe: 'One document {"file","line","id","type","role","timestamp","parent","parentId","children","label","entry"}', type: "boolean" })
+      .option("json", { describe: 'One document {"file","line","id","type","role","timestamp","parent","parentId","children","label","target","editedBy","entry"}', type: "boolean" })
       .conflicts("raw", "json")
       .example("$0 show session.jsonl @42", "the entry on line 42")
       .example("$0 show session.jsonl label:checkpoint --json | jq .entry.message.content", "the content of a labelled entry")
@@ -35,6 +36,7 @@ export const showCommand: CommandModule<object, ShowArgs> = {
       const tree = buildTree(session);
       const parent = tree.parent[rec.index] ?? null;
       const node = tree.nodes[rec.index];
+      const target = rec.targetId === undefined ? undefined : session.byId.get(rec.targetId);
       const report: ShowReport = {
         file: session.file,
         line: rec.line,
@@ -46,6 +48,8 @@ export const showCommand: CommandModule<object, ShowArgs> = {
         parentId: typeof rec.parentId === "string" ? rec.parentId : null,
         children: (node?.children ?? []).map((c) => ({ id: c.rec.id ?? null, line: c.rec.line })),
         label: rec.id !== undefined ? (session.labels.get(rec.id) ?? null) : null,
+        target: target ? { id: target.id ?? null, line: target.line } : null,
+        editedBy: editsTargeting(session, rec).map((e) => ({ id: e.id ?? null, line: e.line })),
         entry: readEntry(session, rec),
       };
       await writeOut([args.json ? showJson(report) : showText(report, styleFor(args))]);

@@ -22,6 +22,10 @@ export interface ShowReport {
   /** In pi's getTree order. */
   children: ShowRef[];
   label: string | null;
+  /** label and context_edit: the entry named by targetId (pi's rule: last duplicate wins); null when missing. */
+  target: ShowRef | null;
+  /** The context_edit entries anywhere in the file that name this entry, in file order. */
+  editedBy: ShowRef[];
   /** The whole entry after in-memory migration. */
   entry: Record<string, unknown>;
 }
@@ -42,6 +46,11 @@ export function showText(r: ShowReport, style: Style): string {
   kv("parent", r.parent ? refText(r.parent) : r.parentId !== null ? style.warning(`${sanitizeLine(r.parentId)} (missing)`) : "none (root)");
   kv("children", r.children.length === 0 ? "none" : r.children.map(refText).join(", "));
   if (r.label !== null) kv("label", style.label(sanitizeLine(r.label)));
+  const targetId = typeof r.entry.targetId === "string" ? r.entry.targetId : null;
+  if (r.type === "label" || r.type === "context_edit") {
+    kv("target", r.target ? refText(r.target) : style.warning(`${targetId === null ? "none" : sanitizeLine(targetId)} (missing)`));
+  }
+  if (r.editedBy.length > 0) kv("edited by", r.editedBy.map(refText).join(", "));
   out.push("");
   out.push(sanitize(JSON.stringify(r.entry, null, 2)));
   return out.join("\n") + "\n";
