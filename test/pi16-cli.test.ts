@@ -51,4 +51,12 @@ describe("pi 1.6 entries through the CLI", () => {
     ]);
     expect(runCli(["show", f, "@18"]).stdout).toMatch(/^edited by e451addf @20, dabf28ac @29$/m);
   });
+
+  it("diff --context compares the edited contexts", () => {
+    const r = runCli(["diff", fixture("context", "edits.jsonl"), "@6", "@10", "--context", "--width", "200"]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/^- #1 @3 e0000002 user: My API key is sk-live-1234/m);
+    expect(r.stdout).toMatch(/^\+ #1 @3 e0000002 user: My API key is \[redacted\]/m);
+    expect(r.stdout).toMatch(/^\+ #3 @5 e0000004 toolResult: \[bash\] \[3 type errors, TS2322\]/m);
+  });
 });
