@@ -81,7 +81,7 @@ export function buildTree(session: Session): SessionTree {
     if (parentId === rec.id) {
       parent.push(null);
       roots.push(node);
-      problems.push(cycleProblem(file, [rec]));
+      problems.push(diag("self-parent", file, rec.line, { id: rec.id }, { entryId: rec.id }));
       continue;
     }
     // In a chain the parent is the entry just before; with unique ids that entry is what byId holds for its id.
@@ -181,13 +181,13 @@ function lowestFirst(members: readonly EntryRec[]): EntryRec[] {
 }
 
 /**
- * The one producer of `self-parent` and `parent-cycle`: a loop of parent links, members in walk order (child to
- * parent), any member first. The tree reports every loop it finds; path, context and diff the one a path runs into.
+ * The one producer of `parent-cycle`: a loop of parent links, members in walk order (child to parent), any member
+ * first. The tree reports every loop of two or more entries it finds (a self-parent has its own code there); path,
+ * context and diff report the loop a path runs into, a self-parent included.
  */
 export function cycleProblem(file: string, members: readonly EntryRec[]): Diagnostic {
   const cycle = lowestFirst(members);
   const first = cycle[0] as EntryRec;
   const entryId = first.id !== undefined ? { entryId: first.id } : {};
-  if (cycle.length === 1) return diag("self-parent", file, first.line, { id: first.id ?? "" }, entryId);
   return diag("parent-cycle", file, first.line, { ids: cycle.map((r) => r.id ?? ""), lines: cycle.map((r) => r.line) }, entryId);
 }
