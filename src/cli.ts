@@ -1,15 +1,10 @@
-import { readFileSync } from "node:fs";
 import yargs from "yargs";
 import { hideBin } from "yargs/helpers";
-import { CliError, colorOption, STDIN_ARG } from "./commands/common.js";
+import { CliError, colorOption, STDIN_ARG, takeExitStatus } from "./commands/common.js";
 import { loadCommands } from "./commands/index.js";
+import { packageVersion } from "./io/package.js";
 
-function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string };
-  return pkg.version;
-}
-
-/** Runs the CLI; resolves with the exit code. Commands set process.exitCode for findings (1). */
+/** Runs the CLI; resolves with the exit code, the one place it is decided: commands request theirs (requestExit). */
 export async function main(argv: string[] = hideBin(process.argv)): Promise<number> {
   const debug = argv.includes("--debug");
   const dashAt = argv.indexOf("--");
@@ -28,7 +23,7 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<numb
     .example("$0 tree session.jsonl", "the session tree, active path marked")
     .example("$0 path session.jsonl --leaf @120 --ndjson | jq .entry.type", "entry types on the path to line 120")
     .epilogue("Entry references: a full id, a unique id prefix, @LINE, label:NAME, or leaf.\nExit codes: 0 ok, 1 findings or differences, 2 usage or I/O errors.")
-    .version(version())
+    .version(packageVersion())
     .help()
     .alias("h", "help")
     .alias("v", "version")
@@ -38,6 +33,7 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<numb
       // Throwing stops yargs from running the handler after a usage error.
       throw err ?? new CliError(`${msg}\nRun pisess --help for usage.`, 2);
     });
+  takeExitStatus();
   try {
     await parser.parseAsync();
   } catch (err) {
@@ -53,5 +49,5 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<numb
     else process.stderr.write("pisess: (run with --debug for details)\n");
     return 2;
   }
-  return typeof process.exitCode === "number" ? process.exitCode : 0;
+  return takeExitStatus();
 }

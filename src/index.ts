@@ -1,21 +1,14 @@
 /**
- * pisess as a library: the same index and operations the CLI uses, read-only.
+ * pisess as a library: the same index, operations and reports the CLI uses, read-only.
  *
- *   import { openSession, buildTree, pathTo } from "pisess";
+ *   import { openSession, infoReport } from "pisess";
  *   const session = await openSession("session.jsonl");
- *   const tree = buildTree(session);
+ *   const { data, diagnostics, exitCode } = await infoReport(session);
+ *
+ * Every command is a report here (infoReport, lsReport, lineageReport, …): a function of parsed options that
+ * returns data, never prints, and never reads process.
  */
-import type { Readable } from "node:stream";
-import { loadSession, type LoadOptions } from "./model/load.js";
-import type { Session } from "./model/session.js";
-
-/** Opens a session file (read-only, streamed) or a readable stream and builds its index. */
-export async function openSession(input: string | Readable, options: LoadOptions = {}): Promise<Session> {
-  return typeof input === "string"
-    ? loadSession({ kind: "file", path: input }, options)
-    : loadSession({ kind: "stream", name: options.name ?? "-", stream: input }, options);
-}
-
+export { openSession, openFile, type OpenSession } from "./reports/open.js";
 export { readLines, LineSplitter, type RawLine, type Source } from "./io/lines.js";
 export { agentDir, sessionsDir, cwdFolderName, listSessionFiles, mostRecentSession, readHeader } from "./io/discover.js";
 export { loadSession, type LoadOptions } from "./model/load.js";
@@ -34,3 +27,26 @@ export { computeStats, type EntryStats } from "./ops/stats.js";
 export { sessionTotals, type SessionTotals, type Totals } from "./ops/totals.js";
 export { leafRecs } from "./ops/leaves.js";
 export { checkSession, type CheckOptions } from "./check/validate.js";
+export { diagnosticLine } from "./render/diagnostics.js";
+export { forkParentRef, resolveForkRef, collectFiles, defaultSessionRoot } from "./io/discover.js";
+export { forkParent, type ForkParent } from "./ops/fork.js";
+export { problemCount, sessionProblems } from "./ops/problems.js";
+export { ancestorsOf, forksOf, type LineageAncestor, type LineageFork } from "./ops/lineage.js";
+export { grepSession, type GrepHit, type GrepQuery } from "./ops/grep.js";
+export { ReportError, type Report } from "./reports/report.js";
+export { entryRef } from "./reports/refs.js";
+export { treeReport, type TreeOptions, type TreeData } from "./reports/tree.js";
+export { pathReport, type PathOptions, type PathData } from "./reports/path.js";
+export { contextReport, resolveSessionFile, type ContextOptions, type ContextData, type LeafNote } from "./reports/context.js";
+export { diffReport, type DiffOptions, type DiffData, type DiffItem } from "./reports/diff.js";
+export { lsReport, LS_SORTS, type LsOptions, type LsData, type LsSort, type IoFailure } from "./reports/ls.js";
+export { infoReport, type InfoOptions } from "./reports/info.js";
+export { leavesReport, type LeavesOptions, type LeavesData } from "./reports/leaves.js";
+export { showReport, type ShowOptions, type ShowData } from "./reports/show.js";
+export { labelsReport, type LabelsOptions, type LabelsData } from "./reports/labels.js";
+export { lineageReport, type LineageOptions } from "./reports/lineage.js";
+export { grepReport, type GrepOptions, type GrepData } from "./reports/grep.js";
+export { validateReport, type ValidateOptions, type ValidateData } from "./reports/validate.js";
+export { schemaReport, type SchemaOptions, type SchemaData } from "./reports/schema.js";
+export type { InfoReport } from "./render/info.js";
+export type { LineageReport } from "./render/lineage.js";

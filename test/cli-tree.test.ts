@@ -171,7 +171,7 @@ describe("pisess path (built binary)", () => {
   it("a path into a parent cycle exits 1 naming the cycle", () => {
     const r = runCli(["path", tree("broken-links.jsonl"), "--leaf", "d0000004"]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/parent cycle \(lines 3 → 4\)/);
+    expect(r.stderr).toMatch(/:3: error parent-cycle: parent cycle through lines 3, 4;/);
   });
 });
 

@@ -128,7 +128,7 @@ describe("pisess context (built binary)", () => {
     const r = runCli(["context", p, "--leaf", "@5"]);
     expect(r.code).toBe(1);
     expect(r.stdout).toBe("");
-    expect(r.stderr).toContain("parent cycle (lines 4 → 3 → 4)");
+    expect(r.stderr).toMatch(/:3: error parent-cycle: parent cycle through lines 3, 4;/);
     expect(runCli(["context", p, "--leaf", "@2", "--json"]).code).toBe(0);
     expect(fingerprint(p)).toEqual(before);
   });

@@ -83,11 +83,11 @@ describe("pisess diff FILE A B", () => {
     expect(t.stdout).toContain("fork point: none (the paths share no entries)");
   });
 
-  it("a path into a parent cycle: exit 2 with a clear message", () => {
+  it("a path into a parent cycle: exit 1 (a finding), the parent-cycle diagnostic", () => {
     const r = runCli(["diff", F("cycle.jsonl"), "@6", "leaf"]);
-    expect(r.code).toBe(2);
+    expect(r.code).toBe(1);
     expect(r.stdout).toBe("");
-    expect(r.stderr).toContain("the path of line 6 runs into a parent cycle");
+    expect(r.stderr).toMatch(/:4: error parent-cycle: parent cycle through lines 4, 5;/);
   });
 
   it("bad references and usage: exit 2", () => {
@@ -134,10 +134,10 @@ describe("pisess diff FILE --leaves", () => {
     expect(o.diffs[0].base).toEqual({ id: "a0000005", line: 6 });
   });
 
-  it("a leaf below a cycle is reported and the exit code is 2", () => {
+  it("a leaf below a cycle is reported (parent-cycle) and the exit code is 1", () => {
     const r = runCli(["diff", F("cycle.jsonl"), "--leaves", "--json"]);
-    expect(r.code).toBe(2);
-    expect(r.stderr).toContain("the path of line 6 runs into a parent cycle");
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/:4: error parent-cycle: parent cycle through lines 4, 5;/);
     expect(json(r.stdout).diffs).toEqual([{ leaf: { id: "60000006", line: 6 }, error: "cycle", cycle: [5, 4] }]);
   });
 

@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { dirname, isAbsolute, resolve } from "node:path";
+import { forkParentRef, resolveForkRef } from "../io/discover.js";
 import { CURRENT_VERSION, type Session } from "../model/session.js";
 import { diag } from "../model/codes.js";
 import type { Diagnostic, EntryRec } from "../model/types.js";
@@ -34,13 +34,13 @@ export function checkHeaderConsequences(session: Session, opts: StructureOptions
   if (typeof header.branchedFrom === "string") {
     out.push(diag("legacy-branched-from", file, headerLine, { path: header.branchedFrom }));
   }
-  const parent = typeof header.parentSession === "string" ? header.parentSession : typeof header.branchedFrom === "string" ? header.branchedFrom : undefined;
-  if (parent !== undefined && parent !== "") {
+  const parent = forkParentRef(header);
+  if (parent) {
     // Relative paths are taken relative to the session file's folder; from stdin there is no folder to resolve against.
-    const resolved = isAbsolute(parent) ? parent : session.path !== undefined ? resolve(dirname(session.path), parent) : undefined;
+    const resolved = resolveForkRef(parent.ref, session.path);
     const exists = opts.fileExists ?? existsSync;
     if (resolved !== undefined && !exists(resolved)) {
-      out.push(diag("parent-session-missing", file, headerLine, { path: parent, resolved }));
+      out.push(diag("parent-session-missing", file, headerLine, { path: parent.ref, resolved }));
     }
   }
 }

@@ -2,19 +2,15 @@ import { stat } from "node:fs/promises";
 import type { Options } from "yargs";
 import { loadSession, type LoadOptions } from "../model/load.js";
 import type { Session } from "../model/session.js";
-import type { EntryRec } from "../model/types.js";
-import { resolveRef } from "../ops/refs.js";
 import { makeStyle, type Style } from "../render/style.js";
+import { ReportError as CliError } from "../reports/report.js";
+import { ioReason } from "../io/errors.js";
+import { problemCount } from "../ops/problems.js";
+import type { Diagnostic } from "../model/types.js";
 
 /** An error meant for the user: printed as one line, exit code 2 unless said otherwise. No stack trace. */
-export class CliError extends Error {
-  constructor(
-    message: string,
-    readonly exitCode = 2,
-  ) {
-    super(message);
-  }
-}
+export { ReportError as CliError } from "../reports/report.js";
+export { ioReason } from "../io/errors.js";
 
 export interface GlobalArgs {
   color?: string;
@@ -76,21 +72,6 @@ export async function openInput(file: string, opts: { progress?: boolean; detail
   }
 }
 
-export function ioReason(err: unknown): string {
-  const e = err as NodeJS.ErrnoException;
-  switch (e?.code) {
-    case "ENOENT":
-      return "no such file";
-    case "EACCES":
-    case "EPERM":
-      return "permission denied";
-    case "EISDIR":
-      return "is a directory";
-    default:
-      return e instanceof Error ? e.message : String(err);
-  }
-}
-
 /** A one-line progress bar on stderr, redrawn in place and erased when done. Only for a TTY (callers check). */
 export function progressReporter(verb: string, file: string, total: number): { update: (bytes: number) => void; done: () => void } {
   let shown = false;
@@ -109,26 +90,6 @@ export function progressReporter(verb: string, file: string, total: number): { u
   };
 }
 
-/** Resolves an entry reference or fails with exit 2, listing candidates when it is ambiguous. */
-export function entryRef(session: Session, ref: string): EntryRec {
-  const r = resolveRef(session, ref);
-  if (r.ok) return r.rec;
-  switch (r.reason) {
-    case "ambiguous": {
-      const list = (r.candidates ?? []).slice(0, 10).map((c) => `${c.id ?? "(no id)"} (line ${c.line})`).join(", ");
-      throw new CliError(`${session.file}: entry reference "${ref}" is ambiguous: ${list}${(r.candidates?.length ?? 0) > 10 ? ", …" : ""}`);
-    }
-    case "bad-line":
-      throw new CliError(`${session.file}: "${ref}" is not a line reference (use @LINE with a line number ≥ 1)`);
-    case "no-entries":
-      throw new CliError(`${session.file}: the session has no entries`);
-    default:
-      throw new CliError(
-        `${session.file}: no entry matches "${ref}" (use a full id, a unique id prefix, @LINE, label:NAME or leaf)`,
-      );
-  }
-}
-
 /** Writes chunks to stdout, waiting for the pipe to drain; a closed pipe (e.g. `| head`) ends quietly. */
 export async function writeOut(chunks: Iterable<string>): Promise<void> {
   for (const chunk of chunks) {
@@ -139,10 +100,23 @@ export async function writeOut(chunks: Iterable<string>): Promise<void> {
   }
 }
 
-/** The one-line stderr note about load problems; stdout stays pure data. */
-export function problemSummary(session: Session, extra = 0): void {
-  const n = session.diagnostics.filter((d) => d.severity !== "info").length + extra;
-  if (n > 0) process.stderr.write(`${session.file}: ${n} problem${n === 1 ? "" : "s"}; run pisess validate ${session.file}\n`);
+/** The one-line stderr note about a session's problems (counted by the one rule, problemCount); stdout stays pure data. */
+export function problemSummary(file: string, diagnostics: readonly Diagnostic[]): void {
+  const n = problemCount(diagnostics);
+  if (n > 0) process.stderr.write(`${file}: ${n} problem${n === 1 ? "" : "s"}; run pisess validate ${file}\n`);
+}
+
+let requestedExit = 0;
+
+/** The exit status a command asks for; cli.ts reads it once, when the command is done, and sets the process's. */
+export function requestExit(code: number): void {
+  requestedExit = code;
+}
+
+export function takeExitStatus(): number {
+  const code = requestedExit;
+  requestedExit = 0;
+  return code;
 }
 
 export function terminalWidth(explicit: number | undefined): number | undefined {

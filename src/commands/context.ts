@@ -1,17 +1,12 @@
-import { join } from "node:path";
 import type { Argv, CommandModule } from "yargs";
-import { cwdFolderName, findSessionsById, mostRecentSession, sessionsDir } from "../io/discover.js";
-import { readEntry, type Session } from "../model/session.js";
-import type { Diagnostic, EntryRec } from "../model/types.js";
-import { buildContext, describeContext, pairToolCalls, toolProblems } from "../ops/context.js";
-import { convertToLlmMapped } from "../ops/llm.js";
-import { pathTo } from "../ops/path.js";
-import { buildTree } from "../ops/tree.js";
+import type { EntryRec } from "../model/types.js";
+import { contextJsonChunks } from "../render/context-json.js";
 import { contextMarkdown } from "../render/context-markdown.js";
 import { contextText } from "../render/context-text.js";
-import { formatMessage } from "../render/diagnostics.js";
+import { diagnosticLine } from "../render/diagnostics.js";
 import { sanitizeLine } from "../render/sanitize.js";
-import { CliError, entryRef, openInput, problemSummary, styleFor, writeOut, type GlobalArgs } from "./common.js";
+import { contextReport, resolveSessionFile, type LeafNote } from "../reports/context.js";
+import { CliError, openInput, problemSummary, requestExit, styleFor, writeOut, type GlobalArgs } from "./common.js";
 
 interface ContextArgs extends GlobalArgs {
   file?: string;
@@ -25,40 +20,6 @@ interface ContextArgs extends GlobalArgs {
   thinking: boolean;
   maxOutput: number;
   showEdits?: boolean;
-}
-
-/** The session file to read when none is named: pi's own choice for the current directory, or one picked by id. */
-export async function resolveSessionFile(opts: { session?: string; allProjects?: boolean; cwd: string; env: NodeJS.ProcessEnv }): Promise<string> {
-  const root = await sessionsDir(opts.env);
-  const folder = join(root, cwdFolderName(opts.cwd));
-  if (opts.session !== undefined) {
-    const where = opts.allProjects ? root : folder;
-    const matches = await findSessionsById([where], opts.session);
-    if (matches.length === 1) return (matches[0] as { path: string }).path;
-    if (matches.length === 0) throw new CliError(`no session with an id starting "${sanitizeLine(opts.session)}" in ${where}${opts.allProjects ? "" : " (--all-projects searches every project)"}`);
-    const list = matches.slice(0, 10).map((m) => `${m.id} (${m.path})`).join(", ");
-    throw new CliError(`session id prefix "${sanitizeLine(opts.session)}" is ambiguous: ${list}${matches.length > 10 ? ", …" : ""}`);
-  }
-  const found = await mostRecentSession(folder);
-  if (!found) throw new CliError(`no session for ${opts.cwd}: no valid session file in ${folder} (name a FILE, or use --session ID)`);
-  return found;
-}
-
-function problemLine(d: Diagnostic): string {
-  return `${sanitizeLine(d.file)}${d.line === null ? "" : `:${d.line}`}: ${d.severity} ${d.code}: ${formatMessage(d)}\n`;
-}
-
-/** Why the context at this leaf may not be the one pi shows for "the same" leaf, which pi addresses by id. */
-function leafNotes(session: Session, leaf: EntryRec): string[] {
-  const where = `${sanitizeLine(session.file)}:${leaf.line}`;
-  if (leaf.id === undefined) {
-    return [`${where}: note: the leaf has no id; pi cannot address it (asked for it, pi builds the context of the last entry); showing its own path\n`];
-  }
-  const winner = session.byId.get(leaf.id);
-  if (winner && winner !== leaf) {
-    return [`${where}: note: id ${sanitizeLine(leaf.id)} is used again on line ${winner.line}; pi, asked for this id, builds the context of line ${winner.line}\n`];
-  }
-  return [];
 }
 
 export const contextCommand: CommandModule<object, ContextArgs> = {
@@ -95,76 +56,29 @@ export const contextCommand: CommandModule<object, ContextArgs> = {
     // compaction fields).
     const session = await openInput(file, { detail: "skeleton" });
     try {
-      const leaf = entryRef(session, args.leaf);
-      const result = pathTo(session, leaf);
-      if (!result.ok) {
-        const lines = result.cycle.map((r) => r.line).join(" → ");
-        const what = result.cycle.length === 1 ? `line ${lines} names itself as its parent` : `a parent cycle (lines ${lines} → ${result.cycle[0]?.line})`;
-        throw new CliError(`${session.file}: the path of line ${leaf.line} runs into ${what}; pi would hang building this context`, 1);
+      const json = args.json === true || args.ndjson === true;
+      const r = contextReport(session, { leaf: args.leaf, llm: args.llm === true, ...(json ? {} : { display: { thinking: args.thinking, maxOutput: args.maxOutput, showEdits: args.showEdits === true } }) });
+      const { leaf, context: c, note, problems } = r.data;
+      if (c === null) {
+        for (const d of r.diagnostics) process.stderr.write(diagnosticLine(d));
+        requestExit(r.exitCode);
+        return;
       }
-      const path = result.path;
-      const ctx = buildContext(session, path, (rec) => readEntry(session, rec));
-      const llm = convertToLlmMapped(ctx.messages);
-      const pairing = pairToolCalls(ctx.messages);
-      const problems = [...ctx.problems, ...toolProblems(session, ctx, pairing)].sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
-
-      if (args.json || args.ndjson) {
-        const messages = args.llm ? llm.messages : ctx.messages;
-        const at = args.llm ? llm.from : ctx.sources.map((_, i) => i);
-        const entries = at.map((i) => contextEntryRef(ctx.sources[i] as EntryRec, ctx.editedBy[i]));
-        await writeOut(jsonChunks(session, leaf, ctx, messages, entries, args.json === true));
-      } else {
-        const doc = describeContext(session, leaf, path, ctx, llm.messages.length, { thinking: args.thinking, maxOutput: args.maxOutput, showEdits: args.showEdits === true });
-        if (args.format === "markdown") await writeOut(contextMarkdown(doc));
-        else await writeOut(contextText(doc, { style: styleFor(args) }));
-      }
-      for (const n of leafNotes(session, leaf)) process.stderr.write(n);
-      for (const d of problems) if (d.severity !== "info") process.stderr.write(problemLine(d));
-      problemSummary(session, buildTree(session).problems.filter((d) => d.severity !== "info").length);
+      if (json) await writeOut(contextJsonChunks(session.file, leaf, c.context, c.messages, c.sources, c.editedBy, args.json === true));
+      else if (c.display && args.format === "markdown") await writeOut(contextMarkdown(c.display));
+      else if (c.display) await writeOut(contextText(c.display, { style: styleFor(args) }));
+      if (note) process.stderr.write(leafNoteLine(session.file, leaf, note));
+      for (const d of problems) if (d.severity !== "info") process.stderr.write(diagnosticLine(d));
+      problemSummary(session.file, r.diagnostics);
+      requestExit(r.exitCode);
     } finally {
       session.store.close();
     }
   },
 };
 
-/** `entries[i]` of `context --json`: the entry behind messages[i] and, for an edited message, the edit. */
-export interface ContextEntryRef {
-  id: string | null;
-  line: number;
-  type: string;
-  edit?: { id: string | null; line: number };
-}
-
-function contextEntryRef(rec: EntryRec, edit: EntryRec | undefined): ContextEntryRef {
-  const ref: ContextEntryRef = { id: rec.id ?? null, line: rec.line, type: rec.type };
-  if (edit) ref.edit = { id: edit.id ?? null, line: edit.line };
-  return ref;
-}
-
-function* jsonChunks(
-  session: Session,
-  leaf: EntryRec,
-  ctx: { thinkingLevel: string; model: unknown },
-  messages: readonly unknown[],
-  entries: readonly ContextEntryRef[],
-  asDocument: boolean,
-): Generator<string> {
-  if (!asDocument) {
-    for (const m of messages) yield JSON.stringify(m) + "\n";
-    return;
-  }
-  const head = JSON.stringify({ file: session.file, leaf: { id: leaf.id ?? null, line: leaf.line }, thinkingLevel: ctx.thinkingLevel, model: ctx.model });
-  yield head.slice(0, -1) + ',"messages":[';
-  let buf = "";
-  for (let i = 0; i < messages.length; i++) {
-    buf += (i === 0 ? "" : ",") + (JSON.stringify(messages[i]) ?? "null");
-    if (buf.length > 1 << 16) {
-      yield buf;
-      buf = "";
-    }
-  }
-  yield buf;
-  yield '],"entries":';
-  yield JSON.stringify(entries);
-  yield "}\n";
+function leafNoteLine(file: string, leaf: EntryRec, note: LeafNote): string {
+  const where = `${sanitizeLine(file)}:${leaf.line}`;
+  if (note.kind === "no-id") return `${where}: note: the leaf has no id; pi cannot address it (asked for it, pi builds the context of the last entry); showing its own path\n`;
+  return `${where}: note: id ${sanitizeLine(note.id)} is used again on line ${note.winnerLine}; pi, asked for this id, builds the context of line ${note.winnerLine}\n`;
 }

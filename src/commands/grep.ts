@@ -1,10 +1,7 @@
-import { createReadStream } from "node:fs";
 import type { Argv, CommandModule } from "yargs";
-import { LineSplitter } from "../io/lines.js";
-import { GrepScanner, type GrepHit } from "../ops/grep.js";
 import { grepHitObject, grepTextLine } from "../render/grep.js";
-import { CliError, ioReason, styleFor, writeOut, type GlobalArgs } from "./common.js";
-import { collectFiles, defaultSessionRoot } from "./ls.js";
+import { grepReport } from "../reports/grep.js";
+import { requestExit, styleFor, writeOut, type GlobalArgs } from "./common.js";
 
 interface GrepArgs extends GlobalArgs {
   pattern: string;
@@ -40,65 +37,32 @@ export const grepCommand: CommandModule<object, GrepArgs> = {
       .example("$0 grep -i 'rm -rf' --role assistant --ndjson | jq -r '\"\\(.file) \\(.id)\"'", "assistant turns that mention rm -rf")
       .epilogue("Exit status: 0 when something matched, 1 when nothing did, 2 on errors (like grep).") as unknown as Argv<GrepArgs>,
   handler: async (args) => {
-    let re: RegExp;
-    try {
-      re = new RegExp(String(args.pattern), args.ignoreCase ? "iu" : "u");
-    } catch {
-      try {
-        re = new RegExp(String(args.pattern), args.ignoreCase ? "i" : "");
-      } catch (err) {
-        throw new CliError(`invalid pattern: ${err instanceof Error ? err.message : String(err)}`);
-      }
-    }
-    if (!Number.isInteger(args.context) || args.context < 0) throw new CliError("--context wants a whole number ≥ 0");
-    let failed = false;
-    const fail = (path: string, reason: string): void => {
-      failed = true;
-      process.stderr.write(`pisess: ${path}: ${reason}\n`);
-    };
-    const targets = (args.targets ?? []).length > 0 ? (args.targets as string[]) : [await defaultSessionRoot(false)];
-    const files = await collectFiles(targets, fail);
+    const r = await grepReport({
+      pattern: String(args.pattern),
+      ...(args.targets !== undefined ? { targets: args.targets } : {}),
+      ignoreCase: args.ignoreCase === true,
+      roles: args.role ?? [],
+      types: args.type ?? [],
+      context: args.context,
+      env: process.env,
+      cwd: process.cwd(),
+    });
+    for (const f of r.data.failures) process.stderr.write(`pisess: ${f.path}: ${f.reason}\n`);
     const style = styleFor(args);
-    const roles = new Set(args.role ?? []);
-    const types = new Set(args.type ?? []);
-    let hits = 0;
     let firstJson = true;
     if (args.json) await writeOut(['{"hits":[']);
-    for (const file of files) {
-      const scanner = new GrepScanner({ re, roles, types, context: args.context });
-      let pending: GrepHit[] = [];
-      const splitter = new LineSplitter((raw) => {
-        const hit = scanner.feed(raw.line, raw.text);
-        if (hit) pending.push(hit);
-      });
-      const flush = async (): Promise<void> => {
-        if (pending.length === 0) return;
-        const out: string[] = [];
-        for (const hit of pending) {
-          hits++;
-          if (args.json) {
-            out.push((firstJson ? "" : ",") + JSON.stringify(grepHitObject(file, hit)));
-            firstJson = false;
-          } else if (args.ndjson) out.push(JSON.stringify(grepHitObject(file, hit)) + "\n");
-          else out.push(grepTextLine(file, hit, style));
-        }
-        pending = [];
-        await writeOut([out.join("")]);
-      };
-      try {
-        // Stream the file; hits go out chunk by chunk, so memory stays bounded whatever the file size.
-        for await (const chunk of createReadStream(file, { flags: "r", highWaterMark: 1 << 20 })) {
-          splitter.push(chunk as Buffer);
-          await flush();
-        }
-        splitter.end();
-        await flush();
-      } catch (err) {
-        pending = [];
-        fail(file, ioReason(err));
+    for (const { file, hits } of r.data.files) {
+      const out: string[] = [];
+      for (const hit of hits) {
+        if (args.json) {
+          out.push((firstJson ? "" : ",") + JSON.stringify(grepHitObject(file, hit)));
+          firstJson = false;
+        } else if (args.ndjson) out.push(JSON.stringify(grepHitObject(file, hit)) + "\n");
+        else out.push(grepTextLine(file, hit, style));
       }
+      await writeOut([out.join("")]);
     }
     if (args.json) await writeOut(["]}\n"]);
-    process.exitCode = failed ? 2 : hits > 0 ? 0 : 1;
+    requestExit(r.exitCode);
   },
 };

@@ -1,7 +1,7 @@
 import type { Argv, CommandModule } from "yargs";
-import type { EntryRec } from "../model/types.js";
-import { labelHistoryText, labelsJson, labelsNdjson, labelsText, type LabelChange, type LabelRow } from "../render/labels.js";
-import { openInput, problemSummary, styleFor, writeOut, type GlobalArgs } from "./common.js";
+import { labelHistoryText, labelsJson, labelsNdjson, labelsText } from "../render/labels.js";
+import { labelsReport } from "../reports/labels.js";
+import { openInput, problemSummary, requestExit, styleFor, writeOut, type GlobalArgs } from "./common.js";
 
 interface LabelsArgs extends GlobalArgs {
   file: string;
@@ -25,49 +25,20 @@ export const labelsCommand: CommandModule<object, LabelsArgs> = {
   handler: async (args) => {
     const session = await openInput(args.file);
     try {
-      // Which label entry set each current label: pi's rule, walking the file in order.
-      const setter = new Map<string, EntryRec>();
-      const labelEntries: EntryRec[] = [];
-      for (const rec of session.entries) {
-        if (rec.type !== "label") continue;
-        labelEntries.push(rec);
-        if (rec.targetId === undefined) continue;
-        if (rec.labelText) setter.set(rec.targetId, rec);
-        else setter.delete(rec.targetId);
-      }
-      const setters = new Set(setter.values());
+      const r = labelsReport(session, { history: args.history === true });
+      const d = r.data;
       const style = styleFor(args);
-      if (args.history) {
-        const rows: LabelChange[] = labelEntries.map((rec) => ({
-          id: rec.id ?? null,
-          line: rec.line,
-          timestamp: rec.timestamp ?? null,
-          targetId: rec.targetId ?? null,
-          targetLine: rec.targetId !== undefined ? (session.byId.get(rec.targetId)?.line ?? null) : null,
-          label: rec.labelText ? rec.labelText : null,
-          current: setters.has(rec),
-        }));
-        if (args.json) await writeOut([labelsJson(session.file, "history", rows)]);
-        else if (args.ndjson) await writeOut([labelsNdjson(rows)]);
-        else await writeOut([labelHistoryText(rows, style)]);
+      if (d.history !== undefined) {
+        if (args.json) await writeOut([labelsJson(d.file, "history", d.history)]);
+        else if (args.ndjson) await writeOut([labelsNdjson(d.history)]);
+        else await writeOut([labelHistoryText(d.history, style)]);
       } else {
-        const rows: LabelRow[] = [...session.labels].map(([targetId, label]) => {
-          const target = session.byId.get(targetId);
-          const by = setter.get(targetId);
-          return {
-            label,
-            targetId,
-            targetLine: target?.line ?? null,
-            targetType: target ? target.type : null,
-            targetRole: target?.type === "message" ? (target.role ?? null) : null,
-            setBy: by ? { id: by.id ?? null, line: by.line, timestamp: by.timestamp ?? null } : null,
-          };
-        });
-        if (args.json) await writeOut([labelsJson(session.file, "labels", rows)]);
-        else if (args.ndjson) await writeOut([labelsNdjson(rows)]);
-        else await writeOut([labelsText(rows, style)]);
+        if (args.json) await writeOut([labelsJson(d.file, "labels", d.labels)]);
+        else if (args.ndjson) await writeOut([labelsNdjson(d.labels)]);
+        else await writeOut([labelsText(d.labels, style)]);
       }
-      problemSummary(session);
+      problemSummary(session.file, r.diagnostics);
+      requestExit(r.exitCode);
     } finally {
       session.store.close();
     }

@@ -1,9 +1,7 @@
 import type { Argv, CommandModule } from "yargs";
-import { treeShape } from "../ops/leaves.js";
-import { buildTree } from "../ops/tree.js";
-import { leavesJson, leavesNdjson, leavesText, type LeafRow } from "../render/leaves.js";
-import { openInput, problemSummary, styleFor, writeOut, type GlobalArgs } from "./common.js";
-import { forkParent } from "./info.js";
+import { leavesJson, leavesNdjson, leavesText } from "../render/leaves.js";
+import { leavesReport } from "../reports/leaves.js";
+import { openInput, problemSummary, requestExit, styleFor, writeOut, type GlobalArgs } from "./common.js";
 
 interface LeavesArgs extends GlobalArgs {
   file: string;
@@ -27,27 +25,12 @@ export const leavesCommand: CommandModule<object, LeavesArgs> = {
   handler: async (args) => {
     const session = await openInput(args.file);
     try {
-      const tree = buildTree(session);
-      const parent = await forkParent(session);
-      const mask = args.includeCopied ? undefined : parent?.copied;
-      const shape = treeShape(session, tree, mask ? { exclude: mask } : {});
-      const refOf = (r: { id: string | undefined; line: number }) => ({ id: r.id ?? null, line: r.line });
-      const rows: LeafRow[] = shape.leaves.map((l) => ({
-        ...refOf(l.rec),
-        depth: l.depth,
-        timestamp: l.lastTimestamp,
-        isDefault: l.isDefault,
-        lastUserPrompt: l.lastUser ? { ...refOf(l.lastUser), text: l.lastUser.text ?? "" } : null,
-        labels: l.labels.map((x) => ({ ...refOf(x.rec), label: x.label })),
-        forkPoint: l.forkPoint ? refOf(l.forkPoint) : null,
-        cycle: l.cycle,
-        totals: l.totals,
-        ownTotals: l.ownTotals,
-      }));
-      if (args.json) await writeOut([leavesJson(session.file, rows)]);
-      else if (args.ndjson) await writeOut([leavesNdjson(rows)]);
-      else await writeOut([leavesText(rows, styleFor(args))]);
-      problemSummary(session, tree.problems.filter((d) => d.severity !== "info").length);
+      const r = await leavesReport(session, { includeCopied: args.includeCopied === true });
+      if (args.json) await writeOut([leavesJson(r.data.file, r.data.leaves)]);
+      else if (args.ndjson) await writeOut([leavesNdjson(r.data.leaves)]);
+      else await writeOut([leavesText(r.data.leaves, styleFor(args))]);
+      problemSummary(session.file, r.diagnostics);
+      requestExit(r.exitCode);
     } finally {
       session.store.close();
     }

@@ -1,10 +1,10 @@
 import type { Argv, CommandModule } from "yargs";
 import { readEntry } from "../model/session.js";
-import { pathTo } from "../ops/path.js";
-import { buildTree } from "../ops/tree.js";
 import type { Row, SessionView, ViewNode } from "../ops/view.js";
+import { diagnosticLine } from "../render/diagnostics.js";
 import { treeLines } from "../render/tree.js";
-import { CliError, entryRef, openInput, problemSummary, styleFor, terminalWidth, writeOut, type GlobalArgs } from "./common.js";
+import { pathReport } from "../reports/path.js";
+import { openInput, problemSummary, requestExit, styleFor, terminalWidth, writeOut, type GlobalArgs } from "./common.js";
 
 interface PathArgs extends GlobalArgs {
   file: string;
@@ -31,11 +31,12 @@ export const pathCommand: CommandModule<object, PathArgs> = {
     // JSON output re-reads every entry on the path; the text listing shows previews, which need the full index.
     const session = await openInput(args.file, { detail: args.json || args.ndjson ? "skeleton" : "full" });
     try {
-      const leaf = entryRef(session, args.leaf);
-      const result = pathTo(session, leaf);
-      if (!result.ok) {
-        const lines = result.cycle.map((r) => r.line).join(" → ");
-        throw new CliError(`${session.file}: the path of line ${leaf.line} runs into a parent cycle (lines ${lines}); pi would hang here`, 1);
+      const r = pathReport(session, { leaf: args.leaf });
+      const { leaf, path } = r.data;
+      if (path === null) {
+        for (const d of r.diagnostics) process.stderr.write(diagnosticLine(d));
+        requestExit(r.exitCode);
+        return;
       }
       if (args.ndjson || args.json) {
         const chunks = function* (): Generator<string> {
@@ -43,7 +44,7 @@ export const pathCommand: CommandModule<object, PathArgs> = {
             yield JSON.stringify({ file: session.file, leaf: { id: leaf.id ?? null, line: leaf.line } }).slice(0, -1) + ',"entries":[';
           }
           let first = true;
-          for (const rec of result.path) {
+          for (const rec of path) {
             const item = JSON.stringify({ line: rec.line, entry: readEntry(session, rec) });
             if (args.json) {
               yield (first ? "" : ",") + item;
@@ -54,9 +55,8 @@ export const pathCommand: CommandModule<object, PathArgs> = {
         };
         await writeOut(chunks());
       } else {
-        const onPath = new Set(result.path);
-        const view: SessionView = { roots: [], onPath, shown: result.path.length };
-        const rows: Row[] = result.path.map((rec, depth): Row => {
+        const view: SessionView = { roots: [], onPath: new Set(path), shown: path.length };
+        const rows: Row[] = path.map((rec, depth): Row => {
           const node: ViewNode = { rec, children: [], depth, cycleCut: false };
           return { node, indent: 0, connector: "none", gutters: [] };
         });
@@ -64,7 +64,8 @@ export const pathCommand: CommandModule<object, PathArgs> = {
         for (const line of treeLines(session, view, rows, { style: styleFor(args), width: terminalWidth(args.width), leaf })) out.push(line + "\n");
         await writeOut(out);
       }
-      problemSummary(session, buildTree(session).problems.filter((d) => d.severity !== "info").length);
+      problemSummary(session.file, r.diagnostics);
+      requestExit(r.exitCode);
     } finally {
       session.store.close();
     }

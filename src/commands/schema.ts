@@ -1,5 +1,5 @@
 import type { Argv, CommandModule } from "yargs";
-import { CliError, type GlobalArgs } from "./common.js";
+import type { GlobalArgs } from "./common.js";
 
 interface SchemaArgs extends GlobalArgs {
   name?: string;
@@ -14,14 +14,11 @@ export const schemaCommand: CommandModule<object, SchemaArgs> = {
       .example("$0 schema", "the schema names, one per line")
       .example("$0 schema entry-compaction", "the schema of compaction entries (draft-07)") as unknown as Argv<SchemaArgs>,
   handler: async (args) => {
-    const { schemaNames, schemaText } = await import("../check/schemas.js");
-    const { writeOut } = await import("./common.js");
-    if (args.name === undefined) {
-      await writeOut([schemaNames().join("\n") + "\n"]);
-      return;
-    }
-    const text = schemaText(args.name);
-    if (text === undefined) throw new CliError(`no schema named "${args.name}"; run pisess schema to list them`);
-    await writeOut([text.endsWith("\n") ? text : text + "\n"]);
+    const [{ schemaReport }, { writeOut, requestExit }] = await Promise.all([import("../reports/schema.js"), import("./common.js")]);
+    const r = await schemaReport(args.name !== undefined ? { name: args.name } : {});
+    const d = r.data;
+    if (d.names !== undefined) await writeOut([d.names.join("\n") + "\n"]);
+    else await writeOut([d.text.endsWith("\n") ? d.text : d.text + "\n"]);
+    requestExit(r.exitCode);
   },
 };

@@ -1,9 +1,7 @@
 import type { Argv, CommandModule } from "yargs";
-import { readEntry } from "../model/session.js";
-import { editsTargeting } from "../ops/edits.js";
-import { buildTree } from "../ops/tree.js";
-import { showJson, showText, type ShowReport } from "../render/show.js";
-import { entryRef, openInput, styleFor, writeOut, type GlobalArgs } from "./common.js";
+import { showJson, showText } from "../render/show.js";
+import { showReport } from "../reports/show.js";
+import { openInput, requestExit, styleFor, writeOut, type GlobalArgs } from "./common.js";
 
 interface ShowArgs extends GlobalArgs {
   file: string;
@@ -28,31 +26,10 @@ export const showCommand: CommandModule<object, ShowArgs> = {
   handler: async (args) => {
     const session = await openInput(args.file);
     try {
-      const rec = entryRef(session, String(args.ref));
-      if (args.raw) {
-        await writeOut([session.store.rawLine(rec) + "\n"]);
-        return;
-      }
-      const tree = buildTree(session);
-      const parent = tree.parent[rec.index] ?? null;
-      const node = tree.nodes[rec.index];
-      const target = rec.targetId === undefined ? undefined : session.byId.get(rec.targetId);
-      const report: ShowReport = {
-        file: session.file,
-        line: rec.line,
-        id: rec.id ?? null,
-        type: rec.type,
-        role: rec.type === "message" ? (rec.role ?? null) : null,
-        timestamp: rec.timestamp ?? null,
-        parent: parent ? { id: parent.id ?? null, line: parent.line } : null,
-        parentId: typeof rec.parentId === "string" ? rec.parentId : null,
-        children: (node?.children ?? []).map((c) => ({ id: c.rec.id ?? null, line: c.rec.line })),
-        label: rec.id !== undefined ? (session.labels.get(rec.id) ?? null) : null,
-        target: target ? { id: target.id ?? null, line: target.line } : null,
-        editedBy: editsTargeting(session, rec).map((e) => ({ id: e.id ?? null, line: e.line })),
-        entry: readEntry(session, rec),
-      };
-      await writeOut([args.json ? showJson(report) : showText(report, styleFor(args))]);
+      const r = showReport(session, { ref: String(args.ref), raw: args.raw === true });
+      if (r.data.raw !== undefined) await writeOut([r.data.raw + "\n"]);
+      else await writeOut([args.json ? showJson(r.data.entry) : showText(r.data.entry, styleFor(args))]);
+      requestExit(r.exitCode);
     } finally {
       session.store.close();
     }

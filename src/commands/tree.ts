@@ -1,10 +1,9 @@
 import type { Argv, CommandModule } from "yargs";
-import type { EntryRec } from "../model/types.js";
-import { buildTree } from "../ops/tree.js";
-import { buildView, FILTER_MODES, layoutRows, type FilterMode } from "../ops/view.js";
+import { FILTER_MODES, type FilterMode } from "../ops/view.js";
 import { treeJson, treeNdjson } from "../render/tree-json.js";
 import { treeLines } from "../render/tree.js";
-import { entryRef, openInput, problemSummary, styleFor, terminalWidth, writeOut, type GlobalArgs } from "./common.js";
+import { treeReport } from "../reports/tree.js";
+import { openInput, problemSummary, requestExit, styleFor, terminalWidth, writeOut, type GlobalArgs } from "./common.js";
 
 interface TreeArgs extends GlobalArgs {
   file: string;
@@ -44,30 +43,20 @@ export const treeCommand: CommandModule<object, TreeArgs> = {
     const skeleton = args.json === true && args.filter === undefined && (args.search ?? []).length === 0;
     const session = await openInput(args.file, { detail: skeleton ? "skeleton" : "full" });
     try {
-      const leaf: EntryRec | null = args.leaf !== undefined ? entryRef(session, args.leaf) : session.defaultLeaf;
-      const from = args.from !== undefined ? entryRef(session, args.from) : undefined;
-      const tree = buildTree(session);
-      // Text follows pi's /tree (default filter, active branch first); --json keeps every entry in getTree order.
-      const filter: FilterMode | undefined = args.filter ?? (args.json ? undefined : "default");
-      const search = (args.search ?? []).flatMap((s) => s.toLowerCase().split(/\s+/)).filter(Boolean);
-      // `--json` of every entry is the tree itself (same roots, children in getTree order): no view to build.
-      const whole = args.json === true && filter === undefined && search.length === 0 && from === undefined;
-      if (whole) {
-        await writeOut(treeJson(session, tree.roots, leaf));
-      } else if (args.json) {
-        const view = buildView(session, tree, { filter, search, from, leaf, activeFirst: false });
-        await writeOut(treeJson(session, view.roots, leaf));
-      } else {
-        const view = buildView(session, tree, { filter, search, from, leaf, activeFirst: true });
-        const rows = layoutRows(view.roots, args.depth ?? Infinity);
-        if (args.ndjson) await writeOut(treeNdjson(session, view, rows, leaf));
-        else {
-          const style = styleFor(args);
-          const lines = treeLines(session, view, rows, { style, width: terminalWidth(args.width), leaf });
-          await writeOut(mapLines(lines));
-        }
-      }
-      problemSummary(session, tree.problems.filter((d) => d.severity !== "info").length);
+      const r = treeReport(session, {
+        ...(args.leaf !== undefined ? { leaf: args.leaf } : {}),
+        ...(args.filter !== undefined ? { filter: args.filter } : {}),
+        ...(args.search !== undefined ? { search: args.search } : {}),
+        ...(args.depth !== undefined ? { depth: args.depth } : {}),
+        ...(args.from !== undefined ? { from: args.from } : {}),
+        output: args.json ? "json" : args.ndjson ? "ndjson" : "text",
+      });
+      const { leaf, roots, view, rows } = r.data;
+      if (!view || !rows) await writeOut(treeJson(session, roots, leaf));
+      else if (args.ndjson) await writeOut(treeNdjson(session, view, rows, leaf));
+      else await writeOut(mapLines(treeLines(session, view, rows, { style: styleFor(args), width: terminalWidth(args.width), leaf })));
+      problemSummary(session.file, r.diagnostics);
+      requestExit(r.exitCode);
     } finally {
       session.store.close();
     }

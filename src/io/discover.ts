@@ -1,6 +1,6 @@
-import { open, readdir, readFile, stat } from "node:fs/promises";
+import { open, readdir, readFile, realpath, stat } from "node:fs/promises";
 import { homedir } from "node:os";
-import { isAbsolute, join, resolve } from "node:path";
+import { dirname, isAbsolute, join, resolve } from "node:path";
 
 /** The environment keys pi reads; passed in explicitly so callers (and tests) control them. */
 export interface PiEnv {
@@ -176,4 +176,69 @@ export async function findSessionsById(dirs: string[], idPrefix: string): Promis
     }
   }
   return matches;
+}
+
+/**
+ * The fork-parent rule, the one place it is written: the parent a header names is the first non-empty string of
+ * `parentSession`, then the legacy `branchedFrom`. An empty `parentSession` does not hide a `branchedFrom`.
+ */
+export function forkParentRef(h: { parentSession?: unknown; branchedFrom?: unknown } | null | undefined): { ref: string; legacy: boolean } | null {
+  if (!h) return null;
+  if (typeof h.parentSession === "string" && h.parentSession !== "") return { ref: h.parentSession, legacy: false };
+  if (typeof h.branchedFrom === "string" && h.branchedFrom !== "") return { ref: h.branchedFrom, legacy: true };
+  return null;
+}
+
+/** A parent reference resolved against the folder of the file that names it (undefined: no folder, e.g. stdin). */
+export function resolveForkRef(ref: string, child: string | undefined): string | undefined {
+  if (isAbsolute(ref)) return ref;
+  return child === undefined ? undefined : resolve(dirname(child), ref);
+}
+
+/** Whether a path names a regular file (false for anything unreadable). */
+export async function isFile(p: string): Promise<boolean> {
+  try {
+    return (await stat(p)).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** Where the glance commands look when given no paths: the cwd's folder, or the whole sessions dir. */
+export async function defaultSessionRoot(all: boolean, env: PiEnv, cwd: string): Promise<string> {
+  const dir = await sessionsDir(env);
+  return all ? dir : join(dir, cwdFolderName(cwd));
+}
+
+/** Session files under the given files/directories (recursive), each once, in the order found. */
+export async function collectFiles(targets: string[], onError: (path: string, err: unknown) => void): Promise<string[]> {
+  const out: string[] = [];
+  const seen = new Set<string>();
+  for (const t of targets) {
+    let files: string[];
+    try {
+      const st = await stat(t);
+      files = st.isDirectory() ? await listSessionFiles(t) : [t];
+    } catch (err) {
+      onError(t, err);
+      continue;
+    }
+    for (const f of files) {
+      if (!seen.has(f)) {
+        seen.add(f);
+        out.push(f);
+      }
+    }
+  }
+  return out;
+}
+
+/** The real absolute path of a file (resolved when it cannot be followed); undefined for stdin ("-"). */
+export async function realPathOf(file: string): Promise<string | undefined> {
+  if (file === "-") return undefined;
+  try {
+    return await realpath(file);
+  } catch {
+    return resolve(file);
+  }
 }

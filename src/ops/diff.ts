@@ -1,4 +1,5 @@
 import { basename, dirname, isAbsolute, join, normalize } from "node:path";
+import { forkParentRef } from "../io/discover.js";
 import type { SessionContext } from "./context.js";
 import type { Session } from "../model/session.js";
 import type { EntryRec } from "../model/types.js";
@@ -236,11 +237,8 @@ export interface Lineage {
 }
 
 export function parentLink(session: Session): ParentLink | null {
-  const h = session.header;
-  if (!h) return null;
-  if (typeof h.parentSession === "string" && h.parentSession !== "") return { field: "parentSession", value: h.parentSession };
-  if (typeof h.branchedFrom === "string" && h.branchedFrom !== "") return { field: "branchedFrom", value: h.branchedFrom };
-  return null;
+  const p = forkParentRef(session.header);
+  return p ? { field: p.legacy ? "branchedFrom" : "parentSession", value: p.ref } : null;
 }
 
 /** A header path made absolute against the folder of the file that holds it. */

@@ -1,9 +1,8 @@
 import { isObject } from "../model/extract.js";
-import { v1Id } from "../model/session.js";
+import { readEntry, type Session } from "../model/session.js";
 
 /**
- * Pure matching for `pisess grep`: which texts of an entry are searched, the streaming per-file state (header,
- * v1 ids, depths), and snippets. No I/O: the caller feeds lines.
+ * Matching for `pisess grep`: which texts of an entry are searched, the walk over a loaded session, and snippets.
  */
 
 export interface GrepQuery {
@@ -134,60 +133,22 @@ export function matchFields(fields: Field[], q: GrepQuery): { field: Field["fiel
 }
 
 /**
- * Streaming per-file state: feed every line's text in order; returns a hit for a matching entry. Keeps only the
- * id → depth map (numbers), never entry bodies.
+ * The hits of one session, in file order. Ids, parents, roles and the migrated entry come from the loader
+ * (`session.entries`, `readEntry`): grep applies no header, version or migration rule of its own. Only the id →
+ * depth map is kept (numbers), and only matching candidates are read back whole.
  */
-export class GrepScanner {
-  private sawFirst = false;
-  private version = 1;
-  private prevV1: string | null = null;
-  private readonly depth = new Map<string, number>();
-
-  constructor(private readonly q: GrepQuery) {}
-
-  feed(line: number, text: string): GrepHit | null {
-    if (text.trim() === "") return null;
-    let o: unknown;
-    try {
-      o = JSON.parse(text);
-    } catch {
-      return null;
-    }
-    const first = !this.sawFirst;
-    this.sawFirst = true;
-    if (!isObject(o)) return null;
-    if (o.type === "session") {
-      if (first) {
-        const v = o.version ?? 1;
-        this.version = typeof v === "number" ? v : 1;
-      }
-      return null;
-    }
-    let id: string | null;
-    let parentId: string | null;
-    if (this.version < 2) {
-      id = v1Id(line);
-      parentId = this.prevV1;
-      this.prevV1 = id;
-    } else {
-      id = typeof o.id === "string" && o.id !== "" ? o.id : null;
-      parentId = typeof o.parentId === "string" ? o.parentId : null;
-    }
-    const parentDepth = parentId !== null && parentId !== id ? this.depth.get(parentId) : undefined;
+export function* grepSession(session: Session, q: GrepQuery): Generator<GrepHit> {
+  const depth = new Map<string, number>();
+  for (const rec of session.entries) {
+    const id = rec.id ?? null;
+    const parentId = typeof rec.parentId === "string" ? rec.parentId : null;
+    const parentDepth = parentId !== null && parentId !== id ? depth.get(parentId) : undefined;
     const pathLen = (parentDepth ?? 0) + 1;
-    if (id !== null) this.depth.set(id, pathLen);
-
-    const type = typeof o.type === "string" ? o.type : "";
-    let role: string | null = null;
-    if (type === "message" && isObject(o.message)) {
-      const r = o.message.role;
-      role = typeof r === "string" ? (r === "hookMessage" && this.version < 3 ? "custom" : r) : null;
-      if (role === "custom" && o.message.role === "hookMessage") o.message.role = "custom";
-    }
-    if (this.q.types && this.q.types.size > 0 && !this.q.types.has(type)) return null;
-    if (this.q.roles && this.q.roles.size > 0 && (role === null || !this.q.roles.has(role))) return null;
-    const m = matchFields(entryFields(o), this.q);
-    if (!m) return null;
-    return { line, id, type, role, path: pathLen, ...m };
+    if (id !== null) depth.set(id, pathLen);
+    const role = rec.type === "message" ? (rec.role ?? null) : null;
+    if (q.types && q.types.size > 0 && !q.types.has(rec.type)) continue;
+    if (q.roles && q.roles.size > 0 && (role === null || !q.roles.has(role))) continue;
+    const m = matchFields(entryFields(readEntry(session, rec)), q);
+    if (m) yield { line: rec.line, id, type: rec.type, role, path: pathLen, ...m };
   }
 }

@@ -103,9 +103,7 @@ export function buildTree(session: Session): SessionTree {
   const inCycle = new Uint8Array(n);
   for (const cycle of cycles) {
     const first = cycle[0] as EntryRec;
-    problems.push(
-      diag("parent-cycle", file, first.line, { ids: cycle.map((r) => r.id ?? ""), lines: cycle.map((r) => r.line) }, first.id ? { entryId: first.id } : {}),
-    );
+    problems.push(cycleProblem(file, cycle));
     // Cut the cycle open at its first member so every entry still appears once in the tree.
     const cutNode = nodes[first.index] as TreeNode;
     const cutParent = parent[first.index];
@@ -172,8 +170,24 @@ function collectCycle(entries: EntryRec[], parent: (EntryRec | null)[], from: nu
     members.push(entries[cur] as EntryRec);
     cur = (parent[cur] as EntryRec).index;
   } while (cur !== from);
-  // Start at the lowest line so the report is the same whatever entry the walk began at.
+  return lowestFirst(members);
+}
+
+/** A cycle started at its lowest line, so it reads the same whatever entry a walk began at. */
+function lowestFirst(members: readonly EntryRec[]): EntryRec[] {
   let low = 0;
   for (let i = 1; i < members.length; i++) if ((members[i] as EntryRec).line < (members[low] as EntryRec).line) low = i;
   return [...members.slice(low), ...members.slice(0, low)];
+}
+
+/**
+ * The one producer of `parent-cycle`: a loop of parent links, members in walk order (child to parent), any member
+ * first. The tree reports every loop of two or more entries it finds (a self-parent has its own code there); path,
+ * context and diff report the loop a path runs into, a self-parent included.
+ */
+export function cycleProblem(file: string, members: readonly EntryRec[]): Diagnostic {
+  const cycle = lowestFirst(members);
+  const first = cycle[0] as EntryRec;
+  const entryId = first.id !== undefined ? { entryId: first.id } : {};
+  return diag("parent-cycle", file, first.line, { ids: cycle.map((r) => r.id ?? ""), lines: cycle.map((r) => r.line) }, entryId);
 }

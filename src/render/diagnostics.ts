@@ -127,3 +127,8 @@ export function hasTemplate(code: string): boolean {
 export function codeTitle(code: string): string {
   return TITLES[code] ?? code;
 }
+
+/** A diagnostic as one stderr line, `FILE:LINE: SEVERITY CODE: message` (the line left out when there is none). */
+export function diagnosticLine(d: Diagnostic): string {
+  return `${sanitizeLine(d.file)}${d.line === null ? "" : `:${d.line}`}: ${d.severity} ${d.code}: ${formatMessage(d)}\n`;
+}

@@ -1,27 +1,9 @@
 import { sanitizeLine } from "./sanitize.js";
 import type { Style } from "./style.js";
 
-export interface LineageAncestor {
-  /** 1 = the parent, 2 = its parent, … */
-  generation: number;
-  /** As resolved (relative references against the child's folder). */
-  path: string;
-  /** The reference as written in the child's header. */
-  ref: string;
-  legacyBranchedFrom: boolean;
-  exists: boolean;
-  /** Header id, or null when the file is missing or has no valid header. */
-  id: string | null;
-}
+import type { LineageAncestor, LineageFork } from "../ops/lineage.js";
 
-export interface LineageFork {
-  generation: number;
-  path: string;
-  id: string;
-  /** The file it names as parent. */
-  parent: string;
-  legacyBranchedFrom: boolean;
-}
+export type { LineageAncestor, LineageFork };
 
 /** `pisess lineage --json`. */
 export interface LineageReport {

@@ -1,0 +1,59 @@
+import type { EntryRec } from "../model/types.js";
+
+/** `entries[i]` of `context --json`: the entry behind messages[i] and, for an edited message, the context_edit. */
+export interface ContextEntryRef {
+  id: string | null;
+  line: number;
+  type: string;
+  edit?: { id: string | null; line: number };
+}
+
+/** `context --json`. */
+export interface ContextJson {
+  file: string;
+  leaf: { id: string | null; line: number };
+  thinkingLevel?: string;
+  model: unknown;
+  messages: unknown[];
+  entries: ContextEntryRef[];
+}
+
+function entryRef(rec: EntryRec, edit: EntryRec | undefined): ContextEntryRef {
+  const ref: ContextEntryRef = { id: rec.id ?? null, line: rec.line, type: rec.type };
+  if (edit) ref.edit = { id: edit.id ?? null, line: edit.line };
+  return ref;
+}
+
+/**
+ * `context --json` and `--ndjson`: the document {"file","leaf","thinkingLevel","model","messages","entries"}, or
+ * one message per line. Streamed in chunks: a context can be large.
+ */
+export function* contextJsonChunks(
+  file: string,
+  leaf: EntryRec,
+  ctx: { thinkingLevel: string; model: unknown },
+  messages: readonly unknown[],
+  sources: readonly EntryRec[],
+  /** editedBy[i]: the context_edit that shaped messages[i], if any. */
+  editedBy: readonly (EntryRec | undefined)[],
+  asDocument: boolean,
+): Generator<string> {
+  if (!asDocument) {
+    for (const m of messages) yield JSON.stringify(m) + "\n";
+    return;
+  }
+  const head = JSON.stringify({ file, leaf: { id: leaf.id ?? null, line: leaf.line }, thinkingLevel: ctx.thinkingLevel, model: ctx.model });
+  yield head.slice(0, -1) + ',"messages":[';
+  let buf = "";
+  for (let i = 0; i < messages.length; i++) {
+    buf += (i === 0 ? "" : ",") + (JSON.stringify(messages[i]) ?? "null");
+    if (buf.length > 1 << 16) {
+      yield buf;
+      buf = "";
+    }
+  }
+  yield buf;
+  yield '],"entries":';
+  yield JSON.stringify(sources.map((r, i) => entryRef(r, editedBy[i])));
+  yield "}\n";
+}

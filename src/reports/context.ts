@@ -1,0 +1,91 @@
+import { join } from "node:path";
+import { cwdFolderName, findSessionsById, mostRecentSession, sessionsDir, type PiEnv } from "../io/discover.js";
+import { readEntry, type Session } from "../model/session.js";
+import type { Diagnostic, EntryRec } from "../model/types.js";
+import { buildContext, describeContext, pairToolCalls, toolProblems, type SessionContext } from "../ops/context.js";
+import { convertToLlmMapped } from "../ops/llm.js";
+import { pathTo } from "../ops/path.js";
+import { sessionProblems } from "../ops/problems.js";
+import { buildTree, cycleProblem } from "../ops/tree.js";
+import { sanitizeLine } from "../render/sanitize.js";
+import { ReportError, type Report } from "./report.js";
+import { entryRef } from "./refs.js";
+
+/** The session file to read when none is named: pi's own choice for the current directory, or one picked by id. */
+export async function resolveSessionFile(opts: { session?: string | undefined; allProjects?: boolean | undefined; cwd: string; env: PiEnv }): Promise<string> {
+  const root = await sessionsDir(opts.env);
+  const folder = join(root, cwdFolderName(opts.cwd));
+  if (opts.session !== undefined) {
+    const where = opts.allProjects ? root : folder;
+    const matches = await findSessionsById([where], opts.session);
+    if (matches.length === 1) return (matches[0] as { path: string }).path;
+    if (matches.length === 0) throw new ReportError(`no session with an id starting "${sanitizeLine(opts.session)}" in ${where}${opts.allProjects ? "" : " (--all-projects searches every project)"}`);
+    const list = matches.slice(0, 10).map((m) => `${m.id} (${m.path})`).join(", ");
+    throw new ReportError(`session id prefix "${sanitizeLine(opts.session)}" is ambiguous: ${list}${matches.length > 10 ? ", …" : ""}`);
+  }
+  const found = await mostRecentSession(folder);
+  if (!found) throw new ReportError(`no session for ${opts.cwd}: no valid session file in ${folder} (name a FILE, or use --session ID)`);
+  return found;
+}
+
+export interface ContextOptions {
+  /** Leaf: id, id prefix, @LINE, label:NAME or leaf (default "leaf"). */
+  leaf?: string;
+  /** Messages as sent to the LLM (after pi's convertToLlm) in `messages`/`sources`. */
+  llm?: boolean;
+  /** Also build the display model for the text and Markdown renderers. */
+  display?: { thinking: boolean; maxOutput: number; showEdits?: boolean };
+}
+
+/** Why the context at this leaf may not be the one pi shows for "the same" leaf, which pi addresses by id. */
+export type LeafNote = { kind: "no-id" } | { kind: "id-reused"; id: string; winnerLine: number };
+
+export interface ContextData {
+  file: string;
+  leaf: EntryRec;
+  /** null when the path runs into a parent cycle (the diagnostics name it; exit 1). */
+  context: {
+    path: EntryRec[];
+    context: SessionContext;
+    /** The messages shown (pi's context, or the LLM's with `llm`), and the entry each came from. */
+    messages: readonly unknown[];
+    sources: readonly EntryRec[];
+    /** editedBy[i]: the context_edit that replaced the content of messages[i] (the LLM message's source). */
+    editedBy: readonly (EntryRec | undefined)[];
+    display?: ReturnType<typeof describeContext>;
+  } | null;
+  note: LeafNote | null;
+  /** Problems of the context itself (tool pairing, …), by line. */
+  problems: Diagnostic[];
+}
+
+function leafNote(session: Session, leaf: EntryRec): LeafNote | null {
+  if (leaf.id === undefined) return { kind: "no-id" };
+  const winner = session.byId.get(leaf.id);
+  if (winner && winner !== leaf) return { kind: "id-reused", id: leaf.id, winnerLine: winner.line };
+  return null;
+}
+
+/** `pisess context`: exactly what the model saw at a leaf (pi's session context). */
+export function contextReport(session: Session, opts: ContextOptions = {}): Report<ContextData> {
+  const leaf = entryRef(session, opts.leaf ?? "leaf");
+  const result = pathTo(session, leaf);
+  if (!result.ok) {
+    return { data: { file: session.file, leaf, context: null, note: null, problems: [] }, diagnostics: [cycleProblem(session.file, result.cycle)], exitCode: 1 };
+  }
+  const path = result.path;
+  const ctx = buildContext(session, path, (rec) => readEntry(session, rec));
+  const llm = convertToLlmMapped(ctx.messages);
+  const pairing = pairToolCalls(ctx.messages);
+  const problems = [...ctx.problems, ...toolProblems(session, ctx, pairing)].sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
+  const messages = opts.llm ? llm.messages : ctx.messages;
+  const sources = opts.llm ? llm.from.map((i) => ctx.sources[i] as EntryRec) : ctx.sources;
+  const editedBy = opts.llm ? llm.from.map((i) => ctx.editedBy[i]) : ctx.editedBy;
+  const context: NonNullable<ContextData["context"]> = { path, context: ctx, messages, sources, editedBy };
+  if (opts.display) context.display = describeContext(session, leaf, path, ctx, llm.messages.length, opts.display);
+  return {
+    data: { file: session.file, leaf, context, note: leafNote(session, leaf), problems },
+    diagnostics: sessionProblems(session, buildTree(session)),
+    exitCode: 0,
+  };
+}

@@ -1,0 +1,172 @@
+import { isFile, realPathOf } from "../io/discover.js";
+import { readEntry, type Session } from "../model/session.js";
+import type { Diagnostic, EntryRec } from "../model/types.js";
+import { chooseAlign, diffContexts, diffPaths, lineageOf, sidePath, type ContextDiff, type FileSide, type Lineage, type PathDiff, type SideInput } from "../ops/diff.js";
+import { leafRecs } from "../ops/leaves.js";
+import { sessionProblems } from "../ops/problems.js";
+import { buildTree, cycleProblem } from "../ops/tree.js";
+import { sanitizeLine } from "../render/sanitize.js";
+import { ReportError, type Report } from "./report.js";
+import { entryRef } from "./refs.js";
+import type { OpenSession } from "./open.js";
+
+export interface DiffOptions {
+  /** The session file (or "-"). */
+  file: string;
+  /** An entry reference (left side), or a second session file. */
+  a?: string;
+  /** A second entry reference (right side; default: the active leaf). */
+  b?: string;
+  /** Every leaf against the active path. */
+  leaves?: boolean;
+  /** Compare the contexts the model saw instead of the paths. */
+  context?: boolean;
+  /** How session files are opened (the CLI passes its own, which reads stdin for "-"). */
+  open: OpenSession;
+}
+
+/** One comparison: the diff, and what the renderers show at the top (one file's name, or two files and their lineage). */
+export type DiffItem = { file?: string; files?: { left: string; right: string }; lineage?: Lineage } & (
+  | { kind: "paths"; diff: PathDiff }
+  | { kind: "contexts"; diff: ContextDiff }
+  /** --leaves: a leaf whose path runs into a parent cycle, left out (the diagnostics name the cycle). */
+  | { kind: "cycle"; leaf: EntryRec; cycle: number[] }
+);
+
+export interface DiffData {
+  mode: "pair" | "leaves";
+  /** --leaves: the file and its active leaf. */
+  file?: string;
+  active?: EntryRec;
+  items: DiffItem[];
+  /** Whether any compared pair differs. */
+  differ: boolean;
+  /** Per session compared, its problems (loader and tree), for the one-line note. */
+  problems: { file: string; diagnostics: Diagnostic[] }[];
+  /** Parent cycles that stopped a comparison (also in the report's diagnostics). */
+  cycles: Diagnostic[];
+}
+
+function input(session: Session, leaf: EntryRec | null): SideInput {
+  return { session, leaf, read: (rec) => readEntry(session, rec) };
+}
+
+interface Pair {
+  left: SideInput;
+  right: SideInput;
+  files?: { left: string; right: string };
+  lineage?: Lineage;
+  single?: string;
+}
+
+async function compare(pair: Pair, context: boolean, cycles: Diagnostic[]): Promise<DiffItem | null> {
+  const lr = sidePath(pair.left.session, pair.left.leaf);
+  const rr = sidePath(pair.right.session, pair.right.leaf);
+  for (const [r, s] of [[lr, pair.left.session], [rr, pair.right.session]] as const) {
+    if (!r.ok) cycles.push(cycleProblem(s.file, r.cycle));
+  }
+  if (!lr.ok || !rr.ok) return null;
+  const lp = lr.path;
+  const rp = rr.path;
+  const align = chooseAlign(pair.left.session, pair.right.session, lp, rp);
+  const head: { file?: string; files?: { left: string; right: string }; lineage?: Lineage } = {};
+  if (pair.single !== undefined) head.file = pair.single;
+  if (pair.files) head.files = pair.files;
+  if (pair.lineage) head.lineage = pair.lineage;
+  if (context) {
+    const { buildContext } = await import("../ops/context.js");
+    const lc = buildContext(pair.left.session, lp, pair.left.read);
+    const rc = buildContext(pair.right.session, rp, pair.right.read);
+    return { ...head, kind: "contexts", diff: diffContexts({ ...pair.left, context: lc }, { ...pair.right, context: rc }, align) };
+  }
+  return { ...head, kind: "paths", diff: diffPaths(pair.left, lp, pair.right, rp, align) };
+}
+
+function differs(item: DiffItem | null): boolean {
+  return item !== null && item.kind !== "cycle" && !item.diff.same;
+}
+
+function problemsOf(session: Session): { file: string; diagnostics: Diagnostic[] } {
+  return { file: session.file, diagnostics: sessionProblems(session, buildTree(session)) };
+}
+
+function finish(data: DiffData): Report<DiffData> {
+  const diagnostics = [...data.problems.flatMap((p) => p.diagnostics), ...data.cycles];
+  return { data, diagnostics, exitCode: data.differ || data.cycles.length > 0 ? 1 : 0 };
+}
+
+/**
+ * `pisess diff`: where two branches, or a fork and its parent, diverge. Exit 0 same, 1 different or a path runs
+ * into a parent cycle (a finding about the data), 2 errors.
+ */
+export async function diffReport(opts: DiffOptions): Promise<Report<DiffData>> {
+  const context = opts.context === true;
+  const cycles: Diagnostic[] = [];
+  if (opts.leaves) {
+    if (opts.a !== undefined) throw new ReportError("--leaves takes one file and no entry references");
+    const session = await opts.open(opts.file);
+    try {
+      return finish(await leavesMode(session, context, cycles));
+    } finally {
+      session.store.close();
+    }
+  }
+  if (opts.a === undefined) {
+    throw new ReportError("name two entries (FILE A B), one entry to compare with the active leaf (FILE A), a second file (FILE1 FILE2), or use --leaves");
+  }
+  const twoFiles = (opts.a === "-" && opts.file !== "-") || (opts.a !== "-" && (await isFile(opts.a)));
+  if (twoFiles) {
+    if (opts.b !== undefined) throw new ReportError(`${sanitizeLine(opts.a)} is a file: comparing two files takes no entry references`);
+    const left = await opts.open(opts.file);
+    let right: Session | undefined;
+    try {
+      right = await opts.open(opts.a);
+      const lf: FileSide = { file: left.file, absPath: await realPathOf(opts.file), session: left };
+      const rf: FileSide = { file: right.file, absPath: await realPathOf(opts.a), session: right };
+      const pair: Pair = { left: input(left, left.defaultLeaf), right: input(right, right.defaultLeaf), files: { left: left.file, right: right.file }, lineage: lineageOf(lf, rf) };
+      const item = await compare(pair, context, cycles);
+      return finish({ mode: "pair", items: item ? [item] : [], differ: differs(item), problems: item ? [problemsOf(left), problemsOf(right)] : [], cycles });
+    } finally {
+      left.store.close();
+      right?.store.close();
+    }
+  }
+  const session = await opts.open(opts.file);
+  try {
+    // FILE A B: A left, B right. FILE A: the active leaf left, A right.
+    const a = entryRef(session, opts.a);
+    const leftRec = opts.b !== undefined ? a : session.defaultLeaf;
+    const rightRec = opts.b !== undefined ? entryRef(session, opts.b) : a;
+    const item = await compare({ left: input(session, leftRec), right: input(session, rightRec), single: session.file }, context, cycles);
+    return finish({ mode: "pair", items: item ? [item] : [], differ: differs(item), problems: item ? [problemsOf(session)] : [], cycles });
+  } finally {
+    session.store.close();
+  }
+}
+
+/** Every leaf against the active path; a leaf whose path runs into a cycle is left out, and named. */
+async function leavesMode(session: Session, context: boolean, cycles: Diagnostic[]): Promise<DiffData> {
+  const active = session.defaultLeaf;
+  if (!active) throw new ReportError(`${sanitizeLine(session.file)}: the session has no entries`);
+  const base = sidePath(session, active);
+  if (!base.ok) {
+    cycles.push(cycleProblem(session.file, base.cycle));
+    return { mode: "leaves", file: session.file, active, items: [], differ: false, problems: [], cycles };
+  }
+  const items: DiffItem[] = [];
+  let differ = false;
+  for (const leaf of leafRecs(session).filter((l) => l !== active)) {
+    const r = sidePath(session, leaf);
+    if (!r.ok) {
+      cycles.push(cycleProblem(session.file, r.cycle));
+      items.push({ kind: "cycle", leaf, cycle: r.cycle.map((c) => c.line) });
+      continue;
+    }
+    const item = await compare({ left: input(session, active), right: input(session, leaf) }, context, cycles);
+    if (item) {
+      items.push(item);
+      differ = differs(item) || differ;
+    }
+  }
+  return { mode: "leaves", file: session.file, active, items, differ, problems: [problemsOf(session)], cycles };
+}

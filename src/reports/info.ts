@@ -1,0 +1,90 @@
+import type { Session } from "../model/session.js";
+import { forkParent } from "../ops/fork.js";
+import { treeShape } from "../ops/leaves.js";
+import { problemCount, sessionProblems } from "../ops/problems.js";
+import { sessionFacts, sessionTotals } from "../ops/totals.js";
+import { buildTree } from "../ops/tree.js";
+import type { InfoReport } from "../render/info.js";
+import type { Report } from "./report.js";
+
+export interface InfoOptions {
+  /** Count entries a fork copied from its parent file in the totals. */
+  includeCopied?: boolean;
+}
+
+/** `pisess info`: header, shape, labels, models, tokens and cost of one session. */
+export async function infoReport(session: Session, opts: InfoOptions = {}): Promise<Report<InfoReport>> {
+  const include = opts.includeCopied === true;
+  const tree = buildTree(session);
+  const diagnostics = sessionProblems(session, tree);
+  const parent = await forkParent(session);
+  const mask = parent?.copied;
+  const totals = sessionTotals(session, mask, include);
+  const shape = treeShape(session, tree, include || !mask ? {} : { exclude: mask });
+  const facts = sessionFacts(session);
+  const h = session.header;
+  const refOf = (r: { id: string | undefined; line: number }) => ({ id: r.id ?? null, line: r.line });
+  const report: InfoReport = {
+    file: session.file,
+    header: h
+      ? {
+          version: session.version,
+          id: typeof h.id === "string" ? h.id : null,
+          cwd: typeof h.cwd === "string" ? h.cwd : null,
+          created: typeof h.timestamp === "string" ? h.timestamp : null,
+          parentSession: parent ? parent.ref : null,
+          legacyBranchedFrom: parent ? parent.legacy : false,
+          parentExists: parent ? parent.exists : null,
+        }
+      : null,
+    name: session.sessionName ?? null,
+    entries: facts.entries,
+    byType: facts.byType,
+    byRole: facts.byRole,
+    roots: shape.roots.map(refOf),
+    defaultLeaf: session.defaultLeaf ? refOf(session.defaultLeaf) : null,
+    branchPoints: shape.branchPoints.map((b) => ({ ...refOf(b.rec), children: b.children })),
+    maxDepth: shape.maxDepth,
+    compactions: facts.compactions,
+    labels: [...session.labels].map(([targetId, label]) => ({ targetId, targetLine: session.byId.get(targetId)?.line ?? null, label })),
+    modelsUsed: facts.modelsUsed.map((m) => ({ provider: m.provider, model: m.model })),
+    totals: totals.totals,
+    models: totals.models.map((m) => ({
+      provider: m.provider,
+      model: m.model,
+      assistantMessages: m.assistantMessages,
+      input: m.input,
+      output: m.output,
+      cacheRead: m.cacheRead,
+      cacheWrite: m.cacheWrite,
+      cost: m.cost,
+    })),
+    copied:
+      parent && totals.copied
+        ? {
+            parent: parent.path,
+            entries: totals.copied.entries,
+            assistantMessages: totals.copied.assistantMessages,
+            firstLine: totals.copied.firstLine,
+            lastLine: totals.copied.lastLine,
+            totals: totals.copied.totals,
+            included: include,
+          }
+        : null,
+    leaves: shape.leaves.map((l) => ({
+      ...refOf(l.rec),
+      depth: l.depth,
+      isDefault: l.isDefault,
+      forkPoint: l.forkPoint ? refOf(l.forkPoint) : null,
+      cycle: l.cycle,
+      totals: l.totals,
+      ownTotals: l.ownTotals,
+    })),
+    duration:
+      facts.start !== null && facts.end !== null
+        ? { start: new Date(facts.start).toISOString(), end: new Date(facts.end).toISOString(), ms: facts.end - facts.start }
+        : null,
+    problems: problemCount(diagnostics),
+  };
+  return { data: report, diagnostics, exitCode: 0 };
+}

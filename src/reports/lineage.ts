@@ -1,0 +1,32 @@
+import { stat } from "node:fs/promises";
+import { resolve } from "node:path";
+import { readHeader, sessionsDir, type PiEnv } from "../io/discover.js";
+import { ioReason } from "../io/errors.js";
+import { ancestorsOf, forksOf } from "../ops/lineage.js";
+import type { LineageReport } from "../render/lineage.js";
+import { ReportError, type Report } from "./report.js";
+
+export interface LineageOptions {
+  file: string;
+  /** Folders to search for forks; default: the whole sessions dir (found through `env`). */
+  forksIn?: string[];
+  env: PiEnv;
+}
+
+/** `pisess lineage`: a session's fork ancestry and its forks. Exit 1 when the chain is broken or loops. */
+export async function lineageReport(opts: LineageOptions): Promise<Report<LineageReport>> {
+  const file = resolve(opts.file);
+  try {
+    const st = await stat(file);
+    if (st.isDirectory()) throw new ReportError(`${opts.file}: is a directory (expected a session .jsonl file)`);
+  } catch (err) {
+    if (err instanceof ReportError) throw err;
+    throw new ReportError(`${opts.file}: ${ioReason(err)}`);
+  }
+  const self = await readHeader(file);
+  const { ancestors, missing, cycle } = await ancestorsOf(file, self);
+  const searched = opts.forksIn && opts.forksIn.length > 0 ? opts.forksIn.map((d) => resolve(d)) : [await sessionsDir(opts.env)];
+  const forks = await forksOf(file, searched);
+  const data: LineageReport = { file, id: self?.id ?? null, ancestors, forks, missing, cycle, searched };
+  return { data, diagnostics: [], exitCode: missing.length > 0 || cycle ? 1 : 0 };
+}

@@ -1,0 +1,173 @@
+import { stat } from "node:fs/promises";
+import { collectFiles, defaultSessionRoot, readHeader, type PiEnv } from "../io/discover.js";
+import { ioReason } from "../io/errors.js";
+import { loadSession } from "../model/load.js";
+import { forkParentRef } from "../io/discover.js";
+import { leafRecs } from "../ops/leaves.js";
+import { problemCount, sessionProblems } from "../ops/problems.js";
+import { buildTree } from "../ops/tree.js";
+import type { LsRow } from "../render/ls.js";
+import { ReportError, type Report } from "./report.js";
+
+export const LS_SORTS = ["modified", "created", "size", "name"] as const;
+export type LsSort = (typeof LS_SORTS)[number];
+
+export interface LsOptions {
+  /** Folders (searched recursively) or files; none: the sessions of `cwd` (or of every project). */
+  dirs?: string[];
+  allProjects?: boolean;
+  sort?: LsSort;
+  limit?: number;
+  /** Where pi keeps sessions is read from these (PI_CODING_AGENT_DIR, …); and the current directory. */
+  env: PiEnv;
+  cwd: string;
+  /** Called before each session is summarised (for a progress display). */
+  onProgress?: (done: number, total: number) => void;
+}
+
+/** A path that could not be read, and why. */
+export interface IoFailure {
+  path: string;
+  reason: string;
+}
+
+export interface LsData {
+  sessions: LsRow[];
+  /** The default folder listed (when no dirs were given), which relative paths are shown against. */
+  root?: string;
+  /** The default folder, when it does not exist (nothing was listed). */
+  missingRoot?: string;
+  /** Whether dirs were given. */
+  explicit: boolean;
+  /** Files without a session header, left out. */
+  skipped: number;
+  failures: IoFailure[];
+}
+
+interface Candidate {
+  path: string;
+  mtimeMs: number;
+  bytes: number;
+  created?: number;
+}
+
+/** `pisess ls`: sessions with name or first prompt, size, entries, leaves, fork parent and problems. */
+export async function lsReport(opts: LsOptions): Promise<Report<LsData>> {
+  const failures: IoFailure[] = [];
+  const fail = (path: string, err: unknown): void => {
+    failures.push({ path, reason: ioReason(err) });
+  };
+  if (opts.limit !== undefined && (!Number.isInteger(opts.limit) || opts.limit < 0)) throw new ReportError("--limit wants a whole number ≥ 0");
+  const sort = opts.sort ?? "modified";
+  const explicit = (opts.dirs ?? []).length > 0;
+  if (explicit && opts.allProjects) throw new ReportError("--all-projects takes no folders");
+  let targets: string[];
+  let root: string | undefined;
+  if (explicit) targets = opts.dirs ?? [];
+  else {
+    root = await defaultSessionRoot(opts.allProjects === true, opts.env, opts.cwd);
+    try {
+      await stat(root);
+    } catch {
+      return { data: { sessions: [], missingRoot: root, explicit, skipped: 0, failures }, diagnostics: [], exitCode: 0 };
+    }
+    targets = [root];
+  }
+  const files = await collectFiles(targets, fail);
+  const candidates: Candidate[] = [];
+  for (const f of files) {
+    try {
+      const st = await stat(f);
+      candidates.push({ path: f, mtimeMs: st.mtimeMs, bytes: st.size });
+    } catch (err) {
+      fail(f, err);
+    }
+  }
+  const byPath = (a: Candidate, b: Candidate) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+  // Sort keys known before loading let --limit stop early; only "name" needs every session loaded.
+  if (sort === "created") {
+    for (const c of candidates) {
+      const h = await readHeader(c.path);
+      const t = h?.timestamp !== undefined ? Date.parse(h.timestamp) : NaN;
+      c.created = Number.isFinite(t) ? t : -Infinity;
+    }
+    candidates.sort((a, b) => (b.created as number) - (a.created as number) || byPath(a, b));
+  } else if (sort === "size") candidates.sort((a, b) => b.bytes - a.bytes || byPath(a, b));
+  else candidates.sort((a, b) => b.mtimeMs - a.mtimeMs || byPath(a, b));
+  const limit = opts.limit !== undefined && opts.limit >= 0 ? opts.limit : Infinity;
+  const stopEarly = sort !== "name";
+  const rows: LsRow[] = [];
+  let skipped = 0;
+  let done = 0;
+  for (const c of candidates) {
+    if (stopEarly && rows.length >= limit) break;
+    done++;
+    opts.onProgress?.(done, candidates.length);
+    const row = await summarize(c, fail);
+    if (row === null) skipped++;
+    else if (row !== undefined) rows.push(row);
+  }
+  if (!stopEarly) {
+    const key = (r: LsRow) => (r.name ?? r.firstMessage ?? "").toLowerCase();
+    rows.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : a.path < b.path ? -1 : 1));
+  }
+  const data: LsData = { sessions: rows.slice(0, limit), explicit, skipped, failures };
+  if (root !== undefined) data.root = root;
+  return { data, diagnostics: [], exitCode: failures.length > 0 ? 2 : 0 };
+}
+
+/** Loads one session, summarises it and drops it. undefined: unreadable (reported); null: no header. */
+async function summarize(c: Candidate, fail: (path: string, err: unknown) => void): Promise<LsRow | null | undefined> {
+  let session;
+  try {
+    session = await loadSession({ kind: "file", path: c.path });
+  } catch (err) {
+    fail(c.path, err);
+    return undefined;
+  }
+  try {
+    const h = session.header;
+    if (!h || typeof h.id !== "string") return null;
+    let firstMessage: string | undefined;
+    for (const rec of session.entries) {
+      if (rec.type === "message" && rec.role === "user" && rec.text !== undefined && rec.text.trim() !== "") {
+        firstMessage = rec.text;
+        break;
+      }
+    }
+    const parent = forkParentRef(h)?.ref;
+    const row: LsRow = {
+      path: c.path,
+      id: h.id,
+      cwd: typeof h.cwd === "string" ? h.cwd : null,
+      created: typeof h.timestamp === "string" ? h.timestamp : null,
+      modified: new Date(c.mtimeMs).toISOString(),
+      entries: session.entries.length,
+      leaves: leafRecs(session).length,
+      bytes: c.bytes,
+      version: session.version,
+      problems: problemCount(sessionProblems(session, buildTree(session))),
+    };
+    if (session.sessionName !== undefined) row.name = session.sessionName;
+    if (firstMessage !== undefined) row.firstMessage = firstMessage;
+    if (parent !== undefined) row.parentSession = parent;
+    // Key order as documented.
+    return {
+      path: row.path,
+      id: row.id,
+      cwd: row.cwd,
+      ...(row.name !== undefined ? { name: row.name } : {}),
+      ...(row.firstMessage !== undefined ? { firstMessage: row.firstMessage } : {}),
+      created: row.created,
+      modified: row.modified,
+      entries: row.entries,
+      leaves: row.leaves,
+      bytes: row.bytes,
+      version: row.version,
+      ...(row.parentSession !== undefined ? { parentSession: row.parentSession } : {}),
+      problems: row.problems,
+    };
+  } finally {
+    session.store.close();
+  }
+}

@@ -1,0 +1,27 @@
+import type { Session } from "../model/session.js";
+import type { EntryRec } from "../model/types.js";
+import { pathTo } from "../ops/path.js";
+import { sessionProblems } from "../ops/problems.js";
+import { buildTree, cycleProblem } from "../ops/tree.js";
+import type { Report } from "./report.js";
+import { entryRef } from "./refs.js";
+
+export interface PathOptions {
+  /** Leaf: id, id prefix, @LINE, label:NAME or leaf (default "leaf"). */
+  leaf?: string;
+}
+
+export interface PathData {
+  file: string;
+  leaf: EntryRec;
+  /** Root first; null when the walk runs into a parent cycle (the diagnostics name it; exit 1). */
+  path: EntryRec[] | null;
+}
+
+/** `pisess path`: the entries from the root to a leaf. */
+export function pathReport(session: Session, opts: PathOptions = {}): Report<PathData> {
+  const leaf = entryRef(session, opts.leaf ?? "leaf");
+  const result = pathTo(session, leaf);
+  if (!result.ok) return { data: { file: session.file, leaf, path: null }, diagnostics: [cycleProblem(session.file, result.cycle)], exitCode: 1 };
+  return { data: { file: session.file, leaf, path: result.path }, diagnostics: sessionProblems(session, buildTree(session)), exitCode: 0 };
+}

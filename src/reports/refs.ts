@@ -1,0 +1,25 @@
+import type { Session } from "../model/session.js";
+import type { EntryRec } from "../model/types.js";
+import { resolveRef } from "../ops/refs.js";
+import { ReportError } from "./report.js";
+
+/** Resolves an entry reference or fails with exit 2, listing candidates when it is ambiguous. */
+export function entryRef(session: Session, ref: string): EntryRec {
+  const r = resolveRef(session, ref);
+  if (r.ok) return r.rec;
+  switch (r.reason) {
+    case "ambiguous": {
+      const list = (r.candidates ?? []).slice(0, 10).map((c) => `${c.id ?? "(no id)"} (line ${c.line})`).join(", ");
+      throw new ReportError(`${session.file}: entry reference "${ref}" is ambiguous: ${list}${(r.candidates?.length ?? 0) > 10 ? ", …" : ""}`);
+    }
+    case "bad-line":
+      throw new ReportError(`${session.file}: "${ref}" is not a line reference (use @LINE with a line number ≥ 1)`);
+    case "no-entries":
+      throw new ReportError(`${session.file}: the session has no entries`);
+    default:
+      throw new ReportError(
+        `${session.file}: no entry matches "${ref}" (use a full id, a unique id prefix, @LINE, label:NAME or leaf)`,
+      );
+  }
+}
+

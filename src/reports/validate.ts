@@ -1,0 +1,113 @@
+import { stat } from "node:fs/promises";
+import { listSessionFiles } from "../io/discover.js";
+import { ioReason } from "../io/errors.js";
+import type { Severity } from "../model/types.js";
+import type { FileResult, ValidateSummary } from "../check/summary.js";
+import type { OpenSession } from "./open.js";
+import { ReportError, type Report } from "./report.js";
+
+export interface ValidateOptions {
+  /** Session files, directories (every *.jsonl below) or "-" (read through `open`). */
+  inputs: string[];
+  strict?: boolean;
+  /** Keep errors only in `shown` (the exit status still counts everything). */
+  quiet?: boolean;
+  /** Lowest severity that makes the exit status 1 (default error); more than maxWarnings warnings too (-1: no limit). */
+  failOn?: Severity;
+  maxWarnings?: number;
+  open: OpenSession;
+  /** Whether an input names stdin (the CLI's marker for "-"). */
+  isStdin?: (input: string) => boolean;
+  /** How an input is named in results (the CLI shows its stdin marker as "-"). */
+  displayName?: (input: string) => string;
+  /** A progress display for checking one large file (bytes), or undefined for none. */
+  progress?: (name: string, bytes: number) => { update: (bytes: number) => void; done: () => void } | undefined;
+}
+
+export interface ValidateData {
+  /** Every file, with its diagnostics or why it could not be read. */
+  results: FileResult[];
+  /** The results shown (errors only with `quiet`) and their summary. */
+  shown: FileResult[];
+  summary: ValidateSummary;
+  /** Messages about inputs, in order: folders without session files, unreadable paths. */
+  notes: string[];
+}
+
+/** `pisess validate`: every defect in session files, with stable codes. */
+export async function validateReport(opts: ValidateOptions): Promise<Report<ValidateData>> {
+  // Heavy modules (ajv, the schemas) load only when validate runs: `pisess --help` stays fast.
+  const [{ checkSession }, { summarize, exitStatus, atLeast }] = await Promise.all([import("../check/validate.js"), import("../check/summary.js")]);
+  const isStdin = opts.isStdin ?? ((i: string) => i === "-");
+  const displayName = opts.displayName ?? ((i: string) => i);
+  if (opts.inputs.filter((i) => isStdin(i)).length > 1) throw new ReportError("stdin (-) can be read only once");
+  const notes: string[] = [];
+  const inputs = await expandInputs(opts.inputs, isStdin, notes);
+  const results: FileResult[] = [];
+  for (const input of inputs) {
+    const name = displayName(input.name);
+    if (input.ioError !== undefined) {
+      notes.push(`${name}: ${input.ioError}`);
+      results.push({ file: name, diagnostics: [], ioError: input.ioError });
+      continue;
+    }
+    let session;
+    try {
+      session = await opts.open(input.name);
+    } catch (err) {
+      if (!(err instanceof ReportError)) throw err;
+      const reason = err.message.startsWith(name + ": ") ? err.message.slice(name.length + 2) : err.message;
+      notes.push(err.message);
+      results.push({ file: name, diagnostics: [], ioError: reason });
+      continue;
+    }
+    const progress = opts.progress?.(name, session.facts.bytes);
+    try {
+      const diagnostics = checkSession(session, { strict: opts.strict === true, ...(progress ? { onProgress: progress.update } : {}) });
+      results.push({ file: session.file, diagnostics });
+    } catch (err) {
+      // Only I/O failures (the file vanished or shrank mid-read) are a per-file error; anything else is a bug.
+      if ((err as NodeJS.ErrnoException)?.code === undefined && !/shrank/.test(String(err))) throw err;
+      const reason = ioReason(err);
+      notes.push(`${name}: ${reason}`);
+      results.push({ file: name, diagnostics: [], ioError: reason });
+    } finally {
+      progress?.done();
+      session.store.close();
+    }
+  }
+  const shown = opts.quiet ? atLeast(results, "error") : results;
+  const data: ValidateData = { results, shown, summary: summarize(shown), notes };
+  return { data, diagnostics: results.flatMap((r) => r.diagnostics), exitCode: exitStatus(results, { failOn: opts.failOn ?? "error", maxWarnings: opts.maxWarnings ?? -1 }) };
+}
+
+interface Input {
+  name: string;
+  ioError?: string;
+}
+
+/** Files as given, directories expanded to every *.jsonl below them (sorted, symlinked folders not followed). */
+async function expandInputs(inputs: readonly string[], isStdin: (i: string) => boolean, notes: string[]): Promise<Input[]> {
+  const out: Input[] = [];
+  for (const input of inputs) {
+    if (isStdin(input)) {
+      out.push({ name: input });
+      continue;
+    }
+    let info;
+    try {
+      info = await stat(input);
+    } catch (err) {
+      out.push({ name: input, ioError: ioReason(err) });
+      continue;
+    }
+    if (!info.isDirectory()) {
+      out.push({ name: input });
+      continue;
+    }
+    const found = await listSessionFiles(input, (dir, err) => out.push({ name: dir, ioError: ioReason(err) }));
+    if (found.length === 0) notes.push(`${input}: no .jsonl files in this folder`);
+    for (const f of found) out.push({ name: f });
+  }
+  return out;
+}
