@@ -95,7 +95,7 @@ async function runValidate(args: ValidateArgs): Promise<number> {
     }
     let session;
     try {
-      session = await common.openInput(input.name);
+      session = await common.openInput(input.name, { unsupported: "read" });
     } catch (err) {
       if (!(err instanceof CliError)) throw err;
       const reason = err.message.startsWith(name + ": ") ? err.message.slice(name.length + 2) : err.message;
