@@ -76,11 +76,11 @@ describe("loader", () => {
     expect((readEntry(s, hook).message as { role: string }).role).toBe("custom");
   });
 
-  it("a future version is read best-effort with a warning", async () => {
+  it("a future version is still loaded (best-effort), with a version-future finding the commands refuse on", async () => {
     const s = await load("future-version.jsonl");
     expect(s.version).toBe(4);
     expect(s.entries).toHaveLength(1);
-    expect(s.diagnostics.map((d) => [d.code, d.severity])).toEqual([["version-future", "warning"]]);
+    expect(s.diagnostics.map((d) => [d.code, d.severity])).toEqual([["version-future", "error"]]);
   });
 
   it("a file without header keeps its ids and says pi would overwrite it", async () => {

@@ -102,7 +102,8 @@ describe("schema files", () => {
       expect(s.$schema).toBe("http://json-schema.org/draft-07/schema#");
       expect(typeof s.title).toBe("string");
       expect(typeof s.description).toBe("string");
-      expect(JSON.stringify(s)).not.toContain("additionalProperties");
+      // Objects stay open (unknown keys are allowed); additionalProperties only ever types a map's values.
+      expect(JSON.stringify(s)).not.toMatch(/"additionalProperties":(false|true)/);
     }
   });
 
@@ -136,6 +137,19 @@ describe("clean fixtures validate", () => {
       expect(fileProblems(join(corpusDir, f))).toEqual([]);
     });
   }
+});
+
+describe("pi 1.6.0 files", () => {
+  it("pi16-written.jsonl and gen16-branchy.jsonl are schema-valid", () => {
+    for (const f of ["pi16-written.jsonl", "gen16-branchy.jsonl"]) expect(fileProblems(join(corpusDir, f)), f).toEqual([]);
+  });
+  it("gen16-edits.jsonl: only the injected content and replacement faults fail", () => {
+    const faults = readFileSync(join(corpusDir, "gen16-edits.faults.ndjson"), "utf8").split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l) as Json);
+    const want = faults.filter((f) => f.fault === "null-content" || f.fault === "edit-no-replacement").map((f) => f.line as number);
+    expect(want).toHaveLength(4);
+    const got = fileProblems(join(corpusDir, "gen16-edits.jsonl")).map((p) => Number(/^line (\d+)/.exec(p)?.[1]));
+    expect([...new Set(got)].sort((a, b) => a - b)).toEqual(want.sort((a, b) => a - b));
+  });
 });
 
 describe("faulty fixtures", () => {
@@ -271,6 +285,68 @@ describe("hand-made negative cases", () => {
     expect(errPaths(vMessage, c)).toEqual([]);
     expect(errPaths(vMessage, { ...c, role: "hookMessage" })).toEqual([]);
     expect(errPaths(vMessage, { ...c, display: "yes" })).toContain("/display");
+  });
+});
+
+describe("pi 1.6 shapes", () => {
+  const sys = (over: Json = {}): Json => ({ role: "system", content: "You are pi.", timestamp: 1, ...over });
+  const edit = (over: Json = {}): Json => ({ type: "context_edit", id: "e", parentId: "p", timestamp: ts, targetId: "t", replacement: null, ...over });
+  const usageEntry = (over: Json = {}): Json => ({ type: "usage", id: "u", parentId: "p", timestamp: ts, kind: "cache_warm", provider: "anthropic", model: "m", usage, ...over });
+  it("system messages", () => {
+    expect(errPaths(vMessage, sys())).toEqual([]);
+    expect(errPaths(vMessage, sys({ content: [{ type: "text", text: "x" }], sections: { a: "x", b: null }, toolsAdded: [{ name: "bash", description: "d", parameters: {} }], toolsRemoved: [{ name: "read" }] }))).toEqual([]);
+    expect(errPaths(vMessage, sys({ content: [{ type: "image", data: "A", mimeType: "image/png" }] }))).toContain("/content/0/type");
+    expect(errPaths(vMessage, sys({ sections: { a: 3 } }))).toContain("/sections/a");
+    expect(errPaths(vMessage, sys({ toolsAdded: [{ name: "bash" }] }))).toContain("/toolsAdded/0");
+    expect(errPaths(vMessage, sys({ toolsRemoved: ["read"] }))).toContain("/toolsRemoved/0");
+    expect(vMessage(sys({ content: undefined }))).toBe(false);
+  });
+  it("usage entries", () => {
+    expect(errPaths(vEntry, usageEntry())).toEqual([]);
+    expect(errPaths(vEntry, usageEntry({ kind: "anything", note: "n" }))).toEqual([]);
+    expect(errPaths(vEntry, usageEntry({ kind: 3 }))).toContain("/kind");
+    expect(errPaths(vEntry, usageEntry({ note: 3 }))).toContain("/note");
+    expect(errPaths(vEntry, usageEntry({ usage: { ...usage, cost: undefined } }))).toContain("/usage");
+    expect(vEntry(usageEntry({ model: undefined }))).toBe(false);
+  });
+  it("context edits", () => {
+    expect(errPaths(vEntry, edit())).toEqual([]);
+    expect(errPaths(vEntry, edit({ replacement: { content: "x" } }))).toEqual([]);
+    expect(errPaths(vEntry, edit({ replacement: { content: [{ type: "text", text: "x" }, { type: "toolCall", id: "c", name: "n", arguments: {} }] } }))).toEqual([]);
+    expect(errPaths(vEntry, edit({ replacement: "x" }))).toContain("/replacement");
+    expect(errPaths(vEntry, edit({ replacement: {} }))).toContain("/replacement");
+    expect(errPaths(vEntry, edit({ replacement: { content: 5 } }))).toContain("/replacement/content");
+    expect(errPaths(vEntry, edit({ replacement: { content: [{ type: "text" }] } }))).toContain("/replacement/content/0");
+    expect(errPaths(vEntry, edit({ targetId: 1 }))).toContain("/targetId");
+    expect(vEntry(edit({ replacement: undefined }))).toBe(false);
+  });
+  it("compaction and branch summary: usage, fromHook, systemMessage", () => {
+    const c = { type: "compaction", id: "c", parentId: "p", timestamp: ts, summary: "s", firstKeptEntryId: "c", tokensBefore: 1 };
+    expect(errPaths(vEntry, { ...c, usage, fromHook: true, systemMessage: sys() })).toEqual([]);
+    expect(errPaths(vEntry, { ...c, systemMessage: sys({ role: "user" }) })).toContain("/systemMessage/role");
+    expect(errPaths(vEntry, { ...c, usage: { input: 1 } })).toContain("/usage");
+    const b = { type: "branch_summary", id: "b", parentId: "p", timestamp: ts, fromId: "x", summary: "s" };
+    expect(errPaths(vEntry, { ...b, usage, fromHook: false })).toEqual([]);
+    expect(errPaths(vEntry, { ...b, usage: { ...usage, output: "2" } })).toContain("/usage/output");
+  });
+  it("assistant: new stop reasons and optional fields, usage cacheWrite1h and reasoning", () => {
+    for (const stopReason of ["pending", "deferred"]) expect(errPaths(vMessage, assistant({ stopReason }))).toEqual([]);
+    const full = assistant({
+      responseModel: "m-2025", responseId: "r", providerThinkingLevel: "high", thinkingLevel: "max",
+      diagnostics: [{ type: "retry", timestamp: 1, error: { message: "x" } }], deferred: { provider: "p", modelId: "m", api: "a", id: "h" },
+      rawStopReason: "end_turn", endTurn: true, durationMs: 12,
+      usage: { ...usage, cacheWrite1h: 0, reasoning: 1, cost: { ...usage.cost, totalFromProvider: true } },
+    });
+    expect(errPaths(vMessage, full)).toEqual([]);
+    expect(errPaths(vMessage, assistant({ durationMs: "12" }))).toContain("/durationMs");
+    expect(errPaths(vMessage, assistant({ deferred: { id: "h" } }))).toContain("/deferred");
+    expect(errPaths(vMessage, assistant({ usage: { ...usage, reasoning: "1" } }))).toContain("/usage/reasoning");
+    expect(errPaths(vMessage, assistant({ usage: { ...usage, cacheWrite1h: null } }))).toContain("/usage/cacheWrite1h");
+  });
+  it("tool result: usage, nestedCalls, durationMs; thinking level max", () => {
+    expect(errPaths(vMessage, toolResult({ usage, durationMs: 3, nestedCalls: { calls: [{ id: "1", name: "read", status: "ok" }], complete: true } }))).toEqual([]);
+    expect(errPaths(vMessage, toolResult({ nestedCalls: { calls: [{ id: "1", name: "read", status: "done" }], complete: true } }))).toContain("/nestedCalls/calls/0/status");
+    expect(errPaths(vEntry, { type: "thinking_level_change", id: "a", parentId: null, timestamp: ts, thinkingLevel: "max" })).toEqual([]);
   });
 });
 

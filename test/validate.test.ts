@@ -36,9 +36,11 @@ const SCENARIOS: Record<Code, { line: number | null; column?: boolean; args?: Re
   crlf: { line: null, args: { lines: 3 } },
   "invalid-utf8": { line: 4 },
   "lone-surrogate": { line: 4, args: { path: "/message/content/0/text", escape: "\\ud83d" } },
+  "foreign-format": { line: 1, args: { format: "agent-core", version: 4 } },
   "header-missing": { line: 1, also: ["pi-would-overwrite"] },
   "header-not-first": { line: 2, also: ["header-missing", "pi-would-overwrite"] },
   "header-invalid-id": { line: 1, also: ["pi-would-overwrite"] },
+  "session-id-format": { line: 1, args: { id: "notes/../draft" } },
   "version-unknown": { line: 1 },
   "version-future": { line: 1 },
   "legacy-branched-from": { line: 1 },
@@ -59,6 +61,13 @@ const SCENARIOS: Record<Code, { line: number | null; column?: boolean; args?: Re
   "first-kept-index-out-of-range": { line: 4, args: { index: 99 }, also: ["pi-would-rewrite"] },
   "label-target-missing": { line: 4, args: { targetId: "gone0001" } },
   "branch-summary-from-missing": { line: 4, args: { fromId: "gone0001" } },
+  "context-edit-target-missing": { line: 4, args: { targetId: "gone0001" } },
+  "context-edit-off-path": { line: 5, args: { targetId: "a1000002", targetLine: 3 } },
+  "context-edit-forward": { line: 4, args: { targetId: "a1000005", targetLine: 5 } },
+  "context-edit-not-editable": { line: 5, args: { targetLine: 4, targetKind: "message:bashExecution", replacement: "null", effect: "removes" } },
+  "context-edit-of-edit": { line: 5, args: { targetLine: 4 } },
+  "context-edit-no-replacement": { line: 4, args: { targetId: "a1000002", throws: true } },
+  "context-edit-bad-replacement": { line: 4, args: { found: "a string", becomes: "undefined" } },
   "message-missing": { line: 4 },
   "unknown-role": { line: 4, args: { role: "narrator" } },
   "tool-result-orphan": { line: 4, args: { toolCallId: "call_nowhere" } },
@@ -97,8 +106,9 @@ describe("validate: one fixture per code", () => {
     });
   }
 
-  it("clean.jsonl has no finding, even with --strict", async () => {
+  it("clean.jsonl and clean-pi16.jsonl have no finding, even with --strict", async () => {
     expect(await check(join(VDIR, "clean.jsonl"), true)).toEqual([]);
+    expect(await check(join(VDIR, "clean-pi16.jsonl"), true)).toEqual([]);
   });
 
   it("malformed-json has a column pointing into the line", async () => {
@@ -141,6 +151,14 @@ describe("validate: corpus", () => {
     "label-missing-target": ["label-target-missing"],
     "duplicate-id": ["duplicate-id"],
     "truncated-last-line": ["truncated-line"],
+    // gen16-*: pi 1.6 files with injected defects.
+    "null-line": ["non-object-line"],
+    "null-content": ["schema-violation"],
+    "edit-non-editable": ["context-edit-not-editable"],
+    "edit-missing-target": ["context-edit-target-missing"],
+    "edit-no-replacement": ["context-edit-no-replacement"],
+    "edit-other-branch": ["context-edit-off-path"],
+    "edit-forward": ["context-edit-forward"],
   };
 
   for (const f of readdirSync(join(ROOT, "fixtures", "corpus")).filter((x) => x.endsWith(".faults.ndjson"))) {
@@ -156,6 +174,15 @@ describe("validate: corpus", () => {
         if (fault.fault === "duplicate-id") expect(hit!.args.firstLine).toBe(fault.dupOfLine);
         if (fault.fault === "cycle") expect(hit!.args.lines).toEqual(fault.lines);
         if (fault.fault === "tool-result-orphan") expect(hit!.args.toolCallId).toBe(fault.toolCallId);
+        if (fault.targetLine !== undefined && String(fault.fault).startsWith("edit-") && fault.fault !== "edit-no-replacement") {
+          expect(hit!.args.targetLine).toBe(fault.targetLine);
+        }
+        if (fault.fault === "edit-non-editable") {
+          expect(hit!.args.targetKind).toBe(fault.targetKind);
+          expect(hit!.args.replacement).toBe(fault.replacement);
+        }
+        if (fault.fault === "edit-missing-target") expect(hit!.args.targetId).toBe(fault.targetId);
+        if (fault.fault === "null-content") expect(String(hit!.args.path)).toMatch(/content$/);
       }
     });
   }
@@ -271,7 +298,8 @@ describe("validate CLI", () => {
     const names = doc.files.map((f: { file: string }) => f.file);
     expect(names).toEqual([...names].sort());
     expect(names).toContain("fixtures/validate/clean.jsonl");
-    expect(names.length).toBe(Object.keys(CODES).length + 1);
+    expect(names).toContain("fixtures/validate/clean-pi16.jsonl");
+    expect(names.length).toBe(Object.keys(CODES).length + 2);
   });
 
   it("never changes a file (bytes and mtime)", () => {

@@ -16,8 +16,9 @@ export interface ContentOptions {
 }
 
 /** Roles pi's context code knows (convertToLlm); hookMessage only before v3, where it is migrated. */
-const KNOWN_ROLES = new Set(["user", "assistant", "toolResult", "bashExecution", "custom", "branchSummary", "compactionSummary"]);
+const KNOWN_ROLES = new Set(["system", "user", "assistant", "toolResult", "bashExecution", "custom", "branchSummary", "compactionSummary"]);
 const ROLE_SCHEMA: Record<string, string> = {
+  system: "message-system",
   user: "message-user",
   assistant: "message-assistant",
   toolResult: "message-toolResult",
@@ -85,6 +86,21 @@ function blockKeys(cat: Catalogue, content: unknown, path: string, out: [string,
   });
 }
 
+function usageKeys(cat: Catalogue, u: unknown, path: string, out: [string, string, string][]): void {
+  if (!isObject(u)) return;
+  unknownKeys(cat, u, "usage", path, out);
+  if (isObject(u.cost)) unknownKeys(cat, u.cost, "usage-cost", path + "/cost", out);
+}
+
+function messageKeys(cat: Catalogue, m: Record<string, unknown>, path: string, version: number, out: [string, string, string][]): void {
+  const role = typeof m.role === "string" ? m.role : "";
+  const schema = ROLE_SCHEMA[role];
+  if (schema === undefined || (role === "hookMessage" && version >= 3)) return;
+  unknownKeys(cat, m, schema, path, out);
+  blockKeys(cat, m.content, path + "/content", out);
+  if (role === "assistant" || role === "toolResult") usageKeys(cat, m.usage, path + "/usage", out);
+}
+
 function entryUnknownKeys(cat: Catalogue, o: Record<string, unknown>, version: number): [string, string, string][] {
   const out: [string, string, string][] = [];
   const type = typeof o.type === "string" ? o.type : "";
@@ -92,17 +108,10 @@ function entryUnknownKeys(cat: Catalogue, o: Record<string, unknown>, version: n
   if (!cat.knownKeys.has("entry-" + type) || type === "") return out;
   unknownKeys(cat, o, "entry-" + type, "", out);
   if (type === "custom_message") blockKeys(cat, o.content, "/content", out);
-  if (type !== "message" || !isObject(o.message)) return out;
-  const m = o.message;
-  const role = typeof m.role === "string" ? m.role : "";
-  const schema = ROLE_SCHEMA[role];
-  if (schema === undefined || (role === "hookMessage" && version >= 3)) return out;
-  unknownKeys(cat, m, schema, "/message", out);
-  blockKeys(cat, m.content, "/message/content", out);
-  if (role === "assistant" && isObject(m.usage)) {
-    unknownKeys(cat, m.usage, "usage", "/message/usage", out);
-    if (isObject(m.usage.cost)) unknownKeys(cat, m.usage.cost, "usage-cost", "/message/usage/cost", out);
-  }
+  if (type === "compaction" || type === "branch_summary" || type === "usage") usageKeys(cat, o.usage, "/usage", out);
+  if (type === "compaction" && isObject(o.systemMessage)) messageKeys(cat, o.systemMessage, "/systemMessage", version, out);
+  if (type === "context_edit" && isObject(o.replacement)) blockKeys(cat, o.replacement.content, "/replacement/content", out);
+  if (type === "message" && isObject(o.message)) messageKeys(cat, o.message, "/message", version, out);
   return out;
 }
 
@@ -144,6 +153,8 @@ function covered(e: SchemaError, rec: EntryRec, version: number, messageMissing:
   if (version >= 2 && rec.id === undefined && top === "/id") return true;
   if (version >= 2 && rec.parentId === undefined && top === "/parentId") return true;
   if (Number.isNaN(rec.time) && top === "/timestamp") return true;
+  // context-edit-no-replacement and context-edit-bad-replacement cover the replacement's own shape.
+  if (rec.type === "context_edit" && (top === "/replacement" || top === "/replacement/content")) return true;
   return false;
 }
 

@@ -133,7 +133,8 @@ export function checkPaths(session: Session, tree: SessionTree, out: Diagnostic[
       frame.calls = [];
       if (rec.type === "compaction" && rec.firstKeptEntryId !== undefined) {
         const target = byId.get(rec.firstKeptEntryId);
-        if (target && (target === rec || !onPath[target.index])) {
+        // Its own id is how pi 1.6 writes "keep nothing": not a defect.
+        if (target && target !== rec && !onPath[target.index]) {
           out.push(diag("first-kept-off-path", file, rec.line, { firstKeptEntryId: rec.firstKeptEntryId, targetLine: target.line }, idOf(rec)));
         }
       }

@@ -3,6 +3,8 @@ import type { Session } from "../model/session.js";
 import type { Diagnostic } from "../model/types.js";
 import { buildTree } from "../ops/tree.js";
 import { checkEntries, checkHeader } from "./content.js";
+import { checkContextEdits } from "./edits.js";
+import { checkSessionId } from "./session-id.js";
 import { checkHeaderConsequences, checkPaths, checkReferences, checkRoots, checkTimeOrder, type StructureOptions } from "./structure.js";
 
 export interface CheckOptions extends StructureOptions {
@@ -61,6 +63,9 @@ function loaderFindings(session: Session): Diagnostic[] {
  * once more, one entry at a time (bounded memory). Never writes, never throws for bad content.
  */
 export function checkSession(session: Session, opts: CheckOptions = {}): Diagnostic[] {
+  // Another program's file: every other finding would be about pi's format, which it does not follow.
+  const foreign = session.diagnostics.filter((d) => d.code === "foreign-format");
+  if (foreign.length > 0) return foreign;
   const out: Diagnostic[] = loaderFindings(session);
   const tree = buildTree(session);
   out.push(...tree.problems);
@@ -71,6 +76,7 @@ export function checkSession(session: Session, opts: CheckOptions = {}): Diagnos
   checkTimeOrder(session, out);
   checkReferences(session, out);
   checkPaths(session, tree, out);
+  out.push(...checkSessionId(session), ...checkContextEdits(session, tree));
   for (const d of out) if (!isCode(d.code)) throw new Error(`unregistered diagnostic code ${d.code}`);
   return out.sort(compareDiagnostics);
 }

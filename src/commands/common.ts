@@ -2,6 +2,7 @@ import { stat } from "node:fs/promises";
 import type { Options } from "yargs";
 import { loadSession, type LoadOptions } from "../model/load.js";
 import type { Session } from "../model/session.js";
+import { formatMessage } from "../render/diagnostics.js";
 import { makeStyle, type Style } from "../render/style.js";
 import { ReportError as CliError } from "../reports/report.js";
 import { ioReason } from "../io/errors.js";
@@ -51,8 +52,33 @@ export function displayName(file: string): string {
   return isStdin(file) ? "-" : file;
 }
 
-/** Opens a session file (read-only) or stdin ("-"), turning I/O failures into one-line errors. */
-export async function openInput(file: string, opts: { progress?: boolean; detail?: LoadOptions["detail"] } = {}): Promise<Session> {
+/**
+ * Loader findings that mean "not a file pisess can read": another program's format, or a pi session version newer
+ * than pisess knows. Reading commands stop on them (exit 2); validate reports them as findings instead.
+ */
+const UNSUPPORTED = new Set(["foreign-format", "version-future"]);
+
+/** Throws the one-line error for a session pisess does not support (closing it); returns it otherwise. */
+function refuseUnsupported(session: Session): Session {
+  const d = session.diagnostics.find((x) => UNSUPPORTED.has(x.code));
+  if (d === undefined) return session;
+  session.store.close();
+  throw new CliError(`${session.file}: ${formatMessage(d)}`);
+}
+
+/**
+ * Opens a session file (read-only) or stdin ("-"), turning I/O failures into one-line errors, and files pisess
+ * does not support into one-line errors too unless `unsupported: "read"` (validate, which reports them).
+ */
+export async function openInput(
+  file: string,
+  opts: { progress?: boolean; detail?: LoadOptions["detail"]; unsupported?: "refuse" | "read" } = {},
+): Promise<Session> {
+  const session = await openSession(file, opts);
+  return opts.unsupported === "read" ? session : refuseUnsupported(session);
+}
+
+async function openSession(file: string, opts: { progress?: boolean; detail?: LoadOptions["detail"] }): Promise<Session> {
   const detail = opts.detail === undefined ? {} : { detail: opts.detail };
   if (isStdin(file)) return loadSession({ kind: "stream", name: "-", stream: process.stdin }, { name: "-", ...detail });
   let info;

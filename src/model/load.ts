@@ -149,7 +149,11 @@ export async function loadSession(source: Source, options: LoadOptions = {}): Pr
     parseLine(new LazyLine(line, offset, end - start, (flags & LINE_CRLF) !== 0, (flags & LINE_UNTERMINATED) !== 0, invalidUtf8, bytes, isAscii(bytes)));
   };
 
+  // Set when the first line shows another program's format: the rest is not read as pi entries.
+  let foreign = false;
+
   const parseLine = (raw: RawLine): void => {
+    if (foreign) return;
     let value: unknown = undefined;
     // Fast path for long lines after the header: parse the line with the tails of long strings cut out (see
     // fastscan.ts); anything unusual takes the ordinary path below, which also words the errors.
@@ -207,6 +211,12 @@ export async function loadSession(source: Source, options: LoadOptions = {}): Pr
         skipped.push({ line: raw.line, reason: "header" });
         diagnostics.push(diag("extra-header", file, raw.line, { headerLine }));
       }
+      return;
+    }
+    if (firstParsed && value.kind === "header") {
+      // pi agent-core's own JSONL store (`{"kind":"header","version":4,…}`), which no pi CLI writes yet.
+      foreign = true;
+      diagnostics.push(diag("foreign-format", file, raw.line, { format: "agent-core", version: typeof value.version === "number" ? value.version : JSON.stringify(value.version ?? null), supported: CURRENT_VERSION }));
       return;
     }
     if (firstParsed) {

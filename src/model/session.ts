@@ -12,6 +12,9 @@ export const KNOWN_ENTRY_TYPES: ReadonlySet<string> = new Set([
   "custom_message",
   "label",
   "session_info",
+  // pi 0.86+ and 0.87+: cost accounting and context edits.
+  "usage",
+  "context_edit",
 ]);
 
 /** A loaded session: the index over every physical entry, plus what the loader found wrong. */

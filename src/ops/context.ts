@@ -34,6 +34,9 @@ export interface EditOnPath {
   status: EditStatus;
   /** `replacement: null`: the target's messages are gone from the context. */
   removes: boolean;
+  /** Applied without a `replacement` to a user, assistant, toolResult or custom message: pi 1.6 throws building
+   * this context; pisess applies no edit (src/check/edits.ts reports `context-edit-no-replacement`). */
+  piThrows?: true;
 }
 
 export interface SessionContext {
@@ -107,7 +110,7 @@ function withReplacement(m: unknown, content: unknown): unknown {
  * pi's buildSessionContext (1.6.0's buildSessionProjection) for an already resolved path (root first). Same values
  * as pi for every path pi can build. Where pi throws, pisess builds on and reports a problem instead: a message
  * entry whose `message` is null or missing contributes nothing (`message-missing`); an edit without `replacement`
- * changes nothing (`context-edit-no-replacement`).
+ * changes nothing (marked `piThrows` in `edits`).
  */
 export function buildContext(session: Session, path: EntryRec[], read: (rec: EntryRec) => Record<string, unknown>): SessionContext {
   const problems: Diagnostic[] = [];
@@ -191,6 +194,7 @@ export function buildContext(session: Session, path: EntryRec[], read: (rec: Ent
   const editedBy: (EntryRec | undefined)[] = [];
   const originals: (unknown | undefined)[] = [];
   const removed: SessionContext["removed"] = [];
+  const throwingEdits = new Set<EntryRec>();
   contextEntries.forEach((rec, index) => {
     // An older compaction kept inside the newest one's range contributes nothing (pi 1.6; 0.81–0.86 emitted it).
     if (broken.has(rec) || (rec.type === "compaction" && index > 0)) return;
@@ -210,10 +214,7 @@ export function buildContext(session: Session, path: EntryRec[], read: (rec: Ent
       removed.push({ source: rec, edit, messages: own, at: messages.length });
       return;
     }
-    if (e.replacement === undefined) {
-      const piThrows = own.some((m) => EDITABLE_ROLES.has(String((m as Obj).role)));
-      problems.push(diag("context-edit-no-replacement", file, edit.line, { targetLine: rec.line, piThrows }, idArg(edit)));
-    }
+    if (e.replacement === undefined && own.some((m) => EDITABLE_ROLES.has(String((m as Obj).role)))) throwingEdits.add(edit);
     for (const m of own) {
       const next = e.replacement === undefined ? m : withReplacement(m, (e.replacement as Obj).content);
       messages.push(next);
@@ -234,7 +235,9 @@ export function buildContext(session: Session, path: EntryRec[], read: (rec: Ent
     else if (!target) status = "target-missing";
     else if (!inContext.has(target) || (target.type === "compaction" && target !== contextEntries[0])) status = "target-outside-context";
     else status = "applied";
-    edits.push({ edit: rec, target, status, removes: e.replacement === null });
+    const info: EditOnPath = { edit: rec, target, status, removes: e.replacement === null };
+    if (throwingEdits.has(rec)) info.piThrows = true;
+    edits.push(info);
   }
 
   for (let i = 0; i < messages.length; i++) {

@@ -15,12 +15,17 @@ const MESSAGES: Record<string, Template> = {
   crlf: "{lines} lines end in CRLF",
   "invalid-utf8": "line is not valid UTF-8; invalid bytes decode to U+FFFD",
   "lone-surrogate": "string at {path} holds a lone surrogate ({escape}); it cannot be encoded as UTF-8",
+  "foreign-format": (a) =>
+    a.format === "agent-core"
+      ? "this is a pi agent-core session file (its own JSONL format, version {version}), not a pi session file; pisess reads pi session files, versions 1–{supported}"
+      : "this is not a pi session file ({format}, version {version}); pisess reads pi session files, versions 1–{supported}",
   "header-missing": (a) =>
     a.found === "empty" ? "no session header: the file has no JSON line" : "no session header: the first parsed line is {found}",
   "header-not-first": "session header is not on the first parsed line (that is line {firstParsedLine}); pi does not look for it here",
   "header-invalid-id": "session header has no string id",
+  "session-id-format": "session id {id} is not one pi 1.6 accepts for a new or forked session (letters, digits, '.', '_' and '-', starting and ending with a letter or digit)",
   "version-unknown": "unknown session version {version}",
-  "version-future": "session version {version} is newer than supported ({supported}); read best-effort",
+  "version-future": "pi session file of version {version}, newer than pisess supports (pi session versions 1–{supported})",
   "legacy-branched-from": "header uses legacy branchedFrom instead of parentSession",
   "parent-session-missing": "parent session file does not exist: {path}",
   "pi-would-overwrite": (a) =>
@@ -47,15 +52,26 @@ const MESSAGES: Record<string, Template> = {
   "first-kept-index-out-of-range": "compaction firstKeptEntryIndex {index} names no earlier entry; nothing is kept",
   "label-target-missing": "label {label} points to {targetId}, which does not exist",
   "branch-summary-from-missing": "branch summary fromId {fromId} does not exist",
+  "context-edit-target-missing": "context edit targets {targetId}, which does not exist; it changes nothing",
+  "context-edit-off-path": "context edit targets {targetId} (line {targetLine}), which is neither above nor below it in the tree; it changes nothing",
+  "context-edit-forward": "context edit targets {targetId} (line {targetLine}), below it in the tree; pi applies it once that entry is in the context, though pi's own writer never makes such an edit",
+  "context-edit-not-editable": (a) =>
+    (a.effect === "removes"
+      ? "context edit targets a {targetKind} entry (line {targetLine}), which pi's writer does not accept as a target; pi still leaves its messages out of the context"
+      : a.effect === "replaces"
+        ? "context edit targets a {targetKind} entry (line {targetLine}), which pi's writer does not accept as a target; pi still replaces its content"
+        : "context edit targets a {targetKind} entry (line {targetLine}), which pi's writer does not accept as a target; it changes nothing"),
+  "context-edit-of-edit": "context edit targets another context edit (line {targetLine}); pi does not undo or change edits, so it changes nothing",
+  "context-edit-no-replacement": (a) =>
+    a.throws === true
+      ? "context edit has no replacement; pi throws (TypeError) building every context that applies it to {targetId}"
+      : "context edit has no replacement (null or an object with content expected); it changes nothing here, but pi throws wherever such an edit meets a user, assistant, tool result or custom message",
+  "context-edit-bad-replacement": "context edit replacement is {found}, not null or an object with string or array content; where pi applies it, the target's content becomes {becomes}",
   "message-missing": "message entry has no message object ({found}); pi throws building its context",
   "unknown-role": "unknown message role {role}; pi leaves it out of the LLM context",
   "tool-result-orphan": "tool result for {toolCallId} ({toolName}) has no matching tool call on its path",
   "tool-call-unanswered": "tool call {toolCallId} ({name}) is never answered",
   "usage-inconsistent": "usage {field} is {found}, but its parts add up to {expected}",
-  "context-edit-no-replacement": (a) =>
-    a.piThrows === true
-      ? "context edit of line {targetLine} has no replacement; pi throws building this context, pisess applies no edit"
-      : "context edit of line {targetLine} has no replacement; it changes nothing",
   "unknown-entry-type": "unknown entry type {type}",
   "schema-violation": "{path} {message}",
   "unknown-key": "unknown key {key} at {path} (not in {schema})",
@@ -71,9 +87,11 @@ const TITLES: Record<string, string> = {
   crlf: "CRLF line endings",
   "invalid-utf8": "Invalid UTF-8",
   "lone-surrogate": "Lone UTF-16 surrogate in a string",
+  "foreign-format": "Not a pi session file (another program's format)",
   "header-missing": "No session header",
   "header-not-first": "Session header not on the first parsed line",
   "header-invalid-id": "Session header without a string id",
+  "session-id-format": "Session id pi 1.6 would not accept",
   "version-unknown": "Unknown session version",
   "version-future": "Session version newer than supported",
   "legacy-branched-from": "Legacy branchedFrom header key",
@@ -94,12 +112,18 @@ const TITLES: Record<string, string> = {
   "first-kept-index-out-of-range": "v1 compaction firstKeptEntryIndex out of range",
   "label-target-missing": "Label target does not exist",
   "branch-summary-from-missing": "Branch summary fromId does not exist",
+  "context-edit-target-missing": "Context edit target does not exist",
+  "context-edit-off-path": "Context edit target neither above nor below the edit",
+  "context-edit-forward": "Context edit precedes its target",
+  "context-edit-not-editable": "Context edit target is not an editable entry",
+  "context-edit-of-edit": "Context edit targets another context edit",
+  "context-edit-no-replacement": "Context edit without replacement",
+  "context-edit-bad-replacement": "Context edit replacement is not null or an object with content",
   "message-missing": "Message entry without message",
   "unknown-role": "Unknown message role",
   "tool-result-orphan": "Tool result without a tool call on its path",
   "tool-call-unanswered": "Tool call never answered",
   "usage-inconsistent": "Usage totals do not add up",
-  "context-edit-no-replacement": "Context edit without replacement",
   "unknown-entry-type": "Unknown entry type",
   "schema-violation": "Schema violation",
   "unknown-key": "Key not in the schema",

@@ -7,6 +7,7 @@ import { convertToLlmMapped } from "../ops/llm.js";
 import { pathTo } from "../ops/path.js";
 import { sessionProblems } from "../ops/problems.js";
 import { buildTree, cycleProblem } from "../ops/tree.js";
+import { checkContextEdits } from "../check/edits.js";
 import { sanitizeLine } from "../render/sanitize.js";
 import { ReportError, type Report } from "./report.js";
 import { entryRef } from "./refs.js";
@@ -77,7 +78,11 @@ export function contextReport(session: Session, opts: ContextOptions = {}): Repo
   const ctx = buildContext(session, path, (rec) => readEntry(session, rec));
   const llm = convertToLlmMapped(ctx.messages);
   const pairing = pairToolCalls(ctx.messages);
-  const problems = [...ctx.problems, ...toolProblems(session, ctx, pairing)].sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
+  const tree = buildTree(session);
+  // The edits on this path as validate judges them (one producer per code), e.g. an edit pi would throw on.
+  const editLines = new Set(ctx.edits.map((e) => e.edit.line));
+  const editProblems = editLines.size === 0 ? [] : checkContextEdits(session, tree).filter((d) => d.line !== null && editLines.has(d.line));
+  const problems = [...ctx.problems, ...toolProblems(session, ctx, pairing), ...editProblems].sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
   const messages = opts.llm ? llm.messages : ctx.messages;
   const sources = opts.llm ? llm.from.map((i) => ctx.sources[i] as EntryRec) : ctx.sources;
   const editedBy = opts.llm ? llm.from.map((i) => ctx.editedBy[i]) : ctx.editedBy;
@@ -85,7 +90,7 @@ export function contextReport(session: Session, opts: ContextOptions = {}): Repo
   if (opts.display) context.display = describeContext(session, leaf, path, ctx, llm.messages.length, opts.display);
   return {
     data: { file: session.file, leaf, context, note: leafNote(session, leaf), problems },
-    diagnostics: sessionProblems(session, buildTree(session)),
+    diagnostics: sessionProblems(session, tree),
     exitCode: 0,
   };
 }

@@ -1,0 +1,205 @@
+import { diag } from "../model/codes.js";
+import { isObject } from "../model/extract.js";
+import type { Session } from "../model/session.js";
+import type { Diagnostic, EntryRec } from "../model/types.js";
+import { buildTree, type SessionTree, type TreeNode } from "../ops/tree.js";
+
+/**
+ * Checks of `context_edit` entries (pi 0.87+): what each edit targets, where the target sits in the tree, and
+ * whether its replacement is one pi can apply. Pure: reads the edit entries back from the store, never throws
+ * for bad content.
+ */
+
+/** What a replacement is: pi's writer only makes `null` and `{content: string | array}`. */
+export type ReplacementKind = "null" | "content" | "missing" | "invalid";
+
+export interface EditInfo {
+  rec: EntryRec;
+  /** undefined when targetId is missing or not a string (a schema violation). */
+  targetId: string | undefined;
+  replacement: ReplacementKind;
+  /** For "invalid": what the replacement is, and what pi's context would hold as the target's content. */
+  found?: string;
+  becomes?: string;
+}
+
+function jsonKind(v: unknown): string {
+  if (v === null) return "null";
+  if (Array.isArray(v)) return "an array";
+  if (typeof v === "object") return "an object";
+  return typeof v === "string" ? "a string" : typeof v === "number" ? "a number" : typeof v === "boolean" ? "a boolean" : typeof v;
+}
+
+/** Classifies a parsed context_edit entry. */
+export function editInfo(rec: EntryRec, o: Record<string, unknown>): EditInfo {
+  const targetId = typeof o.targetId === "string" ? o.targetId : undefined;
+  if (!Object.prototype.hasOwnProperty.call(o, "replacement")) return { rec, targetId, replacement: "missing" };
+  const r = o.replacement;
+  if (r === null) return { rec, targetId, replacement: "null" };
+  if (isObject(r) && Object.prototype.hasOwnProperty.call(r, "content")) {
+    if (typeof r.content === "string" || Array.isArray(r.content)) return { rec, targetId, replacement: "content" };
+    return { rec, targetId, replacement: "invalid", found: `an object whose content is ${jsonKind(r.content)}`, becomes: String(JSON.stringify(r.content)) };
+  }
+  const found = isObject(r) ? "an object without content" : jsonKind(r);
+  return { rec, targetId, replacement: "invalid", found, becomes: "undefined" };
+}
+
+/** Every context_edit entry of the session, parsed back from the store (edits are few; bodies are not kept). */
+export function readEdits(session: Session): EditInfo[] {
+  const out: EditInfo[] = [];
+  for (const rec of session.entries) {
+    if (rec.type !== "context_edit") continue;
+    let o: unknown;
+    try {
+      o = JSON.parse(session.store.rawLine(rec));
+    } catch {
+      continue; // changed since the loader read it
+    }
+    if (isObject(o)) out.push(editInfo(rec, o));
+  }
+  return out;
+}
+
+/** pi's appendContextEdit accepts only these targets. */
+export function isEditableTarget(rec: EntryRec): boolean {
+  if (rec.type === "custom_message") return true;
+  return rec.type === "message" && (rec.role === "user" || rec.role === "assistant" || rec.role === "toolResult");
+}
+
+/** Roles whose content pi's projectContextEntry replaces. */
+const CONTENT_ROLES = new Set(["user", "assistant", "toolResult", "custom"]);
+
+/** Whether the target yields a message whose content an edit replaces (and that a missing replacement breaks). */
+function yieldsContentMessage(rec: EntryRec): boolean {
+  if (rec.type === "custom_message") return true;
+  return rec.type === "message" && rec.hasMessage !== false && rec.role !== undefined && CONTENT_ROLES.has(rec.role);
+}
+
+/** Whether the target yields any context message at all (pi's sessionEntryToContextMessages). */
+function yieldsMessages(rec: EntryRec): boolean {
+  switch (rec.type) {
+    case "message":
+    case "custom_message":
+    case "compaction":
+      return true;
+    case "branch_summary":
+      return rec.summaryEmpty !== true;
+    default:
+      return false;
+  }
+}
+
+/** What an edit does to a target pi's writer would refuse, where pi applies it. */
+function effectOn(target: EntryRec, replacement: ReplacementKind): "removes" | "replaces" | "none" {
+  if (replacement === "null") return yieldsMessages(target) ? "removes" : "none";
+  return target.type === "message" && target.role === "custom" && target.hasMessage !== false ? "replaces" : "none";
+}
+
+function kindOf(rec: EntryRec): string {
+  return rec.type === "message" ? `message:${rec.role ?? "?"}` : rec.type;
+}
+
+type Relation = "above" | "below" | "self" | "apart";
+
+function listAt<T>(map: Map<number, T[]>, key: number): T[] {
+  let list = map.get(key);
+  if (!list) map.set(key, (list = []));
+  return list;
+}
+
+/**
+ * Where each edit's target sits relative to the edit: above it (an ancestor, as pi's writer makes it), below it
+ * (a descendant: pi applies it once the target is in the context), the edit itself, or apart (neither: pi never
+ * applies it). One iterative walk holding the current root→entry path. Edits on or below a parent cycle get no
+ * relation (pi cannot build their path; parent-cycle reports it).
+ */
+function relations(session: Session, tree: SessionTree, edits: { info: EditInfo; target: EntryRec }[]): Map<EditInfo, Relation> {
+  const out = new Map<EditInfo, Relation>();
+  if (edits.length === 0) return out;
+  const byEdit = new Map<number, { info: EditInfo; target: EntryRec }[]>();
+  const byTarget = new Map<number, { info: EditInfo; target: EntryRec }[]>();
+  for (const e of edits) {
+    if (e.target === e.info.rec) {
+      out.set(e.info, "self");
+      continue;
+    }
+    listAt(byEdit, e.info.rec.index).push(e);
+    listAt(byTarget, e.target.index).push(e);
+  }
+  const onPath = new Uint8Array(session.entries.length);
+  const visited = new Uint8Array(session.entries.length);
+  const stack: { node: TreeNode; entered: boolean }[] = [];
+  for (let i = tree.roots.length - 1; i >= 0; i--) stack.push({ node: tree.roots[i] as TreeNode, entered: false });
+  while (stack.length > 0) {
+    const frame = stack[stack.length - 1] as { node: TreeNode; entered: boolean };
+    const rec = frame.node.rec;
+    if (frame.entered) {
+      stack.pop();
+      onPath[rec.index] = 0;
+      continue;
+    }
+    frame.entered = true;
+    if (tree.inCycle[rec.index]) {
+      stack.pop();
+      continue;
+    }
+    visited[rec.index] = 1;
+    for (const e of byEdit.get(rec.index) ?? []) if (onPath[e.target.index]) out.set(e.info, "above");
+    for (const e of byTarget.get(rec.index) ?? []) if (onPath[e.info.rec.index]) out.set(e.info, "below");
+    onPath[rec.index] = 1;
+    const kids = frame.node.children;
+    for (let i = kids.length - 1; i >= 0; i--) stack.push({ node: kids[i] as TreeNode, entered: false });
+  }
+  for (const e of edits) if (!out.has(e.info) && visited[e.info.rec.index]) out.set(e.info, "apart");
+  return out;
+}
+
+/**
+ * Every context_edit defect: a target that is missing, apart from the edit in the tree, below it (legal, info),
+ * not an entry pi's writer accepts, or another edit; a replacement that is missing or not null / {content}.
+ * `tree` may be passed when the caller already built it.
+ */
+export function checkContextEdits(session: Session, tree?: SessionTree): Diagnostic[] {
+  const edits = readEdits(session);
+  if (edits.length === 0) return [];
+  const { file, byId } = session;
+  const out: Diagnostic[] = [];
+  const resolved: { info: EditInfo; target: EntryRec }[] = [];
+  for (const info of edits) {
+    const target = info.targetId === undefined ? undefined : byId.get(info.targetId);
+    if (target) resolved.push({ info, target });
+  }
+  const rel = relations(session, tree ?? buildTree(session), resolved);
+  for (const info of edits) {
+    const { rec, targetId } = info;
+    const extra = rec.id === undefined ? {} : { entryId: rec.id };
+    const target = targetId === undefined ? undefined : byId.get(targetId);
+    if (targetId !== undefined && !target) out.push(diag("context-edit-target-missing", file, rec.line, { targetId }, extra));
+    if (target) {
+      const where = rel.get(info);
+      if (where === "apart") out.push(diag("context-edit-off-path", file, rec.line, { targetId: targetId as string, targetLine: target.line }, extra));
+      if (where === "below") out.push(diag("context-edit-forward", file, rec.line, { targetId: targetId as string, targetLine: target.line }, extra));
+      if (target.type === "context_edit") {
+        out.push(diag("context-edit-of-edit", file, rec.line, { targetId: targetId as string, targetLine: target.line }, extra));
+      } else if (!isEditableTarget(target)) {
+        out.push(
+          diag(
+            "context-edit-not-editable",
+            file,
+            rec.line,
+            { targetId: targetId as string, targetLine: target.line, targetKind: kindOf(target), replacement: info.replacement, effect: effectOn(target, info.replacement) },
+            extra,
+          ),
+        );
+      }
+    }
+    if (info.replacement === "missing") {
+      const where = rel.get(info);
+      const applies = where === "above" || where === "below";
+      out.push(diag("context-edit-no-replacement", file, rec.line, { targetId: targetId ?? null, throws: applies && target !== undefined && yieldsContentMessage(target) }, extra));
+    } else if (info.replacement === "invalid") {
+      out.push(diag("context-edit-bad-replacement", file, rec.line, { targetId: targetId ?? null, found: info.found ?? "", becomes: info.becomes ?? "undefined" }, extra));
+    }
+  }
+  return out;
+}
