@@ -104,6 +104,7 @@ export const infoCommand: CommandModule<object, InfoArgs> = {
         labels: [...session.labels].map(([targetId, label]) => ({ targetId, targetLine: session.byId.get(targetId)?.line ?? null, label })),
         modelsUsed: facts.modelsUsed.map((m) => ({ provider: m.provider, model: m.model })),
         totals: totals.totals,
+        byKind: totals.byKind,
         models: totals.models.map((m) => ({
           provider: m.provider,
           model: m.model,
@@ -113,6 +114,9 @@ export const infoCommand: CommandModule<object, InfoArgs> = {
           cacheRead: m.cacheRead,
           cacheWrite: m.cacheWrite,
           cost: m.cost,
+          cacheWrite1h: m.cacheWrite1h,
+          reasoning: m.reasoning,
+          byKind: m.byKind,
         })),
         copied:
           parent && totals.copied
@@ -123,6 +127,7 @@ export const infoCommand: CommandModule<object, InfoArgs> = {
                 firstLine: totals.copied.firstLine,
                 lastLine: totals.copied.lastLine,
                 totals: totals.copied.totals,
+                byKind: totals.copied.byKind,
                 included: include,
               }
             : null,
@@ -134,6 +139,8 @@ export const infoCommand: CommandModule<object, InfoArgs> = {
           cycle: l.cycle,
           totals: l.totals,
           ownTotals: l.ownTotals,
+          byKind: l.byKind,
+          ownByKind: l.ownByKind,
         })),
         duration:
           facts.start !== null && facts.end !== null

@@ -43,6 +43,8 @@ export const leavesCommand: CommandModule<object, LeavesArgs> = {
         cycle: l.cycle,
         totals: l.totals,
         ownTotals: l.ownTotals,
+        byKind: l.byKind,
+        ownByKind: l.ownByKind,
       }));
       if (args.json) await writeOut([leavesJson(session.file, rows)]);
       else if (args.ndjson) await writeOut([leavesNdjson(rows)]);

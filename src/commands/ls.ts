@@ -4,8 +4,10 @@ import type { Argv, CommandModule } from "yargs";
 import { cwdFolderName, listSessionFiles, readHeader, sessionsDir } from "../io/discover.js";
 import { loadSession } from "../model/load.js";
 import { leafRecs } from "../ops/leaves.js";
+import { sessionTotals } from "../ops/totals.js";
 import { lsJson, lsNdjson, lsText, type LsRow } from "../render/ls.js";
 import { CliError, ioReason, styleFor, writeOut, type GlobalArgs } from "./common.js";
+import { forkParent } from "./info.js";
 
 const SORTS = ["modified", "created", "size", "name"] as const;
 type SortKey = (typeof SORTS)[number];
@@ -162,6 +164,8 @@ async function summarize(c: Candidate, fail: (path: string, reason: string) => v
       }
     }
     const parent = typeof h.parentSession === "string" ? h.parentSession : typeof h.branchedFrom === "string" ? h.branchedFrom : undefined;
+    // As info counts it: entries a fork copied from a readable parent file are left out.
+    const spend = sessionTotals(session, (await forkParent(session))?.copied);
     const row: LsRow = {
       path: c.path,
       id: h.id,
@@ -173,6 +177,8 @@ async function summarize(c: Candidate, fail: (path: string, reason: string) => v
       bytes: c.bytes,
       version: session.version,
       problems: session.diagnostics.filter((d) => d.severity !== "info").length,
+      totals: spend.totals,
+      byKind: spend.byKind,
     };
     if (session.sessionName !== undefined) row.name = session.sessionName;
     if (firstMessage !== undefined) row.firstMessage = firstMessage;
@@ -192,6 +198,8 @@ async function summarize(c: Candidate, fail: (path: string, reason: string) => v
       version: row.version,
       ...(row.parentSession !== undefined ? { parentSession: row.parentSession } : {}),
       problems: row.problems,
+      totals: row.totals,
+      byKind: row.byKind,
     };
   } finally {
     session.store.close();
