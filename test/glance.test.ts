@@ -199,7 +199,7 @@ describe("ls", () => {
     const s = (JSON.parse(r.stdout) as Json).sessions as Json[];
     expect(s.map((x) => x.path)).toEqual([files.broken, files.fork, files.main]);
     const main = s[2]!;
-    expect(Object.keys(main)).toEqual(["path", "id", "cwd", "name", "firstMessage", "created", "modified", "entries", "leaves", "bytes", "version", "problems"]);
+    expect(Object.keys(main)).toEqual(["path", "id", "cwd", "name", "firstMessage", "created", "modified", "entries", "leaves", "bytes", "version", "problems", "totals", "byKind"]);
     expect(main).toMatchObject({
       id: "0195a000-0000-7000-8000-000000000001",
       cwd: appCwd,
@@ -286,9 +286,9 @@ describe("info", () => {
       const o = byModel.get(`${m.provider}/${m.model}`)!;
       expectTotals(m as unknown as Totals, o);
       expect(m.assistantMessages).toBe(o.n);
-      expect(Object.keys(m)).toEqual(["provider", "model", "assistantMessages", "input", "output", "cacheRead", "cacheWrite", "cost"]);
+      expect(Object.keys(m)).toEqual(["provider", "model", "assistantMessages", "input", "output", "cacheRead", "cacheWrite", "cost", "cacheWrite1h", "reasoning", "byKind"]);
     }
-    expect(Object.keys(info.totals)).toEqual(["input", "output", "cacheRead", "cacheWrite", "cost"]);
+    expect(Object.keys(info.totals)).toEqual(["input", "output", "cacheRead", "cacheWrite", "cost", "cacheWrite1h", "reasoning"]);
     expect(info.header).toMatchObject({ version: 3, cwd: appCwd, parentSession: null, parentExists: null });
     expect(info.branchPoints).toEqual([{ id: "l1000000", line: 7, children: 2 }]);
     expect(info.compactions).toEqual([{ id: "c1000000", line: 13, tokensBefore: 12345, timestamp: "2025-03-01T10:12:00.000Z" }]);

@@ -66,6 +66,8 @@ function usageOf(u: unknown): Usage | undefined {
     output: num(u.output),
     cacheRead: num(u.cacheRead),
     cacheWrite: num(u.cacheWrite),
+    cacheWrite1h: num(u.cacheWrite1h),
+    reasoning: num(u.reasoning),
     totalTokens: num(u.totalTokens),
     cost,
   };
@@ -115,6 +117,9 @@ function fillMessage(rec: EntryRec, m: unknown): void {
       const name = str(m.toolName);
       if (name !== undefined) rec.toolName = name;
       if (m.isError === true) rec.isError = true;
+      // Nested model work done by the tool (pi 1.6): pi counts it in the session's spend.
+      const usage = usageOf(m.usage);
+      if (usage) rec.usage = usage;
       break;
     }
     case "bashExecution":
@@ -145,6 +150,8 @@ export function extractFields(rec: EntryRec, o: Obj): void {
       if (fk !== undefined) rec.firstKeptEntryId = fk;
       const summary = str(o.summary);
       if (summary !== undefined) rec.text = keep(summary);
+      const usage = usageOf(o.usage);
+      if (usage) rec.usage = usage;
       break;
     }
     case "branch_summary": {
@@ -154,6 +161,19 @@ export function extractFields(rec: EntryRec, o: Obj): void {
       rec.summaryEmpty = !o.summary;
       const summary = str(o.summary);
       if (summary !== undefined) rec.text = keep(summary);
+      const usage = usageOf(o.usage);
+      if (usage) rec.usage = usage;
+      break;
+    }
+    case "usage": {
+      const kind = str(o.kind);
+      if (kind !== undefined) rec.usageKind = keep(kind);
+      const provider = str(o.provider);
+      if (provider !== undefined) rec.provider = provider;
+      const model = str(o.model);
+      if (model !== undefined) rec.model = model;
+      const usage = usageOf(o.usage);
+      if (usage) rec.usage = usage;
       break;
     }
     case "label": {

@@ -26,7 +26,12 @@ export interface Usage {
   output: number;
   cacheRead: number;
   cacheWrite: number;
+  /** The part of cacheWrite written with one-hour retention (pi 1.6; 0 when absent). */
+  cacheWrite1h: number;
+  /** The part of output spent on reasoning (pi 1.6; 0 when absent). */
+  reasoning: number;
   totalTokens: number;
+  /** usage.cost.total. */
   cost: number;
 }
 
@@ -60,9 +65,16 @@ export interface EntryRec {
   isError?: boolean;
   stopReason?: string;
   errorMessage?: string;
+  /** Assistant message, model_change, or `usage` entry. */
   provider?: string;
   model?: string;
+  /**
+   * What the entry records as spent: an assistant's or a tool result's `message.usage`, a compaction's or
+   * branch_summary's `usage` (the summary call), a `usage` entry's `usage`. Numbers only.
+   */
   usage?: Usage;
+  /** `usage` entry: its `kind` (pi writes "cache_warm"; extensions any string), cut like text. */
+  usageKind?: string;
   /** message entry has a `message` object. */
   hasMessage?: boolean;
   tokensBefore?: unknown;

@@ -1,12 +1,13 @@
 import type { Session } from "../model/session.js";
 import type { EntryRec } from "../model/types.js";
-import { finishTotals, isAssistant, type Totals } from "./totals.js";
+import { compareKinds, finishTotals, isAssistant, spendOf, subtractKinds, subtractTotals, type KindTotals, type SpendKind, type Totals } from "./totals.js";
 import { resolveParent, type SessionTree, type TreeNode } from "./tree.js";
 
 /**
  * Leaves, branch points and depths, with per-leaf token sums, in one iterative walk over the tree: every
  * quantity a leaf needs is carried down from its parent, so the cost is linear in the entries, not
- * leaves × depth.
+ * leaves × depth. The sums cover every kind of spend (src/ops/totals.ts); only the rare non-assistant entries that
+ * record spend (summaries, usage entries, tool results with usage) are walked per leaf.
  */
 
 /**
@@ -44,6 +45,10 @@ export interface LeafInfo {
   totals: Totals;
   /** Tokens and cost of the part after the fork point (the whole path when there is none). */
   ownTotals: Totals;
+  /** totals by kind of spend (only kinds with entries on the path). */
+  byKind: KindTotals[];
+  /** ownTotals by kind of spend. */
+  ownByKind: KindTotals[];
   /** The leaf sits on or below a parent cycle: pi cannot build its path; sums cover the part below the cut. */
   cycle: boolean;
 }
@@ -66,6 +71,54 @@ export interface ShapeOptions {
   exclude?: Uint8Array;
 }
 
+/** Per kind of non-assistant spend, in this order: entries, then the Totals fields. */
+const F = 8;
+
+function usageFields(t: Totals): number[] {
+  return [t.input, t.output, t.cacheRead, t.cacheWrite, t.cost, t.cacheWrite1h, t.reasoning];
+}
+
+function totalsOf(v: ArrayLike<number>, at = 0): Totals {
+  return {
+    input: v[at] as number,
+    output: v[at + 1] as number,
+    cacheRead: v[at + 2] as number,
+    cacheWrite: v[at + 3] as number,
+    cost: v[at + 4] as number,
+    cacheWrite1h: v[at + 5] as number,
+    reasoning: v[at + 6] as number,
+  };
+}
+
+/**
+ * The kinds of non-assistant spend in the session (entries left out by `exclude` not counted), in the documented
+ * order, and each entry's slot among them (-1: none).
+ */
+function otherKinds(session: Session, exclude: Uint8Array | undefined): { kinds: SpendKind[]; slot: Int32Array } {
+  const slot = new Int32Array(session.entries.length).fill(-1);
+  const found = new Map<string, number>();
+  const kinds: SpendKind[] = [];
+  for (const rec of session.entries) {
+    if (exclude && exclude[rec.index] === 1) continue;
+    const k = spendOf(rec);
+    if (k === undefined || k.source === "assistant") continue;
+    const key = `${k.source}\u0000${k.kind ?? ""}\u0000${k.kind === null ? 0 : 1}`;
+    let s = found.get(key);
+    if (s === undefined) {
+      s = kinds.length;
+      found.set(key, s);
+      kinds.push(k);
+    }
+    slot[rec.index] = s;
+  }
+  // Renumber so that slot order is the documented order.
+  const order = kinds.map((_, i) => i).sort((a, b) => compareKinds(kinds[a] as SpendKind, kinds[b] as SpendKind));
+  const renum = new Int32Array(kinds.length);
+  order.forEach((old, i) => (renum[old] = i));
+  for (let i = 0; i < slot.length; i++) if ((slot[i] as number) >= 0) slot[i] = renum[slot[i] as number] as number;
+  return { kinds: order.map((i) => kinds[i] as SpendKind), slot };
+}
+
 interface LabelLink {
   rec: EntryRec;
   label: string;
@@ -78,7 +131,13 @@ export function treeShape(session: Session, tree: SessionTree, opts: ShapeOption
   const depth = new Int32Array(n);
   const forkPoint = new Int32Array(n).fill(-1);
   const lastUser = new Int32Array(n).fill(-1);
-  const cum = [new Float64Array(n), new Float64Array(n), new Float64Array(n), new Float64Array(n), new Float64Array(n)] as const;
+  // Assistant messages (most of a session) are summed down the tree in arrays. The other entries that record spend
+  // are rare: each gets the sums by kind of its path in a small array, shared by every entry below it up to the next.
+  const cum = [new Float64Array(n), new Float64Array(n), new Float64Array(n), new Float64Array(n), new Float64Array(n), new Float64Array(n), new Float64Array(n)] as const;
+  const turns = new Int32Array(n);
+  const other = otherKinds(session, opts.exclude);
+  const K = other.kinds.length;
+  const otherCum: (Float64Array | null)[] = new Array(n).fill(null);
   const labelChain: (LabelLink | null)[] = new Array(n).fill(null);
   const branchPoints: BranchPoint[] = [];
   let maxDepth = n === 0 ? -1 : 0;
@@ -99,17 +158,32 @@ export function treeShape(session: Session, tree: SessionTree, opts: ShapeOption
       lastUser[i] = lastUser[p] as number;
       labelChain[i] = labelChain[p] ?? null;
       for (const c of cum) c[i] = c[p] as number;
+      turns[i] = turns[p] as number;
+      otherCum[i] = otherCum[p] ?? null;
     }
     if (rec.type === "message" && rec.role === "user") lastUser[i] = i;
     const label = rec.id !== undefined ? session.labels.get(rec.id) : undefined;
     if (label !== undefined) labelChain[i] = { rec, label, prev: labelChain[i] ?? null };
-    if (isAssistant(rec) && rec.usage && !(opts.exclude && opts.exclude[i] === 1)) {
+    const excluded = opts.exclude !== undefined && opts.exclude[i] === 1;
+    const slot = other.slot[i] as number;
+    if (!excluded && isAssistant(rec)) {
+      turns[i] = (turns[i] as number) + 1;
       const u = rec.usage;
-      cum[0][i] = (cum[0][i] as number) + u.input;
-      cum[1][i] = (cum[1][i] as number) + u.output;
-      cum[2][i] = (cum[2][i] as number) + u.cacheRead;
-      cum[3][i] = (cum[3][i] as number) + u.cacheWrite;
-      cum[4][i] = (cum[4][i] as number) + u.cost;
+      if (u) {
+        cum[0][i] = (cum[0][i] as number) + u.input;
+        cum[1][i] = (cum[1][i] as number) + u.output;
+        cum[2][i] = (cum[2][i] as number) + u.cacheRead;
+        cum[3][i] = (cum[3][i] as number) + u.cacheWrite;
+        cum[4][i] = (cum[4][i] as number) + u.cost;
+        cum[5][i] = (cum[5][i] as number) + u.cacheWrite1h;
+        cum[6][i] = (cum[6][i] as number) + u.reasoning;
+      }
+    } else if (slot >= 0) {
+      const above = otherCum[i];
+      const v = above ? Float64Array.from(above) : new Float64Array(K * F);
+      v[slot * F] = (v[slot * F] as number) + 1;
+      if (rec.usage) usageFields(rec.usage).forEach((x, f) => (v[slot * F + 1 + f] = (v[slot * F + 1 + f] as number) + x));
+      otherCum[i] = v;
     }
     if ((depth[i] as number) > maxDepth) maxDepth = depth[i] as number;
     if (node.children.length > 1) branchPoints.push({ rec, children: node.children.length });
@@ -120,27 +194,34 @@ export function treeShape(session: Session, tree: SessionTree, opts: ShapeOption
     }
   }
 
-  const totalsAt = (i: number): Totals => ({
-    input: cum[0][i] as number,
-    output: cum[1][i] as number,
-    cacheRead: cum[2][i] as number,
-    cacheWrite: cum[3][i] as number,
-    cost: cum[4][i] as number,
-  });
+  /** Sums over the path from the root to entry i, in total and by kind. */
+  const pathAt = (i: number): { totals: Totals; byKind: KindTotals[] } => {
+    const sum = cum.map((c) => c[i] as number);
+    const byKind: KindTotals[] = [];
+    if ((turns[i] as number) > 0) byKind.push({ source: "assistant", kind: null, entries: turns[i] as number, ...finishTotals(totalsOf(sum)) });
+    const v = otherCum[i];
+    if (v) {
+      for (let k = 0; k < K; k++) {
+        const entries = v[k * F] as number;
+        if (entries === 0) continue;
+        const t = totalsOf(v, k * F + 1);
+        usageFields(t).forEach((x, f) => (sum[f] = (sum[f] as number) + x));
+        const kind = other.kinds[k] as SpendKind;
+        byKind.push({ source: kind.source, kind: kind.kind, entries, ...finishTotals(t) });
+      }
+    }
+    return { totals: totalsOf(sum), byKind };
+  };
   const leaves: LeafInfo[] = leafRecs(session).map((rec) => {
     const i = rec.index;
-    const total = totalsAt(i);
+    const path = pathAt(i);
     const f = forkPoint[i] as number;
-    let own = total;
+    let own = path.totals;
+    let ownByKind = path.byKind;
     if (f >= 0) {
-      const base = totalsAt(f);
-      own = {
-        input: total.input - base.input,
-        output: total.output - base.output,
-        cacheRead: total.cacheRead - base.cacheRead,
-        cacheWrite: total.cacheWrite - base.cacheWrite,
-        cost: total.cost - base.cost,
-      };
+      const base = pathAt(f);
+      own = subtractTotals(path.totals, base.totals);
+      ownByKind = subtractKinds(path.byKind, base.byKind);
     }
     const labels: LeafInfo["labels"] = [];
     for (let l = labelChain[i] ?? null; l; l = l.prev) labels.push({ rec: l.rec, label: l.label });
@@ -154,8 +235,10 @@ export function treeShape(session: Session, tree: SessionTree, opts: ShapeOption
       lastUser: u >= 0 ? (session.entries[u] as EntryRec) : null,
       labels,
       forkPoint: f >= 0 ? (session.entries[f] as EntryRec) : null,
-      totals: finishTotals(total),
+      totals: finishTotals(path.totals),
       ownTotals: finishTotals(own),
+      byKind: path.byKind,
+      ownByKind,
       cycle: tree.inCycle[i] === 1,
     };
   });

@@ -1,4 +1,5 @@
-import type { EntryRec } from "../model/types.js";
+import type { EntryRec, Usage } from "../model/types.js";
+import { spendOf } from "./totals.js";
 
 /**
  * Summary numbers for a list of entries (a path, a branch, the divergent part of two paths). Pure: it works from
@@ -16,8 +17,12 @@ export interface EntryStats {
   toolCallCount: number;
   /** Assistant turns that ended in an error (stopReason "error") plus tool results flagged isError. */
   errors: number;
+  /**
+   * Sums over every entry that records spend, as src/ops/totals.ts counts it: assistant turns, tool results with
+   * usage, compactions and branch summaries with usage, `usage` entries.
+   */
   tokens: { input: number; output: number; cacheRead: number; cacheWrite: number };
-  /** Sum of usage.cost.total, in the provider's currency (USD in practice), rounded to 1e-6. */
+  /** Sum of usage.cost.total over the same entries, in the provider's currency (USD in practice), rounded to 1e-6. */
   cost: number;
   /** "provider/model" of the assistant turns, in order of first use. */
   models: string[];
@@ -117,6 +122,13 @@ export function computeStats(entries: Iterable<EntryRec>, read?: (rec: EntryRec)
   const filesRead = new Set<string>();
   const filesChanged = new Set<string>();
   let cost = 0;
+  const addSpend = (u: Usage): void => {
+    s.tokens.input += u.input;
+    s.tokens.output += u.output;
+    s.tokens.cacheRead += u.cacheRead;
+    s.tokens.cacheWrite += u.cacheWrite;
+    cost += u.cost;
+  };
   let min = Infinity;
   let max = -Infinity;
   for (const rec of entries) {
@@ -125,6 +137,9 @@ export function computeStats(entries: Iterable<EntryRec>, read?: (rec: EntryRec)
       if (rec.time < min) min = rec.time;
       if (rec.time > max) max = rec.time;
     }
+    // Assistant turns are summed below with the rest of their numbers; every other entry recording spend here.
+    const spend = rec.usage ? spendOf(rec) : undefined;
+    if (rec.usage && spend !== undefined && spend.source !== "assistant") addSpend(rec.usage);
     if (rec.type !== "message") continue;
     switch (rec.role) {
       case "user":
@@ -133,13 +148,7 @@ export function computeStats(entries: Iterable<EntryRec>, read?: (rec: EntryRec)
       case "assistant": {
         s.assistantTurns++;
         if (rec.stopReason === "error") s.errors++;
-        if (rec.usage) {
-          s.tokens.input += rec.usage.input;
-          s.tokens.output += rec.usage.output;
-          s.tokens.cacheRead += rec.usage.cacheRead;
-          s.tokens.cacheWrite += rec.usage.cacheWrite;
-          cost += rec.usage.cost;
-        }
+        if (rec.usage) addSpend(rec.usage);
         if (rec.provider !== undefined || rec.model !== undefined) {
           const key = `${rec.provider ?? "?"}/${rec.model ?? "?"}`;
           if (!seenModels.has(key)) {

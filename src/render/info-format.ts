@@ -1,5 +1,6 @@
 import Table from "cli-table3";
-import type { Totals } from "../ops/totals.js";
+import type { KindTotals, SpendKind, Totals } from "../ops/totals.js";
+import { sanitizeLine } from "./sanitize.js";
 
 /** Shared formatting for the "at a glance" commands (ls, info, leaves, labels, lineage). UTC everywhere. */
 
@@ -42,9 +43,29 @@ export function fmtDuration(ms: number): string {
   return `${sec}s`;
 }
 
-/** "in 1,234 · out 567 · cache r 8,900 / w 12 · $0.1234" */
+/** "in 1,234 · out 567 · cache r 8,900 / w 12 · $0.1234"; "w 12 (1h 12)" where some cache write was one-hour. */
 export function fmtTotals(t: Totals): string {
-  return `in ${fmtInt(t.input)} · out ${fmtInt(t.output)} · cache r ${fmtInt(t.cacheRead)} / w ${fmtInt(t.cacheWrite)} · ${fmtCost(t.cost)}`;
+  const w1h = t.cacheWrite1h > 0 ? ` (1h ${fmtInt(t.cacheWrite1h)})` : "";
+  return `in ${fmtInt(t.input)} · out ${fmtInt(t.output)} · cache r ${fmtInt(t.cacheRead)} / w ${fmtInt(t.cacheWrite)}${w1h} · ${fmtCost(t.cost)}`;
+}
+
+/** A kind of spend as the tables name it: the source as in --json, a usage entry as "usage:KIND". Sanitized. */
+export function kindLabel(k: SpendKind): string {
+  if (k.source !== "usage") return k.source;
+  return k.kind === null ? "usage" : `usage:${sanitizeLine(k.kind)}`;
+}
+
+/** The spend other than assistant turns, for one table cell: "compaction $0.0560, usage:cache_warm $0.0034". */
+export function fmtOtherKinds(rows: KindTotals[]): string {
+  return rows
+    .filter((r) => r.source !== "assistant")
+    .map((r) => `${kindLabel(r)} ${fmtCost(r.cost)}`)
+    .join(", ");
+}
+
+/** Whether any row records spend other than assistant turns. */
+export function hasOtherKinds(rows: KindTotals[]): boolean {
+  return rows.some((r) => r.source !== "assistant");
 }
 
 /** A borderless-looking cli-table3 table without colour codes of its own (colour comes from the Style). */

@@ -1,5 +1,5 @@
-import type { Totals } from "../ops/totals.js";
-import { fmtCost, fmtDuration, fmtInt, fmtTime, fmtTotals, makeTable, tableText } from "./info-format.js";
+import type { KindTotals, Totals } from "../ops/totals.js";
+import { fmtCost, fmtDuration, fmtInt, fmtOtherKinds, fmtTime, fmtTotals, hasOtherKinds, kindLabel, makeTable, tableText } from "./info-format.js";
 import { sanitizeLine } from "./sanitize.js";
 import type { Style } from "./style.js";
 
@@ -34,10 +34,21 @@ export interface InfoReport {
   labels: { targetId: string; targetLine: number | null; label: string }[];
   modelsUsed: { provider: string; model: string }[];
   totals: Totals;
-  models: { provider: string; model: string; assistantMessages: number; input: number; output: number; cacheRead: number; cacheWrite: number; cost: number }[];
+  /** totals by kind of spend (src/ops/totals.ts). */
+  byKind: KindTotals[];
+  models: ({ provider: string; model: string; assistantMessages: number } & Totals & { byKind: KindTotals[] })[];
   /** Entries copied from the parent file by /fork; null when the file is not a fork or the parent is unreadable. */
-  copied: { parent: string; entries: number; assistantMessages: number; firstLine: number | null; lastLine: number | null; totals: Totals; included: boolean } | null;
-  leaves: (Ref & { depth: number; isDefault: boolean; forkPoint: Ref | null; cycle: boolean; totals: Totals; ownTotals: Totals })[];
+  copied: {
+    parent: string;
+    entries: number;
+    assistantMessages: number;
+    firstLine: number | null;
+    lastLine: number | null;
+    totals: Totals;
+    byKind: KindTotals[];
+    included: boolean;
+  } | null;
+  leaves: (Ref & { depth: number; isDefault: boolean; forkPoint: Ref | null; cycle: boolean; totals: Totals; ownTotals: Totals; byKind: KindTotals[]; ownByKind: KindTotals[] })[];
   duration: { start: string; end: string; ms: number } | null;
   problems: number;
 }
@@ -96,23 +107,75 @@ export function infoText(r: InfoReport, style: Style): string {
   if (r.problems > 0) kv("problems", style.warning(`${r.problems} (run pisess validate)`));
   out.push("");
 
-  const mt = makeTable(["model", "msgs", "input", "output", "cache read", "cache write", "cost"].map((h) => style.bold(h)), ["left", "right", "right", "right", "right", "right", "right"]);
-  for (const m of r.models) {
-    mt.push([sanitizeLine(`${m.provider}/${m.model}`), fmtInt(m.assistantMessages), fmtInt(m.input), fmtInt(m.output), fmtInt(m.cacheRead), fmtInt(m.cacheWrite), fmtCost(m.cost)]);
-  }
-  const t = r.totals;
-  mt.push([style.bold("total"), fmtInt(r.models.reduce((s, m) => s + m.assistantMessages, 0)), fmtInt(t.input), fmtInt(t.output), fmtInt(t.cacheRead), fmtInt(t.cacheWrite), style.bold(fmtCost(t.cost))]);
-  out.push(tableText(mt));
+  out.push(modelTable(r, style));
   out.push("");
+  if (hasOtherKinds(r.byKind)) {
+    out.push(kindTable(r.byKind, r.totals, style));
+    out.push("");
+  }
 
   out.push(leavesTable(r.leaves, style));
   return out.join("\n") + "\n";
 }
 
+/** Columns shown only where some row has them: one-hour cache writes and reasoning tokens (pi 1.6). */
+function extraColumns(t: Totals): { head: string[]; cells: (x: Totals) => string[] } {
+  const head: string[] = [];
+  if (t.cacheWrite1h > 0) head.push("of which 1h");
+  if (t.reasoning > 0) head.push("reasoning");
+  return {
+    head,
+    cells: (x) => [...(t.cacheWrite1h > 0 ? [fmtInt(x.cacheWrite1h)] : []), ...(t.reasoning > 0 ? [fmtInt(x.reasoning)] : [])],
+  };
+}
+
+/** Per provider/model; an "other" column (summaries, usage entries, tool results with usage) where there are any. */
+function modelTable(r: InfoReport, style: Style): string {
+  const other = r.models.some((m) => hasOtherKinds(m.byKind));
+  const otherOf = (rows: KindTotals[]) => rows.reduce((s, k) => s + (k.source === "assistant" ? 0 : k.entries), 0);
+  const extra = extraColumns(r.totals);
+  const head = ["model", "msgs", ...(other ? ["other"] : []), "input", "output", "cache read", "cache write", ...extra.head, "cost"];
+  const mt = makeTable(
+    head.map((h) => style.bold(h)),
+    head.map((_, i) => (i === 0 ? "left" : "right")),
+  );
+  const row = (name: string, msgs: number, others: number, t: Totals, cost: string) => [
+    name,
+    fmtInt(msgs),
+    ...(other ? [fmtInt(others)] : []),
+    fmtInt(t.input),
+    fmtInt(t.output),
+    fmtInt(t.cacheRead),
+    fmtInt(t.cacheWrite),
+    ...extra.cells(t),
+    cost,
+  ];
+  for (const m of r.models) mt.push(row(sanitizeLine(`${m.provider}/${m.model}`), m.assistantMessages, otherOf(m.byKind), m, fmtCost(m.cost)));
+  const msgs = r.models.reduce((s, m) => s + m.assistantMessages, 0);
+  mt.push(row(style.bold("total"), msgs, otherOf(r.byKind), r.totals, style.bold(fmtCost(r.totals.cost))));
+  return tableText(mt);
+}
+
+/** The same totals by kind of spend: assistant turns, tool results, compactions, branch summaries, usage entries. */
+function kindTable(rows: KindTotals[], totals: Totals, style: Style): string {
+  const extra = extraColumns(totals);
+  const head = ["spent on", "entries", "input", "output", "cache read", "cache write", ...extra.head, "cost"];
+  const kt = makeTable(
+    head.map((h) => style.bold(h)),
+    head.map((_, i) => (i === 0 ? "left" : "right")),
+  );
+  for (const k of rows) {
+    kt.push([kindLabel(k), fmtInt(k.entries), fmtInt(k.input), fmtInt(k.output), fmtInt(k.cacheRead), fmtInt(k.cacheWrite), ...extra.cells(k), fmtCost(k.cost)]);
+  }
+  return tableText(kt);
+}
+
 function leavesTable(leaves: InfoReport["leaves"], style: Style): string {
+  const other = leaves.some((l) => hasOtherKinds(l.ownByKind));
+  const head = ["leaf", "line", "depth", "fork point", "path tokens (in/out)", "path cost", "own tokens (in/out)", "own cost", ...(other ? ["own cost outside turns"] : [])];
   const lt = makeTable(
-    ["leaf", "line", "depth", "fork point", "path tokens (in/out)", "path cost", "own tokens (in/out)", "own cost"].map((h) => style.bold(h)),
-    ["left", "right", "right", "left", "right", "right", "right", "right"],
+    head.map((h) => style.bold(h)),
+    ["left", "right", "right", "left", "right", "right", "right", "right", "left"],
   );
   for (const l of leaves) {
     lt.push([
@@ -124,6 +187,7 @@ function leavesTable(leaves: InfoReport["leaves"], style: Style): string {
       fmtCost(l.totals.cost),
       `${fmtInt(l.ownTotals.input)} / ${fmtInt(l.ownTotals.output)}`,
       fmtCost(l.ownTotals.cost),
+      ...(other ? [fmtOtherKinds(l.ownByKind)] : []),
     ]);
   }
   return tableText(lt);

@@ -1,5 +1,5 @@
-import type { Totals } from "../ops/totals.js";
-import { fmtCost, fmtInt, fmtTime, makeTable, tableText } from "./info-format.js";
+import type { KindTotals, Totals } from "../ops/totals.js";
+import { fmtCost, fmtInt, fmtOtherKinds, fmtTime, hasOtherKinds, makeTable, tableText } from "./info-format.js";
 import { sanitizeLine } from "./sanitize.js";
 import type { Style } from "./style.js";
 import { fitWidth } from "./width.js";
@@ -18,6 +18,10 @@ export interface LeafRow {
   cycle: boolean;
   totals: Totals;
   ownTotals: Totals;
+  /** totals by kind of spend (src/ops/totals.ts). */
+  byKind: KindTotals[];
+  /** ownTotals by kind of spend. */
+  ownByKind: KindTotals[];
 }
 
 export function leavesJson(file: string, rows: LeafRow[]): string {
@@ -29,9 +33,10 @@ export function leavesNdjson(rows: LeafRow[]): string {
 }
 
 export function leavesText(rows: LeafRow[], style: Style, promptWidth = 50): string {
+  const other = rows.some((r) => hasOtherKinds(r.ownByKind));
   const t = makeTable(
-    ["leaf", "line", "depth", "last activity", "labels", "own in/out", "own cost", "last prompt"].map((h) => style.bold(h)),
-    ["left", "right", "right", "left", "left", "right", "right", "left"],
+    ["leaf", "line", "depth", "last activity", "labels", "own in/out", "own cost", ...(other ? ["own cost outside turns"] : []), "last prompt"].map((h) => style.bold(h)),
+    ["left", "right", "right", "left", "left", "right", "right", ...(other ? ["left" as const] : []), "left"],
   );
   for (const r of rows) {
     t.push([
@@ -42,6 +47,7 @@ export function leavesText(rows: LeafRow[], style: Style, promptWidth = 50): str
       r.labels.map((l) => style.label(fitWidth(sanitizeLine(l.label), 24))).join(", "),
       `${fmtInt(r.ownTotals.input)} / ${fmtInt(r.ownTotals.output)}`,
       fmtCost(r.ownTotals.cost),
+      ...(other ? [fmtOtherKinds(r.ownByKind)] : []),
       r.lastUserPrompt ? fitWidth(sanitizeLine(r.lastUserPrompt.text), promptWidth) : style.dim("-"),
     ]);
   }

@@ -1,7 +1,8 @@
 import { basename, relative } from "node:path";
 import { sanitizeLine } from "./sanitize.js";
 import type { Style } from "./style.js";
-import { fmtBytes, fmtInt, fmtTime, makeTable, tableText } from "./info-format.js";
+import type { KindTotals, Totals } from "../ops/totals.js";
+import { fmtBytes, fmtCost, fmtInt, fmtTime, makeTable, tableText } from "./info-format.js";
 import { fitWidth } from "./width.js";
 
 /** One row of `pisess ls`, exactly as `--json` / `--ndjson` print it (optional keys left out when absent). */
@@ -22,6 +23,10 @@ export interface LsRow {
   parentSession?: string;
   /** Loader findings of severity warning or error (run `pisess validate` for details). */
   problems: number;
+  /** Tokens and cost of every entry that records spend, as `info` counts them (fork copies left out). */
+  totals: Totals;
+  /** totals by kind of spend. */
+  byKind: KindTotals[];
 }
 
 export function lsJson(rows: LsRow[]): string {
@@ -34,9 +39,9 @@ export function lsNdjson(rows: LsRow[]): string {
 
 export function lsText(rows: LsRow[], style: Style, opts: { showCwd: boolean; nameWidth?: number; relativeTo?: string }): string {
   if (rows.length === 0) return "";
-  const head = ["modified", "name / first prompt", "entries", "leaves", "size", "ver", "fork of", "file"];
+  const head = ["modified", "name / first prompt", "entries", "leaves", "cost", "size", "ver", "fork of", "file"];
   if (opts.showCwd) head.splice(1, 0, "cwd");
-  const aligns: ("left" | "right")[] = ["left", "left", "right", "right", "right", "right", "left", "left"];
+  const aligns: ("left" | "right")[] = ["left", "left", "right", "right", "right", "right", "right", "left", "left"];
   if (opts.showCwd) aligns.splice(1, 0, "left");
   const t = makeTable(head.map((h) => style.bold(h)), aligns);
   const width = opts.nameWidth ?? 48;
@@ -48,6 +53,7 @@ export function lsText(rows: LsRow[], style: Style, opts: { showCwd: boolean; na
       (r.name !== undefined ? fitWidth(title, width) : title) + problems,
       fmtInt(r.entries),
       fmtInt(r.leaves),
+      fmtCost(r.totals.cost),
       fmtBytes(r.bytes),
       String(r.version),
       r.parentSession !== undefined ? sanitizeLine(basename(r.parentSession)) : "",

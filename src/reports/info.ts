@@ -49,6 +49,7 @@ export async function infoReport(session: Session, opts: InfoOptions = {}): Prom
     labels: [...session.labels].map(([targetId, label]) => ({ targetId, targetLine: session.byId.get(targetId)?.line ?? null, label })),
     modelsUsed: facts.modelsUsed.map((m) => ({ provider: m.provider, model: m.model })),
     totals: totals.totals,
+    byKind: totals.byKind,
     models: totals.models.map((m) => ({
       provider: m.provider,
       model: m.model,
@@ -58,6 +59,9 @@ export async function infoReport(session: Session, opts: InfoOptions = {}): Prom
       cacheRead: m.cacheRead,
       cacheWrite: m.cacheWrite,
       cost: m.cost,
+      cacheWrite1h: m.cacheWrite1h,
+      reasoning: m.reasoning,
+      byKind: m.byKind,
     })),
     copied:
       parent && totals.copied
@@ -68,6 +72,7 @@ export async function infoReport(session: Session, opts: InfoOptions = {}): Prom
             firstLine: totals.copied.firstLine,
             lastLine: totals.copied.lastLine,
             totals: totals.copied.totals,
+            byKind: totals.copied.byKind,
             included: include,
           }
         : null,
@@ -79,6 +84,8 @@ export async function infoReport(session: Session, opts: InfoOptions = {}): Prom
       cycle: l.cycle,
       totals: l.totals,
       ownTotals: l.ownTotals,
+      byKind: l.byKind,
+      ownByKind: l.ownByKind,
     })),
     duration:
       facts.start !== null && facts.end !== null

@@ -34,6 +34,8 @@ export async function leavesReport(session: Session, opts: LeavesOptions = {}): 
     cycle: l.cycle,
     totals: l.totals,
     ownTotals: l.ownTotals,
+    byKind: l.byKind,
+    ownByKind: l.ownByKind,
   }));
   return { data: { file: session.file, leaves: rows }, diagnostics: sessionProblems(session, tree), exitCode: 0 };
 }

@@ -3,6 +3,8 @@ import { collectFiles, defaultSessionRoot, readHeader, type PiEnv } from "../io/
 import { ioReason } from "../io/errors.js";
 import { loadSession } from "../model/load.js";
 import { forkParentRef } from "../io/discover.js";
+import { forkParent } from "../ops/fork.js";
+import { sessionTotals } from "../ops/totals.js";
 import { leafRecs } from "../ops/leaves.js";
 import { problemCount, sessionProblems } from "../ops/problems.js";
 import { buildTree } from "../ops/tree.js";
@@ -136,6 +138,8 @@ async function summarize(c: Candidate, fail: (path: string, err: unknown) => voi
       }
     }
     const parent = forkParentRef(h)?.ref;
+    // As info counts it: entries a fork copied from a readable parent file are left out.
+    const spend = sessionTotals(session, (await forkParent(session))?.copied);
     const row: LsRow = {
       path: c.path,
       id: h.id,
@@ -147,6 +151,8 @@ async function summarize(c: Candidate, fail: (path: string, err: unknown) => voi
       bytes: c.bytes,
       version: session.version,
       problems: problemCount(sessionProblems(session, buildTree(session))),
+      totals: spend.totals,
+      byKind: spend.byKind,
     };
     if (session.sessionName !== undefined) row.name = session.sessionName;
     if (firstMessage !== undefined) row.firstMessage = firstMessage;
@@ -166,6 +172,8 @@ async function summarize(c: Candidate, fail: (path: string, err: unknown) => voi
       version: row.version,
       ...(row.parentSession !== undefined ? { parentSession: row.parentSession } : {}),
       problems: row.problems,
+      totals: row.totals,
+      byKind: row.byKind,
     };
   } finally {
     session.store.close();
