@@ -1,6 +1,6 @@
 import type { Argv, CommandModule } from "yargs";
 import type { EntryRec } from "../model/types.js";
-import { buildTree } from "../ops/tree.js";
+import { buildTree, flattenNodes, flatTree } from "../ops/tree.js";
 import { buildView, FILTER_MODES, layoutRows, type FilterMode } from "../ops/view.js";
 import { treeJson, treeNdjson } from "../render/tree-json.js";
 import { treeLines } from "../render/tree.js";
@@ -30,13 +30,13 @@ export const treeCommand: CommandModule<object, TreeArgs> = {
       .option("depth", { describe: "Hide entries nested deeper than N branch levels", type: "number" })
       .option("from", { describe: "Show only the subtree of this entry", type: "string" })
       .option("width", { describe: "Cut lines to N columns (default: terminal width on a TTY, else no cut)", type: "number" })
-      .option("json", { describe: "One JSON document with the nested tree (every entry unless --filter)", type: "boolean" })
+      .option("json", { describe: "One JSON document: every entry (unless --filter/--search) in file order, linked by line", type: "boolean" })
       .option("ndjson", { describe: "One JSON object per shown entry, in display order", type: "boolean" })
       .conflicts("json", "ndjson")
       .example("$0 tree session.jsonl", "the tree, active path marked with • and the leaf with ◆")
       .example("$0 tree session.jsonl --filter user-only --search refactor", "only user prompts mentioning refactor")
       .example("$0 tree session.jsonl --leaf label:checkpoint --from @40", "the subtree below line 40, with another leaf active")
-      .example("$0 tree session.jsonl --json | jq '.roots[0].children | length'", "count the root's children")
+      .example("$0 tree session.jsonl --json | jq '.entries[] | select(.children | length > 1) | .line'", "lines of the branch points")
       .example("$0 tree session.jsonl --ndjson | jq -r 'select(.isLeaf) | .id'", "ids of the leaf") as unknown as Argv<TreeArgs>,
   handler: async (args) => {
     // The whole tree as JSON needs only the skeleton of each entry (ids, parents, types, roles, timestamps,
@@ -53,10 +53,10 @@ export const treeCommand: CommandModule<object, TreeArgs> = {
       // `--json` of every entry is the tree itself (same roots, children in getTree order): no view to build.
       const whole = args.json === true && filter === undefined && search.length === 0 && from === undefined;
       if (whole) {
-        await writeOut(treeJson(session, tree.roots, leaf));
+        await writeOut(treeJson(session, flatTree(tree), leaf));
       } else if (args.json) {
         const view = buildView(session, tree, { filter, search, from, leaf, activeFirst: false });
-        await writeOut(treeJson(session, view.roots, leaf));
+        await writeOut(treeJson(session, flattenNodes(view.roots), leaf));
       } else {
         const view = buildView(session, tree, { filter, search, from, leaf, activeFirst: true });
         const rows = layoutRows(view.roots, args.depth ?? Infinity);
