@@ -34,7 +34,7 @@ describe("a session with a 20 MB line", () => {
     const r = runCli(["tree", file, "--json"]);
     expect(r.code).toBe(0);
     expect(r.stderr).toBe("");
-    expect(JSON.stringify(JSON.parse(r.stdout).roots)).toMatch(/"id":"t1","line":4,"type":"message","role":"toolResult"/);
+    expect(JSON.stringify(JSON.parse(r.stdout).entries)).toMatch(/"id":"t1","line":4,"parentId":"a1","parentLine":3,"type":"message","role":"toolResult"/);
   });
 
   it("path --ndjson and context --json give the whole 20 MB text back, byte for byte", () => {

@@ -1,6 +1,7 @@
 import { readFileSync, readdirSync } from "node:fs";
 import stringWidth from "string-width";
 import { describe, expect, it } from "vitest";
+import type { TreeJsonDocument } from "../src/render/tree-json.js";
 import { expectGolden } from "./golden.js";
 import { corpus, fingerprint, fixture, runCli } from "./helpers.js";
 
@@ -48,29 +49,70 @@ describe("pisess tree (built binary)", () => {
     expect(narrow.some((l) => l.endsWith("…"))).toBe(true);
   });
 
-  it("--json: one nested document, every entry, pi's getTree order", () => {
+  it("--json: one flat document, every entry in file order, linked by line, pi's getTree order", () => {
     const r = runCli(["tree", tree("branched.jsonl"), "--json"]);
     expect(r.code).toBe(0);
-    const doc = JSON.parse(r.stdout) as { file: string; version: number; leaf: { id: string; line: number }; roots: { id: string; children: unknown[] }[] };
+    const doc = JSON.parse(r.stdout) as TreeJsonDocument;
+    expect(Object.keys(doc)).toEqual(["file", "version", "leaf", "roots", "entries"]);
     expect(doc.version).toBe(3);
     expect(doc.leaf).toEqual({ id: "b000000a", line: 11 });
-    expect(doc.roots).toHaveLength(1);
-    const root = doc.roots[0] as unknown as { id: string; line: number; type: string; timestamp: string; children: { id: string; role?: string; label?: string; children: unknown[] }[] };
-    expect(root).toMatchObject({ id: "a0000001", line: 2, type: "model_change", timestamp: "2025-01-01T10:00:00.000Z" });
-    // getTree order: oldest first (the a-branch), not the active branch first.
-    expect(root.children.map((c) => c.id)).toEqual(["a0000002", "b0000006"]);
-    expect(root.children[0]).toMatchObject({ role: "user" });
-    let count = 0;
-    const stack: { children: unknown[]; label?: string; id?: string }[] = [root];
-    const labels: string[] = [];
-    while (stack.length) {
-      const n = stack.pop()!;
-      count++;
-      if (n.label) labels.push(`${n.id}=${n.label}`);
-      stack.push(...(n.children as { children: unknown[] }[]));
-    }
-    expect(count).toBe(10);
-    expect(labels).toEqual(["a0000005=parser-done"]);
+    expect(doc.roots).toEqual([2]);
+    // Every entry of the fixture (lines 2..11), in file order.
+    expect(doc.entries.map((e) => e.line)).toEqual([2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+    expect(doc.entries[0]).toEqual({
+      id: "a0000001",
+      line: 2,
+      parentId: null,
+      parentLine: null,
+      type: "model_change",
+      timestamp: "2025-01-01T10:00:00.000Z",
+      // getTree order: oldest first (the a-branch at line 3), not the active branch first.
+      children: [3, 7],
+    });
+    expect(doc.entries[4]).toEqual({
+      id: "a0000005",
+      line: 6,
+      parentId: "a0000004",
+      parentLine: 5,
+      type: "message",
+      role: "assistant",
+      label: "parser-done",
+      timestamp: "2025-01-01T10:04:00.000Z",
+      children: [],
+    });
+    expect(doc.entries.filter((e) => e.label !== undefined).map((e) => e.id)).toEqual(["a0000005"]);
+    expect(doc.entries.find((e) => e.line === 9)).toMatchObject({ type: "label", parentLine: 8, children: [10] });
+    expect(doc.entries.find((e) => e.line === 9)).not.toHaveProperty("role");
+  });
+
+  it("--json with --filter or --search: the shown entries only, linked to each other", () => {
+    const users = JSON.parse(runCli(["tree", tree("branched.jsonl"), "--json", "--filter", "user-only"]).stdout) as TreeJsonDocument;
+    // The user messages are lines 3, 7 and 11; 11 descends from 7 through hidden entries.
+    expect(users.roots).toEqual([3, 7]);
+    expect(users.entries.map((e) => [e.line, e.parentId, e.parentLine, e.children])).toEqual([
+      [3, "a0000001", null, []],
+      [7, "a0000001", null, [11]],
+      [11, "b0000009", 7, []],
+    ]);
+    const found = JSON.parse(runCli(["tree", tree("branched.jsonl"), "--json", "--search", "loader"]).stdout) as TreeJsonDocument;
+    expect(found.roots).toEqual([7]);
+    expect(found.entries.map((e) => [e.line, e.parentLine, e.children])).toEqual([
+      [7, null, [8]],
+      [8, 7, []],
+    ]);
+  });
+
+  it("--json: cycle members are shown once, the cut one as a root", () => {
+    const doc = JSON.parse(runCli(["tree", tree("broken-links.jsonl"), "--json"]).stdout) as TreeJsonDocument;
+    // broken-links: a cycle 3 ↔ 4 (cut at 3), a self-parent at 6, a dangling parent at 7, two entries with id d0000007.
+    expect(doc.roots).toEqual([2, 3, 6, 7]);
+    const at = (line: number) => doc.entries.find((e) => e.line === line);
+    expect(at(3)).toMatchObject({ parentId: "d0000003", parentLine: null, cycle: true, children: [4, 5] });
+    expect(at(4)).toMatchObject({ parentId: "d0000002", parentLine: 3 });
+    expect(at(4)).not.toHaveProperty("cycle");
+    expect(at(6)).toMatchObject({ parentId: "d0000005", parentLine: null });
+    expect(at(7)).toMatchObject({ parentId: "ffffffff", parentLine: null });
+    expect(at(10)).toMatchObject({ parentId: "d0000007", parentLine: 9 });
   });
 
   it("--ndjson: one object per shown entry in display order", () => {

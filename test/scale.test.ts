@@ -1,11 +1,14 @@
-import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { closeSync, existsSync, mkdtempSync, openSync, rmSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadSession } from "../src/model/load.js";
-import { buildTree } from "../src/ops/tree.js";
-import { treeJson } from "../src/render/tree-json.js";
-import { runCli } from "./helpers.js";
+import { buildTree, flatTree } from "../src/ops/tree.js";
+import { treeJson, type TreeJsonDocument } from "../src/render/tree-json.js";
+import { BIN, runCli } from "./helpers.js";
+
+const haveJq = spawnSync("jq", ["--version"]).status === 0;
 
 // Not timed: these only prove that extreme shapes load and render without recursion (no stack overflow).
 // The timed versions of the same shapes are in the benchmark (bench/gen-shapes.mjs, npm run bench).
@@ -48,21 +51,22 @@ describe("scale", () => {
       const tree = buildTree(session);
       expect(tree.roots.length).toBe(1);
       expect(tree.problems).toEqual([]);
-      // what `tree --json` writes: every entry, getTree order (the command hands the tree itself to treeJson)
+      // what `tree --json` writes: every entry, in file order, in chunks
       let bytes = 0;
-      let opens = 0;
-      let closes = 0;
+      let entries = 0;
+      let biggest = 0;
       let last = "";
-      for (const chunk of treeJson(session, tree.roots, session.defaultLeaf)) {
+      for (const chunk of treeJson(session, flatTree(tree), session.defaultLeaf)) {
         bytes += chunk.length;
-        for (let i = chunk.indexOf('"children":['); i !== -1; i = chunk.indexOf('"children":[', i + 1)) opens++;
-        for (let i = chunk.indexOf("]}"); i !== -1; i = chunk.indexOf("]}", i + 1)) closes++;
+        biggest = Math.max(biggest, chunk.length);
+        for (let i = chunk.indexOf('"parentLine":'); i !== -1; i = chunk.indexOf('"parentLine":', i + 1)) entries++;
         last = chunk;
       }
-      expect(opens).toBe(n);
-      // every node closes, plus the document
-      expect(closes).toBe(n + 1);
-      expect(last.endsWith("]}\n")).toBe(true);
+      expect(entries).toBe(n);
+      // Streamed: no chunk holds more than a few entries past the 64 KiB mark.
+      expect(biggest).toBeLessThan(1 << 17);
+      // The document closes its entries array and itself: nothing is nested per entry.
+      expect(last.endsWith(`"children":[]}]}\n`)).toBe(true);
       expect(bytes).toBeGreaterThan(n * 50);
     } finally {
       session.store.close();
@@ -76,12 +80,25 @@ describe("scale", () => {
     const r = runCli(["tree", file, "--json"]);
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
-    const doc = JSON.parse(r.stdout) as { roots: { id: string; children: { id: string; timestamp: string }[] }[] };
-    expect(doc.roots.length).toBe(1);
-    const kids = doc.roots[0]?.children ?? [];
+    const doc = JSON.parse(r.stdout) as TreeJsonDocument;
+    expect(doc.roots).toEqual([2]);
+    expect(doc.entries.length).toBe(n);
+    const kids = doc.entries[0]?.children ?? [];
     expect(kids.length).toBe(n - 1);
-    // getTree order: by timestamp, ties in file order
-    expect(kids.slice(0, 4).map((k) => k.id)).toEqual([id(1), id(2), id(3), id(4)]);
-    for (let i = 1; i < kids.length; i++) expect((kids[i - 1] as { timestamp: string }).timestamp <= (kids[i] as { timestamp: string }).timestamp).toBe(true);
+    // getTree order: by timestamp, ties in file order (the writer gives three siblings each second)
+    expect(kids.slice(0, 4)).toEqual([3, 4, 5, 6]);
+    const ts = new Map(doc.entries.map((e) => [e.line, e.timestamp as string]));
+    for (let i = 1; i < kids.length; i++) expect((ts.get(kids[i - 1] as number) as string) <= (ts.get(kids[i] as number) as string)).toBe(true);
+    expect(doc.entries.every((e, i) => e.parentLine === (i === 0 ? null : 2))).toBe(true);
+  });
+
+  it.skipIf(!haveJq)("a 1,000,000-entry chain: tree --json parses in jq", { timeout: 300_000 }, () => {
+    const file = join(dir, "chain.jsonl");
+    if (!existsSync(file)) writeShape(file, "chain", 1_000_000);
+    // The nested document of old was a million levels deep (jq 1.6 stops at 256).
+    const r = spawnSync("sh", ["-c", '"$0" "$1" tree "$2" --json | jq -c "[.leaf.line, (.entries | length), .roots, .entries[-1].parentLine]"', process.execPath, BIN, file], { encoding: "utf8" });
+    expect(r.stderr).toBe("");
+    expect(r.status).toBe(0);
+    expect(r.stdout.trim()).toBe("[1000001,1000000,[2],1000000]");
   });
 });

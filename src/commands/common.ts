@@ -145,7 +145,9 @@ export function takeExitStatus(): number {
   return code;
 }
 
+/** Columns to cut lines to; undefined: no cut. A terminal reporting 0 columns (a pty without a size) is unknown. */
 export function terminalWidth(explicit: number | undefined): number | undefined {
   if (explicit !== undefined) return explicit > 0 ? explicit : undefined;
-  return process.stdout.isTTY ? process.stdout.columns : undefined;
+  const columns = process.stdout.isTTY ? process.stdout.columns : undefined;
+  return columns !== undefined && columns > 0 ? columns : undefined;
 }

@@ -29,13 +29,13 @@ export const treeCommand: CommandModule<object, TreeArgs> = {
       .option("depth", { describe: "Hide entries nested deeper than N branch levels", type: "number" })
       .option("from", { describe: "Show only the subtree of this entry", type: "string" })
       .option("width", { describe: "Cut lines to N columns (default: terminal width on a TTY, else no cut)", type: "number" })
-      .option("json", { describe: "One JSON document with the nested tree (every entry unless --filter)", type: "boolean" })
+      .option("json", { describe: "One JSON document: every entry (unless --filter/--search) in file order, linked by line", type: "boolean" })
       .option("ndjson", { describe: "One JSON object per shown entry, in display order", type: "boolean" })
       .conflicts("json", "ndjson")
       .example("$0 tree session.jsonl", "the tree, active path marked with • and the leaf with ◆")
       .example("$0 tree session.jsonl --filter user-only --search refactor", "only user prompts mentioning refactor")
       .example("$0 tree session.jsonl --leaf label:checkpoint --from @40", "the subtree below line 40, with another leaf active")
-      .example("$0 tree session.jsonl --json | jq '.roots[0].children | length'", "count the root's children")
+      .example("$0 tree session.jsonl --json | jq '.entries[] | select(.children | length > 1) | .line'", "lines of the branch points")
       .example("$0 tree session.jsonl --ndjson | jq -r 'select(.isLeaf) | .id'", "ids of the leaf") as unknown as Argv<TreeArgs>,
   handler: async (args) => {
     // The whole tree as JSON needs only the skeleton of each entry (ids, parents, types, roles, timestamps,
@@ -51,8 +51,9 @@ export const treeCommand: CommandModule<object, TreeArgs> = {
         ...(args.from !== undefined ? { from: args.from } : {}),
         output: args.json ? "json" : args.ndjson ? "ndjson" : "text",
       });
-      const { leaf, roots, view, rows } = r.data;
-      if (!view || !rows) await writeOut(treeJson(session, roots, leaf));
+      const { leaf, flat, view, rows } = r.data;
+      if (flat) await writeOut(treeJson(session, flat, leaf));
+      else if (!view || !rows) throw new Error("tree report without a view");
       else if (args.ndjson) await writeOut(treeNdjson(session, view, rows, leaf));
       else await writeOut(mapLines(treeLines(session, view, rows, { style: styleFor(args), width: terminalWidth(args.width), leaf })));
       problemSummary(session.file, r.diagnostics);

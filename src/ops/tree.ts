@@ -191,3 +191,40 @@ export function cycleProblem(file: string, members: readonly EntryRec[]): Diagno
   const entryId = first.id !== undefined ? { entryId: first.id } : {};
   return diag("parent-cycle", file, first.line, { ids: cycle.map((r) => r.id ?? ""), lines: cycle.map((r) => r.line) }, entryId);
 }
+
+/** What a flat listing needs of a node: tree nodes and (filtered) view nodes both fit. */
+export interface FlatNode {
+  rec: EntryRec;
+  children: readonly FlatNode[];
+  cycleCut?: boolean;
+}
+
+/** A tree (or a filtered view of one) as a list: what `tree --json` writes. */
+export interface FlatTree {
+  roots: readonly FlatNode[];
+  /** Every node, in file order. */
+  nodes: readonly FlatNode[];
+  /** The parent of each node in this tree (same position as in `nodes`); null for a root, a cut cycle member included. */
+  parents: readonly (EntryRec | null)[];
+}
+
+/** The whole tree as a list: its own arrays, already in file order (nothing to walk or sort). */
+export function flatTree(tree: SessionTree): FlatTree {
+  if (tree.cycles.length === 0) return { roots: tree.roots, nodes: tree.nodes, parents: tree.parent };
+  // A cut cycle member is a root of the tree as shown; its parent link would point back into the cycle.
+  const parents = tree.parent.map((p, i) => ((tree.nodes[i] as TreeNode).cycleCut ? null : p));
+  return { roots: tree.roots, nodes: tree.nodes, parents };
+}
+
+/** The nodes reachable from `roots`, in file order, each with its parent among them. Iterative. */
+export function flattenNodes(roots: readonly FlatNode[]): FlatTree {
+  const found: [FlatNode, EntryRec | null][] = [];
+  const stack: [FlatNode, EntryRec | null][] = roots.map((r) => [r, null]);
+  while (stack.length > 0) {
+    const item = stack.pop() as [FlatNode, EntryRec | null];
+    found.push(item);
+    for (const c of item[0].children) stack.push([c, item[0].rec]);
+  }
+  found.sort((a, b) => a[0].rec.index - b[0].rec.index);
+  return { roots, nodes: found.map((f) => f[0]), parents: found.map((f) => f[1]) };
+}

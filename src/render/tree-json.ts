@@ -1,12 +1,41 @@
 import type { Session } from "../model/session.js";
 import type { EntryRec } from "../model/types.js";
+import type { FlatNode, FlatTree } from "../ops/tree.js";
 import type { Row, SessionView } from "../ops/view.js";
 
-/** What the nested JSON needs of a node: tree nodes and (filtered) view nodes both fit. */
-export interface JsonNode {
-  rec: EntryRec;
-  children: JsonNode[];
-  cycleCut?: boolean;
+/** One entry of `tree --json`. Entries refer to each other by line: a line names one physical entry, an id may not. */
+export interface TreeJsonEntry {
+  /** null for an entry without an id. */
+  id: string | null;
+  line: number;
+  /** As written (after pi's v1 migration); null when null, missing or not a string. */
+  parentId: string | null;
+  /** The parent in this document (as pi resolves it: the last entry with that id); null for a root of the document. */
+  parentLine: number | null;
+  type: string;
+  /** Message entries only. */
+  role?: string;
+  label?: string;
+  /** As written; null when missing. */
+  timestamp: unknown;
+  /** The lines of the children in this document, in pi's getTree order. */
+  children: number[];
+  /** Set where pisess cut a parent cycle open to show it: the entry is then a root. */
+  cycle?: true;
+}
+
+/**
+ * `tree --json`: flat, so that its nesting depth is the same whatever the session's shape (jq 1.6 refuses
+ * documents nested deeper than 256 levels; a chain of entries nested one level each would be thousands deep).
+ */
+export interface TreeJsonDocument {
+  file: string;
+  version: number;
+  leaf: { id: string | null; line: number } | null;
+  /** The lines of the roots, in pi's order (file order). */
+  roots: number[];
+  /** One per entry in the document, in file order. */
+  entries: TreeJsonEntry[];
 }
 
 /** Strings JSON.stringify writes as they are between quotes: no quote, backslash, control or surrogate unit. */
@@ -16,47 +45,45 @@ function jsonString(s: string): string {
   return PLAIN.test(s) ? '"' + s + '"' : JSON.stringify(s);
 }
 
-/** The node's object up to its children, written directly (same text as JSON.stringify of the object). */
-function nodeHead(session: Session, rec: EntryRec, cycleCut: boolean): string {
-  let s = '{"id":' + (rec.id === undefined ? "null" : jsonString(rec.id)) + ',"line":' + rec.line + ',"type":' + jsonString(rec.type);
-  if (rec.type === "message" && rec.role !== undefined) s += ',"role":' + jsonString(rec.role);
-  const label = rec.id !== undefined ? session.labels.get(rec.id) : undefined;
-  if (label !== undefined) s += ',"label":' + jsonString(label);
-  const ts = rec.timestamp;
-  s += ',"timestamp":' + (typeof ts === "string" ? jsonString(ts) : JSON.stringify(ts ?? null));
-  if (cycleCut) s += ',"cycle":true';
-  return s + ',"children":[';
-}
+const CHUNK = 1 << 16;
 
 /**
- * `tree --json`: one document, nested. Written with an explicit stack, in chunks, so that a million-deep chain
- * neither overflows JSON.stringify's recursion nor builds one giant string.
+ * Writes a TreeJsonDocument in chunks (same text as JSON.stringify of it would be), so that a million entries
+ * never become one giant string.
  */
-export function* treeJson(session: Session, roots: readonly JsonNode[], leaf: EntryRec | null): Generator<string> {
+export function* treeJson(session: Session, flat: FlatTree, leaf: EntryRec | null): Generator<string> {
   const head = {
     file: session.file,
     version: session.version,
     leaf: leaf ? { id: leaf.id ?? null, line: leaf.line } : null,
   };
   let buf = JSON.stringify(head).slice(0, -1) + ',"roots":[';
-  // Frames: a node to open, or a marker to close the current one.
-  const stack: (JsonNode | null)[] = [];
-  for (let i = roots.length - 1; i >= 0; i--) stack.push(roots[i] as JsonNode);
-  const needComma: boolean[] = [false];
-  while (stack.length > 0) {
-    const item = stack.pop() as JsonNode | null;
-    if (item === null) {
-      buf += "]}";
-      needComma.pop();
-      continue;
+  const { roots, nodes, parents } = flat;
+  for (let i = 0; i < roots.length; i++) {
+    buf += (i === 0 ? "" : ",") + (roots[i] as FlatNode).rec.line;
+    if (buf.length > CHUNK) {
+      yield buf;
+      buf = "";
     }
-    if (needComma[needComma.length - 1]) buf += ",";
-    needComma[needComma.length - 1] = true;
-    buf += nodeHead(session, item.rec, item.cycleCut === true);
-    needComma.push(false);
-    stack.push(null);
-    for (let i = item.children.length - 1; i >= 0; i--) stack.push(item.children[i] as JsonNode);
-    if (buf.length > 1 << 16) {
+  }
+  buf += '],"entries":[';
+  for (let i = 0; i < nodes.length; i++) {
+    const node = nodes[i] as FlatNode;
+    const rec = node.rec;
+    const parent = parents[i] ?? null;
+    if (i > 0) buf += ",";
+    buf += '{"id":' + (rec.id === undefined ? "null" : jsonString(rec.id)) + ',"line":' + rec.line;
+    buf += ',"parentId":' + (typeof rec.parentId === "string" ? jsonString(rec.parentId) : "null");
+    buf += ',"parentLine":' + (parent === null ? "null" : parent.line) + ',"type":' + jsonString(rec.type);
+    if (rec.type === "message" && rec.role !== undefined) buf += ',"role":' + jsonString(rec.role);
+    const label = rec.id !== undefined ? session.labels.get(rec.id) : undefined;
+    if (label !== undefined) buf += ',"label":' + jsonString(label);
+    const ts = rec.timestamp;
+    buf += ',"timestamp":' + (typeof ts === "string" ? jsonString(ts) : JSON.stringify(ts ?? null)) + ',"children":[';
+    const children = node.children;
+    for (let c = 0; c < children.length; c++) buf += (c === 0 ? "" : ",") + (children[c] as FlatNode).rec.line;
+    buf += node.cycleCut === true ? '],"cycle":true}' : "]}";
+    if (buf.length > CHUNK) {
       yield buf;
       buf = "";
     }

@@ -1,9 +1,8 @@
 import type { Session } from "../model/session.js";
 import type { EntryRec } from "../model/types.js";
 import { sessionProblems } from "../ops/problems.js";
-import { buildTree } from "../ops/tree.js";
+import { buildTree, flattenNodes, flatTree, type FlatTree } from "../ops/tree.js";
 import { buildView, layoutRows, type FilterMode, type Row, type SessionView } from "../ops/view.js";
-import type { JsonNode } from "../render/tree-json.js";
 import type { Report } from "./report.js";
 import { entryRef } from "./refs.js";
 
@@ -15,14 +14,14 @@ export interface TreeOptions {
   depth?: number;
   /** Only the subtree of this entry. */
   from?: string;
-  /** "json": nested, every entry unless filtered, getTree order; "text"/"ndjson": pi's /tree view, rows laid out. */
+  /** "json": flat, every entry unless filtered, children in getTree order; "text"/"ndjson": pi's /tree view, rows laid out. */
   output?: "text" | "json" | "ndjson";
 }
 
 export interface TreeData {
   leaf: EntryRec | null;
-  /** The roots to show (the whole tree's, or the view's). */
-  roots: readonly JsonNode[];
+  /** For json: the entries shown, as a list (the whole tree's, or the filtered view's). */
+  flat?: FlatTree;
   /** For text and ndjson: the view and its rows. */
   view?: SessionView;
   rows?: Row[];
@@ -39,12 +38,12 @@ export function treeReport(session: Session, opts: TreeOptions = {}): Report<Tre
   const filter: FilterMode | undefined = opts.filter ?? (json ? undefined : "default");
   const search = (opts.search ?? []).flatMap((s) => s.toLowerCase().split(/\s+/)).filter(Boolean);
   // `--json` of every entry is the tree itself (same roots, children in getTree order): no view to build.
-  if (json && filter === undefined && search.length === 0 && from === undefined) return { data: { leaf, roots: tree.roots }, diagnostics, exitCode: 0 };
+  if (json && filter === undefined && search.length === 0 && from === undefined) return { data: { leaf, flat: flatTree(tree) }, diagnostics, exitCode: 0 };
   if (json) {
     const view = buildView(session, tree, { filter, search, from, leaf, activeFirst: false });
-    return { data: { leaf, roots: view.roots }, diagnostics, exitCode: 0 };
+    return { data: { leaf, flat: flattenNodes(view.roots) }, diagnostics, exitCode: 0 };
   }
   const view = buildView(session, tree, { filter, search, from, leaf, activeFirst: true });
   const rows = layoutRows(view.roots, opts.depth ?? Infinity);
-  return { data: { leaf, roots: view.roots, view, rows }, diagnostics, exitCode: 0 };
+  return { data: { leaf, view, rows }, diagnostics, exitCode: 0 };
 }
