@@ -22,7 +22,9 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<numb
     .completion("completion", "Print a shell completion script (bash/zsh): pisess completion >> ~/.bashrc")
     .example("$0 tree session.jsonl", "the session tree, active path marked")
     .example("$0 path session.jsonl --leaf @120 --ndjson | jq .entry.type", "entry types on the path to line 120")
-    .epilogue("Entry references: a full id, a unique id prefix, @LINE, label:NAME, or leaf.\nExit codes: 0 ok, 1 findings or differences, 2 usage or I/O errors.")
+    .epilogue(
+      "Entry references: a full id, a unique id prefix, @LINE, label:NAME, or leaf.\nExit codes: 0 ok, 1 findings or differences, 2 usage or I/O errors.",
+    )
     .version(packageVersion())
     .help()
     .alias("h", "help")

@@ -8,22 +8,54 @@ const dir = mkdtempSync(join(tmpdir(), "pisess-bigline-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 // A 20 MB tool output on one line (with multi-byte characters, escapes and U+2028), between ordinary entries.
-const big = "日本語 \"quoted\" \\ back\u2028sep\n".repeat(700_000);
+const big = '日本語 "quoted" \\ back\u2028sep\n'.repeat(700_000);
 const lines = [
   { type: "session", version: 3, id: "s-big", timestamp: "2025-01-01T00:00:00.000Z", cwd: "/w" },
-  { type: "message", id: "u1", parentId: null, timestamp: "2025-01-01T00:00:01.000Z", message: { role: "user", content: "dump it", timestamp: 1 } },
+  {
+    type: "message",
+    id: "u1",
+    parentId: null,
+    timestamp: "2025-01-01T00:00:01.000Z",
+    message: { role: "user", content: "dump it", timestamp: 1 },
+  },
   {
     type: "message",
     id: "a1",
     parentId: "u1",
     timestamp: "2025-01-01T00:00:02.000Z",
-    message: { role: "assistant", content: [{ type: "toolCall", id: "c1", name: "bash", arguments: { command: "cat big" } }], provider: "p", model: "m", stopReason: "toolUse", timestamp: 2 },
+    message: {
+      role: "assistant",
+      content: [{ type: "toolCall", id: "c1", name: "bash", arguments: { command: "cat big" } }],
+      provider: "p",
+      model: "m",
+      stopReason: "toolUse",
+      timestamp: 2,
+    },
   },
-  { type: "message", id: "t1", parentId: "a1", timestamp: "2025-01-01T00:00:03.000Z", message: { role: "toolResult", toolCallId: "c1", toolName: "bash", content: [{ type: "text", text: big }], isError: false, timestamp: 3 } },
-  { type: "message", id: "a2", parentId: "t1", timestamp: "2025-01-01T00:00:04.000Z", message: { role: "assistant", content: [{ type: "text", text: "done" }], provider: "p", model: "m", stopReason: "stop", timestamp: 4 } },
+  {
+    type: "message",
+    id: "t1",
+    parentId: "a1",
+    timestamp: "2025-01-01T00:00:03.000Z",
+    message: {
+      role: "toolResult",
+      toolCallId: "c1",
+      toolName: "bash",
+      content: [{ type: "text", text: big }],
+      isError: false,
+      timestamp: 3,
+    },
+  },
+  {
+    type: "message",
+    id: "a2",
+    parentId: "t1",
+    timestamp: "2025-01-01T00:00:04.000Z",
+    message: { role: "assistant", content: [{ type: "text", text: "done" }], provider: "p", model: "m", stopReason: "stop", timestamp: 4 },
+  },
 ];
 const file = join(dir, "big.jsonl");
-writeFileSync(file, lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
+writeFileSync(file, `${lines.map((l) => JSON.stringify(l)).join("\n")}\n`);
 
 describe("a session with a 20 MB line", () => {
   it("is longer than 20 MB on one line", () => {
@@ -34,12 +66,17 @@ describe("a session with a 20 MB line", () => {
     const r = runCli(["tree", file, "--json"]);
     expect(r.code).toBe(0);
     expect(r.stderr).toBe("");
-    expect(JSON.stringify(JSON.parse(r.stdout).entries)).toMatch(/"id":"t1","line":4,"parentId":"a1","parentLine":3,"type":"message","role":"toolResult"/);
+    expect(JSON.stringify(JSON.parse(r.stdout).entries)).toMatch(
+      /"id":"t1","line":4,"parentId":"a1","parentLine":3,"type":"message","role":"toolResult"/,
+    );
   });
 
   it("path --ndjson and context --json give the whole 20 MB text back, byte for byte", () => {
     const p = runCli(["path", file, "--ndjson"]);
-    const rows = p.stdout.trim().split("\n").map((l) => JSON.parse(l) as { line: number; entry: { message?: { content?: { text?: string }[] } } });
+    const rows = p.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { line: number; entry: { message?: { content?: { text?: string }[] } } });
     expect(rows.map((r) => r.line)).toEqual([2, 3, 4, 5]);
     expect(rows[2]?.entry.message?.content?.[0]?.text).toBe(big);
     const c = runCli(["context", file, "--json"]);

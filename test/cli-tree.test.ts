@@ -30,21 +30,31 @@ describe("pisess tree (built binary)", () => {
     const noTools = runCli(["tree", tree("branched.jsonl"), "--filter", "no-tools"]).stdout;
     expect(noTools).not.toContain("[read]");
     expect(noTools).toContain("assistant: The parser skips blank lines.");
-    const labeled = runCli(["tree", tree("branched.jsonl"), "--filter", "labeled-only"]).stdout.trim().split("\n");
+    const labeled = runCli(["tree", tree("branched.jsonl"), "--filter", "labeled-only"])
+      .stdout.trim()
+      .split("\n");
     expect(labeled).toHaveLength(1);
     expect(labeled[0]).toContain("[parser-done]");
-    const search = runCli(["tree", tree("branched.jsonl"), "--search", "LOADER", "done"]).stdout.trim().split("\n");
+    const search = runCli(["tree", tree("branched.jsonl"), "--search", "LOADER", "done"])
+      .stdout.trim()
+      .split("\n");
     expect(search).toHaveLength(1);
     expect(search[0]).toContain("Done with the loader.");
   });
 
   it("--from shows a subtree, --depth cuts deep branches, --width cuts lines to the column count", () => {
-    const from = runCli(["tree", tree("branched.jsonl"), "--from", "a0000002", "--filter", "all"]).stdout.trim().split("\n");
+    const from = runCli(["tree", tree("branched.jsonl"), "--from", "a0000002", "--filter", "all"])
+      .stdout.trim()
+      .split("\n");
     expect(from.map((l) => l.match(/[ab]0{5}\w+/)?.[0])).toEqual(["a0000002", "a0000004", "a0000005"]);
     // Two visible roots (the model change is hidden), each at branch level 0; their children are one level in.
-    const depth = runCli(["tree", tree("branched.jsonl"), "--depth", "0"]).stdout.trim().split("\n");
+    const depth = runCli(["tree", tree("branched.jsonl"), "--depth", "0"])
+      .stdout.trim()
+      .split("\n");
     expect(depth.map((l) => l.match(/[ab]0{5}\w+/)?.[0])).toEqual(["b0000006", "a0000002"]);
-    const narrow = runCli(["tree", fixture("..", "fixtures", "corpus", "gen-v3-branchy.jsonl"), "--width", "60"]).stdout.trim().split("\n");
+    const narrow = runCli(["tree", fixture("..", "fixtures", "corpus", "gen-v3-branchy.jsonl"), "--width", "60"])
+      .stdout.trim()
+      .split("\n");
     for (const line of narrow) expect(stringWidth(line), line).toBeLessThanOrEqual(60);
     expect(narrow.some((l) => l.endsWith("…"))).toBe(true);
   });
@@ -117,8 +127,20 @@ describe("pisess tree (built binary)", () => {
 
   it("--ndjson: one object per shown entry in display order", () => {
     const r = runCli(["tree", tree("branched.jsonl"), "--ndjson", "--filter", "all"]);
-    const rows = r.stdout.trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
-    expect(rows[0]).toEqual({ id: "a0000001", line: 2, parentId: null, depth: 0, type: "model_change", onPath: true, isLeaf: false, children: ["b0000006", "a0000002"] });
+    const rows = r.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(rows[0]).toEqual({
+      id: "a0000001",
+      line: 2,
+      parentId: null,
+      depth: 0,
+      type: "model_change",
+      onPath: true,
+      isLeaf: false,
+      children: ["b0000006", "a0000002"],
+    });
     const leaf = rows.filter((x) => x.isLeaf);
     expect(leaf.map((x) => x.id)).toEqual(["b000000a"]);
     expect(rows.find((x) => x.id === "a0000005")).toMatchObject({ label: "parser-done", onPath: false, depth: 4, role: "assistant" });
@@ -135,7 +157,9 @@ describe("pisess tree (built binary)", () => {
   it("colour: off when piped or NO_COLOR, on with --color always", () => {
     expect(runCli(["tree", tree("branched.jsonl")]).stdout).not.toContain("\u001b[");
     expect(runCli(["tree", tree("branched.jsonl"), "--color", "always"], { env: { NO_COLOR: "1" } }).stdout).toContain("\u001b[");
-    expect(runCli(["tree", tree("branched.jsonl"), "--color", "never"], { env: { NO_COLOR: undefined, FORCE_COLOR: "1" } }).stdout).not.toContain("\u001b[");
+    expect(
+      runCli(["tree", tree("branched.jsonl"), "--color", "never"], { env: { NO_COLOR: undefined, FORCE_COLOR: "1" } }).stdout,
+    ).not.toContain("\u001b[");
   });
 
   it("reads stdin with -", () => {
@@ -204,7 +228,10 @@ describe("pisess path (built binary)", () => {
 
   it("--ndjson: {line, entry} per entry with the entry as migrated (v1 ids)", () => {
     const r = runCli(["path", tree("v1-compaction.jsonl"), "--ndjson"]);
-    const rows = r.stdout.trim().split("\n").map((l) => JSON.parse(l) as { line: number; entry: Record<string, unknown> });
+    const rows = r.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { line: number; entry: Record<string, unknown> });
     expect(rows.map((x) => x.line)).toEqual([2, 3, 4, 5, 6]);
     expect(rows[3]!.entry).toMatchObject({ type: "compaction", id: "L5", parentId: "L4", firstKeptEntryId: "L4", tokensBefore: 12345 });
     expect(rows[3]!.entry).not.toHaveProperty("firstKeptEntryIndex");

@@ -31,7 +31,12 @@ function fill(sessions: string): { older: string; newer: string; invalid: string
   const newer = place(folder, "2025-03-02T10-00-00-000Z_roles.jsonl", ctxFixture("roles"), 1_700_000_100);
   // Newest of all, but not a session: pi skips it.
   const invalid = place(folder, "2025-03-03T10-00-00-000Z_broken.jsonl", Buffer.from('{"type":"message","id":"x"}\n'), 1_700_000_200);
-  const elsewhere = place(join(sessions, cwdFolderName(other)), "2025-03-04T10-00-00-000Z_orphan.jsonl", ctxFixture("orphan-tool-result"), 1_700_000_300);
+  const elsewhere = place(
+    join(sessions, cwdFolderName(other)),
+    "2025-03-04T10-00-00-000Z_orphan.jsonl",
+    ctxFixture("orphan-tool-result"),
+    1_700_000_300,
+  );
   for (const p of [older, newer, invalid, elsewhere]) prints.push(fingerprint(p));
   return { older, newer, invalid, elsewhere };
 }
@@ -68,7 +73,10 @@ describe("pisess context without FILE: the most recent session of the current di
     mkdirSync(agent, { recursive: true });
     writeFileSync(join(agent, "settings.json"), JSON.stringify({ sessionDir: "my-sessions" }));
     const { newer } = fill(join(agent, "my-sessions"));
-    const r = runCli(["context", "--json"], { cwd: project, env: { PI_CODING_AGENT_DIR: agent, PI_CODING_AGENT_SESSION_DIR: undefined, HOME: base } });
+    const r = runCli(["context", "--json"], {
+      cwd: project,
+      env: { PI_CODING_AGENT_DIR: agent, PI_CODING_AGENT_SESSION_DIR: undefined, HOME: base },
+    });
     expect(r.code, r.stderr).toBe(0);
     expect(fileOf(r.stdout)).toBe(newer);
   });
@@ -105,7 +113,10 @@ describe("pisess context without FILE: the most recent session of the current di
   it("no session for this directory: exit 2 with a clear message", () => {
     const agent = join(base, "agent-empty");
     mkdirSync(agent, { recursive: true });
-    const r = runCli(["context"], { cwd: project, env: { PI_CODING_AGENT_DIR: agent, PI_CODING_AGENT_SESSION_DIR: undefined, HOME: base } });
+    const r = runCli(["context"], {
+      cwd: project,
+      env: { PI_CODING_AGENT_DIR: agent, PI_CODING_AGENT_SESSION_DIR: undefined, HOME: base },
+    });
     expect(r.code).toBe(2);
     expect(r.stdout).toBe("");
     expect(r.stderr).toContain("no session for");
@@ -149,7 +160,10 @@ describe("pisess context (built binary)", () => {
     const p = ctxFixture("roles");
     const nd = runCli(["context", p, "--ndjson"]).stdout.trim().split("\n");
     expect(nd).toHaveLength(11);
-    const llm = JSON.parse(runCli(["context", p, "--llm", "--json"]).stdout) as { messages: { role: string }[]; entries: { line: number; type: string }[] };
+    const llm = JSON.parse(runCli(["context", p, "--llm", "--json"]).stdout) as {
+      messages: { role: string }[];
+      entries: { line: number; type: string }[];
+    };
     expect(llm.messages).toHaveLength(9);
     // The !! command (line 5) and the unknown role (line 15) are not sent.
     expect(llm.entries.map((e) => e.line)).not.toContain(5);

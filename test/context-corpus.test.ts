@@ -52,19 +52,31 @@ describe("context: every leaf of the corpus equals pi's buildSessionContext and 
           continue;
         }
         if (!p.ok) throw new Error(`${f}:${leaf.line}: unexpected cycle`);
-        expect(p.path.map((r) => r.line), `${f}:${leaf.line} path`).toEqual(leaf.path);
+        expect(
+          p.path.map((r) => r.line),
+          `${f}:${leaf.line} path`,
+        ).toEqual(leaf.path);
         const ctx = buildContext(session, p.path, (r) => readEntry(session, r));
         if (leaf.contextError !== undefined) {
           // pi throws here (an edit without replacement); pisess builds on without that edit and marks it.
-          expect(ctx.edits.some((e) => e.piThrows), `${f}:${leaf.line}`).toBe(true);
+          expect(
+            ctx.edits.some((e) => e.piThrows),
+            `${f}:${leaf.line}`,
+          ).toBe(true);
           continue;
         }
-        if (leaf.messageLines) expect(ctx.sources.map((r) => r.line), `${f}:${leaf.line} messageLines`).toEqual(leaf.messageLines);
+        if (leaf.messageLines)
+          expect(
+            ctx.sources.map((r) => r.line),
+            `${f}:${leaf.line} messageLines`,
+          ).toEqual(leaf.messageLines);
         if (leaf.edits) {
           const got = ctx.edits.map((e) => json({ line: e.edit.line, targetLine: e.target?.line ?? null, status: e.status }));
           expect(got, `${f}:${leaf.line} edits`).toEqual(leaf.edits);
         }
-        expect(json({ thinkingLevel: ctx.thinkingLevel, model: ctx.model, messages: ctx.messages }), `${f}:${leaf.line} context`).toEqual(leaf.context);
+        expect(json({ thinkingLevel: ctx.thinkingLevel, model: ctx.model, messages: ctx.messages }), `${f}:${leaf.line} context`).toEqual(
+          leaf.context,
+        );
         expect(json(convertToLlm(ctx.messages)), `${f}:${leaf.line} llm`).toEqual(leaf.llm);
         expect(ctx.sources).toHaveLength(ctx.messages.length);
         expect(ctx.problems.filter((d) => d.code === "message-missing")).toEqual([]);
@@ -85,7 +97,9 @@ describe("context: every leaf of the corpus equals pi's buildSessionContext and 
         });
         const mapped = convertToLlmMapped(ctx.messages);
         expect(mapped.from).toHaveLength(mapped.messages.length);
-        mapped.from.forEach((from, i) => expect((ctx.messages[from] as { timestamp?: unknown }).timestamp).toBe((mapped.messages[i] as { timestamp?: unknown }).timestamp));
+        mapped.from.forEach((from, i) => {
+          expect((ctx.messages[from] as { timestamp?: unknown }).timestamp).toBe((mapped.messages[i] as { timestamp?: unknown }).timestamp);
+        });
       }
     } finally {
       session.store.close();
@@ -132,7 +146,11 @@ describe("pisess context --json / --llm --json (built binary)", () => {
       }
       expect(r.code, `${f} ${ref}: ${r.stderr}`).toBe(0);
       const doc = JSON.parse(r.stdout) as Record<string, unknown> & { messages: unknown[]; entries: { line: number; type: string }[] };
-      expect(Object.keys(doc).sort()).toEqual(["entries", "file", "leaf", "messages", "model", "thinkingLevel"].filter((k) => k !== "thinkingLevel" || leaf.context?.thinkingLevel !== undefined).sort());
+      expect(Object.keys(doc).sort()).toEqual(
+        ["entries", "file", "leaf", "messages", "model", "thinkingLevel"]
+          .filter((k) => k !== "thinkingLevel" || leaf.context?.thinkingLevel !== undefined)
+          .sort(),
+      );
       expect({ thinkingLevel: doc.thinkingLevel, model: doc.model, messages: doc.messages }).toEqual(leaf.context);
       expect((doc.leaf as { line: number }).line).toBe(piLine(leaf));
       expect(doc.entries).toHaveLength(doc.messages.length);
@@ -146,7 +164,12 @@ describe("pisess context --json / --llm --json (built binary)", () => {
 
       const nd = runCli(["context", path, "--leaf", ref, "--llm", "--ndjson"]);
       expect(nd.code).toBe(0);
-      expect(nd.stdout.split("\n").filter(Boolean).map((s) => JSON.parse(s))).toEqual(leaf.llm);
+      expect(
+        nd.stdout
+          .split("\n")
+          .filter(Boolean)
+          .map((s) => JSON.parse(s)),
+      ).toEqual(leaf.llm);
     }
     expect(fingerprint(path)).toEqual(before);
   });

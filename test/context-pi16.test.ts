@@ -15,11 +15,12 @@ function e(id: string, parentId: string | null, type: string, fields: Record<str
   clock++;
   return { type, id, parentId, timestamp: `2026-11-21T10:00:${String(clock % 60).padStart(2, "0")}.000Z`, ...fields };
 }
-const msg = (id: string, parentId: string | null, message: Record<string, unknown>) => e(id, parentId, "message", { message: { timestamp: 1, ...message } });
+const msg = (id: string, parentId: string | null, message: Record<string, unknown>) =>
+  e(id, parentId, "message", { message: { timestamp: 1, ...message } });
 const user = (id: string, parentId: string | null, content: unknown) => msg(id, parentId, { role: "user", content });
 
 async function contextAt(entries: Record<string, unknown>[], leafId?: string) {
-  const text = [HEADER, ...entries].map((o) => JSON.stringify(o)).join("\n") + "\n";
+  const text = `${[HEADER, ...entries].map((o) => JSON.stringify(o)).join("\n")}\n`;
   const session = await loadSession({ kind: "stream", name: "-", stream: Readable.from([Buffer.from(text)]) });
   const leaf = leafId === undefined ? (session.defaultLeaf as EntryRec) : (session.byId.get(leafId) as EntryRec);
   const p = pathTo(session, leaf);
@@ -42,7 +43,12 @@ describe("context_edit", () => {
     ]);
     expect(contents(ctx)).toEqual(["[redacted]", [{ type: "text", text: "short" }], [{ type: "text", text: "o" }], "new note"]);
     expect(ctx.editedBy.map((r) => r?.id)).toEqual(["x1", "x2", "x3", "x4"]);
-    expect(contents({ messages: ctx.originals })).toEqual(["secret", [{ type: "text", text: "long" }], [{ type: "text", text: "out" }], "old note"]);
+    expect(contents({ messages: ctx.originals })).toEqual([
+      "secret",
+      [{ type: "text", text: "long" }],
+      [{ type: "text", text: "out" }],
+      "old note",
+    ]);
     expect(ctx.edits.map((x) => x.status)).toEqual(["applied", "applied", "applied", "applied"]);
   });
 
@@ -101,7 +107,12 @@ describe("compaction and system messages (pi 1.6)", () => {
       user("u1", "s0", "old"),
       sys("s1", "u1", "prompt v2"),
       user("u2", "s1", "kept"),
-      e("c1", "u2", "compaction", { summary: "S", firstKeptEntryId: "u1", tokensBefore: 10, systemMessage: { role: "system", content: "prompt v2 replayed", timestamp: 5 } }),
+      e("c1", "u2", "compaction", {
+        summary: "S",
+        firstKeptEntryId: "u1",
+        tokensBefore: 10,
+        systemMessage: { role: "system", content: "prompt v2 replayed", timestamp: 5 },
+      }),
       user("u3", "c1", "after"),
     ]);
     expect(ctx.messages.map((m) => (m as { role: string }).role)).toEqual(["system", "compactionSummary", "user", "user", "user"]);
@@ -118,13 +129,20 @@ describe("compaction and system messages (pi 1.6)", () => {
       user("u2", "c1", "b"),
       e("c2", "u2", "compaction", { summary: "second", firstKeptEntryId: "u1", tokensBefore: 2 }),
     ]);
-    expect(older.messages.map((m) => (m as { summary?: string; content?: string }).summary ?? (m as { content: string }).content)).toEqual(["second", "a", "b"]);
-    const none = await contextAt([user("u1", null, "a"), e("c1", "u1", "compaction", { summary: "all", firstKeptEntryId: "c1", tokensBefore: 1 })]);
+    expect(older.messages.map((m) => (m as { summary?: string; content?: string }).summary ?? (m as { content: string }).content)).toEqual([
+      "second",
+      "a",
+      "b",
+    ]);
+    const none = await contextAt([
+      user("u1", null, "a"),
+      e("c1", "u1", "compaction", { summary: "all", firstKeptEntryId: "c1", tokensBefore: 1 }),
+    ]);
     expect(none.messages).toHaveLength(1);
     expect(none.problems).toEqual([]);
   });
 
-  it("null or missing content is normalised as pi does: [] for user/assistant/toolResult, \"\" for system", async () => {
+  it('null or missing content is normalised as pi does: [] for user/assistant/toolResult, "" for system', async () => {
     const ctx = await contextAt([
       msg("s0", null, { role: "system", content: null }),
       msg("u1", "s0", { role: "user", content: null }),

@@ -18,7 +18,10 @@ const scenarios = readdirSync(fixture("context"))
   .map((f) => f.replace(/\.jsonl$/, ""));
 
 async function load(name: string, ref = "leaf", opts: Partial<DisplayOptions> = {}) {
-  const session = await loadSession({ kind: "file", path: fixture("context", `${name}.jsonl`) }, { name: `fixtures/context/${name}.jsonl` });
+  const session = await loadSession(
+    { kind: "file", path: fixture("context", `${name}.jsonl`) },
+    { name: `fixtures/context/${name}.jsonl` },
+  );
   const r = resolveRef(session, ref);
   if (!r.ok) throw new Error(ref);
   const p = pathTo(session, r.rec);

@@ -64,7 +64,7 @@ describe("loader", () => {
       '{"type":"compaction","timestamp":"2025-01-01T00:00:04Z","summary":"s","firstKeptEntryIndex":0,"tokensBefore":1}',
       '{"type":"compaction","timestamp":"2025-01-01T00:00:05Z","summary":"s","firstKeptEntryIndex":99,"tokensBefore":1}',
     ];
-    const s = await fromText(lines.join("\n") + "\n");
+    const s = await fromText(`${lines.join("\n")}\n`);
     // parsed: header 0, line 3 → 1, line 4 → 2
     expect(s.entries.map((e) => e.firstKeptEntryId)).toEqual([undefined, undefined, "L4", undefined, undefined]);
   });
@@ -109,7 +109,9 @@ describe("loader", () => {
   });
 
   it("stdin: entries are read back from memory", async () => {
-    const s = await fromText('{"type":"session","version":3,"id":"x","timestamp":"t","cwd":"/"}\n{"type":"custom","id":"a1","parentId":null,"timestamp":"2025-01-01T00:00:00Z","customType":"k","data":{"x":1}}\n');
+    const s = await fromText(
+      '{"type":"session","version":3,"id":"x","timestamp":"t","cwd":"/"}\n{"type":"custom","id":"a1","parentId":null,"timestamp":"2025-01-01T00:00:00Z","customType":"k","data":{"x":1}}\n',
+    );
     expect(readEntry(s, s.entries[0]!)).toMatchObject({ customType: "k", data: { x: 1 } });
   });
 

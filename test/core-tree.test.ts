@@ -25,7 +25,7 @@ interface Expected {
 const files = readdirSync(corpus("")).filter((f) => f.endsWith(".jsonl"));
 const loadFile = (path: string) => loadSession({ kind: "file", path });
 const fromLines = (lines: string[]) =>
-  loadSession({ kind: "stream", name: "-", stream: Readable.from([Buffer.from(lines.join("\n") + "\n")]) });
+  loadSession({ kind: "stream", name: "-", stream: Readable.from([Buffer.from(`${lines.join("\n")}\n`)]) });
 
 function shape(nodes: TreeNode[], skipCut: boolean): ExpectedNode[] {
   // Iterative copy: trees in the corpus are deep chains.
@@ -63,9 +63,12 @@ describe("tree and leaf against pi's own results (corpus)", () => {
         expect(ours).toEqual(piTree);
       } else {
         // Documented difference: pi lists the last duplicate twice and loses the first; pisess shows each once.
-        const drop = (nodes: ExpectedNode[]): ExpectedNode[] => nodes.filter((n) => !dupLines.has(n.line)).map((n) => ({ line: n.line, children: drop(n.children) }));
+        const drop = (nodes: ExpectedNode[]): ExpectedNode[] =>
+          nodes.filter((n) => !dupLines.has(n.line)).map((n) => ({ line: n.line, children: drop(n.children) }));
         const once = (nodes: ExpectedNode[]): ExpectedNode[] =>
-          nodes.filter((n, i) => nodes.findIndex((m) => m.line === n.line) === i).map((n) => ({ line: n.line, children: once(n.children) }));
+          nodes
+            .filter((n, i) => nodes.findIndex((m) => m.line === n.line) === i)
+            .map((n) => ({ line: n.line, children: once(n.children) }));
         expect(drop(ours)).toEqual(once(piTree));
       }
       // Labels resolve as pi resolves them (pi 1.6's oracle lists them by target line: compared in that order).
@@ -130,7 +133,9 @@ describe("tree rules", () => {
     const n = 1_000_000;
     const lines = ['{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00Z","cwd":"/"}'];
     for (let i = 0; i < n; i++) {
-      lines.push(`{"type":"custom","id":"e${i}","parentId":${i === 0 ? "null" : `"e${i - 1}"`},"timestamp":"2025-01-01T00:00:00Z","customType":"k"}`);
+      lines.push(
+        `{"type":"custom","id":"e${i}","parentId":${i === 0 ? "null" : `"e${i - 1}"`},"timestamp":"2025-01-01T00:00:00Z","customType":"k"}`,
+      );
     }
     const s = await fromLines(lines);
     const t = buildTree(s);
@@ -174,10 +179,17 @@ describe("random parent graphs (property)", () => {
   it("every entry appears exactly once in the tree, paths end at a root or report a cycle", async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.array(fc.record({ parent: fc.option(fc.nat({ max: 30 }), { nil: null }), ts: fc.option(fc.nat({ max: 5 }), { nil: null }), dupOf: fc.option(fc.nat({ max: 30 }), { nil: null }) }), {
-          minLength: 1,
-          maxLength: 30,
-        }),
+        fc.array(
+          fc.record({
+            parent: fc.option(fc.nat({ max: 30 }), { nil: null }),
+            ts: fc.option(fc.nat({ max: 5 }), { nil: null }),
+            dupOf: fc.option(fc.nat({ max: 30 }), { nil: null }),
+          }),
+          {
+            minLength: 1,
+            maxLength: 30,
+          },
+        ),
         async (specs) => {
           const lines = ['{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00Z","cwd":"/"}'];
           specs.forEach((sp, i) => {

@@ -7,15 +7,7 @@ import { loadSession } from "../src/model/load.js";
 import { readEntry, type Session } from "../src/model/session.js";
 import type { EntryRec } from "../src/model/types.js";
 import { buildContext } from "../src/ops/context.js";
-import {
-  chooseAlign,
-  diffContexts,
-  diffPaths,
-  entryKey,
-  lineageOf,
-  sidePath,
-  type SideInput,
-} from "../src/ops/diff.js";
+import { chooseAlign, diffContexts, diffPaths, entryKey, lineageOf, sidePath, type SideInput } from "../src/ops/diff.js";
 import { findByLine, resolveRef } from "../src/ops/refs.js";
 import { computeStats, fileAccessOf } from "../src/ops/stats.js";
 import { corpus, fixture } from "./helpers.js";
@@ -149,7 +141,12 @@ describe("diffPaths across files", () => {
       { file: "fork-child.jsonl", absPath: fixture("diff", "fork-child.jsonl"), session: child },
       { file: "fork-parent.jsonl", absPath: fixture("diff", "fork-parent.jsonl"), session: parent },
     );
-    expect(lin).toMatchObject({ relation: "left-forked-from-right", matchedBy: "basename", leftParent: { field: "parentSession" }, rightParent: null });
+    expect(lin).toMatchObject({
+      relation: "left-forked-from-right",
+      matchedBy: "basename",
+      leftParent: { field: "parentSession" },
+      rightParent: null,
+    });
     const exact = lineageOf(
       { file: "p.jsonl", absPath: "/home/u/.pi/agent/sessions/--home-u-app--/fork-parent.jsonl", session: parent },
       { file: "c.jsonl", absPath: "/elsewhere/c.jsonl", session: child },
@@ -187,7 +184,13 @@ describe("diffPaths across files", () => {
 
   it("entryKey ignores ids and timestamps", () => {
     const a = { type: "message", id: "1", parentId: null, timestamp: "t1", message: { role: "user", content: "hi", timestamp: 1 } };
-    const b = { type: "message", id: "2", parentId: "0", timestamp: "t2", message: { role: "user", content: [{ type: "text", text: "hi" }], timestamp: 2 } };
+    const b = {
+      type: "message",
+      id: "2",
+      parentId: "0",
+      timestamp: "t2",
+      message: { role: "user", content: [{ type: "text", text: "hi" }], timestamp: 2 },
+    };
     expect(entryKey(a)).toBe(entryKey(b));
     expect(entryKey({ ...a, message: { role: "user", content: "ho" } })).not.toBe(entryKey(a));
   });
@@ -348,7 +351,7 @@ describe("corpus: base and divergent entries match pi's paths", () => {
       // /fork: the header (with parentSession) and the path root..x, ids kept, in path order.
       const header = JSON.parse(text[0] as string) as Record<string, unknown>;
       header.parentSession = corpus(`${name}.jsonl`);
-      const forkText = [JSON.stringify(header), ...x.path.map((l) => text[l - 1] as string)].join("\n") + "\n";
+      const forkText = `${[JSON.stringify(header), ...x.path.map((l) => text[l - 1] as string)].join("\n")}\n`;
       const forkFile = join(dir, "fork.jsonl");
       writeFileSync(forkFile, forkText);
       const fork = await load(forkFile);
@@ -362,7 +365,10 @@ describe("corpus: base and divergent entries match pi's paths", () => {
       expect(d.right.base?.line ?? null).toBe(want.base);
       expect(d.left.divergent.map((r) => x.path[r.line - 2])).toEqual(want.left);
       expect(lines(d.right.divergent)).toEqual(want.right);
-      const lin = lineageOf({ file: "fork.jsonl", absPath: forkFile, session: fork }, { file: name, absPath: corpus(`${name}.jsonl`), session: parent });
+      const lin = lineageOf(
+        { file: "fork.jsonl", absPath: forkFile, session: fork },
+        { file: name, absPath: corpus(`${name}.jsonl`), session: parent },
+      );
       expect(lin).toMatchObject({ relation: "left-forked-from-right", matchedBy: "path" });
     } finally {
       rmSync(dir, { recursive: true, force: true });

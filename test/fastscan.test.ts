@@ -29,7 +29,9 @@ function sameUpToCuts(full: unknown, cut: unknown, protectedHere = false): boole
     const a = Object.keys(full);
     const b = Object.keys(cut);
     if (!isDeepStrictEqual(a, b)) return false;
-    return a.every((k) => sameUpToCuts((full as Record<string, unknown>)[k], (cut as Record<string, unknown>)[k], protectedHere || FULL_KEYS.has(k)));
+    return a.every((k) =>
+      sameUpToCuts((full as Record<string, unknown>)[k], (cut as Record<string, unknown>)[k], protectedHere || FULL_KEYS.has(k)),
+    );
   }
   return Object.is(full, cut);
 }
@@ -66,7 +68,18 @@ const BIG = CUT_MIN_BYTES * 2;
 
 describe("condenseLine", () => {
   it("cuts long strings and keeps keys, protected values and structure", () => {
-    const line = JSON.stringify({ type: "message", id: "a1", parentId: null, timestamp: "2025-01-01T00:00:00.000Z", message: { role: "toolResult", toolCallId: long(BIG, "t"), content: [{ type: "text", text: long(BIG, "out\n") }], details: { x: [long(BIG)] } } });
+    const line = JSON.stringify({
+      type: "message",
+      id: "a1",
+      parentId: null,
+      timestamp: "2025-01-01T00:00:00.000Z",
+      message: {
+        role: "toolResult",
+        toolCallId: long(BIG, "t"),
+        content: [{ type: "text", text: long(BIG, "out\n") }],
+        details: { x: [long(BIG)] },
+      },
+    });
     const c = condenseLine(Buffer.from(line));
     expect(c).not.toBeNull();
     expect((c as string).length).toBeLessThan(line.length - 4000);
@@ -89,7 +102,10 @@ describe("condenseLine", () => {
   });
 
   it("never cuts a string that is all white space in its kept prefix", () => {
-    const line = JSON.stringify({ type: "message", message: { role: "assistant", content: [{ type: "text", text: " ".repeat(BIG) + "x" }] } });
+    const line = JSON.stringify({
+      type: "message",
+      message: { role: "assistant", content: [{ type: "text", text: `${" ".repeat(BIG)}x` }] },
+    });
     const c = condenseLine(Buffer.from(line));
     const v = JSON.parse(c ?? line);
     expect(v.message.content[0].text.trim()).toBe("x");
@@ -105,11 +121,45 @@ describe("condenseLine", () => {
 
   it("agrees with JSON.parse on random and adversarial lines", () => {
     const pieceArb = fc.oneof(
-      fc.constantFrom('"', "\\", "\\\"", "\\\\", "\\n", "\\u00e9", "\\ud83d\\ude00", "\\ud83d", "\\u12", "\\x", "\u0001", "\t", "\n", "é", "日本", "🚀", "\u2028", " ", ":", ",", "{", "}", "[", "]", "type", "id", "text"),
+      fc.constantFrom(
+        '"',
+        "\\",
+        '\\"',
+        "\\\\",
+        "\\n",
+        "\\u00e9",
+        "\\ud83d\\ude00",
+        "\\ud83d",
+        "\\u12",
+        "\\x",
+        "\u0001",
+        "\t",
+        "\n",
+        "é",
+        "日本",
+        "🚀",
+        "\u2028",
+        " ",
+        ":",
+        ",",
+        "{",
+        "}",
+        "[",
+        "]",
+        "type",
+        "id",
+        "text",
+      ),
       fc.string({ maxLength: 8 }),
     );
     const strArb = fc.array(pieceArb, { maxLength: 12 }).map((ps) => ps.join(""));
-    const bigStr = fc.tuple(fc.integer({ min: CUT_MIN_BYTES - 8, max: CUT_MIN_BYTES * 3 }), fc.constantFrom("a", "\\n", "é", "日", "🚀", "\\u00e9", " ", "\\\\", "\\\"", "x\\t"), fc.oneof(fc.constant(""), fc.constant("end"), strArb)).map(([n, unit, tail]) => long(n, unit) + tail);
+    const bigStr = fc
+      .tuple(
+        fc.integer({ min: CUT_MIN_BYTES - 8, max: CUT_MIN_BYTES * 3 }),
+        fc.constantFrom("a", "\\n", "é", "日", "🚀", "\\u00e9", " ", "\\\\", '\\"', "x\\t"),
+        fc.oneof(fc.constant(""), fc.constant("end"), strArb),
+      )
+      .map(([n, unit, tail]) => long(n, unit) + tail);
     const keyArb = fc.oneof(fc.constantFrom(...FULL_KEYS, "message", "content", "text", "details", "summary"), fc.string({ maxLength: 6 }));
     const valueArb: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
       value: fc.oneof(
@@ -126,30 +176,37 @@ describe("condenseLine", () => {
     const ser = (v: unknown): string => {
       if (v !== null && typeof v === "object" && "__raw" in (v as object)) return (v as { __raw: string }).__raw;
       if (v !== null && typeof v === "object" && "__obj" in (v as object)) {
-        return "{" + (v as { __obj: [string, unknown][] }).__obj.map(([k, x]) => `${JSON.stringify(k)}:${ser(x)}`).join(",") + "}";
+        return `{${(v as { __obj: [string, unknown][] }).__obj.map(([k, x]) => `${JSON.stringify(k)}:${ser(x)}`).join(",")}}`;
       }
-      if (Array.isArray(v)) return "[" + v.map(ser).join(",") + "]";
+      if (Array.isArray(v)) return `[${v.map(ser).join(",")}]`;
       return JSON.stringify(v);
     };
     // Every line holds at least one long string, at the top or nested, so the fast path has work to do.
-    const withLong = fc.tuple(fc.array(fc.tuple(keyArb, valueArb), { maxLength: 6 }), keyArb, bigStr, fc.nat(), fc.constantFrom("top", "array", "object")).map(([kv, k, big, at, where]) => {
-      const raw = { __raw: `"${big}"` };
-      const v = where === "top" ? raw : where === "array" ? [1, raw] : { __obj: [[k, raw]] };
-      const out = [...kv];
-      out.splice(at % (out.length + 1), 0, [k, v]);
-      return out as [string, unknown][];
-    });
-    const lineArb = fc.tuple(withLong, fc.nat(), fc.constantFrom("none", "none", "none", "truncate", "splice", "ws")).map(([kv, cutAt, mut]) => {
-      let s = ser({ __obj: kv });
-      if (mut === "truncate") s = s.slice(0, cutAt % (s.length + 1));
-      else if (mut === "splice") {
-        const at = cutAt % (s.length + 1);
-        s = s.slice(0, at) + ["\u0000", '"', "}", ",", "\\", "]"][cutAt % 6] + s.slice(at);
-      } else if (mut === "ws") s = ` \t${s}\r `;
-      return s;
-    });
+    const withLong = fc
+      .tuple(fc.array(fc.tuple(keyArb, valueArb), { maxLength: 6 }), keyArb, bigStr, fc.nat(), fc.constantFrom("top", "array", "object"))
+      .map(([kv, k, big, at, where]) => {
+        const raw = { __raw: `"${big}"` };
+        const v = where === "top" ? raw : where === "array" ? [1, raw] : { __obj: [[k, raw]] };
+        const out = [...kv];
+        out.splice(at % (out.length + 1), 0, [k, v]);
+        return out as [string, unknown][];
+      });
+    const lineArb = fc
+      .tuple(withLong, fc.nat(), fc.constantFrom("none", "none", "none", "truncate", "splice", "ws"))
+      .map(([kv, cutAt, mut]) => {
+        let s = ser({ __obj: kv });
+        if (mut === "truncate") s = s.slice(0, cutAt % (s.length + 1));
+        else if (mut === "splice") {
+          const at = cutAt % (s.length + 1);
+          s = s.slice(0, at) + ["\u0000", '"', "}", ",", "\\", "]"][cutAt % 6] + s.slice(at);
+        } else if (mut === "ws") s = ` \t${s}\r `;
+        return s;
+      });
     const before = condensed;
-    fc.assert(fc.property(lineArb, (line) => check(line)), { numRuns: 2500 });
+    fc.assert(
+      fc.property(lineArb, (line) => check(line)),
+      { numRuns: 2500 },
+    );
     // the fast path really ran on a good share of them
     expect(condensed - before).toBeGreaterThan(50);
   });
@@ -182,7 +239,9 @@ describe("loader fast path", () => {
       const file = join(tmp, "s.jsonl");
       const lines = fc.sample(
         fc.record({
-          text: fc.tuple(fc.integer({ min: 0, max: 9000 }), fc.constantFrom("a", "\n", " ", "é", "🚀", "\u2028", '"', "\\", "\ud83d", "\t")).map(([n, u]) => long(n, u) + "end"),
+          text: fc
+            .tuple(fc.integer({ min: 0, max: 9000 }), fc.constantFrom("a", "\n", " ", "é", "🚀", "\u2028", '"', "\\", "\ud83d", "\t"))
+            .map(([n, u]) => `${long(n, u)}end`),
           role: fc.constantFrom("user", "assistant", "toolResult", "bashExecution", "custom"),
           kind: fc.constantFrom("message", "compaction", "branch_summary", "custom_message", "label", "session_info"),
           bad: fc.constantFrom(0, 0, 0, 0, 1, 2, 3),
@@ -198,20 +257,39 @@ describe("loader fast path", () => {
         if (l.kind === "message") {
           o.message =
             l.role === "assistant"
-              ? { role: l.role, content: [{ type: "thinking", thinking: l.text }, { type: "text", text: l.text }, { type: "toolCall", id: `c${i}`, name: "bash", arguments: { command: l.text } }], provider: "p", model: "m", usage: { input: 1, output: 2, cacheRead: 0, cacheWrite: 0, totalTokens: 3, cost: { total: 0.1 } }, stopReason: "toolUse", errorMessage: l.text }
+              ? {
+                  role: l.role,
+                  content: [
+                    { type: "thinking", thinking: l.text },
+                    { type: "text", text: l.text },
+                    { type: "toolCall", id: `c${i}`, name: "bash", arguments: { command: l.text } },
+                  ],
+                  provider: "p",
+                  model: "m",
+                  usage: { input: 1, output: 2, cacheRead: 0, cacheWrite: 0, totalTokens: 3, cost: { total: 0.1 } },
+                  stopReason: "toolUse",
+                  errorMessage: l.text,
+                }
               : l.role === "bashExecution"
                 ? { role: l.role, command: l.text, output: l.text }
-                : { role: l.role, content: l.role === "user" ? l.text : [{ type: "text", text: l.text }], toolCallId: `c${i}`, toolName: "bash", customType: "x" };
+                : {
+                    role: l.role,
+                    content: l.role === "user" ? l.text : [{ type: "text", text: l.text }],
+                    toolCallId: `c${i}`,
+                    toolName: "bash",
+                    customType: "x",
+                  };
         } else if (l.kind === "label") Object.assign(o, { targetId: "e0", label: l.text });
         else if (l.kind === "session_info") Object.assign(o, { name: l.text });
-        else Object.assign(o, { summary: l.text, content: l.text, fromId: "root", firstKeptEntryId: "e0", tokensBefore: 5, customType: "c" });
+        else
+          Object.assign(o, { summary: l.text, content: l.text, fromId: "root", firstKeptEntryId: "e0", tokensBefore: 5, customType: "c" });
         let s = JSON.stringify(o);
         if (l.bad === 1) s = s.slice(0, s.length - 7); // truncated
         if (l.bad === 2) s = s.replace('end"', 'e\u0001nd"'); // raw control character
         if (l.bad === 3) s = s.replace('"end', '"\\qend'); // bad escape
         out.push(s);
       });
-      writeFileSync(file, out.join("\n") + "\n");
+      writeFileSync(file, `${out.join("\n")}\n`);
       const [a, b] = await both(file);
       expect(a.entries.length).toBeGreaterThan(200);
       expect(isDeepStrictEqual(strip(a), strip(b))).toBe(true);
@@ -225,6 +303,11 @@ describe("loader fast path", () => {
 
   it("is only used for lines that are long enough", () => {
     expect(CONDENSE_MIN_LINE).toBeGreaterThan(CUT_MIN_BYTES);
-    expect(contentText([{ type: "text", text: "a" }, { type: "text", text: "b" }])).toBe("ab");
+    expect(
+      contentText([
+        { type: "text", text: "a" },
+        { type: "text", text: "b" },
+      ]),
+    ).toBe("ab");
   });
 });

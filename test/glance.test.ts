@@ -199,7 +199,22 @@ describe("ls", () => {
     const s = (JSON.parse(r.stdout) as Json).sessions as Json[];
     expect(s.map((x) => x.path)).toEqual([files.broken, files.fork, files.main]);
     const main = s[2]!;
-    expect(Object.keys(main)).toEqual(["path", "id", "cwd", "name", "firstMessage", "created", "modified", "entries", "leaves", "bytes", "version", "problems", "totals", "byKind"]);
+    expect(Object.keys(main)).toEqual([
+      "path",
+      "id",
+      "cwd",
+      "name",
+      "firstMessage",
+      "created",
+      "modified",
+      "entries",
+      "leaves",
+      "bytes",
+      "version",
+      "problems",
+      "totals",
+      "byKind",
+    ]);
     expect(main).toMatchObject({
       id: "0195a000-0000-7000-8000-000000000001",
       cwd: appCwd,
@@ -231,7 +246,9 @@ describe("ls", () => {
     const v1 = all.find((x) => x.path === files.v1)!;
     expect(v1).toMatchObject({ version: 1, entries: 4, leaves: 1, parentSession: join(sessions, "gone", "missing.jsonl") });
     const bySize = json(cli(["ls", "-a", "--sort", "size", "--limit", "2", "--json"])).sessions as Json[];
-    const sizes = [files.main, files.fork, files.broken, files.fork2, files.sub, files.v1].map((f) => ({ f, s: statSync(f!).size })).sort((a, b) => b.s - a.s);
+    const sizes = [files.main, files.fork, files.broken, files.fork2, files.sub, files.v1]
+      .map((f) => ({ f, s: statSync(f!).size }))
+      .sort((a, b) => b.s - a.s);
     expect(bySize.map((x) => x.path)).toEqual(sizes.slice(0, 2).map((x) => x.f));
     const byName = json(cli(["ls", "-a", "--sort", "name", "--json"])).sessions as Json[];
     const names = byName.map((x) => (x.name ?? x.firstMessage).toLowerCase());
@@ -242,7 +259,10 @@ describe("ls", () => {
   });
 
   it("honours PI_CODING_AGENT_SESSION_DIR and explicit folders; an empty project lists nothing", () => {
-    const r = cli(["ls", "--json"], { cwd: libCwd, env: { PI_CODING_AGENT_DIR: join(tmp, "nowhere"), PI_CODING_AGENT_SESSION_DIR: sessions } });
+    const r = cli(["ls", "--json"], {
+      cwd: libCwd,
+      env: { PI_CODING_AGENT_DIR: join(tmp, "nowhere"), PI_CODING_AGENT_SESSION_DIR: sessions },
+    });
     expect((json(r).sessions as Json[]).map((x) => x.path).sort()).toEqual([files.fork2, files.sub, files.v1].sort());
     const d = json(cli(["ls", libDir, "--json"], { cwd: tmp }));
     expect(d.sessions).toHaveLength(3);
@@ -286,7 +306,19 @@ describe("info", () => {
       const o = byModel.get(`${m.provider}/${m.model}`)!;
       expectTotals(m as unknown as Totals, o);
       expect(m.assistantMessages).toBe(o.n);
-      expect(Object.keys(m)).toEqual(["provider", "model", "assistantMessages", "input", "output", "cacheRead", "cacheWrite", "cost", "cacheWrite1h", "reasoning", "byKind"]);
+      expect(Object.keys(m)).toEqual([
+        "provider",
+        "model",
+        "assistantMessages",
+        "input",
+        "output",
+        "cacheRead",
+        "cacheWrite",
+        "cost",
+        "cacheWrite1h",
+        "reasoning",
+        "byKind",
+      ]);
     }
     expect(Object.keys(info.totals)).toEqual(["input", "output", "cacheRead", "cacheWrite", "cost", "cacheWrite1h", "reasoning"]);
     expect(info.header).toMatchObject({ version: 3, cwd: appCwd, parentSession: null, parentExists: null });
@@ -384,7 +416,10 @@ describe("leaves of the corpus", () => {
       // pi keeps a line like `42` as an entry (a leaf); pisess skips it with a diagnostic.
       const bogus = piBogusLines(join(dir, name));
       const piLeaves = (expected.leaves as Json[]).filter((l) => !bogus.has(l.line));
-      expect(rows.map((r) => [r.line, r.isDefault]), name).toEqual(piLeaves.map((l) => [l.line, l.default === true]));
+      expect(
+        rows.map((r) => [r.line, r.isDefault]),
+        name,
+      ).toEqual(piLeaves.map((l) => [l.line, l.default === true]));
       for (const r of rows) {
         const l = (expected.leaves as Json[]).find((x) => x.line === r.line)!;
         // pi has no path for an entry without id (getBranch falls back to the default leaf); pisess treats it as a root.
@@ -413,7 +448,7 @@ describe("show", () => {
       { id: "u3000000", line: 11 },
     ]);
     const raw = cli(["show", files.main!, "@9", "--raw"]);
-    expect(raw.stdout).toBe(readFileSync(files.main!, "utf8").split("\n")[8] + "\n");
+    expect(raw.stdout).toBe(`${readFileSync(files.main!, "utf8").split("\n")[8]}\n`);
     const t = cli(["show", files.main!, "a3"]);
     expect(t.code, t.stderr).toBe(0);
     expect(t.stdout).toMatch(/^line\s+9$/m);
@@ -432,8 +467,22 @@ describe("labels", () => {
     expect(t.stdout).toMatch(/start\s+u1000000\s+3\s+message\/user\s+7/);
     const rows = ndjson(cli(["labels", files.main!, "--ndjson"]));
     expect(rows).toEqual([
-      { label: "start", targetId: "u1000000", targetLine: 3, targetType: "message", targetRole: "user", setBy: { id: "l1000000", line: 7, timestamp: "2025-03-01T10:06:00.000Z" } },
-      { label: "ndjson-try", targetId: "a3000000", targetLine: 9, targetType: "message", targetRole: "assistant", setBy: { id: "l2000000", line: 10, timestamp: "2025-03-01T10:09:00.000Z" } },
+      {
+        label: "start",
+        targetId: "u1000000",
+        targetLine: 3,
+        targetType: "message",
+        targetRole: "user",
+        setBy: { id: "l1000000", line: 7, timestamp: "2025-03-01T10:06:00.000Z" },
+      },
+      {
+        label: "ndjson-try",
+        targetId: "a3000000",
+        targetLine: 9,
+        targetType: "message",
+        targetRole: "assistant",
+        setBy: { id: "l2000000", line: 10, timestamp: "2025-03-01T10:09:00.000Z" },
+      },
     ]);
     const h = json(cli(["labels", files.main!, "--history", "--json"]));
     expect(h.history.map((x: Json) => [x.line, x.label, x.current])).toEqual([
@@ -447,7 +496,16 @@ describe("labels", () => {
 describe("lineage", () => {
   it("ancestors and forks across projects", () => {
     const f = json(cli(["lineage", files.fork!, "--json"]));
-    expect(f.ancestors).toEqual([{ generation: 1, path: files.main, ref: files.main, legacyBranchedFrom: false, exists: true, id: "0195a000-0000-7000-8000-000000000001" }]);
+    expect(f.ancestors).toEqual([
+      {
+        generation: 1,
+        path: files.main,
+        ref: files.main,
+        legacyBranchedFrom: false,
+        exists: true,
+        id: "0195a000-0000-7000-8000-000000000001",
+      },
+    ]);
     expect(f.forks.map((x: Json) => [x.generation, x.path])).toEqual([[1, files.fork2]]);
     expect(f.missing).toEqual([]);
     const m = cli(["lineage", files.main!, "--ndjson"]);
@@ -475,10 +533,24 @@ describe("grep", () => {
     const r = cli(["grep", "ERR_STRING_TOO_LONG"]);
     expect(r.code, r.stderr).toBe(0);
     const lines = r.stdout.trim().split("\n").sort();
-    expect(lines).toEqual([`${files.fork}:13:t2000000: FAIL test/export.test.ts RangeError: ERR_STRING_TOO_LONG`, `${files.main}:16:t2000000: FAIL test/export.test.ts RangeError: ERR_STRING_TOO_LONG`].sort());
+    expect(lines).toEqual(
+      [
+        `${files.fork}:13:t2000000: FAIL test/export.test.ts RangeError: ERR_STRING_TOO_LONG`,
+        `${files.main}:16:t2000000: FAIL test/export.test.ts RangeError: ERR_STRING_TOO_LONG`,
+      ].sort(),
+    );
     const hits = ndjson(cli(["grep", "ERR_STRING", "--ndjson", files.main!]));
     expect(hits).toEqual([
-      { file: files.main, line: 16, id: "t2000000", role: "toolResult", type: "message", field: "toolResult", path: pathOf(parseFile(files.main!).entries, "t2000000").length, snippet: "FAIL test/export.test.ts\nRangeError: ERR_STRING_TOO_LONG" },
+      {
+        file: files.main,
+        line: 16,
+        id: "t2000000",
+        role: "toolResult",
+        type: "message",
+        field: "toolResult",
+        path: pathOf(parseFile(files.main!).entries, "t2000000").length,
+        snippet: "FAIL test/export.test.ts\nRangeError: ERR_STRING_TOO_LONG",
+      },
     ]);
   });
 

@@ -22,7 +22,10 @@ export interface CliResult {
 }
 
 /** Spawns the built binary (dist/ must be built: `npm test` runs tsc first). Colour off unless env says so. */
-export function runCli(args: string[], opts: { input?: string | Buffer; env?: Record<string, string | undefined>; cwd?: string } = {}): CliResult {
+export function runCli(
+  args: string[],
+  opts: { input?: string | Buffer; env?: Record<string, string | undefined>; cwd?: string } = {},
+): CliResult {
   const env: Record<string, string | undefined> = { ...process.env, NO_COLOR: "1", FORCE_COLOR: undefined, ...opts.env };
   for (const k of Object.keys(env)) if (env[k] === undefined) delete env[k];
   const r = spawnSync(process.execPath, [BIN, ...args], {
@@ -53,13 +56,15 @@ export function fingerprint(path: string): FileFingerprint {
  */
 export function piBogusLines(path: string): Set<number> {
   const out = new Set<number>();
-  readFileSync(path, "utf8").split("\n").forEach((text, i) => {
-    try {
-      const v: unknown = JSON.parse(text);
-      if (v && (typeof v !== "object" || Array.isArray(v))) out.add(i + 1);
-    } catch {
-      // not JSON: pi drops it too
-    }
-  });
+  readFileSync(path, "utf8")
+    .split("\n")
+    .forEach((text, i) => {
+      try {
+        const v: unknown = JSON.parse(text);
+        if (v && (typeof v !== "object" || Array.isArray(v))) out.add(i + 1);
+      } catch {
+        // not JSON: pi drops it too
+      }
+    });
   return out;
 }

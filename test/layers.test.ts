@@ -93,4 +93,3 @@ describe("layers point one way", () => {
     expect(bad).toEqual([]);
   });
 });
-

@@ -8,7 +8,11 @@ interface Lib {
   resolveRef: (s: unknown, ref: string) => { ok: boolean; rec?: unknown };
   pathTo: (s: unknown, rec: unknown) => { ok: boolean; path?: { line: number }[] };
   buildTree: (s: unknown) => { roots: unknown[] };
-  buildContext: (s: unknown, path: unknown[], read: (r: unknown) => Record<string, unknown>) => { messages: unknown[]; thinkingLevel: string };
+  buildContext: (
+    s: unknown,
+    path: unknown[],
+    read: (r: unknown) => Record<string, unknown>,
+  ) => { messages: unknown[]; thinkingLevel: string };
   convertToLlm: (m: unknown[]) => unknown[];
   readEntry: (s: unknown, r: unknown) => Record<string, unknown>;
   checkSession: (s: unknown) => { code: string }[];
@@ -48,12 +52,26 @@ describe("library entry point (built package)", async () => {
 
   it("exports every command as a report returning {data, diagnostics, exitCode}", async () => {
     const all = lib as unknown as Record<string, unknown>;
-    const names = ["treeReport", "pathReport", "contextReport", "diffReport", "lsReport", "infoReport", "leavesReport", "showReport", "labelsReport", "lineageReport", "grepReport", "validateReport", "schemaReport"];
+    const names = [
+      "treeReport",
+      "pathReport",
+      "contextReport",
+      "diffReport",
+      "lsReport",
+      "infoReport",
+      "leavesReport",
+      "showReport",
+      "labelsReport",
+      "lineageReport",
+      "grepReport",
+      "validateReport",
+      "schemaReport",
+    ];
     for (const n of names) expect(typeof all[n], n).toBe("function");
     type R = { data: Record<string, unknown>; diagnostics: unknown[]; exitCode: number };
     const file = fixture("fork", "empty-parent-session.jsonl");
     const s = await lib.openSession(file);
-    const info = (await (all.infoReport as (s: unknown) => Promise<R>)(s)) ;
+    const info = await (all.infoReport as (s: unknown) => Promise<R>)(s);
     s.store.close();
     expect(info.exitCode).toBe(0);
     expect((info.data.header as { parentSession: string }).parentSession).toBe("p.jsonl");
@@ -62,9 +80,11 @@ describe("library entry point (built package)", async () => {
     expect((ls.data.sessions as { id: string }[]).map((x) => x.id)).toEqual(["f0000000-0000-4000-8000-000000000001"]);
     const grep = await (all.grepReport as (o: unknown) => Promise<R>)({ pattern: "hello", targets: [file], env, cwd: "/" });
     expect(grep.exitCode).toBe(0);
-    const v = await (all.validateReport as (o: unknown) => Promise<R>)({ inputs: [fixture("validate", "dangling-parent.jsonl")], open: all.openFile });
+    const v = await (all.validateReport as (o: unknown) => Promise<R>)({
+      inputs: [fixture("validate", "dangling-parent.jsonl")],
+      open: all.openFile,
+    });
     expect(v.exitCode).toBe(1);
     expect(v.diagnostics.map((d) => (d as { code: string }).code)).toContain("dangling-parent");
   });
 });
-

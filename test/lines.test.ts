@@ -30,7 +30,7 @@ describe("LineSplitter", () => {
   });
 
   it("strips a BOM and CRLF, and reports them", () => {
-    const { lines, facts } = split([Buffer.from("\ufeff{\"a\":1}\r\n{\"b\":2}\r\n")]);
+    const { lines, facts } = split([Buffer.from('\ufeff{"a":1}\r\n{"b":2}\r\n')]);
     expect(lines.map((l) => l.text)).toEqual(['{"a":1}', '{"b":2}']);
     expect(lines.map((l) => l.crlf)).toEqual([true, true]);
     expect(facts.bom).toBe(true);
@@ -64,7 +64,10 @@ describe("LineSplitter", () => {
   it("handles a 20 MB line split over many chunks", () => {
     const big = "é".repeat(10 * 1024 * 1024); // 20 MB of UTF-8
     const buf = Buffer.from(`{"t":"${big}"}\n{"n":2}\n`);
-    const chunks = cut(buf, Array.from({ length: 40 }, (_, i) => i * 524_287 + 1));
+    const chunks = cut(
+      buf,
+      Array.from({ length: 40 }, (_, i) => i * 524_287 + 1),
+    );
     const { lines } = split(chunks);
     expect(lines).toHaveLength(2);
     expect(lines[0]?.length).toBe(Buffer.byteLength(`{"t":"${big}"}`));

@@ -95,8 +95,16 @@ describe("the same four through the CLI (these failed before the reports)", () =
   });
   it("grep and path give line 2 of a header-less file the same id", () => {
     const file = fixture("tree", "no-header.jsonl");
-    const g = runCli(["grep", "reply", file, "--ndjson"]).stdout.trim().split("\n").map(json).find((h) => h.line === 2);
-    const p = runCli(["path", file, "--leaf", "@2", "--ndjson"]).stdout.trim().split("\n").map(json).find((h) => h.line === 2);
-    expect(g?.id).toBe((p?.entry as { id: string }).id);
+    const g = runCli(["grep", "reply", file, "--ndjson"])
+      .stdout.trim()
+      .split("\n")
+      .map(json)
+      .find((h) => h.line === 2);
+    const p = runCli(["path", file, "--leaf", "@2", "--ndjson"])
+      .stdout.trim()
+      .split("\n")
+      .map(json)
+      .find((h) => h.line === 2);
+    expect(g?.id).toBe((p?.entry as { id: string } | undefined)?.id);
   });
 });

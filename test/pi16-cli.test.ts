@@ -1,7 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { corpus, fingerprint, fixture, runCli } from "./helpers.js";
 
-const ndjson = (s: string) => s.split("\n").filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+const ndjson = (s: string) =>
+  s
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 
 describe("pi 1.6 entries through the CLI", () => {
   it("context --json names, for an edited message, the context_edit that shaped it", () => {

@@ -52,10 +52,30 @@ describe("read-only guarantee, every command", () => {
     const runs: string[][] = [];
     for (const f of files) {
       runs.push(["tree", f], ["tree", f, "--json"], ["path", f, "--ndjson"], ["context", f, "--json"], ["context", f, "--llm"]);
-      runs.push(["info", f, "--json"], ["leaves", f], ["labels", f, "--history"], ["lineage", f], ["show", f, "leaf", "--raw"], ["validate", f, "--strict"]);
+      runs.push(
+        ["info", f, "--json"],
+        ["leaves", f],
+        ["labels", f, "--history"],
+        ["lineage", f],
+        ["show", f, "leaf", "--raw"],
+        ["validate", f, "--strict"],
+      );
     }
-    runs.push(["diff", faults, "--leaves"], ["diff", v1, v2], ["diff", branched, "@3", "@7"], ["ls"], ["ls", "--all-projects", "--json"], ["grep", "the", sessions]);
-    runs.push(["context"], ["validate", sessions, "--format", "sarif"], ["tree", cycle, "--leaf", "@60"], ["path", noHeader], ["info", bad]);
+    runs.push(
+      ["diff", faults, "--leaves"],
+      ["diff", v1, v2],
+      ["diff", branched, "@3", "@7"],
+      ["ls"],
+      ["ls", "--all-projects", "--json"],
+      ["grep", "the", sessions],
+    );
+    runs.push(
+      ["context"],
+      ["validate", sessions, "--format", "sarif"],
+      ["tree", cycle, "--leaf", "@60"],
+      ["path", noHeader],
+      ["info", bad],
+    );
     for (const args of runs) {
       const r = runCli(args, { env, cwd });
       expect([0, 1, 2], `${args.join(" ")}: ${r.stderr}`).toContain(r.code);

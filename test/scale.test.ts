@@ -18,7 +18,7 @@ const id = (i: number) => (0x10000000 + i).toString(16);
 
 function writeShape(file: string, shape: "chain" | "siblings", n: number): void {
   const fd = openSync(file, "w");
-  let buf = JSON.stringify({ type: "session", version: 3, id: "s", timestamp: new Date(T0).toISOString(), cwd: "/" }) + "\n";
+  let buf = `${JSON.stringify({ type: "session", version: 3, id: "s", timestamp: new Date(T0).toISOString(), cwd: "/" })}\n`;
   for (let i = 0; i < n; i++) {
     const parentId = i === 0 ? null : shape === "chain" ? id(i - 1) : id(0);
     const ts = new Date(T0 + 1000 + Math.floor(i / (shape === "siblings" ? 3 : 1)) * 1000).toISOString();
@@ -88,7 +88,8 @@ describe("scale", () => {
     // getTree order: by timestamp, ties in file order (the writer gives three siblings each second)
     expect(kids.slice(0, 4)).toEqual([3, 4, 5, 6]);
     const ts = new Map(doc.entries.map((e) => [e.line, e.timestamp as string]));
-    for (let i = 1; i < kids.length; i++) expect((ts.get(kids[i - 1] as number) as string) <= (ts.get(kids[i] as number) as string)).toBe(true);
+    for (let i = 1; i < kids.length; i++)
+      expect((ts.get(kids[i - 1] as number) as string) <= (ts.get(kids[i] as number) as string)).toBe(true);
     expect(doc.entries.every((e, i) => e.parentLine === (i === 0 ? null : 2))).toBe(true);
   });
 
@@ -96,7 +97,17 @@ describe("scale", () => {
     const file = join(dir, "chain.jsonl");
     if (!existsSync(file)) writeShape(file, "chain", 1_000_000);
     // The nested document of old was a million levels deep (jq 1.6 stops at 256).
-    const r = spawnSync("sh", ["-c", '"$0" "$1" tree "$2" --json | jq -c "[.leaf.line, (.entries | length), .roots, .entries[-1].parentLine]"', process.execPath, BIN, file], { encoding: "utf8" });
+    const r = spawnSync(
+      "sh",
+      [
+        "-c",
+        '"$0" "$1" tree "$2" --json | jq -c "[.leaf.line, (.entries | length), .roots, .entries[-1].parentLine]"',
+        process.execPath,
+        BIN,
+        file,
+      ],
+      { encoding: "utf8" },
+    );
     expect(r.stderr).toBe("");
     expect(r.status).toBe(0);
     expect(r.stdout.trim()).toBe("[1000001,1000000,[2],1000000]");

@@ -28,9 +28,7 @@ function readJson(path: string): unknown {
 
 const index = readJson(join(schemaDir, "index.json")) as SchemaIndex;
 const knownKeys = readJson(join(schemaDir, index.knownKeys)) as Record<string, string[]>;
-const schemaFiles = readdirSync(schemaDir).filter(
-  (f) => f.endsWith(".json") && f !== "index.json" && f !== "known-keys.json",
-);
+const schemaFiles = readdirSync(schemaDir).filter((f) => f.endsWith(".json") && f !== "index.json" && f !== "known-keys.json");
 
 function makeAjv(opts: Options = {}): { ajv: Ajv; warnings: unknown[][] } {
   const warnings: unknown[][] = [];
@@ -46,7 +44,7 @@ function makeAjv(opts: Options = {}): { ajv: Ajv; warnings: unknown[][] } {
 
 const { ajv } = makeAjv({ allErrors: true });
 function validator(name: string): ValidateFunction {
-  const v = ajv.getSchema(BASE + name + ".json");
+  const v = ajv.getSchema(`${BASE + name}.json`);
   if (!v) throw new Error(`schema ${name} not found`);
   return v;
 }
@@ -144,7 +142,10 @@ describe("pi 1.6.0 files", () => {
     for (const f of ["pi16-written.jsonl", "gen16-branchy.jsonl"]) expect(fileProblems(join(corpusDir, f)), f).toEqual([]);
   });
   it("gen16-edits.jsonl: only the injected content and replacement faults fail", () => {
-    const faults = readFileSync(join(corpusDir, "gen16-edits.faults.ndjson"), "utf8").split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l) as Json);
+    const faults = readFileSync(join(corpusDir, "gen16-edits.faults.ndjson"), "utf8")
+      .split("\n")
+      .filter((l) => l.trim())
+      .map((l) => JSON.parse(l) as Json);
     const want = faults.filter((f) => f.fault === "null-content" || f.fault === "edit-no-replacement").map((f) => f.line as number);
     expect(want).toHaveLength(4);
     const got = fileProblems(join(corpusDir, "gen16-edits.jsonl")).map((p) => Number(/^line (\d+)/.exec(p)?.[1]));
@@ -181,7 +182,11 @@ describe("faulty fixtures", () => {
 
 const ts = "2025-01-01T00:00:00.000Z";
 const usage = {
-  input: 1, output: 2, cacheRead: 0, cacheWrite: 0, totalTokens: 3,
+  input: 1,
+  output: 2,
+  cacheRead: 0,
+  cacheWrite: 0,
+  totalTokens: 3,
   cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
 };
 const assistant = (over: Json = {}): Json => ({
@@ -191,11 +196,21 @@ const assistant = (over: Json = {}): Json => ({
     { type: "text", text: "hi" },
     { type: "toolCall", id: "t1", name: "bash", arguments: { command: "ls" } },
   ],
-  api: "anthropic-messages", provider: "anthropic", model: "claude", usage, stopReason: "toolUse", timestamp: 1,
+  api: "anthropic-messages",
+  provider: "anthropic",
+  model: "claude",
+  usage,
+  stopReason: "toolUse",
+  timestamp: 1,
   ...over,
 });
 const toolResult = (over: Json = {}): Json => ({
-  role: "toolResult", toolCallId: "t1", toolName: "bash", content: [{ type: "text", text: "ok" }], isError: false, timestamp: 2,
+  role: "toolResult",
+  toolCallId: "t1",
+  toolName: "bash",
+  content: [{ type: "text", text: "ok" }],
+  isError: false,
+  timestamp: 2,
   ...over,
 });
 const msgEntry = (message: unknown): Json => ({ type: "message", id: "aaaaaaaa", parentId: null, timestamp: ts, message });
@@ -217,8 +232,14 @@ describe("hand-made negative cases", () => {
   it("toolCall without name", () => {
     const m = assistant({ content: [{ type: "toolCall", id: "t1", arguments: {} }] });
     expect(vMessage(m)).toBe(false);
-    expect(vMessage.errors?.some((e) => e.instancePath === "/content/0" && e.keyword === "required"
-      && (e.params as { missingProperty?: string }).missingProperty === "name")).toBe(true);
+    expect(
+      vMessage.errors?.some(
+        (e) =>
+          e.instancePath === "/content/0" &&
+          e.keyword === "required" &&
+          (e.params as { missingProperty?: string }).missingProperty === "name",
+      ),
+    ).toBe(true);
     expect(errPaths(validator("block-toolCall"), { type: "toolCall", id: "t1", arguments: {} })).toEqual([""]);
   });
   it("toolCall with non-object arguments", () => {
@@ -290,11 +311,39 @@ describe("hand-made negative cases", () => {
 
 describe("pi 1.6 shapes", () => {
   const sys = (over: Json = {}): Json => ({ role: "system", content: "You are pi.", timestamp: 1, ...over });
-  const edit = (over: Json = {}): Json => ({ type: "context_edit", id: "e", parentId: "p", timestamp: ts, targetId: "t", replacement: null, ...over });
-  const usageEntry = (over: Json = {}): Json => ({ type: "usage", id: "u", parentId: "p", timestamp: ts, kind: "cache_warm", provider: "anthropic", model: "m", usage, ...over });
+  const edit = (over: Json = {}): Json => ({
+    type: "context_edit",
+    id: "e",
+    parentId: "p",
+    timestamp: ts,
+    targetId: "t",
+    replacement: null,
+    ...over,
+  });
+  const usageEntry = (over: Json = {}): Json => ({
+    type: "usage",
+    id: "u",
+    parentId: "p",
+    timestamp: ts,
+    kind: "cache_warm",
+    provider: "anthropic",
+    model: "m",
+    usage,
+    ...over,
+  });
   it("system messages", () => {
     expect(errPaths(vMessage, sys())).toEqual([]);
-    expect(errPaths(vMessage, sys({ content: [{ type: "text", text: "x" }], sections: { a: "x", b: null }, toolsAdded: [{ name: "bash", description: "d", parameters: {} }], toolsRemoved: [{ name: "read" }] }))).toEqual([]);
+    expect(
+      errPaths(
+        vMessage,
+        sys({
+          content: [{ type: "text", text: "x" }],
+          sections: { a: "x", b: null },
+          toolsAdded: [{ name: "bash", description: "d", parameters: {} }],
+          toolsRemoved: [{ name: "read" }],
+        }),
+      ),
+    ).toEqual([]);
     expect(errPaths(vMessage, sys({ content: [{ type: "image", data: "A", mimeType: "image/png" }] }))).toContain("/content/0/type");
     expect(errPaths(vMessage, sys({ sections: { a: 3 } }))).toContain("/sections/a");
     expect(errPaths(vMessage, sys({ toolsAdded: [{ name: "bash" }] }))).toContain("/toolsAdded/0");
@@ -312,7 +361,19 @@ describe("pi 1.6 shapes", () => {
   it("context edits", () => {
     expect(errPaths(vEntry, edit())).toEqual([]);
     expect(errPaths(vEntry, edit({ replacement: { content: "x" } }))).toEqual([]);
-    expect(errPaths(vEntry, edit({ replacement: { content: [{ type: "text", text: "x" }, { type: "toolCall", id: "c", name: "n", arguments: {} }] } }))).toEqual([]);
+    expect(
+      errPaths(
+        vEntry,
+        edit({
+          replacement: {
+            content: [
+              { type: "text", text: "x" },
+              { type: "toolCall", id: "c", name: "n", arguments: {} },
+            ],
+          },
+        }),
+      ),
+    ).toEqual([]);
     expect(errPaths(vEntry, edit({ replacement: "x" }))).toContain("/replacement");
     expect(errPaths(vEntry, edit({ replacement: {} }))).toContain("/replacement");
     expect(errPaths(vEntry, edit({ replacement: { content: 5 } }))).toContain("/replacement/content");
@@ -332,9 +393,15 @@ describe("pi 1.6 shapes", () => {
   it("assistant: new stop reasons and optional fields, usage cacheWrite1h and reasoning", () => {
     for (const stopReason of ["pending", "deferred"]) expect(errPaths(vMessage, assistant({ stopReason }))).toEqual([]);
     const full = assistant({
-      responseModel: "m-2025", responseId: "r", providerThinkingLevel: "high", thinkingLevel: "max",
-      diagnostics: [{ type: "retry", timestamp: 1, error: { message: "x" } }], deferred: { provider: "p", modelId: "m", api: "a", id: "h" },
-      rawStopReason: "end_turn", endTurn: true, durationMs: 12,
+      responseModel: "m-2025",
+      responseId: "r",
+      providerThinkingLevel: "high",
+      thinkingLevel: "max",
+      diagnostics: [{ type: "retry", timestamp: 1, error: { message: "x" } }],
+      deferred: { provider: "p", modelId: "m", api: "a", id: "h" },
+      rawStopReason: "end_turn",
+      endTurn: true,
+      durationMs: 12,
       usage: { ...usage, cacheWrite1h: 0, reasoning: 1, cost: { ...usage.cost, totalFromProvider: true } },
     });
     expect(errPaths(vMessage, full)).toEqual([]);
@@ -344,8 +411,15 @@ describe("pi 1.6 shapes", () => {
     expect(errPaths(vMessage, assistant({ usage: { ...usage, cacheWrite1h: null } }))).toContain("/usage/cacheWrite1h");
   });
   it("tool result: usage, nestedCalls, durationMs; thinking level max", () => {
-    expect(errPaths(vMessage, toolResult({ usage, durationMs: 3, nestedCalls: { calls: [{ id: "1", name: "read", status: "ok" }], complete: true } }))).toEqual([]);
-    expect(errPaths(vMessage, toolResult({ nestedCalls: { calls: [{ id: "1", name: "read", status: "done" }], complete: true } }))).toContain("/nestedCalls/calls/0/status");
+    expect(
+      errPaths(
+        vMessage,
+        toolResult({ usage, durationMs: 3, nestedCalls: { calls: [{ id: "1", name: "read", status: "ok" }], complete: true } }),
+      ),
+    ).toEqual([]);
+    expect(
+      errPaths(vMessage, toolResult({ nestedCalls: { calls: [{ id: "1", name: "read", status: "done" }], complete: true } })),
+    ).toContain("/nestedCalls/calls/0/status");
     expect(errPaths(vEntry, { type: "thinking_level_change", id: "a", parentId: null, timestamp: ts, thinkingLevel: "max" })).toEqual([]);
   });
 });
@@ -354,7 +428,10 @@ describe("hand-made positive cases (unknown keys, types and roles are allowed)",
   it("extra keys everywhere", () => {
     const m = assistant({
       someFutureKey: 1,
-      content: [{ type: "text", text: "x", textSignature: "sig" }, { type: "toolCall", id: "t", name: "n", arguments: {}, extra: true }],
+      content: [
+        { type: "text", text: "x", textSignature: "sig" },
+        { type: "toolCall", id: "t", name: "n", arguments: {}, extra: true },
+      ],
       usage: { ...usage, reasoning: 5, cost: { ...usage.cost, extra: 0 } },
     });
     expect(errPaths(vEntry, { ...msgEntry(m), newEntryKey: "x" })).toEqual([]);
@@ -368,7 +445,18 @@ describe("hand-made positive cases (unknown keys, types and roles are allowed)",
     expect(errPaths(vMessage, { role: "someFutureRole" })).toEqual([]);
   });
   it("v1 shapes: header without version, entries without id/parentId, legacy branchedFrom", () => {
-    expect(errPaths(vHeader, { type: "session", id: "u", timestamp: ts, cwd: "/", provider: "p", modelId: "m", thinkingLevel: "off", branchedFrom: "/f.jsonl" })).toEqual([]);
+    expect(
+      errPaths(vHeader, {
+        type: "session",
+        id: "u",
+        timestamp: ts,
+        cwd: "/",
+        provider: "p",
+        modelId: "m",
+        thinkingLevel: "off",
+        branchedFrom: "/f.jsonl",
+      }),
+    ).toEqual([]);
     expect(errPaths(vEntry, { type: "thinking_level_change", timestamp: ts, thinkingLevel: "high" })).toEqual([]);
     expect(errPaths(vEntry, { type: "message", timestamp: ts, message: { role: "user", content: "hi", timestamp: 1 } })).toEqual([]);
   });

@@ -22,7 +22,7 @@ function skeletonView(rec: EntryRec): Record<string, unknown> {
   return out;
 }
 
-let verdicts = { valid: 0, invalid: 0, unsure: 0, recs: 0 };
+const verdicts = { valid: 0, invalid: 0, unsure: 0, recs: 0 };
 
 /**
  * Scans `line` placed inside a larger buffer (odd offset, misleading bytes around it) and checks the verdict and
@@ -64,12 +64,59 @@ function check(line: string, pad = 3): void {
   for (const k of Object.keys(rec)) expect(SKELETON_FIELDS as readonly string[]).toContain(k);
 }
 
-const TOP = ["type", "id", "parentId", "timestamp", "message", "targetId", "label", "name", "firstKeptEntryId", "tokensBefore", "fromId", "summary", "provider", "modelId", "thinkingLevel", "customType", "content", "data"];
-const TYPES = ["message", "label", "session_info", "compaction", "branch_summary", "model_change", "thinking_level_change", "custom", "custom_message", "session", "mode_change", ""];
+const TOP = [
+  "type",
+  "id",
+  "parentId",
+  "timestamp",
+  "message",
+  "targetId",
+  "label",
+  "name",
+  "firstKeptEntryId",
+  "tokensBefore",
+  "fromId",
+  "summary",
+  "provider",
+  "modelId",
+  "thinkingLevel",
+  "customType",
+  "content",
+  "data",
+];
+const TYPES = [
+  "message",
+  "label",
+  "session_info",
+  "compaction",
+  "branch_summary",
+  "model_change",
+  "thinking_level_change",
+  "custom",
+  "custom_message",
+  "session",
+  "mode_change",
+  "",
+];
 
 const scalar = fc.oneof(
   fc.string(),
-  fc.constantFrom("", " ", "a1b2c3d4", "2025-01-08T09:00:29.995Z", "2025-02-29T00:00:00.000Z", "2025-13-01T00:00:00.000Z", "1999-12-31T23:59:59.999Z", "0099-01-01T00:00:00.000Z", "x".repeat(300), "\u2028", "\ud800", "é", "user", "assistant"),
+  fc.constantFrom(
+    "",
+    " ",
+    "a1b2c3d4",
+    "2025-01-08T09:00:29.995Z",
+    "2025-02-29T00:00:00.000Z",
+    "2025-13-01T00:00:00.000Z",
+    "1999-12-31T23:59:59.999Z",
+    "0099-01-01T00:00:00.000Z",
+    "x".repeat(300),
+    "\u2028",
+    "\ud800",
+    "é",
+    "user",
+    "assistant",
+  ),
   fc.integer(),
   fc.double({ noNaN: true, noDefaultInfinity: true }),
   fc.boolean(),
@@ -79,11 +126,14 @@ const anyValue = fc.oneof({ weight: 3, arbitrary: scalar }, { weight: 1, arbitra
 
 /** Object text with keys in the given order, duplicates allowed (JSON.stringify cannot write those). */
 function objText(pairs: [string, string][], ws: string): string {
-  return "{" + ws + pairs.map(([k, v]) => JSON.stringify(k) + ws + ":" + ws + v).join(ws + "," + ws) + ws + "}";
+  return `{${ws}${pairs.map(([k, v]) => `${JSON.stringify(k) + ws}:${ws}${v}`).join(`${ws},${ws}`)}${ws}}`;
 }
 
 const messageArb = fc.oneof(
-  fc.record({ role: fc.oneof(fc.constantFrom("user", "assistant", "toolResult", "hookMessage", "custom"), anyValue), content: anyValue }, { requiredKeys: [] }),
+  fc.record(
+    { role: fc.oneof(fc.constantFrom("user", "assistant", "toolResult", "hookMessage", "custom"), anyValue), content: anyValue },
+    { requiredKeys: [] },
+  ),
   anyValue,
 );
 
@@ -124,9 +174,36 @@ function walk(dir: string): string[] {
 }
 const FIXTURES = walk(join(ROOT, "fixtures"));
 for (const f of FIXTURES) {
-  for (const l of readFileSync(f, "utf8").split("\n")) if (l.length > 0 && corpusLines.length < 4000) corpusLines.push(l.replace(/\r$/, ""));
+  for (const l of readFileSync(f, "utf8").split("\n"))
+    if (l.length > 0 && corpusLines.length < 4000) corpusLines.push(l.replace(/\r$/, ""));
 }
-const MUTATION_BYTES = ['"', "\\", "{", "}", "[", "]", ",", ":", " ", "0", "-", ".", "e", "E", "+", "\t", "\u0001", "\u001f", "u", "a", "n", "t", "f", "/", "\r"];
+const MUTATION_BYTES = [
+  '"',
+  "\\",
+  "{",
+  "}",
+  "[",
+  "]",
+  ",",
+  ":",
+  " ",
+  "0",
+  "-",
+  ".",
+  "e",
+  "E",
+  "+",
+  "\t",
+  "\u0001",
+  "\u001f",
+  "u",
+  "a",
+  "n",
+  "t",
+  "f",
+  "/",
+  "\r",
+];
 
 describe("skeleton scanner: verdicts and records", () => {
   afterAll(() => {
@@ -202,8 +279,8 @@ describe("skeleton scanner: verdicts and records", () => {
       '{"t\\u0079pe":"message","id":"a1"}',
       '{"type":"message","type":"label","id":"a1","label":"x","targetId":"b"}',
       '{"type":"label","id":"a1","label":"","targetId":"b"}',
-      '{"type":"label","id":"a1","label":"' + "é".repeat(300) + '","targetId":"b"}',
-      '{"type":"label","id":"a1","label":"\\ud800' + "x".repeat(20) + '","targetId":"b"}',
+      `{"type":"label","id":"a1","label":"${"é".repeat(300)}","targetId":"b"}`,
+      `{"type":"label","id":"a1","label":"\\ud800${"x".repeat(20)}","targetId":"b"}`,
       '{"type":"session_info","id":"a1","name":"  n  "}',
       '{"type":"branch_summary","id":"a1","fromId":"root","summary":0}',
       '{"type":"branch_summary","id":"a1","summary":-0.0}',
@@ -232,9 +309,9 @@ describe("skeleton scanner: verdicts and records", () => {
       '{"type":"message","id":"a","message":{"role":"custom","customType":"x"}}',
       '{"type":"message","id":"a","parentId":{"x":1}}',
       "[".repeat(5000) + "]".repeat(5000),
-      '{"a":' + "[".repeat(5000) + "]".repeat(5000) + "}",
-      '{"a":' + "[".repeat(5000) + "]".repeat(4999) + "}",
-      '{"a":' + '{"b":'.repeat(3000) + "1" + "}".repeat(3000) + "}",
+      `{"a":${"[".repeat(5000)}${"]".repeat(5000)}}`,
+      `{"a":${"[".repeat(5000)}${"]".repeat(4999)}}`,
+      `{"a":${'{"b":'.repeat(3000)}1${"}".repeat(3000)}}`,
     ];
     for (const c of cases) for (let pad = 0; pad < 4; pad++) check(c, pad);
   });
@@ -256,7 +333,7 @@ describe("skeleton scanner: verdicts and records", () => {
       { numRuns: 2000 },
     );
     fc.assert(
-      fc.property(fc.string({ unit: fc.constantFrom(...MUTATION_BYTES, "1", "x") }), (s) => check('{"type":"message","id":"a","x":' + s + "}")),
+      fc.property(fc.string({ unit: fc.constantFrom(...MUTATION_BYTES, "1", "x") }), (s) => check(`{"type":"message","id":"a","x":${s}}`)),
       { numRuns: 2000 },
     );
   });
@@ -270,7 +347,7 @@ describe("skeleton scanner: verdicts and records", () => {
         const m = keys[n % keys.length] as RegExpMatchArray;
         const at = (m.index as number) + 1 + (n % (m[1] as string).length);
         const ch = line.charCodeAt(at);
-        check(line.slice(0, at) + "\\u" + ch.toString(16).padStart(4, "0") + line.slice(at + 1));
+        check(`${line.slice(0, at)}\\u${ch.toString(16).padStart(4, "0")}${line.slice(at + 1)}`);
       }),
       { numRuns: 1000 },
     );
@@ -280,18 +357,24 @@ describe("skeleton scanner: verdicts and records", () => {
     expect(corpusLines.length).toBeGreaterThan(100);
     for (const l of corpusLines) check(l);
     fc.assert(
-      fc.property(fc.nat(corpusLines.length - 1), fc.nat(), fc.constantFrom("delete", "insert", "duplicate", "truncate"), fc.constantFrom(...MUTATION_BYTES), (li, pos, op, byte) => {
-        const bytes = Buffer.from(corpusLines[li] as string, "utf8");
-        const at = pos % (bytes.length + 1);
-        let out: Buffer;
-        if (op === "delete") out = Buffer.concat([bytes.subarray(0, at), bytes.subarray(at + 1)]);
-        else if (op === "insert") out = Buffer.concat([bytes.subarray(0, at), Buffer.from(byte), bytes.subarray(at)]);
-        else if (op === "duplicate") out = Buffer.concat([bytes.subarray(0, at + 1), bytes.subarray(at)]);
-        else out = bytes.subarray(0, at);
-        // the loader scans valid UTF-8 only; the reference is the line as decoded
-        const text = out.toString("utf8");
-        check(text);
-      }),
+      fc.property(
+        fc.nat(corpusLines.length - 1),
+        fc.nat(),
+        fc.constantFrom("delete", "insert", "duplicate", "truncate"),
+        fc.constantFrom(...MUTATION_BYTES),
+        (li, pos, op, byte) => {
+          const bytes = Buffer.from(corpusLines[li] as string, "utf8");
+          const at = pos % (bytes.length + 1);
+          let out: Buffer;
+          if (op === "delete") out = Buffer.concat([bytes.subarray(0, at), bytes.subarray(at + 1)]);
+          else if (op === "insert") out = Buffer.concat([bytes.subarray(0, at), Buffer.from(byte), bytes.subarray(at)]);
+          else if (op === "duplicate") out = Buffer.concat([bytes.subarray(0, at + 1), bytes.subarray(at)]);
+          else out = bytes.subarray(0, at);
+          // the loader scans valid UTF-8 only; the reference is the line as decoded
+          const text = out.toString("utf8");
+          check(text);
+        },
+      ),
       { numRuns: 6000 },
     );
   });
@@ -331,11 +414,16 @@ describe("readLineBytes", () => {
     const f = join(dir, "f.jsonl");
     writeFileSync(f, content);
     const a: [number, number, number, boolean, boolean, boolean, string][] = [];
-    const factsA = await readLines({ kind: "file", path: f }, (r: RawLine) => a.push([r.line, r.offset, r.length, r.crlf, r.unterminated, r.invalidUtf8, r.text]), 5);
+    const factsA = await readLines(
+      { kind: "file", path: f },
+      (r: RawLine) => a.push([r.line, r.offset, r.length, r.crlf, r.unterminated, r.invalidUtf8, r.text]),
+      5,
+    );
     const b: typeof a = [];
     const factsB = await readLineBytes(
       f,
-      (buf, s, e, line, offset, flags) => b.push([line, offset, e - s, (flags & 1) !== 0, (flags & 2) !== 0, (flags & 4) !== 0, buf.toString("utf8", s, e)]),
+      (buf, s, e, line, offset, flags) =>
+        b.push([line, offset, e - s, (flags & 1) !== 0, (flags & 2) !== 0, (flags & 4) !== 0, buf.toString("utf8", s, e)]),
       chunk,
     );
     expect(b).toStrictEqual(a);
@@ -361,12 +449,63 @@ describe("readLineBytes", () => {
 describe("wasm string scanner", () => {
   /** Pieces of string content: plain bytes, escapes (valid and not), quotes, control bytes, UTF-8 sequences. */
   const piece = fc.oneof(
-    fc.constantFrom(0x22, 0x5c, 0x75, 0x62, 0x66, 0x6e, 0x72, 0x74, 0x2f, 0x30, 0x39, 0x41, 0x46, 0x61, 0x67, 0x47, 0x00, 0x01, 0x0a, 0x1f, 0x20, 0x7f, 0x80, 0xc3, 0xa9, 0xff).map((c) => [c]),
-    fc.constantFrom('\\"', "\\\\", "\\/", "\\b", "\\f", "\\n", "\\r", "\\t", "\\u00e9", "\\uABCD", "\\u12G4", "\\u12", "\\x", "\\\\\\", "é", "𝔘", "\u2028", "aaaaaaaaaaaaaaa", "a").map((s) => [...Buffer.from(s, "utf8")]),
+    fc
+      .constantFrom(
+        0x22,
+        0x5c,
+        0x75,
+        0x62,
+        0x66,
+        0x6e,
+        0x72,
+        0x74,
+        0x2f,
+        0x30,
+        0x39,
+        0x41,
+        0x46,
+        0x61,
+        0x67,
+        0x47,
+        0x00,
+        0x01,
+        0x0a,
+        0x1f,
+        0x20,
+        0x7f,
+        0x80,
+        0xc3,
+        0xa9,
+        0xff,
+      )
+      .map((c) => [c]),
+    fc
+      .constantFrom(
+        '\\"',
+        "\\\\",
+        "\\/",
+        "\\b",
+        "\\f",
+        "\\n",
+        "\\r",
+        "\\t",
+        "\\u00e9",
+        "\\uABCD",
+        "\\u12G4",
+        "\\u12",
+        "\\x",
+        "\\\\\\",
+        "é",
+        "𝔘",
+        "\u2028",
+        "aaaaaaaaaaaaaaa",
+        "a",
+      )
+      .map((s) => [...Buffer.from(s, "utf8")]),
     fc.uint8Array({ minLength: 1, maxLength: 3 }).map((a) => [...a]),
   );
   const content = fc.tuple(fc.nat(40), fc.array(piece, { maxLength: 30 }), fc.nat(3), fc.boolean()).map(([fill, parts, q, closed]) => {
-    const bytes = [...Buffer.from("\\\"".repeat(q).slice(0, q)), ...Array<number>(fill).fill(0x61), ...parts.flat()];
+    const bytes = [...Buffer.from('\\"'.repeat(q).slice(0, q)), ...Array<number>(fill).fill(0x61), ...parts.flat()];
     if (closed) bytes.push(0x22, 0x7d);
     return { buf: Buffer.from(bytes), q };
   });
@@ -389,9 +528,18 @@ describe("wasm string scanner", () => {
   });
 
   it("long runs: quotes, escapes and control bytes at every offset of several blocks", () => {
-    for (const [ins, len] of [['"', 1], ["\\n", 2], ["\\u0041", 6], ["\\u004", 5], ["\\q", 2], ["\u0001", 1], ["\\\\", 2], ['\\"', 2]] as const) {
+    for (const [ins, len] of [
+      ['"', 1],
+      ["\\n", 2],
+      ["\\u0041", 6],
+      ["\\u004", 5],
+      ["\\q", 2],
+      ["\u0001", 1],
+      ["\\\\", 2],
+      ['\\"', 2],
+    ] as const) {
       for (let at = 0; at < 70; at++) {
-        const buf = Buffer.from("x".repeat(at) + ins + "y".repeat(70) + '"');
+        const buf = Buffer.from(`${"x".repeat(at) + ins + "y".repeat(70)}"`);
         for (const end of [at + len - 1, at + len, at + len + 1, buf.length - 1, buf.length]) {
           if (end < 0 || end > buf.length) continue;
           expect(scanStringForTest(buf, 0, end, true)).toStrictEqual(scanStringForTest(buf, 0, end, false));
@@ -409,10 +557,18 @@ describe("wasm string scanner", () => {
       setWasmMinForTest(old);
     });
     it("random entries, JSON values, mutated strings", () => {
-      fc.assert(fc.property(entryArb, fc.nat(3), (line, pad) => check(line, pad)), { numRuns: 1500 });
-      fc.assert(fc.property(fc.jsonValue({ maxDepth: 4 }), (v) => check(JSON.stringify(v) ?? "null")), { numRuns: 500 });
       fc.assert(
-        fc.property(fc.string({ unit: fc.constantFrom(...MUTATION_BYTES, "1", "x", "é") }), (s) => check('{"type":"message","id":"a","x":"' + s + '"}')),
+        fc.property(entryArb, fc.nat(3), (line, pad) => check(line, pad)),
+        { numRuns: 1500 },
+      );
+      fc.assert(
+        fc.property(fc.jsonValue({ maxDepth: 4 }), (v) => check(JSON.stringify(v) ?? "null")),
+        { numRuns: 500 },
+      );
+      fc.assert(
+        fc.property(fc.string({ unit: fc.constantFrom(...MUTATION_BYTES, "1", "x", "é") }), (s) =>
+          check(`{"type":"message","id":"a","x":"${s}"}`),
+        ),
         { numRuns: 2000 },
       );
       for (const l of corpusLines.slice(0, 500)) check(l);

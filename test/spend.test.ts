@@ -101,14 +101,16 @@ function modelOf(entries: Entry[]): (e: Json) => string {
     for (let cur: Json | undefined = start; cur && !seen.has(cur); ) {
       seen.add(cur);
       if (cur.type === "model_change") return `${str(cur.provider) ?? "?"}/${str(cur.modelId) ?? "?"}`;
-      if (cur.type === "message" && cur.message?.role === "assistant") return `${str(cur.message.provider) ?? "?"}/${str(cur.message.model) ?? "?"}`;
+      if (cur.type === "message" && cur.message?.role === "assistant")
+        return `${str(cur.message.provider) ?? "?"}/${str(cur.message.model) ?? "?"}`;
       cur = typeof cur.parentId === "string" ? byId.get(cur.parentId) : undefined;
     }
     return "?/?";
   };
   return (e) => {
     if (e.type === "message" && e.message?.role === "assistant") return `${str(e.message.provider) ?? "?"}/${str(e.message.model) ?? "?"}`;
-    if (e.type === "usage" && (str(e.provider) !== undefined || str(e.model) !== undefined)) return `${str(e.provider) ?? "?"}/${str(e.model) ?? "?"}`;
+    if (e.type === "usage" && (str(e.provider) !== undefined || str(e.model) !== undefined))
+      return `${str(e.provider) ?? "?"}/${str(e.model) ?? "?"}`;
     if (e.type === "branch_summary" && typeof e.fromId === "string" && byId.has(e.fromId)) return inEffect(byId.get(e.fromId)!);
     return inEffect(e);
   };
@@ -184,7 +186,7 @@ describe("spend of the pi 1.6 corpus", () => {
         let checked = 0;
         for (const leaf of shape.leaves) {
           const pi = (expectedDoc.leaves as Json[]).find((l) => l.line === leaf.rec.line);
-          if (!pi || !pi.id || !Array.isArray(pi.path) || pi.error) continue;
+          if (!pi?.id || !Array.isArray(pi.path) || pi.error) continue;
           const path = (pi.path as number[]).map((l) => byLine.get(l)!);
           let fork = -1;
           for (let i = 0; i < path.length - 1; i++) if ((kids.get(path[i]!.line) ?? 0) > 1) fork = i;
@@ -232,7 +234,14 @@ describe("spend of a fork and its parent", () => {
     const parentKeys = new Set(pe.map(key));
     const copiedEntries = fe.filter((en) => parentKeys.has(key(en)));
     // The copied part holds every kind of spend.
-    expect([...sumOf(copiedEntries).kinds.keys()].sort()).toEqual(["assistant|", "branch_summary|", "compaction|", "toolResult|", "usage|cache_warm", "usage|title"]);
+    expect([...sumOf(copiedEntries).kinds.keys()].sort()).toEqual([
+      "assistant|",
+      "branch_summary|",
+      "compaction|",
+      "toolResult|",
+      "usage|cache_warm",
+      "usage|title",
+    ]);
     const parent = await load(parentPath);
     const fork = await load(forkPath);
     try {
@@ -248,8 +257,14 @@ describe("spend of a fork and its parent", () => {
       expectTotals(both, u.total, "parent + fork");
       for (const [k, o] of u.kinds) {
         const rows = [...pt.byKind, ...ft.byKind].filter((r) => kindKey(r) === k);
-        expect(rows.reduce((s, r) => s + r.entries, 0), k).toBe(o.entries);
-        expect(rows.reduce((s, r) => s + r.cost, 0), k).toBeCloseTo(o.cost, 9);
+        expect(
+          rows.reduce((s, r) => s + r.entries, 0),
+          k,
+        ).toBe(o.entries);
+        expect(
+          rows.reduce((s, r) => s + r.cost, 0),
+          k,
+        ).toBeCloseTo(o.cost, 9);
       }
       const own = sumOf(fe.filter((en) => !parentKeys.has(key(en))));
       expectTotals(ft.totals, own.total, "fork");
@@ -280,7 +295,8 @@ describe("spend of a fork and its parent", () => {
     const parent = await load(parentPath);
     try {
       const t = sessionTotals(parent);
-      const kind = (model: string, k: string) => t.models.find((m) => `${m.provider}/${m.model}` === model)?.byKind.find((r) => kindKey(r) === k);
+      const kind = (model: string, k: string) =>
+        t.models.find((m) => `${m.provider}/${m.model}` === model)?.byKind.find((r) => kindKey(r) === k);
       // bs1 hangs below a1 (anthropic) but summarises the branch left at a2, answered by gpt-5.
       expect(kind("openai/gpt-5", "branch_summary|")).toMatchObject({ entries: 1, input: 400 });
       // c1 follows a model_change to gemini-2.5-pro, with no assistant turn in between.
@@ -315,7 +331,18 @@ describe("spend of a fork and its parent", () => {
     expectTotals(info.totals, own.total, "info");
     expectKinds(info.byKind, own.kinds, "info");
     expectKinds(info.copied.byKind, sumOf(fe.filter((en) => parentKeys.has(key(en)))).kinds, "info copied");
-    expect(Object.keys(info.byKind[0])).toEqual(["source", "kind", "entries", "input", "output", "cacheRead", "cacheWrite", "cost", "cacheWrite1h", "reasoning"]);
+    expect(Object.keys(info.byKind[0])).toEqual([
+      "source",
+      "kind",
+      "entries",
+      "input",
+      "output",
+      "cacheRead",
+      "cacheWrite",
+      "cost",
+      "cacheWrite1h",
+      "reasoning",
+    ]);
     expectKinds(info.leaves[0].ownByKind, own.kinds, "info leaf");
     const leaves = JSON.parse(runCli(["leaves", forkPath, "--json", "--include-copied"]).stdout) as Json;
     expectKinds(leaves.leaves[0].byKind, sumOf(fe).kinds, "leaves --include-copied");

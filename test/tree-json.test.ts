@@ -80,15 +80,23 @@ describe("tree --json: depth is constant whatever the session's shape", () => {
       for (let i = 0; i < 20_000; i++) {
         const role = i % 2 === 0 ? "user" : "assistant";
         const content = role === "user" ? `"q${i}"` : `[{"type":"text","text":"a${i}"}]`;
-        lines.push(`{"type":"message","id":"e${i}","parentId":${i === 0 ? "null" : `"e${i - 1}"`},"timestamp":"2025-01-01T00:00:00Z","message":{"role":"${role}","content":${content}}}`);
+        lines.push(
+          `{"type":"message","id":"e${i}","parentId":${i === 0 ? "null" : `"e${i - 1}"`},"timestamp":"2025-01-01T00:00:00Z","message":{"role":"${role}","content":${content}}}`,
+        );
       }
-      writeFileSync(path, lines.join("\n") + "\n");
+      writeFileSync(path, `${lines.join("\n")}\n`);
       const { doc } = await wholeDoc(path);
       expect(doc.entries).toHaveLength(20_000);
       expect(depth(doc)).toBe(4);
       const s = await loadSession({ kind: "file", path });
       try {
-        const view = buildView(s, buildTree(s), { filter: "user-only", search: [], from: undefined, leaf: s.defaultLeaf, activeFirst: false });
+        const view = buildView(s, buildTree(s), {
+          filter: "user-only",
+          search: [],
+          from: undefined,
+          leaf: s.defaultLeaf,
+          activeFirst: false,
+        });
         const filtered = JSON.parse([...treeJson(s, flattenNodes(view.roots), s.defaultLeaf)].join("")) as TreeJsonDocument;
         expect(filtered.entries).toHaveLength(10_000);
         expect(depth(filtered)).toBe(4);
@@ -108,7 +116,7 @@ describe("tree --json against pi's getTree (corpus expected.json)", () => {
       const expected = JSON.parse(readFileSync(corpus(file.replace(".jsonl", ".expected.json")), "utf8")) as PiExpected;
       const { text, doc } = await wholeDoc(corpus(file));
       // The chunked writer writes what JSON.stringify would.
-      expect(text).toBe(JSON.stringify(doc) + "\n");
+      expect(text).toBe(`${JSON.stringify(doc)}\n`);
       expectConsistent(doc);
       expect(doc.leaf?.line).toBe(expected.leaf.line);
       const bogus = piBogusLines(corpus(file));
@@ -127,7 +135,10 @@ describe("tree --json against pi's getTree (corpus expected.json)", () => {
         if (piParent.has(n.line)) continue;
         piParent.set(n.line, p);
         if (n.label !== undefined) piLabel.set(n.line, n.label);
-        piChildren.set(n.line, n.children.map((c) => c.line).filter((l) => !bogus.has(l)));
+        piChildren.set(
+          n.line,
+          n.children.map((c) => c.line).filter((l) => !bogus.has(l)),
+        );
         for (const c of n.children) stack.push([c, n.line]);
       }
 
@@ -149,7 +160,10 @@ describe("tree --json against pi's getTree (corpus expected.json)", () => {
       expect(compared.map((e) => e.line).sort((a, b) => a - b)).toEqual([...piParent.keys()].sort((a, b) => a - b));
       for (const e of compared) {
         expect(e.parentLine, `parent of line ${e.line}`).toBe(piParent.get(e.line));
-        expect(e.children.filter((l) => !lost.has(l)), `children of line ${e.line}`).toEqual([...new Set(piChildren.get(e.line))]);
+        expect(
+          e.children.filter((l) => !lost.has(l)),
+          `children of line ${e.line}`,
+        ).toEqual([...new Set(piChildren.get(e.line))]);
         expect(e.label, `label of line ${e.line}`).toBe(piLabel.get(e.line));
       }
 
@@ -162,7 +176,11 @@ describe("tree --json against pi's getTree (corpus expected.json)", () => {
         if (expected.idsSynthetic !== true) expect([e.id, e.parentId], `line ${pe.line}`).toEqual([pe.id ?? null, pe.parentId ?? null]);
         // pi's resolved parent, except where the entry is a root of the document: a self-parent or a cut cycle.
         if (e.parentLine !== null) expect(e.parentLine).toBe(pe.parentLine);
-        else expect(pe.parentLine === null || pe.parentLine === undefined || pe.parentLine === pe.line || e.cycle === true, `line ${pe.line}`).toBe(true);
+        else
+          expect(
+            pe.parentLine === null || pe.parentLine === undefined || pe.parentLine === pe.line || e.cycle === true,
+            `line ${pe.line}`,
+          ).toBe(true);
       }
     });
   }
@@ -171,7 +189,11 @@ describe("tree --json against pi's getTree (corpus expected.json)", () => {
 describe("tree --json with --filter: the same entries --ndjson shows", () => {
   for (const file of ["gen-v3-branchy.jsonl", "gen16-branchy.jsonl"]) {
     it(file, () => {
-      for (const args of [["--filter", "user-only"], ["--filter", "all"], ["--filter", "no-tools", "--search", "the"]]) {
+      for (const args of [
+        ["--filter", "user-only"],
+        ["--filter", "all"],
+        ["--filter", "no-tools", "--search", "the"],
+      ]) {
         const doc = JSON.parse(runCli(["tree", corpus(file), "--json", ...args]).stdout) as TreeJsonDocument;
         const rows = runCli(["tree", corpus(file), "--ndjson", ...args])
           .stdout.trim()
@@ -199,7 +221,8 @@ const haveJq = jq.status === 0;
 describe.skipIf(!haveJq)(`tree --json through jq (${haveJq ? jq.stdout.trim() : "jq missing"})`, () => {
   const dir = mkdtempSync(join(tmpdir(), "pisess-tree-jq-"));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
-  const runJq = (input: string, filter: string) => spawnSync("jq", ["-r", filter], { input, encoding: "utf8", maxBuffer: 512 * 1024 * 1024 });
+  const runJq = (input: string, filter: string) =>
+    spawnSync("jq", ["-r", filter], { input, encoding: "utf8", maxBuffer: 512 * 1024 * 1024 });
 
   it("reads every corpus file: .leaf is pi's default leaf", () => {
     for (const file of files) {
@@ -217,15 +240,19 @@ describe.skipIf(!haveJq)(`tree --json through jq (${haveJq ? jq.stdout.trim() : 
     expect(runJq(out, '[.entries[] | select(.role == "user")] | length').stdout.trim()).toBe("3");
     expect(runJq(out, '.entries[] | select(.label) | "\\(.line) \\(.label)"').stdout.trim()).toBe("6 parser-done");
     // The active path, leaf first: line 11 and its ancestors as written in the fixture.
-    const path = "(.entries | map({key: (.line | tostring), value: .parentLine}) | from_entries) as $p | [.leaf.line | recurse($p[tostring] // empty)]";
+    const path =
+      "(.entries | map({key: (.line | tostring), value: .parentLine}) | from_entries) as $p | [.leaf.line | recurse($p[tostring] // empty)]";
     expect(runJq(out, `${path} | @json`).stdout.trim()).toBe("[11,10,9,8,7,2]");
   });
 
   it("a chain of 5,000 entries (nested, it was 10,000 levels deep)", () => {
     const path = join(dir, "chain.jsonl");
     const lines = ['{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00Z","cwd":"/"}'];
-    for (let i = 0; i < 5000; i++) lines.push(`{"type":"custom","id":"e${i}","parentId":${i === 0 ? "null" : `"e${i - 1}"`},"timestamp":"2025-01-01T00:00:00Z","customType":"k"}`);
-    writeFileSync(path, lines.join("\n") + "\n");
+    for (let i = 0; i < 5000; i++)
+      lines.push(
+        `{"type":"custom","id":"e${i}","parentId":${i === 0 ? "null" : `"e${i - 1}"`},"timestamp":"2025-01-01T00:00:00Z","customType":"k"}`,
+      );
+    writeFileSync(path, `${lines.join("\n")}\n`);
     const r = runJq(runCli(["tree", path, "--json"]).stdout, '"\\(.leaf.id) \\(.entries | length) \\(.roots)"');
     expect(r.stderr).toBe("");
     expect(r.stdout.trim()).toBe("e4999 5000 [2]");

@@ -14,7 +14,7 @@ import { ROOT, corpus, fixture, runCli } from "./helpers.js";
 
 /** A session from lines held in memory (stdin-like), so each case is written out in the test. */
 async function fromLines(lines: unknown[]): Promise<Session> {
-  const text = lines.map((l) => (typeof l === "string" ? l : JSON.stringify(l))).join("\n") + "\n";
+  const text = `${lines.map((l) => (typeof l === "string" ? l : JSON.stringify(l))).join("\n")}\n`;
   return loadSession({ kind: "stream", name: "mem.jsonl", stream: Readable.from([Buffer.from(text)]) }, { name: "mem.jsonl" });
 }
 
@@ -29,8 +29,21 @@ async function checkFile(path: string, strict = false): Promise<Diagnostic[]> {
 
 const T = (n: number) => new Date(Date.UTC(2025, 0, 1, 9, 0, 0) + n * 60_000).toISOString();
 const header = (id = "01942660-60f2-76c4-b069-c43a8c3b7cf3") => ({ type: "session", version: 3, id, timestamp: T(0), cwd: "/w" });
-const user = (id: string, parentId: string | null, n: number) => ({ type: "message", id, parentId, timestamp: T(n), message: { role: "user", content: "hi", timestamp: n } });
-const edit = (id: string, parentId: string, n: number, targetId: string, extra: Record<string, unknown> = { replacement: null }) => ({ type: "context_edit", id, parentId, timestamp: T(n), targetId, ...extra });
+const user = (id: string, parentId: string | null, n: number) => ({
+  type: "message",
+  id,
+  parentId,
+  timestamp: T(n),
+  message: { role: "user", content: "hi", timestamp: n },
+});
+const edit = (id: string, parentId: string, n: number, targetId: string, extra: Record<string, unknown> = { replacement: null }) => ({
+  type: "context_edit",
+  id,
+  parentId,
+  timestamp: T(n),
+  targetId,
+  ...extra,
+});
 const codesAt = (ds: Diagnostic[]) => ds.map((d) => `${d.code}@${d.line}`);
 
 describe("context_edit checks (pure)", () => {
@@ -75,7 +88,13 @@ describe("context_edit checks (pure)", () => {
     const s = await fromLines([
       header(),
       user("u1", null, 1),
-      { type: "message", id: "c1", parentId: "u1", timestamp: T(2), message: { role: "custom", customType: "x", content: "c", display: true, timestamp: 2 } },
+      {
+        type: "message",
+        id: "c1",
+        parentId: "u1",
+        timestamp: T(2),
+        message: { role: "custom", customType: "x", content: "c", display: true, timestamp: 2 },
+      },
       { type: "branch_summary", id: "b1", parentId: "c1", timestamp: T(3), fromId: "root", summary: "" },
       { type: "label", id: "l1", parentId: "b1", timestamp: T(4), targetId: "u1", label: "x" },
       edit("e1", "l1", 5, "c1", { replacement: { content: "new" } }),
@@ -114,7 +133,13 @@ describe("context_edit checks (pure)", () => {
     const s = await fromLines([
       header(),
       user("u1", null, 1),
-      { type: "message", id: "x1", parentId: "u1", timestamp: T(2), message: { role: "bashExecution", command: "ls", output: "", exitCode: 0, cancelled: false, truncated: false, timestamp: 2 } },
+      {
+        type: "message",
+        id: "x1",
+        parentId: "u1",
+        timestamp: T(2),
+        message: { role: "bashExecution", command: "ls", output: "", exitCode: 0, cancelled: false, truncated: false, timestamp: 2 },
+      },
       edit("e1", "x1", 3, "u1", {}),
       edit("e2", "e1", 4, "x1", {}),
       user("u2", null, 5),
@@ -137,7 +162,7 @@ describe("context_edit checks (pure)", () => {
       edit("e3", "e2", 4, "u1", { replacement: { content: [{ type: "text" }] } }),
     ]);
     const ds = checkSession(s);
-    expect(ds.map((d) => `${d.code}@${d.line}${d.code === "schema-violation" ? " " + String(d.args.path) : ""}`)).toEqual([
+    expect(ds.map((d) => `${d.code}@${d.line}${d.code === "schema-violation" ? ` ${String(d.args.path)}` : ""}`)).toEqual([
       "context-edit-no-replacement@3",
       "context-edit-bad-replacement@4",
       "schema-violation@5 /replacement/content/0/text",
@@ -177,7 +202,9 @@ describe("files pisess does not read: agent-core v4 and versions above 3", () =>
   it("the loader records foreign-format (data) and reads nothing after the first line", async () => {
     const s = await loadSession({ kind: "file", path: FOREIGN });
     try {
-      expect(s.diagnostics.map((d) => [d.code, d.line, d.args])).toEqual([["foreign-format", 1, { format: "agent-core", version: 4, supported: 3 }]]);
+      expect(s.diagnostics.map((d) => [d.code, d.line, d.args])).toEqual([
+        ["foreign-format", 1, { format: "agent-core", version: 4, supported: 3 }],
+      ]);
       expect(s.entries).toEqual([]);
       expect(s.header).toBeNull();
     } finally {
@@ -206,7 +233,10 @@ describe("files pisess does not read: agent-core v4 and versions above 3", () =>
     });
     const reading: string[][] = [["tree"], ["path"], ["context"], ["info"], ["leaves"], ["labels"], ["show", "leaf"]];
     for (const [file, what] of [
-      [FOREIGN, /this is a pi agent-core session file \(its own JSONL format, version 4\), not a pi session file; pisess reads pi session files, versions 1–3$/],
+      [
+        FOREIGN,
+        /this is a pi agent-core session file \(its own JSONL format, version 4\), not a pi session file; pisess reads pi session files, versions 1–3$/,
+      ],
       [FUTURE, /pi session file of version 4, newer than pisess supports \(pi session versions 1–3\)$/],
     ] as const) {
       it(`reading commands exit 2 with one line on ${file.split("/").pop()}`, () => {
@@ -229,7 +259,10 @@ describe("files pisess does not read: agent-core v4 and versions above 3", () =>
     it("validate: exit 1 with the coded finding", () => {
       const r = runCli(["validate", "--format", "ndjson", FOREIGN, FUTURE]);
       expect(r.code).toBe(1);
-      const rows = r.stdout.trim().split("\n").map((l) => JSON.parse(l) as Diagnostic);
+      const rows = r.stdout
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l) as Diagnostic);
       expect(rows.map((x) => [x.code, x.severity, x.line])).toEqual([
         ["foreign-format", "error", 1],
         ["version-future", "error", 1],
@@ -275,10 +308,16 @@ describe("pi 1.6.0 corpus", () => {
 
   it("gen16-edits.jsonl and gen16-faults.jsonl: nothing is reported beyond the listed faults (and what a fault brings along)", async () => {
     for (const name of ["gen16-edits", "gen16-faults"]) {
-      const faults = readFileSync(corpus(`${name}.faults.ndjson`), "utf8").split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l) as { line: number });
+      const faults = readFileSync(corpus(`${name}.faults.ndjson`), "utf8")
+        .split("\n")
+        .filter((l) => l.trim())
+        .map((l) => JSON.parse(l) as { line: number });
       const lines = new Set(faults.map((f) => f.line));
       const ds = await checkFile(corpus(`${name}.jsonl`));
-      expect(ds.filter((d) => d.line === null || !lines.has(d.line)).map((d) => `${d.code}@${d.line}`), name).toEqual([]);
+      expect(
+        ds.filter((d) => d.line === null || !lines.has(d.line)).map((d) => `${d.code}@${d.line}`),
+        name,
+      ).toEqual([]);
     }
   });
 });

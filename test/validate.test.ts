@@ -27,56 +27,60 @@ async function check(path: string, strict = false): Promise<Diagnostic[]> {
  * One scenario per code: the finding expected (line, and args where they matter), plus the other codes the same
  * defect necessarily brings along. Everything else must be silent.
  */
-const SCENARIOS: Record<Code, { line: number | null; column?: boolean; args?: Record<string, unknown>; also?: Code[]; strict?: boolean }> = {
-  "malformed-json": { line: 4, column: true },
-  "non-object-line": { line: 4 },
-  "truncated-line": { line: 4, column: true },
-  "blank-line": { line: 4 },
-  bom: { line: 1 },
-  crlf: { line: null, args: { lines: 3 } },
-  "invalid-utf8": { line: 4 },
-  "lone-surrogate": { line: 4, args: { path: "/message/content/0/text", escape: "\\ud83d" } },
-  "foreign-format": { line: 1, args: { format: "agent-core", version: 4 } },
-  "header-missing": { line: 1, also: ["pi-would-overwrite"] },
-  "header-not-first": { line: 2, also: ["header-missing", "pi-would-overwrite"] },
-  "header-invalid-id": { line: 1, also: ["pi-would-overwrite"] },
-  "session-id-format": { line: 1, args: { id: "notes/../draft" } },
-  "version-unknown": { line: 1 },
-  "version-future": { line: 1 },
-  "legacy-branched-from": { line: 1 },
-  "parent-session-missing": { line: 1 },
-  "pi-would-overwrite": { line: null, args: { reason: "empty" }, also: ["header-missing"] },
-  "pi-would-rewrite": { line: 1, args: { version: 2 } },
-  "extra-header": { line: 4, args: { headerLine: 1 } },
-  "missing-id": { line: 4 },
-  "duplicate-id": { line: 5, args: { id: "dup00001", firstLine: 4 } },
-  "dangling-parent": { line: 4, args: { parentId: "nothere1" } },
-  "self-parent": { line: 4 },
-  "parent-cycle": { line: 4, args: { lines: [4, 5] } },
-  "multiple-roots": { line: 4, args: { count: 2, lines: [2, 4] } },
-  "invalid-timestamp": { line: 4 },
-  "timestamp-regression": { line: 5, args: { previousLine: 4 } },
-  "first-kept-missing": { line: 4 },
-  "first-kept-off-path": { line: 5, args: { targetLine: 3 } },
-  "first-kept-index-out-of-range": { line: 4, args: { index: 99 }, also: ["pi-would-rewrite"] },
-  "label-target-missing": { line: 4, args: { targetId: "gone0001" } },
-  "branch-summary-from-missing": { line: 4, args: { fromId: "gone0001" } },
-  "context-edit-target-missing": { line: 4, args: { targetId: "gone0001" } },
-  "context-edit-off-path": { line: 5, args: { targetId: "a1000002", targetLine: 3 } },
-  "context-edit-forward": { line: 4, args: { targetId: "a1000005", targetLine: 5 } },
-  "context-edit-not-editable": { line: 5, args: { targetLine: 4, targetKind: "message:bashExecution", replacement: "null", effect: "removes" } },
-  "context-edit-of-edit": { line: 5, args: { targetLine: 4 } },
-  "context-edit-no-replacement": { line: 4, args: { targetId: "a1000002", throws: true } },
-  "context-edit-bad-replacement": { line: 4, args: { found: "a string", becomes: "undefined" } },
-  "message-missing": { line: 4 },
-  "unknown-role": { line: 4, args: { role: "narrator" } },
-  "tool-result-orphan": { line: 4, args: { toolCallId: "call_nowhere" } },
-  "tool-call-unanswered": { line: 5, args: { toolCallId: "call_1", name: "bash" } },
-  "usage-inconsistent": { line: 3, args: { field: "totalTokens", found: 99, expected: 18 } },
-  "unknown-entry-type": { line: 4, args: { type: "mode_change" } },
-  "schema-violation": { line: 4, args: { path: "/message/content" } },
-  "unknown-key": { line: 4, args: { key: "color" }, strict: true },
-};
+const SCENARIOS: Record<Code, { line: number | null; column?: boolean; args?: Record<string, unknown>; also?: Code[]; strict?: boolean }> =
+  {
+    "malformed-json": { line: 4, column: true },
+    "non-object-line": { line: 4 },
+    "truncated-line": { line: 4, column: true },
+    "blank-line": { line: 4 },
+    bom: { line: 1 },
+    crlf: { line: null, args: { lines: 3 } },
+    "invalid-utf8": { line: 4 },
+    "lone-surrogate": { line: 4, args: { path: "/message/content/0/text", escape: "\\ud83d" } },
+    "foreign-format": { line: 1, args: { format: "agent-core", version: 4 } },
+    "header-missing": { line: 1, also: ["pi-would-overwrite"] },
+    "header-not-first": { line: 2, also: ["header-missing", "pi-would-overwrite"] },
+    "header-invalid-id": { line: 1, also: ["pi-would-overwrite"] },
+    "session-id-format": { line: 1, args: { id: "notes/../draft" } },
+    "version-unknown": { line: 1 },
+    "version-future": { line: 1 },
+    "legacy-branched-from": { line: 1 },
+    "parent-session-missing": { line: 1 },
+    "pi-would-overwrite": { line: null, args: { reason: "empty" }, also: ["header-missing"] },
+    "pi-would-rewrite": { line: 1, args: { version: 2 } },
+    "extra-header": { line: 4, args: { headerLine: 1 } },
+    "missing-id": { line: 4 },
+    "duplicate-id": { line: 5, args: { id: "dup00001", firstLine: 4 } },
+    "dangling-parent": { line: 4, args: { parentId: "nothere1" } },
+    "self-parent": { line: 4 },
+    "parent-cycle": { line: 4, args: { lines: [4, 5] } },
+    "multiple-roots": { line: 4, args: { count: 2, lines: [2, 4] } },
+    "invalid-timestamp": { line: 4 },
+    "timestamp-regression": { line: 5, args: { previousLine: 4 } },
+    "first-kept-missing": { line: 4 },
+    "first-kept-off-path": { line: 5, args: { targetLine: 3 } },
+    "first-kept-index-out-of-range": { line: 4, args: { index: 99 }, also: ["pi-would-rewrite"] },
+    "label-target-missing": { line: 4, args: { targetId: "gone0001" } },
+    "branch-summary-from-missing": { line: 4, args: { fromId: "gone0001" } },
+    "context-edit-target-missing": { line: 4, args: { targetId: "gone0001" } },
+    "context-edit-off-path": { line: 5, args: { targetId: "a1000002", targetLine: 3 } },
+    "context-edit-forward": { line: 4, args: { targetId: "a1000005", targetLine: 5 } },
+    "context-edit-not-editable": {
+      line: 5,
+      args: { targetLine: 4, targetKind: "message:bashExecution", replacement: "null", effect: "removes" },
+    },
+    "context-edit-of-edit": { line: 5, args: { targetLine: 4 } },
+    "context-edit-no-replacement": { line: 4, args: { targetId: "a1000002", throws: true } },
+    "context-edit-bad-replacement": { line: 4, args: { found: "a string", becomes: "undefined" } },
+    "message-missing": { line: 4 },
+    "unknown-role": { line: 4, args: { role: "narrator" } },
+    "tool-result-orphan": { line: 4, args: { toolCallId: "call_nowhere" } },
+    "tool-call-unanswered": { line: 5, args: { toolCallId: "call_1", name: "bash" } },
+    "usage-inconsistent": { line: 3, args: { field: "totalTokens", found: 99, expected: 18 } },
+    "unknown-entry-type": { line: 4, args: { type: "mode_change" } },
+    "schema-violation": { line: 4, args: { path: "/message/content" } },
+    "unknown-key": { line: 4, args: { key: "color" }, strict: true },
+  };
 
 describe("validate: one fixture per code", () => {
   it("every registered code has a scenario, a fixture, a message template and a docs section", () => {
@@ -129,8 +133,14 @@ describe("validate: corpus", () => {
     expect(files.length).toBeGreaterThanOrEqual(4);
     for (const f of files) {
       const ds = await check(corpus(f), true);
-      expect(ds.filter((d) => d.severity === "error"), f).toEqual([]);
-      expect(ds.some((d) => d.code === "pi-would-rewrite"), f).toBe(true);
+      expect(
+        ds.filter((d) => d.severity === "error"),
+        f,
+      ).toEqual([]);
+      expect(
+        ds.some((d) => d.code === "pi-would-rewrite"),
+        f,
+      ).toBe(true);
     }
   });
 
@@ -163,7 +173,10 @@ describe("validate: corpus", () => {
 
   for (const f of readdirSync(join(ROOT, "fixtures", "corpus")).filter((x) => x.endsWith(".faults.ndjson"))) {
     it(`every fault in ${f} is reported at its line`, async () => {
-      const faults = readFileSync(corpus(f), "utf8").split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l) as Record<string, unknown>);
+      const faults = readFileSync(corpus(f), "utf8")
+        .split("\n")
+        .filter((l) => l.trim())
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
       const ds = await check(corpus(f.replace(".faults.ndjson", ".jsonl")));
       for (const fault of faults) {
         const codes = FAULT_CODES[fault.fault as string];
@@ -200,14 +213,38 @@ describe("validate: exit policy and summary", () => {
     expect(exitStatus(r("info"), { failOn: "info", maxWarnings: -1 })).toBe(1);
     expect(exitStatus(r("warning", "warning"), { failOn: "error", maxWarnings: 1 })).toBe(1);
     expect(exitStatus(r("warning", "warning"), { failOn: "error", maxWarnings: 2 })).toBe(0);
-    expect(exitStatus([{ file: "g", diagnostics: [], ioError: "no such file" }, ...r("error")], { failOn: "error", maxWarnings: -1 })).toBe(2);
+    expect(exitStatus([{ file: "g", diagnostics: [], ioError: "no such file" }, ...r("error")], { failOn: "error", maxWarnings: -1 })).toBe(
+      2,
+    );
   });
   it("summary counts per code and per file", () => {
-    const s = summarize([{ file: "a", diagnostics: [{ ...d("error"), code: "duplicate-id" }, { ...d("error"), code: "duplicate-id" }] }, { file: "b", diagnostics: [] }]);
-    expect(s).toMatchObject({ files: 2, filesWithFindings: 1, error: 2, byCode: [{ code: "duplicate-id", count: 2, files: 1 }], byFile: [{ file: "a", error: 2 }] });
+    const s = summarize([
+      {
+        file: "a",
+        diagnostics: [
+          { ...d("error"), code: "duplicate-id" },
+          { ...d("error"), code: "duplicate-id" },
+        ],
+      },
+      { file: "b", diagnostics: [] },
+    ]);
+    expect(s).toMatchObject({
+      files: 2,
+      filesWithFindings: 1,
+      error: 2,
+      byCode: [{ code: "duplicate-id", count: 2, files: 1 }],
+      byFile: [{ file: "a", error: 2 }],
+    });
   });
   it("github annotations escape data and properties", () => {
-    const out = [...validateGithub([{ file: "a,b:c%.jsonl", diagnostics: [{ code: "unknown-entry-type", severity: "info", file: "x", line: 3, column: 2, args: { type: "a\nb%c" } }] }])].join("");
+    const out = [
+      ...validateGithub([
+        {
+          file: "a,b:c%.jsonl",
+          diagnostics: [{ code: "unknown-entry-type", severity: "info", file: "x", line: 3, column: 2, args: { type: "a\nb%c" } }],
+        },
+      ]),
+    ].join("");
     expect(out).toBe("::notice file=a%2Cb%3Ac%25.jsonl,line=3,col=2,title=unknown-entry-type::unknown entry type a b%25c\n");
   });
 });
@@ -245,7 +282,10 @@ describe("validate CLI", () => {
 
   it("--quiet shows errors only; the exit status still counts all", () => {
     const r = runCli(["validate", FAULTS, "--quiet", "--format", "ndjson"]);
-    const rows = r.stdout.trim().split("\n").map((l) => JSON.parse(l) as Diagnostic);
+    const rows = r.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Diagnostic);
     expect(rows.length).toBeGreaterThan(0);
     expect(rows.every((x) => x.severity === "error")).toBe(true);
     const w = runCli(["validate", F("label-target-missing"), "--quiet", "--fail-on", "warning"]);
@@ -258,7 +298,14 @@ describe("validate CLI", () => {
     expect(doc.files).toHaveLength(1);
     expect(doc.files[0].file).toBe(FAULTS);
     const first = doc.files[0].diagnostics.find((x: Diagnostic) => x.code === "malformed-json");
-    expect(first).toMatchObject({ code: "malformed-json", severity: "error", line: 50, column: expect.any(Number), message: expect.any(String), args: expect.any(Object) });
+    expect(first).toMatchObject({
+      code: "malformed-json",
+      severity: "error",
+      line: 50,
+      column: expect.any(Number),
+      message: expect.any(String),
+      args: expect.any(Object),
+    });
     expect(Object.keys(first)).toEqual(["code", "severity", "line", "column", "message", "args"]);
     expect(doc.summary).toMatchObject({ files: 1, filesWithFindings: 1, error: expect.any(Number) });
   });
@@ -267,15 +314,32 @@ describe("validate CLI", () => {
     const input = readFileSync(join(ROOT, F("self-parent")));
     const r = runCli(["validate", "--format", "ndjson", "-"], { input });
     expect(r.code).toBe(1);
-    const rows = r.stdout.trim().split("\n").map((l) => JSON.parse(l));
-    expect(rows).toEqual([{ file: "-", code: "self-parent", severity: "error", line: 4, entryId: "self0001", message: expect.any(String), args: { id: "self0001" } }]);
+    const rows = r.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(rows).toEqual([
+      {
+        file: "-",
+        code: "self-parent",
+        severity: "error",
+        line: 4,
+        entryId: "self0001",
+        message: expect.any(String),
+        args: { id: "self0001" },
+      },
+    ]);
   });
 
   it("--format github: annotations", () => {
     const r = runCli(["validate", "--format", "github", F("malformed-json"), F("label-target-missing"), F("blank-line")]);
     const lines = r.stdout.trim().split("\n");
-    expect(lines[0]).toMatch(/^::error file=fixtures\/validate\/malformed-json\.jsonl,line=4,col=\d+,title=malformed-json::line is not valid JSON/);
-    expect(lines[1]).toBe("::warning file=fixtures/validate/label-target-missing.jsonl,line=4,title=label-target-missing::label lost points to gone0001, which does not exist");
+    expect(lines[0]).toMatch(
+      /^::error file=fixtures\/validate\/malformed-json\.jsonl,line=4,col=\d+,title=malformed-json::line is not valid JSON/,
+    );
+    expect(lines[1]).toBe(
+      "::warning file=fixtures/validate/label-target-missing.jsonl,line=4,title=label-target-missing::label lost points to gone0001, which does not exist",
+    );
     expect(lines[2]).toMatch(/^::notice file=fixtures\/validate\/blank-line\.jsonl,line=4,title=blank-line::/);
   });
 
@@ -287,7 +351,10 @@ describe("validate CLI", () => {
     expect(run.tool.driver.name).toBe("pisess");
     expect(run.tool.driver.rules.map((x: { id: string }) => x.id)).toEqual(Object.keys(CODES));
     const res = run.results.find((x: { ruleId: string }) => x.ruleId === "duplicate-id");
-    expect(res).toMatchObject({ level: "error", locations: [{ physicalLocation: { artifactLocation: { uri: FAULTS }, region: { startLine: 164 } } }] });
+    expect(res).toMatchObject({
+      level: "error",
+      locations: [{ physicalLocation: { artifactLocation: { uri: FAULTS }, region: { startLine: 164 } } }],
+    });
     expect(run.tool.driver.rules[res.ruleIndex].id).toBe("duplicate-id");
     expect(run.results.some((x: { level: string }) => x.level === "note")).toBe(true);
   });
@@ -303,8 +370,14 @@ describe("validate CLI", () => {
   });
 
   it("never changes a file (bytes and mtime)", () => {
-    const files = readdirSync(VDIR).filter((f) => f.endsWith(".jsonl")).map((f) => join(VDIR, f));
-    files.push(...readdirSync(join(ROOT, "fixtures", "corpus")).filter((f) => f.endsWith(".jsonl")).map((f) => corpus(f)));
+    const files = readdirSync(VDIR)
+      .filter((f) => f.endsWith(".jsonl"))
+      .map((f) => join(VDIR, f));
+    files.push(
+      ...readdirSync(join(ROOT, "fixtures", "corpus"))
+        .filter((f) => f.endsWith(".jsonl"))
+        .map((f) => corpus(f)),
+    );
     const before = files.map(fingerprint);
     runCli(["validate", "--strict", "fixtures/validate", "fixtures/corpus"]);
     for (const fmt of ["json", "sarif"]) runCli(["validate", "--format", fmt, "fixtures/validate"]);
@@ -334,10 +407,23 @@ describe("validate CLI", () => {
 describe("validate golden text output", () => {
   const cases: [string, string[], Record<string, string>?][] = [
     ["validate-faults.txt", ["validate", "fixtures/corpus/gen-v3-faults.jsonl"]],
-    ["validate-multi.txt", ["validate", "fixtures/validate/header-not-first.jsonl", "fixtures/validate/clean.jsonl", "fixtures/validate/duplicate-id.jsonl", "fixtures/validate/missing-file.jsonl"]],
+    [
+      "validate-multi.txt",
+      [
+        "validate",
+        "fixtures/validate/header-not-first.jsonl",
+        "fixtures/validate/clean.jsonl",
+        "fixtures/validate/duplicate-id.jsonl",
+        "fixtures/validate/missing-file.jsonl",
+      ],
+    ],
     ["validate-clean.txt", ["validate", "fixtures/validate/clean.jsonl", "fixtures/corpus/gen-v3-branchy.jsonl"]],
     ["validate-quiet.txt", ["validate", "--quiet", "fixtures/corpus/gen-v3-cycle-crlf-bom.jsonl"]],
-    ["validate-color.txt", ["validate", "--color", "always", "fixtures/validate/parent-cycle.jsonl", "fixtures/validate/blank-line.jsonl"], { NO_COLOR: undefined as unknown as string }],
+    [
+      "validate-color.txt",
+      ["validate", "--color", "always", "fixtures/validate/parent-cycle.jsonl", "fixtures/validate/blank-line.jsonl"],
+      { NO_COLOR: undefined as unknown as string },
+    ],
   ];
   for (const [name, args, env] of cases) {
     it(name, () => {

@@ -35,7 +35,7 @@ const BLOCK_SCHEMA: Record<string, string> = {
 
 /** A JSON pointer segment. */
 function seg(key: string | number): string {
-  return "/" + String(key).replace(/~/g, "~0").replace(/\//g, "~1");
+  return `/${String(key).replace(/~/g, "~0").replace(/\//g, "~1")}`;
 }
 
 const LONE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
@@ -44,8 +44,8 @@ const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F][0-9a-fA-F]{2}/;
 
 function loneEscape(s: string): string {
   const m = LONE.exec(s);
-  const code = m ? (m[0].charCodeAt(0)) : 0;
-  return "\\u" + code.toString(16).padStart(4, "0");
+  const code = m ? m[0].charCodeAt(0) : 0;
+  return `\\u${code.toString(16).padStart(4, "0")}`;
 }
 
 /** Every string (and key) holding a lone surrogate, as [pointer, escape]. Iterative. */
@@ -89,7 +89,7 @@ function blockKeys(cat: Catalogue, content: unknown, path: string, out: [string,
 function usageKeys(cat: Catalogue, u: unknown, path: string, out: [string, string, string][]): void {
   if (!isObject(u)) return;
   unknownKeys(cat, u, "usage", path, out);
-  if (isObject(u.cost)) unknownKeys(cat, u.cost, "usage-cost", path + "/cost", out);
+  if (isObject(u.cost)) unknownKeys(cat, u.cost, "usage-cost", `${path}/cost`, out);
 }
 
 function messageKeys(cat: Catalogue, m: Record<string, unknown>, path: string, version: number, out: [string, string, string][]): void {
@@ -97,16 +97,16 @@ function messageKeys(cat: Catalogue, m: Record<string, unknown>, path: string, v
   const schema = ROLE_SCHEMA[role];
   if (schema === undefined || (role === "hookMessage" && version >= 3)) return;
   unknownKeys(cat, m, schema, path, out);
-  blockKeys(cat, m.content, path + "/content", out);
-  if (role === "assistant" || role === "toolResult") usageKeys(cat, m.usage, path + "/usage", out);
+  blockKeys(cat, m.content, `${path}/content`, out);
+  if (role === "assistant" || role === "toolResult") usageKeys(cat, m.usage, `${path}/usage`, out);
 }
 
 function entryUnknownKeys(cat: Catalogue, o: Record<string, unknown>, version: number): [string, string, string][] {
   const out: [string, string, string][] = [];
   const type = typeof o.type === "string" ? o.type : "";
   // Unknown entry types have their own fields: only the warning about the type itself.
-  if (!cat.knownKeys.has("entry-" + type) || type === "") return out;
-  unknownKeys(cat, o, "entry-" + type, "", out);
+  if (!cat.knownKeys.has(`entry-${type}`) || type === "") return out;
+  unknownKeys(cat, o, `entry-${type}`, "", out);
   if (type === "custom_message") blockKeys(cat, o.content, "/content", out);
   if (type === "compaction" || type === "branch_summary" || type === "usage") usageKeys(cat, o.usage, "/usage", out);
   if (type === "compaction" && isObject(o.systemMessage)) messageKeys(cat, o.systemMessage, "/systemMessage", version, out);
@@ -147,7 +147,7 @@ function usageProblems(u: unknown): { field: string; found: number; expected: nu
  * reported once.
  */
 function covered(e: SchemaError, rec: EntryRec, version: number, messageMissing: boolean): boolean {
-  const top = e.path === "" ? (e.missing !== undefined ? "/" + e.missing : "") : e.path;
+  const top = e.path === "" ? (e.missing !== undefined ? `/${e.missing}` : "") : e.path;
   if (messageMissing && (top === "/message" || top.startsWith("/message/"))) return true;
   // missing-id (loader), dangling-parent and invalid-timestamp (tree) cover these fields.
   if (version >= 2 && rec.id === undefined && top === "/id") return true;
@@ -161,7 +161,9 @@ function covered(e: SchemaError, rec: EntryRec, version: number, messageMissing:
 function schemaDiags(out: Diagnostic[], file: string, line: number, errors: SchemaError[], entryId: string | undefined): void {
   for (const e of errors) {
     const path = e.missing !== undefined ? `${e.path}/${e.missing}` : e.path || "/";
-    out.push(diag("schema-violation", file, line, { path, keyword: e.keyword, message: e.message }, entryId === undefined ? {} : { entryId }));
+    out.push(
+      diag("schema-violation", file, line, { path, keyword: e.keyword, message: e.message }, entryId === undefined ? {} : { entryId }),
+    );
   }
 }
 
@@ -179,7 +181,7 @@ export function checkHeader(session: Session, opts: ContentOptions, out: Diagnos
     );
     schemaDiags(out, session.file, line, errors, undefined);
   }
-  for (const [path, escape] of findLoneSurrogates(h)) out.push(diag("lone-surrogate", session.file, line, { path, escape }));
+  for (const [path, esc] of findLoneSurrogates(h)) out.push(diag("lone-surrogate", session.file, line, { path, escape: esc }));
   if (opts.strict) {
     const found: [string, string, string][] = [];
     unknownKeys(cat, h, "header", "", found);
@@ -207,13 +209,22 @@ export function checkEntries(session: Session, opts: ContentOptions, out: Diagno
     if (!isObject(o)) continue;
     const extra = rec.id === undefined ? {} : { entryId: rec.id };
     const messageMissing = rec.type === "message" && !isObject(o.message);
-    if (messageMissing) out.push(diag("message-missing", file, rec.line, { found: o.message === undefined ? "none" : o.message === null ? "null" : Array.isArray(o.message) ? "array" : typeof o.message }, extra));
+    if (messageMissing)
+      out.push(
+        diag(
+          "message-missing",
+          file,
+          rec.line,
+          { found: o.message === undefined ? "none" : o.message === null ? "null" : Array.isArray(o.message) ? "array" : typeof o.message },
+          extra,
+        ),
+      );
     if (!cat.entry(o)) {
       const errors = schemaErrors(cat.entry.errors).filter((e) => !covered(e, rec, version, messageMissing));
       schemaDiags(out, file, rec.line, errors, rec.id);
     }
     if (SURROGATE_ESCAPE.test(raw)) {
-      for (const [path, escape] of findLoneSurrogates(o)) out.push(diag("lone-surrogate", file, rec.line, { path, escape }, extra));
+      for (const [path, esc] of findLoneSurrogates(o)) out.push(diag("lone-surrogate", file, rec.line, { path, escape: esc }, extra));
     }
     if (rec.type === "message" && isObject(o.message)) {
       const m = o.message;

@@ -33,12 +33,18 @@ function jsonKind(v: unknown): string {
 /** Classifies a parsed context_edit entry. */
 export function editInfo(rec: EntryRec, o: Record<string, unknown>): EditInfo {
   const targetId = typeof o.targetId === "string" ? o.targetId : undefined;
-  if (!Object.prototype.hasOwnProperty.call(o, "replacement")) return { rec, targetId, replacement: "missing" };
+  if (!Object.hasOwn(o, "replacement")) return { rec, targetId, replacement: "missing" };
   const r = o.replacement;
   if (r === null) return { rec, targetId, replacement: "null" };
-  if (isObject(r) && Object.prototype.hasOwnProperty.call(r, "content")) {
+  if (isObject(r) && Object.hasOwn(r, "content")) {
     if (typeof r.content === "string" || Array.isArray(r.content)) return { rec, targetId, replacement: "content" };
-    return { rec, targetId, replacement: "invalid", found: `an object whose content is ${jsonKind(r.content)}`, becomes: String(JSON.stringify(r.content)) };
+    return {
+      rec,
+      targetId,
+      replacement: "invalid",
+      found: `an object whose content is ${jsonKind(r.content)}`,
+      becomes: String(JSON.stringify(r.content)),
+    };
   }
   const found = isObject(r) ? "an object without content" : jsonKind(r);
   return { rec, targetId, replacement: "invalid", found, becomes: "undefined" };
@@ -103,7 +109,10 @@ type Relation = "above" | "below" | "self" | "apart";
 
 function listAt<T>(map: Map<number, T[]>, key: number): T[] {
   let list = map.get(key);
-  if (!list) map.set(key, (list = []));
+  if (!list) {
+    list = [];
+    map.set(key, list);
+  }
   return list;
 }
 
@@ -177,8 +186,10 @@ export function checkContextEdits(session: Session, tree?: SessionTree): Diagnos
     if (targetId !== undefined && !target) out.push(diag("context-edit-target-missing", file, rec.line, { targetId }, extra));
     if (target) {
       const where = rel.get(info);
-      if (where === "apart") out.push(diag("context-edit-off-path", file, rec.line, { targetId: targetId as string, targetLine: target.line }, extra));
-      if (where === "below") out.push(diag("context-edit-forward", file, rec.line, { targetId: targetId as string, targetLine: target.line }, extra));
+      if (where === "apart")
+        out.push(diag("context-edit-off-path", file, rec.line, { targetId: targetId as string, targetLine: target.line }, extra));
+      if (where === "below")
+        out.push(diag("context-edit-forward", file, rec.line, { targetId: targetId as string, targetLine: target.line }, extra));
       if (target.type === "context_edit") {
         out.push(diag("context-edit-of-edit", file, rec.line, { targetId: targetId as string, targetLine: target.line }, extra));
       } else if (!isEditableTarget(target)) {
@@ -187,7 +198,13 @@ export function checkContextEdits(session: Session, tree?: SessionTree): Diagnos
             "context-edit-not-editable",
             file,
             rec.line,
-            { targetId: targetId as string, targetLine: target.line, targetKind: kindOf(target), replacement: info.replacement, effect: effectOn(target, info.replacement) },
+            {
+              targetId: targetId as string,
+              targetLine: target.line,
+              targetKind: kindOf(target),
+              replacement: info.replacement,
+              effect: effectOn(target, info.replacement),
+            },
             extra,
           ),
         );
@@ -196,9 +213,25 @@ export function checkContextEdits(session: Session, tree?: SessionTree): Diagnos
     if (info.replacement === "missing") {
       const where = rel.get(info);
       const applies = where === "above" || where === "below";
-      out.push(diag("context-edit-no-replacement", file, rec.line, { targetId: targetId ?? null, throws: applies && target !== undefined && yieldsContentMessage(target) }, extra));
+      out.push(
+        diag(
+          "context-edit-no-replacement",
+          file,
+          rec.line,
+          { targetId: targetId ?? null, throws: applies && target !== undefined && yieldsContentMessage(target) },
+          extra,
+        ),
+      );
     } else if (info.replacement === "invalid") {
-      out.push(diag("context-edit-bad-replacement", file, rec.line, { targetId: targetId ?? null, found: info.found ?? "", becomes: info.becomes ?? "undefined" }, extra));
+      out.push(
+        diag(
+          "context-edit-bad-replacement",
+          file,
+          rec.line,
+          { targetId: targetId ?? null, found: info.found ?? "", becomes: info.becomes ?? "undefined" },
+          extra,
+        ),
+      );
     }
   }
   return out;

@@ -63,7 +63,7 @@ export function loadCatalogue(): Catalogue {
   const ajv = new Ajv({ allErrors: true });
   for (const item of index.schemas) ajv.addSchema(JSON.parse(readFileSync(new URL(item.file, dir), "utf8")) as object);
   const get = (name: string): ValidateFunction => {
-    const v = ajv.getSchema(SCHEMA_BASE + name + ".json");
+    const v = ajv.getSchema(`${SCHEMA_BASE + name}.json`);
     if (!v) throw new Error(`schema ${name} not found`);
     return v;
   };

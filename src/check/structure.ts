@@ -63,7 +63,9 @@ export function checkTimeOrder(session: Session, out: Diagnostic[]): void {
     if (Number.isNaN(rec.time)) continue;
     const timestamp = String(rec.timestamp);
     if (prev && rec.time < prev.time) {
-      out.push(diag("timestamp-regression", session.file, rec.line, { timestamp, previousLine: prev.line, previous: prev.timestamp }, idOf(rec)));
+      out.push(
+        diag("timestamp-regression", session.file, rec.line, { timestamp, previousLine: prev.line, previous: prev.timestamp }, idOf(rec)),
+      );
     }
     prev = { time: rec.time, line: rec.line, timestamp };
   }
@@ -135,7 +137,9 @@ export function checkPaths(session: Session, tree: SessionTree, out: Diagnostic[
         const target = byId.get(rec.firstKeptEntryId);
         // Its own id is how pi 1.6 writes "keep nothing": not a defect.
         if (target && target !== rec && !onPath[target.index]) {
-          out.push(diag("first-kept-off-path", file, rec.line, { firstKeptEntryId: rec.firstKeptEntryId, targetLine: target.line }, idOf(rec)));
+          out.push(
+            diag("first-kept-off-path", file, rec.line, { firstKeptEntryId: rec.firstKeptEntryId, targetLine: target.line }, idOf(rec)),
+          );
         }
       }
       onPath[rec.index] = 1;
@@ -143,7 +147,8 @@ export function checkPaths(session: Session, tree: SessionTree, out: Diagnostic[
         const calls = open.get(rec.toolCallId);
         const call = calls?.[calls.length - 1];
         if (call) call.answered = true;
-        else out.push(diag("tool-result-orphan", file, rec.line, { toolCallId: rec.toolCallId, toolName: rec.toolName ?? null }, idOf(rec)));
+        else
+          out.push(diag("tool-result-orphan", file, rec.line, { toolCallId: rec.toolCallId, toolName: rec.toolName ?? null }, idOf(rec)));
       }
       if (rec.type === "message" && rec.role === "assistant" && rec.toolCallIds) {
         const names = rec.toolNames?.length === rec.toolCallIds.length ? rec.toolNames : undefined;
@@ -166,7 +171,8 @@ export function checkPaths(session: Session, tree: SessionTree, out: Diagnostic[
       const list = open.get(call.id) as OpenCall[];
       list.pop();
       if (list.length === 0) open.delete(call.id);
-      if (!call.answered) unanswered.push(diag("tool-call-unanswered", file, rec.line, { toolCallId: call.id, name: call.name }, idOf(rec)));
+      if (!call.answered)
+        unanswered.push(diag("tool-call-unanswered", file, rec.line, { toolCallId: call.id, name: call.name }, idOf(rec)));
     }
   }
   out.push(...unanswered);

@@ -40,7 +40,16 @@ export interface ValidateSummary {
 export const SEVERITY_RANK: Record<Severity, number> = { info: 0, warning: 1, error: 2 };
 
 export function summarize(results: readonly FileResult[]): ValidateSummary {
-  const s: ValidateSummary = { files: results.length, filesWithFindings: 0, ioErrors: 0, error: 0, warning: 0, info: 0, byCode: [], byFile: [] };
+  const s: ValidateSummary = {
+    files: results.length,
+    filesWithFindings: 0,
+    ioErrors: 0,
+    error: 0,
+    warning: 0,
+    info: 0,
+    byCode: [],
+    byFile: [],
+  };
   const codes = new Map<string, CodeCount>();
   for (const r of results) {
     const fc: FileCount = { file: r.file, error: 0, warning: 0, info: 0 };
@@ -49,7 +58,10 @@ export function summarize(results: readonly FileResult[]): ValidateSummary {
       s[d.severity]++;
       fc[d.severity]++;
       let c = codes.get(d.code);
-      if (!c) codes.set(d.code, (c = { code: d.code, severity: d.severity, count: 0, files: 0 }));
+      if (!c) {
+        c = { code: d.code, severity: d.severity, count: 0, files: 0 };
+        codes.set(d.code, c);
+      }
       c.count++;
       if (!seenCodes.has(d.code)) {
         seenCodes.add(d.code);

@@ -81,14 +81,17 @@ export async function openInput(
 async function openSession(file: string, opts: { progress?: boolean; detail?: LoadOptions["detail"] }): Promise<Session> {
   const detail = opts.detail === undefined ? {} : { detail: opts.detail };
   if (isStdin(file)) return loadSession({ kind: "stream", name: "-", stream: process.stdin }, { name: "-", ...detail });
-  let info;
+  let info: Awaited<ReturnType<typeof stat>>;
   try {
     info = await stat(file);
   } catch (err) {
     throw new CliError(`${file}: ${ioReason(err)}`);
   }
   if (info.isDirectory()) throw new CliError(`${file}: is a directory (expected a session .jsonl file)`);
-  const progress = opts.progress !== false && process.stderr.isTTY === true && info.size > 64 << 20 ? progressReporter("reading", file, info.size) : undefined;
+  const progress =
+    opts.progress !== false && process.stderr.isTTY === true && info.size > 64 << 20
+      ? progressReporter("reading", file, info.size)
+      : undefined;
   try {
     return await loadSession({ kind: "file", path: file }, progress ? { onProgress: progress.update, ...detail } : detail);
   } catch (err) {

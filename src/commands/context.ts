@@ -27,9 +27,16 @@ export const contextCommand: CommandModule<object, ContextArgs> = {
   describe: "Show exactly what the model saw at a leaf (pi's session context)",
   builder: (y: Argv) =>
     y
-      .positional("file", { describe: "Session file (- for stdin); default: the most recent session of the current directory", type: "string" })
+      .positional("file", {
+        describe: "Session file (- for stdin); default: the most recent session of the current directory",
+        type: "string",
+      })
       .option("leaf", { describe: "Leaf: id, id prefix, @LINE, label:NAME or leaf", type: "string", default: "leaf" })
-      .option("session", { describe: "Pick the session whose id starts with ID (in the current directory's folder)", type: "string", requiresArg: true })
+      .option("session", {
+        describe: "Pick the session whose id starts with ID (in the current directory's folder)",
+        type: "string",
+        requiresArg: true,
+      })
       .option("all-projects", { describe: "With --session: search the folders of every project", type: "boolean" })
       .option("json", { describe: 'One document {"file","leaf","thinkingLevel","model","messages","entries"}', type: "boolean" })
       .option("ndjson", { describe: "One message per line", type: "boolean" })
@@ -37,27 +44,40 @@ export const contextCommand: CommandModule<object, ContextArgs> = {
       .option("format", { describe: "Text rendering", choices: ["text", "markdown"], default: "text", type: "string" })
       .option("thinking", { describe: "Show thinking blocks (--no-thinking hides them)", type: "boolean", default: true })
       .option("max-output", { describe: "Cut tool and command outputs to N lines (0 = all)", type: "number", default: 20 })
-      .option("show-edits", { describe: "Text views: also show what edited messages said in the file, and the messages edits removed", type: "boolean" })
+      .option("show-edits", {
+        describe: "Text views: also show what edited messages said in the file, and the messages edits removed",
+        type: "boolean",
+      })
       .conflicts("json", "ndjson")
       .conflicts("file", "session")
       .implies("all-projects", "session")
       .check((a) => {
-        if (typeof a.maxOutput !== "number" || !Number.isInteger(a.maxOutput) || a.maxOutput < 0) throw new CliError("--max-output takes a whole number ≥ 0");
+        if (typeof a.maxOutput !== "number" || !Number.isInteger(a.maxOutput) || a.maxOutput < 0)
+          throw new CliError("--max-output takes a whole number ≥ 0");
         return true;
       })
       .example("$0 context", "the context of the most recent session here, at its leaf")
       .example("$0 context session.jsonl --leaf @120 --no-thinking", "what the model saw at line 120, without thinking")
       .example("$0 context session.jsonl --show-edits", "what the model saw, and what context edits changed or removed")
       .example("$0 context session.jsonl --llm --json | jq '.messages | length'", "how many messages went to the LLM")
-      .example("$0 context --session 0194 --all-projects --format markdown > ctx.md", "a session by id, as Markdown") as unknown as Argv<ContextArgs>,
+      .example(
+        "$0 context --session 0194 --all-projects --format markdown > ctx.md",
+        "a session by id, as Markdown",
+      ) as unknown as Argv<ContextArgs>,
   handler: async (args) => {
-    const file = args.file ?? (await resolveSessionFile({ session: args.session, allProjects: args.allProjects, cwd: process.cwd(), env: process.env }));
+    const file =
+      args.file ??
+      (await resolveSessionFile({ session: args.session, allProjects: args.allProjects, cwd: process.cwd(), env: process.env }));
     // Every output reads the path's entries back whole; the index needs only the skeleton (ids, parents, types,
     // compaction fields).
     const session = await openInput(file, { detail: "skeleton" });
     try {
       const json = args.json === true || args.ndjson === true;
-      const r = contextReport(session, { leaf: args.leaf, llm: args.llm === true, ...(json ? {} : { display: { thinking: args.thinking, maxOutput: args.maxOutput, showEdits: args.showEdits === true } }) });
+      const r = contextReport(session, {
+        leaf: args.leaf,
+        llm: args.llm === true,
+        ...(json ? {} : { display: { thinking: args.thinking, maxOutput: args.maxOutput, showEdits: args.showEdits === true } }),
+      });
       const { leaf, context: c, note, problems } = r.data;
       if (c === null) {
         for (const d of r.diagnostics) process.stderr.write(diagnosticLine(d));
@@ -79,6 +99,7 @@ export const contextCommand: CommandModule<object, ContextArgs> = {
 
 function leafNoteLine(file: string, leaf: EntryRec, note: LeafNote): string {
   const where = `${sanitizeLine(file)}:${leaf.line}`;
-  if (note.kind === "no-id") return `${where}: note: the leaf has no id; pi cannot address it (asked for it, pi builds the context of the last entry); showing its own path\n`;
+  if (note.kind === "no-id")
+    return `${where}: note: the leaf has no id; pi cannot address it (asked for it, pi builds the context of the last entry); showing its own path\n`;
   return `${where}: note: id ${sanitizeLine(note.id)} is used again on line ${note.winnerLine}; pi, asked for this id, builds the context of line ${note.winnerLine}\n`;
 }

@@ -80,10 +80,10 @@ function itemOutput(item: DiffItem, args: DiffArgs): string[] {
     if (item.lineage) jsonOpts.lineage = item.lineage;
   }
   if (item.kind === "contexts") {
-    if (args.json) return [JSON.stringify(contextDiffObject(item.diff, jsonOpts)) + "\n"];
+    if (args.json) return [`${JSON.stringify(contextDiffObject(item.diff, jsonOpts))}\n`];
     return [...contextDiffText(item.diff, textOptions(args, item))];
   }
-  if (args.json) return [JSON.stringify(pathDiffObject(item.diff, jsonOpts)) + "\n"];
+  if (args.json) return [`${JSON.stringify(pathDiffObject(item.diff, jsonOpts))}\n`];
   return [...pathDiffText(item.diff, textOptions(args, item))];
 }
 
@@ -93,7 +93,8 @@ function leavesOutput(d: DiffData, args: DiffArgs): string[] {
   const items: string[] = [];
   for (const item of d.items) {
     if (item.kind === "cycle") {
-      if (args.json) items.push(JSON.stringify({ leaf: { id: item.leaf.id ?? null, line: item.leaf.line }, error: "cycle", cycle: item.cycle }));
+      if (args.json)
+        items.push(JSON.stringify({ leaf: { id: item.leaf.id ?? null, line: item.leaf.line }, error: "cycle", cycle: item.cycle }));
       continue;
     }
     const chunks = itemOutput(item, args);
@@ -104,7 +105,12 @@ function leavesOutput(d: DiffData, args: DiffArgs): string[] {
     }
   }
   if (args.json) {
-    out.push(JSON.stringify({ file: d.file, active: { id: active.id ?? null, line: active.line } }).slice(0, -1) + ',"diffs":[' + items.join(",") + "]}\n");
+    out.push(
+      JSON.stringify({ file: d.file, active: { id: active.id ?? null, line: active.line } }).slice(0, -1) +
+        ',"diffs":[' +
+        items.join(",") +
+        "]}\n",
+    );
   } else if (d.items.length === 0) {
     out.push("only one leaf: nothing to compare\n");
   }

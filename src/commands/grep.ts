@@ -16,7 +16,10 @@ interface GrepArgs extends GlobalArgs {
 
 /** `--role a,b --role c` → ["a", "b", "c"]. Not a yargs array: that would swallow the targets after it. */
 function listArg(v: unknown): string[] {
-  return (Array.isArray(v) ? v : [v]).flatMap((s) => String(s).split(",")).map((s) => s.trim()).filter(Boolean);
+  return (Array.isArray(v) ? v : [v])
+    .flatMap((s) => String(s).split(","))
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 export const grepCommand: CommandModule<object, GrepArgs> = {
@@ -25,10 +28,24 @@ export const grepCommand: CommandModule<object, GrepArgs> = {
   builder: (y: Argv) =>
     y
       .positional("pattern", { describe: "JavaScript regular expression", type: "string", demandOption: true })
-      .positional("targets", { describe: "Session files or folders (recursive); default: the sessions of the current directory", type: "string", array: true })
+      .positional("targets", {
+        describe: "Session files or folders (recursive); default: the sessions of the current directory",
+        type: "string",
+        array: true,
+      })
       .option("ignore-case", { alias: "i", describe: "Case-insensitive", type: "boolean" })
-      .option("role", { describe: "Only messages of these roles, comma-separated or repeated (user, assistant, toolResult, bashExecution, custom, …)", type: "string", requiresArg: true, coerce: listArg })
-      .option("type", { describe: "Only entries of these types, comma-separated or repeated (message, compaction, branch_summary, custom_message, …)", type: "string", requiresArg: true, coerce: listArg })
+      .option("role", {
+        describe: "Only messages of these roles, comma-separated or repeated (user, assistant, toolResult, bashExecution, custom, …)",
+        type: "string",
+        requiresArg: true,
+        coerce: listArg,
+      })
+      .option("type", {
+        describe: "Only entries of these types, comma-separated or repeated (message, compaction, branch_summary, custom_message, …)",
+        type: "string",
+        requiresArg: true,
+        coerce: listArg,
+      })
       .option("context", { describe: "Characters of context each side of the match", type: "number", default: 60 })
       .option("json", { describe: 'One document {"hits":[…]}', type: "boolean" })
       .option("ndjson", { describe: 'One {"file","line","id","role","type","field","path","snippet"} per hit', type: "boolean" })
@@ -57,7 +74,7 @@ export const grepCommand: CommandModule<object, GrepArgs> = {
         if (args.json) {
           out.push((firstJson ? "" : ",") + JSON.stringify(grepHitObject(file, hit)));
           firstJson = false;
-        } else if (args.ndjson) out.push(JSON.stringify(grepHitObject(file, hit)) + "\n");
+        } else if (args.ndjson) out.push(`${JSON.stringify(grepHitObject(file, hit))}\n`);
         else out.push(grepTextLine(file, hit, style));
       }
       await writeOut([out.join("")]);

@@ -1,7 +1,7 @@
 import type { CommandModule } from "yargs";
 
 // Each module has its own argument type; yargs only needs the common shape here.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: each command module declares its own argument type
 export type AnyCommand = CommandModule<object, any>;
 
 /**

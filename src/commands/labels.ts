@@ -21,7 +21,10 @@ export const labelsCommand: CommandModule<object, LabelsArgs> = {
       .option("ndjson", { describe: "One label (or change) per line", type: "boolean" })
       .conflicts("json", "ndjson")
       .example("$0 labels session.jsonl", "current labels and their targets")
-      .example("$0 labels session.jsonl --history --ndjson | jq -r 'select(.label == null) | .line'", "lines that clear a label") as unknown as Argv<LabelsArgs>,
+      .example(
+        "$0 labels session.jsonl --history --ndjson | jq -r 'select(.label == null) | .line'",
+        "lines that clear a label",
+      ) as unknown as Argv<LabelsArgs>,
   handler: async (args) => {
     const session = await openInput(args.file);
     try {

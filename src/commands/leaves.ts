@@ -21,7 +21,10 @@ export const leavesCommand: CommandModule<object, LeavesArgs> = {
       .option("ndjson", { describe: "One leaf object per line, file order", type: "boolean" })
       .conflicts("json", "ndjson")
       .example("$0 leaves session.jsonl", "every leaf, the default one marked ◆")
-      .example("$0 leaves session.jsonl --ndjson | jq -r 'select(.ownTotals.cost > 0.5) | .id'", "leaves whose own part cost more than $0.50") as unknown as Argv<LeavesArgs>,
+      .example(
+        "$0 leaves session.jsonl --ndjson | jq -r 'select(.ownTotals.cost > 0.5) | .id'",
+        "leaves whose own part cost more than $0.50",
+      ) as unknown as Argv<LeavesArgs>,
   handler: async (args) => {
     const session = await openInput(args.file);
     try {

@@ -16,7 +16,12 @@ export const lineageCommand: CommandModule<object, LineageArgs> = {
   builder: (y: Argv) =>
     y
       .positional("file", { describe: "Session file", type: "string", demandOption: true })
-      .option("forks-in", { describe: "A folder to search for forks, repeatable (default: the whole sessions dir)", type: "string", requiresArg: true, coerce: (v: unknown) => (Array.isArray(v) ? v : [v]).map(String) })
+      .option("forks-in", {
+        describe: "A folder to search for forks, repeatable (default: the whole sessions dir)",
+        type: "string",
+        requiresArg: true,
+        coerce: (v: unknown) => (Array.isArray(v) ? v : [v]).map(String),
+      })
       .option("json", { describe: 'One document {"file","id","ancestors","forks","missing","cycle","searched"}', type: "boolean" })
       .option("ndjson", { describe: 'One object per ancestor and fork, with "relation"', type: "boolean" })
       .conflicts("json", "ndjson")

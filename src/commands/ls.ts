@@ -20,7 +20,11 @@ export const lsCommand: CommandModule<object, LsArgs> = {
   describe: "List sessions: name or first prompt, size, entries, leaves, fork parent",
   builder: (y: Argv) =>
     y
-      .positional("dirs", { describe: "Folders (searched recursively) or files; default: the sessions of the current directory", type: "string", array: true })
+      .positional("dirs", {
+        describe: "Folders (searched recursively) or files; default: the sessions of the current directory",
+        type: "string",
+        array: true,
+      })
       .option("all-projects", { alias: "a", describe: "Every project folder in the sessions dir", type: "boolean" })
       .option("sort", { describe: "Order (newest / largest first; name: A→Z)", choices: SORTS, default: "modified" as SortKey })
       .option("limit", { alias: "n", describe: "Show at most N sessions", type: "number" })
@@ -52,7 +56,13 @@ export const lsCommand: CommandModule<object, LsArgs> = {
     if (d.skipped > 0) process.stderr.write(`pisess: skipped ${d.skipped} file${d.skipped === 1 ? "" : "s"} without a session header\n`);
     if (args.json) await writeOut([lsJson(d.sessions)]);
     else if (args.ndjson) await writeOut([lsNdjson(d.sessions)]);
-    else await writeOut([lsText(d.sessions, styleFor(args), { showCwd: args.allProjects === true || d.explicit, ...(d.root !== undefined ? { relativeTo: d.root } : {}) })]);
+    else
+      await writeOut([
+        lsText(d.sessions, styleFor(args), {
+          showCwd: args.allProjects === true || d.explicit,
+          ...(d.root !== undefined ? { relativeTo: d.root } : {}),
+        }),
+      ]);
     requestExit(r.exitCode);
   },
 };

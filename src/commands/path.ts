@@ -26,7 +26,10 @@ export const pathCommand: CommandModule<object, PathArgs> = {
       .option("ndjson", { describe: 'One {"line","entry"} per entry, root first (entry as migrated in memory)', type: "boolean" })
       .conflicts("json", "ndjson")
       .example("$0 path session.jsonl --leaf @120", "the path to the entry on line 120")
-      .example("$0 path session.jsonl --leaf label:before-refactor --ndjson | jq -r '.entry.message.role // .entry.type'", "roles along a labelled path") as unknown as Argv<PathArgs>,
+      .example(
+        "$0 path session.jsonl --leaf label:before-refactor --ndjson | jq -r '.entry.message.role // .entry.type'",
+        "roles along a labelled path",
+      ) as unknown as Argv<PathArgs>,
   handler: async (args) => {
     // JSON output re-reads every entry on the path; the text listing shows previews, which need the full index.
     const session = await openInput(args.file, { detail: args.json || args.ndjson ? "skeleton" : "full" });
@@ -41,7 +44,7 @@ export const pathCommand: CommandModule<object, PathArgs> = {
       if (args.ndjson || args.json) {
         const chunks = function* (): Generator<string> {
           if (args.json) {
-            yield JSON.stringify({ file: session.file, leaf: { id: leaf.id ?? null, line: leaf.line } }).slice(0, -1) + ',"entries":[';
+            yield `${JSON.stringify({ file: session.file, leaf: { id: leaf.id ?? null, line: leaf.line } }).slice(0, -1)},"entries":[`;
           }
           let first = true;
           for (const rec of path) {
@@ -49,7 +52,7 @@ export const pathCommand: CommandModule<object, PathArgs> = {
             if (args.json) {
               yield (first ? "" : ",") + item;
               first = false;
-            } else yield item + "\n";
+            } else yield `${item}\n`;
           }
           if (args.json) yield "]}\n";
         };
@@ -61,7 +64,8 @@ export const pathCommand: CommandModule<object, PathArgs> = {
           return { node, indent: 0, connector: "none", gutters: [] };
         });
         const out: string[] = [];
-        for (const line of treeLines(session, view, rows, { style: styleFor(args), width: terminalWidth(args.width), leaf })) out.push(line + "\n");
+        for (const line of treeLines(session, view, rows, { style: styleFor(args), width: terminalWidth(args.width), leaf }))
+          out.push(`${line}\n`);
         await writeOut(out);
       }
       problemSummary(session.file, r.diagnostics);

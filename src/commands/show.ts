@@ -18,7 +18,11 @@ export const showCommand: CommandModule<object, ShowArgs> = {
       .positional("file", { describe: "Session file (- for stdin)", type: "string", demandOption: true })
       .positional("ref", { describe: "Entry: id, id prefix, @LINE, label:NAME or leaf", type: "string", demandOption: true })
       .option("raw", { describe: "Print the exact original line, nothing else", type: "boolean" })
-      .option("json", { describe: 'One document {"file","line","id","type","role","timestamp","parent","parentId","children","label","target","editedBy","entry"}', type: "boolean" })
+      .option("json", {
+        describe:
+          'One document {"file","line","id","type","role","timestamp","parent","parentId","children","label","target","editedBy","entry"}',
+        type: "boolean",
+      })
       .conflicts("raw", "json")
       .example("$0 show session.jsonl @42", "the entry on line 42")
       .example("$0 show session.jsonl label:checkpoint --json | jq .entry.message.content", "the content of a labelled entry")
@@ -27,7 +31,7 @@ export const showCommand: CommandModule<object, ShowArgs> = {
     const session = await openInput(args.file);
     try {
       const r = showReport(session, { ref: String(args.ref), raw: args.raw === true });
-      if (r.data.raw !== undefined) await writeOut([r.data.raw + "\n"]);
+      if (r.data.raw !== undefined) await writeOut([`${r.data.raw}\n`]);
       else await writeOut([args.json ? showJson(r.data.entry) : showText(r.data.entry, styleFor(args))]);
       requestExit(r.exitCode);
     } finally {

@@ -29,7 +29,10 @@ export const treeCommand: CommandModule<object, TreeArgs> = {
       .option("depth", { describe: "Hide entries nested deeper than N branch levels", type: "number" })
       .option("from", { describe: "Show only the subtree of this entry", type: "string" })
       .option("width", { describe: "Cut lines to N columns (default: terminal width on a TTY, else no cut)", type: "number" })
-      .option("json", { describe: "One JSON document: every entry (unless --filter/--search) in file order, linked by line", type: "boolean" })
+      .option("json", {
+        describe: "One JSON document: every entry (unless --filter/--search) in file order, linked by line",
+        type: "boolean",
+      })
       .option("ndjson", { describe: "One JSON object per shown entry, in display order", type: "boolean" })
       .conflicts("json", "ndjson")
       .example("$0 tree session.jsonl", "the tree, active path marked with • and the leaf with ◆")
@@ -67,7 +70,7 @@ export const treeCommand: CommandModule<object, TreeArgs> = {
 function* mapLines(lines: Iterable<string>): Generator<string> {
   let buf = "";
   for (const l of lines) {
-    buf += l + "\n";
+    buf += `${l}\n`;
     if (buf.length > 1 << 16) {
       yield buf;
       buf = "";

@@ -19,12 +19,31 @@ export const validateCommand: CommandModule<object, ValidateArgs> = {
   describe: "Report every defect in session files, with stable codes (for people and CI)",
   builder: (y: Argv) =>
     y
-      .positional("inputs", { describe: "Session files, directories (every *.jsonl below) or - for stdin", type: "string", array: true, demandOption: true })
+      .positional("inputs", {
+        describe: "Session files, directories (every *.jsonl below) or - for stdin",
+        type: "string",
+        array: true,
+        demandOption: true,
+      })
       .option("format", { alias: "f", describe: "Output format", choices: FORMATS, default: "text", type: "string" })
       .option("strict", { describe: "Also report keys the schemas do not know (unknown-key, info)", type: "boolean", default: false })
-      .option("quiet", { alias: "q", describe: "Show errors only (the exit status still counts everything)", type: "boolean", default: false })
-      .option("fail-on", { describe: "Lowest severity that makes the exit status 1", choices: ["error", "warning", "info"], default: "error", type: "string" })
-      .option("max-warnings", { describe: "Exit 1 when there are more than N warnings (as ESLint); -1: no limit", type: "number", default: -1 })
+      .option("quiet", {
+        alias: "q",
+        describe: "Show errors only (the exit status still counts everything)",
+        type: "boolean",
+        default: false,
+      })
+      .option("fail-on", {
+        describe: "Lowest severity that makes the exit status 1",
+        choices: ["error", "warning", "info"],
+        default: "error",
+        type: "string",
+      })
+      .option("max-warnings", {
+        describe: "Exit 1 when there are more than N warnings (as ESLint); -1: no limit",
+        type: "number",
+        default: -1,
+      })
       .example("$0 validate session.jsonl", "every defect, then a summary table")
       .example("$0 validate ~/.pi/agent/sessions --quiet", "errors only, for every session below the folder")
       .example("$0 validate s.jsonl --format json | jq '.summary.byCode'", "counts per code")
@@ -48,7 +67,8 @@ export const validateCommand: CommandModule<object, ValidateArgs> = {
       open: (file) => common.openInput(file, { unsupported: "read" }),
       isStdin: common.isStdin,
       displayName: common.displayName,
-      progress: (name, bytes) => (process.stderr.isTTY === true && bytes >= 64 << 20 ? common.progressReporter("checking", name, bytes) : undefined),
+      progress: (name, bytes) =>
+        process.stderr.isTTY === true && bytes >= 64 << 20 ? common.progressReporter("checking", name, bytes) : undefined,
     });
     for (const n of r.data.notes) process.stderr.write(`pisess: ${n}\n`);
     const { shown, summary } = r.data;
@@ -69,7 +89,11 @@ export const validateCommand: CommandModule<object, ValidateArgs> = {
         break;
       }
       case "sarif": {
-        const [{ validateSarif }, { CODES }, { packageVersion }] = await Promise.all([import("../render/validate-sarif.js"), import("../model/codes.js"), import("../io/package.js")]);
+        const [{ validateSarif }, { CODES }, { packageVersion }] = await Promise.all([
+          import("../render/validate-sarif.js"),
+          import("../model/codes.js"),
+          import("../io/package.js"),
+        ]);
         const codes = Object.entries(CODES) as [string, Severity][];
         await common.writeOut([validateSarif(shown, { version: packageVersion(), codes })]);
         break;
@@ -78,7 +102,7 @@ export const validateCommand: CommandModule<object, ValidateArgs> = {
         const { validateFindingLines, validateSummaryLines } = await import("../render/validate-text.js");
         const style = common.styleFor(args);
         const lines = [...validateFindingLines(shown, style), ...validateSummaryLines(summary, style)];
-        await common.writeOut([lines.join("\n") + "\n"]);
+        await common.writeOut([`${lines.join("\n")}\n`]);
       }
     }
     common.requestExit(r.exitCode);

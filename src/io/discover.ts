@@ -1,3 +1,4 @@
+import type { Dirent } from "node:fs";
 import { open, readdir, readFile, realpath, stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
@@ -57,7 +58,7 @@ export async function listSessionFiles(dir: string, onError?: (folder: string, e
   const stack = [dir];
   while (stack.length > 0) {
     const d = stack.pop() as string;
-    let items;
+    let items: Dirent[];
     try {
       items = await readdir(d, { withFileTypes: true });
     } catch (err) {
@@ -172,7 +173,7 @@ export async function findSessionsById(dirs: string[], idPrefix: string): Promis
     }
     for (const f of files) {
       const h = await readHeader(f);
-      if (h && h.id.startsWith(idPrefix)) matches.push({ path: f, id: h.id });
+      if (h?.id.startsWith(idPrefix)) matches.push({ path: f, id: h.id });
     }
   }
   return matches;
@@ -182,7 +183,9 @@ export async function findSessionsById(dirs: string[], idPrefix: string): Promis
  * The fork-parent rule, the one place it is written: the parent a header names is the first non-empty string of
  * `parentSession`, then the legacy `branchedFrom`. An empty `parentSession` does not hide a `branchedFrom`.
  */
-export function forkParentRef(h: { parentSession?: unknown; branchedFrom?: unknown } | null | undefined): { ref: string; legacy: boolean } | null {
+export function forkParentRef(
+  h: { parentSession?: unknown; branchedFrom?: unknown } | null | undefined,
+): { ref: string; legacy: boolean } | null {
   if (!h) return null;
   if (typeof h.parentSession === "string" && h.parentSession !== "") return { ref: h.parentSession, legacy: false };
   if (typeof h.branchedFrom === "string" && h.branchedFrom !== "") return { ref: h.branchedFrom, legacy: true };

@@ -191,9 +191,13 @@ function isBomPrefix(b: Buffer): boolean {
 export type Source = { kind: "file"; path: string } | { kind: "stream"; name: string; stream: Readable };
 
 /** Streams a source and calls `sink` for every line; resolves with the facts about the whole source. */
-export async function readLines(source: Source, sink: LineSink, chunkSize = 1 << 20, options: SplitterOptions = {}): Promise<LineSourceFacts> {
-  const stream: Readable =
-    source.kind === "file" ? createReadStream(source.path, { flags: "r", highWaterMark: chunkSize }) : source.stream;
+export async function readLines(
+  source: Source,
+  sink: LineSink,
+  chunkSize = 1 << 20,
+  options: SplitterOptions = {},
+): Promise<LineSourceFacts> {
+  const stream: Readable = source.kind === "file" ? createReadStream(source.path, { flags: "r", highWaterMark: chunkSize }) : source.stream;
   const splitter = new LineSplitter(sink, options);
   for await (const chunk of stream) {
     splitter.push(typeof chunk === "string" ? Buffer.from(chunk, "utf8") : (chunk as Buffer));

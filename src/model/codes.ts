@@ -64,7 +64,7 @@ export const CODES = {
 export type Code = keyof typeof CODES;
 
 export function isCode(code: string): code is Code {
-  return Object.prototype.hasOwnProperty.call(CODES, code);
+  return Object.hasOwn(CODES, code);
 }
 
 export function diag(

@@ -139,7 +139,11 @@ export function condenseLine(b: Uint8Array): string | null {
           const e = b[q + 1];
           if (e === 0x75 /* u */) {
             if (q + 5 >= n) return null;
-            const h = (HEX[b[q + 2] as number] as number) & (HEX[b[q + 3] as number] as number) & (HEX[b[q + 4] as number] as number) & (HEX[b[q + 5] as number] as number);
+            const h =
+              (HEX[b[q + 2] as number] as number) &
+              (HEX[b[q + 3] as number] as number) &
+              (HEX[b[q + 4] as number] as number) &
+              (HEX[b[q + 5] as number] as number);
             if (h === 0) return null;
             q += 6;
             continue;

@@ -1,5 +1,15 @@
 import { isAscii } from "node:buffer";
-import { LazyLine, LINE_CRLF, LINE_INVALID_UTF8, LINE_UNTERMINATED, readLineBytes, readLines, type RawLine, type Source } from "../io/lines.js";
+import {
+  LazyLine,
+  LINE_CRLF,
+  LINE_INVALID_UTF8,
+  LINE_UNTERMINATED,
+  readLineBytes,
+  readLines,
+  type LineSourceFacts,
+  type RawLine,
+  type Source,
+} from "../io/lines.js";
 import { FileRangeReader } from "../io/store.js";
 import { diag } from "./codes.js";
 import { extractFields, isObject } from "./extract.js";
@@ -41,7 +51,10 @@ function errorColumn(err: unknown, text: string): number | undefined {
 function errorReason(err: unknown): string {
   const msg = err instanceof Error ? err.message : String(err);
   // V8 appends a long excerpt of the line; keep the reason only.
-  return msg.replace(/, "[\s\S]*$/, "").replace(/ in JSON at position \d+.*$/, "").slice(0, 120);
+  return msg
+    .replace(/, "[\s\S]*$/, "")
+    .replace(/ in JSON at position \d+.*$/, "")
+    .slice(0, 120);
 }
 
 class MemoryStore implements EntryStore {
@@ -146,7 +159,18 @@ export async function loadSession(source: Source, options: LoadOptions = {}): Pr
       }
     }
     const bytes = buf.subarray(start, end);
-    parseLine(new LazyLine(line, offset, end - start, (flags & LINE_CRLF) !== 0, (flags & LINE_UNTERMINATED) !== 0, invalidUtf8, bytes, isAscii(bytes)));
+    parseLine(
+      new LazyLine(
+        line,
+        offset,
+        end - start,
+        (flags & LINE_CRLF) !== 0,
+        (flags & LINE_UNTERMINATED) !== 0,
+        invalidUtf8,
+        bytes,
+        isAscii(bytes),
+      ),
+    );
   };
 
   // Set when the first line shows another program's format: the rest is not read as pi entries.
@@ -154,7 +178,7 @@ export async function loadSession(source: Source, options: LoadOptions = {}): Pr
 
   const parseLine = (raw: RawLine): void => {
     if (foreign) return;
-    let value: unknown = undefined;
+    let value: unknown;
     // Fast path for long lines after the header: parse the line with the tails of long strings cut out (see
     // fastscan.ts); anything unusual takes the ordinary path below, which also words the errors.
     if (fast && sawFirstParsed && memory === null && raw.bytes !== undefined && raw.length >= CONDENSE_MIN_LINE && !raw.invalidUtf8) {
@@ -216,7 +240,13 @@ export async function loadSession(source: Source, options: LoadOptions = {}): Pr
     if (firstParsed && value.kind === "header") {
       // pi agent-core's own JSONL store (`{"kind":"header","version":4,…}`), which no pi CLI writes yet.
       foreign = true;
-      diagnostics.push(diag("foreign-format", file, raw.line, { format: "agent-core", version: typeof value.version === "number" ? value.version : JSON.stringify(value.version ?? null), supported: CURRENT_VERSION }));
+      diagnostics.push(
+        diag("foreign-format", file, raw.line, {
+          format: "agent-core",
+          version: typeof value.version === "number" ? value.version : JSON.stringify(value.version ?? null),
+          supported: CURRENT_VERSION,
+        }),
+      );
       return;
     }
     if (firstParsed) {
@@ -246,9 +276,12 @@ export async function loadSession(source: Source, options: LoadOptions = {}): Pr
     addRec(rec, raw.line);
   };
 
-  let facts;
+  let facts: LineSourceFacts;
   try {
-    facts = skeleton && source.kind === "file" ? await readLineBytes(source.path, onBytes) : await readLines(source, onLine, 1 << 20, { lazyText: true });
+    facts =
+      skeleton && source.kind === "file"
+        ? await readLineBytes(source.path, onBytes)
+        : await readLines(source, onLine, 1 << 20, { lazyText: true });
   } catch (err) {
     store.close();
     throw err;

@@ -66,14 +66,17 @@ const TOP_KEYS: readonly [string, number][] = [
 /** Top-level keys by length: [bytes, slot] pairs. */
 const KEYS_BY_LEN: [Uint8Array, number][][] = [];
 for (const [k, slot] of TOP_KEYS) {
-  const list = (KEYS_BY_LEN[k.length] ??= []);
+  KEYS_BY_LEN[k.length] ??= [];
+  const list = KEYS_BY_LEN[k.length] as [Uint8Array, number][];
   list.push([Buffer.from(k, "latin1"), slot]);
 }
 const ROLE_KEY = Buffer.from("role", "latin1");
 
 /** Entry types and roles returned as shared constants instead of fresh strings. */
 const TYPE_NAMES = [...KNOWN_ENTRY_TYPES, "session"].map((s) => [Buffer.from(s, "latin1"), s] as const);
-const ROLE_NAMES = ["user", "assistant", "toolResult", "bashExecution", "custom", "hookMessage"].map((s) => [Buffer.from(s, "latin1"), s] as const);
+const ROLE_NAMES = ["user", "assistant", "toolResult", "bashExecution", "custom", "hookMessage"].map(
+  (s) => [Buffer.from(s, "latin1"), s] as const,
+);
 
 // Value spans, [start, end) of the whole value (a string's span includes its quotes); -1: not seen.
 const spanStart = new Int32Array(NSLOTS);
@@ -147,7 +150,14 @@ export function scanStringJs(b: Uint8Array, dv: DataView, q: number, end: number
       const e = b[q + 1] as number;
       if (e === 0x75 /* u */) {
         if (q + 5 >= end) return -1;
-        if (((HEX[b[q + 2] as number] as number) & (HEX[b[q + 3] as number] as number) & (HEX[b[q + 4] as number] as number) & (HEX[b[q + 5] as number] as number)) === 0) return -1;
+        if (
+          ((HEX[b[q + 2] as number] as number) &
+            (HEX[b[q + 3] as number] as number) &
+            (HEX[b[q + 4] as number] as number) &
+            (HEX[b[q + 5] as number] as number)) ===
+          0
+        )
+          return -1;
         q += 6;
         continue;
       }
@@ -179,7 +189,9 @@ let wasmMin = 4096;
 function loadWasm(): ScanWasm | null {
   try {
     // The compiler's lib has no WebAssembly types; this is the little used here.
-    const WA = (globalThis as { WebAssembly?: { Module: new (bytes: Uint8Array) => object; Instance: new (m: object) => { exports: unknown } } }).WebAssembly;
+    const WA = (
+      globalThis as { WebAssembly?: { Module: new (bytes: Uint8Array) => object; Instance: new (m: object) => { exports: unknown } } }
+    ).WebAssembly;
     if (WA === undefined) return null;
     return new WA.Instance(new WA.Module(Buffer.from(SCAN_WASM, "base64"))).exports as ScanWasm;
   } catch {
@@ -232,7 +244,7 @@ export function scanStringForTest(b: Uint8Array, q: number, end: number, useWasm
 function scanString(b: Uint8Array, dv: DataView, q: number, end: number): number {
   if (b !== wbuf) return scanStringJs(b, dv, q, end);
   // Short plain strings (keys, ids) end before the call into wasm would pay off.
-  const lim = q + 24 < end ? q + 24 : end;
+  const lim = Math.min(q + 24, end);
   for (let i = q; i < lim; i++) {
     const c = b[i] as number;
     if (c === QUOTE) {
@@ -413,7 +425,8 @@ export function scanSkeleton(b: Uint8Array, start: number, end: number): number 
         } else {
           let q: number;
           if (c === 0x74 /* t */) q = b[p + 1] === 0x72 && b[p + 2] === 0x75 && b[p + 3] === 0x65 && p + 4 <= end ? p + 4 : -1;
-          else if (c === 0x66 /* f */) q = b[p + 1] === 0x61 && b[p + 2] === 0x6c && b[p + 3] === 0x73 && b[p + 4] === 0x65 && p + 5 <= end ? p + 5 : -1;
+          else if (c === 0x66 /* f */)
+            q = b[p + 1] === 0x61 && b[p + 2] === 0x6c && b[p + 3] === 0x73 && b[p + 4] === 0x65 && p + 5 <= end ? p + 5 : -1;
           else if (c === 0x6e /* n */) q = b[p + 1] === 0x75 && b[p + 2] === 0x6c && b[p + 3] === 0x6c && p + 4 <= end ? p + 4 : -1;
           else q = scanNumber(b, p, end);
           if (q < 0) return 0;
@@ -591,7 +604,15 @@ export function skeletonRec(b: Buffer, start: number, end: number, index: number
 function isoTime(b: Buffer, ts: string): number {
   const from = (spanStart[S_TS] as number) + 1;
   if ((spanEnd[S_TS] as number) - 1 - from !== 24) return new Date(ts).getTime();
-  if (b[from + 4] !== 0x2d || b[from + 7] !== 0x2d || b[from + 10] !== 0x54 || b[from + 13] !== 0x3a || b[from + 16] !== 0x3a || b[from + 19] !== 0x2e || b[from + 23] !== 0x5a) {
+  if (
+    b[from + 4] !== 0x2d ||
+    b[from + 7] !== 0x2d ||
+    b[from + 10] !== 0x54 ||
+    b[from + 13] !== 0x3a ||
+    b[from + 16] !== 0x3a ||
+    b[from + 19] !== 0x2e ||
+    b[from + 23] !== 0x5a
+  ) {
     return new Date(ts).getTime();
   }
   let bad = 0;

@@ -171,7 +171,8 @@ export function buildContext(session: Session, path: EntryRec[], read: (rec: Ent
     for (let i = 0; i < cIdx; i++) {
       const rec = path[i] as EntryRec;
       if (!keptFrom && rec.id === firstKept) keptFrom = rec;
-      if (keptFrom && !(rec.type === "message" && !broken.has(rec) && (body(rec).message as Obj).role === "system")) contextEntries.push(rec);
+      if (keptFrom && !(rec.type === "message" && !broken.has(rec) && (body(rec).message as Obj).role === "system"))
+        contextEntries.push(rec);
     }
     for (let i = cIdx + 1; i < path.length; i++) contextEntries.push(path[i] as EntryRec);
     if (!keptFrom && typeof firstKept === "string" && firstKept !== cid) {
@@ -245,7 +246,9 @@ export function buildContext(session: Session, path: EntryRec[], read: (rec: Ent
     const role = isObj(m) ? m.role : undefined;
     if (typeof role !== "string" || !KNOWN_ROLES.has(role)) {
       const rec = sources[i] as EntryRec;
-      problems.push(diag("unknown-role", file, rec.line, { role: typeof role === "string" ? role : JSON.stringify(role) ?? "none" }, idArg(rec)));
+      problems.push(
+        diag("unknown-role", file, rec.line, { role: typeof role === "string" ? role : (JSON.stringify(role) ?? "none") }, idArg(rec)),
+      );
     }
   }
 
@@ -316,13 +319,29 @@ export function toolProblems(session: Session, ctx: SessionContext, pairing: Too
   for (const i of pairing.orphans) {
     const m = ctx.messages[i] as Obj;
     const rec = ctx.sources[i] as EntryRec;
-    out.push(diag("tool-result-orphan", session.file, rec.line, { toolCallId: String(m.toolCallId), toolName: typeof m.toolName === "string" ? m.toolName : null }, rec.id ? { entryId: rec.id } : {}));
+    out.push(
+      diag(
+        "tool-result-orphan",
+        session.file,
+        rec.line,
+        { toolCallId: String(m.toolCallId), toolName: typeof m.toolName === "string" ? m.toolName : null },
+        rec.id ? { entryId: rec.id } : {},
+      ),
+    );
   }
   for (const key of pairing.unanswered) {
     const [mi, bi] = key.split(":").map(Number) as [number, number];
     const block = ((ctx.messages[mi] as Obj).content as unknown[])[bi] as Obj;
     const rec = ctx.sources[mi] as EntryRec;
-    out.push(diag("tool-call-unanswered", session.file, rec.line, { toolCallId: String(block.id), name: String(block.name) }, rec.id ? { entryId: rec.id } : {}));
+    out.push(
+      diag(
+        "tool-call-unanswered",
+        session.file,
+        rec.line,
+        { toolCallId: String(block.id), name: String(block.name) },
+        rec.id ? { entryId: rec.id } : {},
+      ),
+    );
   }
   return out.sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
 }
@@ -415,7 +434,7 @@ export function contextSize(ctx: SessionContext, path: readonly EntryRec[]): Con
 
 /** A piece of a displayed message, ready to print: renderers only lay these out. */
 export type Part =
-  | { kind: "text"; text: string; /** lines left out by --max-output */ cut: number }
+  | { kind: "text"; text: string /** lines left out by --max-output */; cut: number }
   | { kind: "thinking"; text: string; redacted: boolean }
   | { kind: "image"; mimeType: string; bytes: number }
   | {
@@ -461,7 +480,13 @@ export interface ContextDisplay {
   thinkingLevel: string;
   messageCount: number;
   llmCount: number;
-  compaction: { line: number; id: string | null; tokensBefore: unknown; keptFrom: { line: number; id: string | null } | null; kept: number } | null;
+  compaction: {
+    line: number;
+    id: string | null;
+    tokensBefore: unknown;
+    keptFrom: { line: number; id: string | null } | null;
+    kept: number;
+  } | null;
   size: ContextSize;
   /** The context_edits on the path: how many shaped this context, and how many messages they removed. */
   edits: { onPath: number; applied: number; editedMessages: number; removedMessages: number };
@@ -497,7 +522,10 @@ function base64Bytes(data: unknown): number {
 /** Tool-call arguments on one line: `key=value` pairs, values as JSON, cut to `max` characters. */
 export function compactArgs(args: unknown, max: number): string {
   let s: string;
-  if (isObj(args)) s = Object.entries(args).map(([k, v]) => `${k}=${JSON.stringify(v) ?? "undefined"}`).join(" ");
+  if (isObj(args))
+    s = Object.entries(args)
+      .map(([k, v]) => `${k}=${JSON.stringify(v) ?? "undefined"}`)
+      .join(" ");
   else s = JSON.stringify(args) ?? "";
   return s.length > max ? `${s.slice(0, max - 1)}…` : s;
 }
@@ -556,13 +584,18 @@ export function describeContext(
             d.parts.push({ kind: "other", type: b === null ? "null" : typeof b });
           } else if (b.type === "text") {
             if (b.text !== "") d.parts.push({ kind: "text", text: String(b.text ?? ""), cut: 0 });
-          }
-          else if (b.type === "thinking") {
+          } else if (b.type === "thinking") {
             if (opts.thinking) d.parts.push({ kind: "thinking", text: String(b.thinking ?? ""), redacted: b.redacted === true });
           } else if (b.type === "toolCall") {
             const r = i < 0 ? undefined : (pairing.resultOf.get(`${i}:${j}`) ?? null);
             const result = r === undefined || r === null ? r : one(r);
-            d.parts.push({ kind: "call", id: String(b.id ?? ""), name: String(b.name ?? "?"), args: compactArgs(b.arguments, maxArgs), result });
+            d.parts.push({
+              kind: "call",
+              id: String(b.id ?? ""),
+              name: String(b.name ?? "?"),
+              args: compactArgs(b.arguments, maxArgs),
+              result,
+            });
           } else d.parts.push({ kind: "other", type: String(b.type) });
         });
         if (typeof o.errorMessage === "string") d.parts.push({ kind: "text", text: `error: ${o.errorMessage}`, cut: 0 });
@@ -602,7 +635,11 @@ export function describeContext(
         d.parts = contentParts(o.content, 0).filter((p) => p.kind !== "text" || p.text !== "");
         if (isObj(o.sections)) {
           for (const [name, text] of Object.entries(o.sections)) {
-            d.parts.push({ kind: "text", text: text === null ? `[section ${name} removed]` : `[section ${name}]\n${String(text)}`, cut: 0 });
+            d.parts.push({
+              kind: "text",
+              text: text === null ? `[section ${name} removed]` : `[section ${name}]\n${String(text)}`,
+              cut: 0,
+            });
           }
         }
         const names = (v: unknown) => (Array.isArray(v) ? v.map((t) => String(isObj(t) ? t.name : t)).join(", ") : "");

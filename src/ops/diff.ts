@@ -75,7 +75,8 @@ export function fullText(content: unknown): string {
 function toolCalls(content: unknown): [string, unknown][] {
   if (!Array.isArray(content)) return [];
   const out: [string, unknown][] = [];
-  for (const b of content) if (isObj(b) && b.type === "toolCall") out.push([typeof b.name === "string" ? b.name : "?", b.arguments ?? null]);
+  for (const b of content)
+    if (isObj(b) && b.type === "toolCall") out.push([typeof b.name === "string" ? b.name : "?", b.arguments ?? null]);
   return out;
 }
 
@@ -111,16 +112,16 @@ export function entryKey(entry: Record<string, unknown>): string {
   const type = typeof entry.type === "string" ? entry.type : "?";
   switch (type) {
     case "message":
-      return "message:" + messageKey(entry.message);
+      return `message:${messageKey(entry.message)}`;
     case "compaction":
     case "branch_summary":
-      return `${type}:` + JSON.stringify(entry.summary ?? null);
+      return `${type}:${JSON.stringify(entry.summary ?? null)}`;
     case "label":
-      return "label:" + JSON.stringify(entry.label ?? null);
+      return `label:${JSON.stringify(entry.label ?? null)}`;
     default: {
       const rest: Record<string, unknown> = {};
       for (const [k, v] of Object.entries(entry)) if (!ID_FIELDS.has(k)) rest[k] = v;
-      return `${type}:` + JSON.stringify(rest);
+      return `${type}:${JSON.stringify(rest)}`;
     }
   }
 }
@@ -347,7 +348,11 @@ function roleOf(m: unknown): string {
  * the other side's divergent messages is marked `shared`, so a compaction that keeps part of the history shows as
  * such rather than as a wholesale change.
  */
-export function diffContexts(left: SideInput & { context: BuiltContext }, right: SideInput & { context: BuiltContext }, align: Align): ContextDiff {
+export function diffContexts(
+  left: SideInput & { context: BuiltContext },
+  right: SideInput & { context: BuiltContext },
+  align: Align,
+): ContextDiff {
   const sourceKey = (rec: EntryRec | undefined): string => {
     if (!rec) return "";
     if (align === "same-file") return `#${rec.index}`;
@@ -355,7 +360,7 @@ export function diffContexts(left: SideInput & { context: BuiltContext }, right:
     return "";
   };
   const keys = (input: SideInput & { context: BuiltContext }): string[] =>
-    input.context.messages.map((m, i) => sourceKey(input.context.sources[i]) + "\u0000" + messageKey(m));
+    input.context.messages.map((m, i) => `${sourceKey(input.context.sources[i])}\u0000${messageKey(m)}`);
   const lk = keys(left);
   const rk = keys(right);
   const n = Math.min(lk.length, rk.length);
@@ -376,7 +381,12 @@ export function diffContexts(left: SideInput & { context: BuiltContext }, right:
     for (let i = k; i < ctx.messages.length; i++) divergent.push(item(i));
     const sources: EntryRec[] = [];
     const seen = new Set<EntryRec>();
-    for (const it of divergent) if (it.source && !seen.has(it.source)) (seen.add(it.source), sources.push(it.source));
+    for (const it of divergent) {
+      if (it.source && !seen.has(it.source)) {
+        seen.add(it.source);
+        sources.push(it.source);
+      }
+    }
     return {
       session: input.session,
       leaf: input.leaf,

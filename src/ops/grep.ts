@@ -105,7 +105,12 @@ export function entryFields(o: Record<string, unknown>): Field[] {
 }
 
 /** Up to `context` characters each side of [start, end), cut at the text's ends; "…" marks a cut. */
-export function snippetAround(text: string, start: number, end: number, context = 60): { snippet: string; matchStart: number; matchEnd: number } {
+export function snippetAround(
+  text: string,
+  start: number,
+  end: number,
+  context = 60,
+): { snippet: string; matchStart: number; matchEnd: number } {
   let from = Math.max(0, start - context);
   let to = Math.min(text.length, end + context);
   // Do not split a surrogate pair.
@@ -121,7 +126,10 @@ function isLowSurrogate(c: number): boolean {
 }
 
 /** The first match in an entry's fields, or null. The regex must not be global or sticky. */
-export function matchFields(fields: Field[], q: GrepQuery): { field: Field["field"]; snippet: string; matchStart: number; matchEnd: number } | null {
+export function matchFields(
+  fields: Field[],
+  q: GrepQuery,
+): { field: Field["field"]; snippet: string; matchStart: number; matchEnd: number } | null {
   for (const f of fields) {
     const m = q.re.exec(f.text);
     if (!m) continue;

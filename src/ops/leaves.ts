@@ -1,6 +1,16 @@
 import type { Session } from "../model/session.js";
 import type { EntryRec } from "../model/types.js";
-import { compareKinds, finishTotals, isAssistant, spendOf, subtractKinds, subtractTotals, type KindTotals, type SpendKind, type Totals } from "./totals.js";
+import {
+  compareKinds,
+  finishTotals,
+  isAssistant,
+  spendOf,
+  subtractKinds,
+  subtractTotals,
+  type KindTotals,
+  type SpendKind,
+  type Totals,
+} from "./totals.js";
 import { resolveParent, type SessionTree, type TreeNode } from "./tree.js";
 
 /**
@@ -114,7 +124,9 @@ function otherKinds(session: Session, exclude: Uint8Array | undefined): { kinds:
   // Renumber so that slot order is the documented order.
   const order = kinds.map((_, i) => i).sort((a, b) => compareKinds(kinds[a] as SpendKind, kinds[b] as SpendKind));
   const renum = new Int32Array(kinds.length);
-  order.forEach((old, i) => (renum[old] = i));
+  order.forEach((old, i) => {
+    renum[old] = i;
+  });
   for (let i = 0; i < slot.length; i++) if ((slot[i] as number) >= 0) slot[i] = renum[slot[i] as number] as number;
   return { kinds: order.map((i) => kinds[i] as SpendKind), slot };
 }
@@ -133,7 +145,15 @@ export function treeShape(session: Session, tree: SessionTree, opts: ShapeOption
   const lastUser = new Int32Array(n).fill(-1);
   // Assistant messages (most of a session) are summed down the tree in arrays. The other entries that record spend
   // are rare: each gets the sums by kind of its path in a small array, shared by every entry below it up to the next.
-  const cum = [new Float64Array(n), new Float64Array(n), new Float64Array(n), new Float64Array(n), new Float64Array(n), new Float64Array(n), new Float64Array(n)] as const;
+  const cum = [
+    new Float64Array(n),
+    new Float64Array(n),
+    new Float64Array(n),
+    new Float64Array(n),
+    new Float64Array(n),
+    new Float64Array(n),
+    new Float64Array(n),
+  ] as const;
   const turns = new Int32Array(n);
   const other = otherKinds(session, opts.exclude);
   const K = other.kinds.length;
@@ -182,7 +202,11 @@ export function treeShape(session: Session, tree: SessionTree, opts: ShapeOption
       const above = otherCum[i];
       const v = above ? Float64Array.from(above) : new Float64Array(K * F);
       v[slot * F] = (v[slot * F] as number) + 1;
-      if (rec.usage) usageFields(rec.usage).forEach((x, f) => (v[slot * F + 1 + f] = (v[slot * F + 1 + f] as number) + x));
+      if (rec.usage) {
+        usageFields(rec.usage).forEach((x, f) => {
+          v[slot * F + 1 + f] = (v[slot * F + 1 + f] as number) + x;
+        });
+      }
       otherCum[i] = v;
     }
     if ((depth[i] as number) > maxDepth) maxDepth = depth[i] as number;
@@ -198,14 +222,17 @@ export function treeShape(session: Session, tree: SessionTree, opts: ShapeOption
   const pathAt = (i: number): { totals: Totals; byKind: KindTotals[] } => {
     const sum = cum.map((c) => c[i] as number);
     const byKind: KindTotals[] = [];
-    if ((turns[i] as number) > 0) byKind.push({ source: "assistant", kind: null, entries: turns[i] as number, ...finishTotals(totalsOf(sum)) });
+    if ((turns[i] as number) > 0)
+      byKind.push({ source: "assistant", kind: null, entries: turns[i] as number, ...finishTotals(totalsOf(sum)) });
     const v = otherCum[i];
     if (v) {
       for (let k = 0; k < K; k++) {
         const entries = v[k * F] as number;
         if (entries === 0) continue;
         const t = totalsOf(v, k * F + 1);
-        usageFields(t).forEach((x, f) => (sum[f] = (sum[f] as number) + x));
+        usageFields(t).forEach((x, f) => {
+          sum[f] = (sum[f] as number) + x;
+        });
         const kind = other.kinds[k] as SpendKind;
         byKind.push({ source: kind.source, kind: kind.kind, entries, ...finishTotals(t) });
       }

@@ -32,7 +32,10 @@ function parentPath(ref: string, child: string): string {
  * The chain of parents from a file's header up to the original (or to a missing file, or to a file already on
  * the chain: a cycle). `file` must be absolute.
  */
-export async function ancestorsOf(file: string, header: HeaderInfo | undefined): Promise<{ ancestors: LineageAncestor[]; missing: string[]; cycle: boolean }> {
+export async function ancestorsOf(
+  file: string,
+  header: HeaderInfo | undefined,
+): Promise<{ ancestors: LineageAncestor[]; missing: string[]; cycle: boolean }> {
   const ancestors: LineageAncestor[] = [];
   const missing: string[] = [];
   let cycle = false;

@@ -10,7 +10,8 @@ export function bashText(m: Obj): string {
   let text = `Ran \`${String(m.command)}\`\n`;
   text += m.output ? `\`\`\`\n${String(m.output)}\n\`\`\`` : "(no output)";
   if (m.cancelled) text += "\n\n(command cancelled)";
-  else if (m.exitCode !== null && m.exitCode !== undefined && m.exitCode !== 0) text += `\n\nCommand exited with code ${String(m.exitCode)}`;
+  else if (m.exitCode !== null && m.exitCode !== undefined && m.exitCode !== 0)
+    text += `\n\nCommand exited with code ${String(m.exitCode)}`;
   if (m.truncated && m.fullOutputPath) text += `\n\n[Output truncated. Full output: ${String(m.fullOutputPath)}]`;
   return text;
 }
@@ -28,7 +29,11 @@ function convertOne(m: unknown): unknown {
     case "bashExecution":
       return o.excludeFromContext ? undefined : userText(bashText(o), o.timestamp);
     case "custom":
-      return { role: "user", content: typeof o.content === "string" ? [{ type: "text", text: o.content }] : o.content, timestamp: o.timestamp };
+      return {
+        role: "user",
+        content: typeof o.content === "string" ? [{ type: "text", text: o.content }] : o.content,
+        timestamp: o.timestamp,
+      };
     case "branchSummary":
       return userText(BRANCH_PREFIX + String(o.summary) + BRANCH_SUFFIX, o.timestamp);
     case "compactionSummary":

@@ -141,7 +141,10 @@ function cmp(a: string, b: string): number {
 }
 
 export function compareKinds(a: SpendKind, b: SpendKind): number {
-  return SOURCE_ORDER[a.source] - SOURCE_ORDER[b.source] || (a.kind === null ? (b.kind === null ? 0 : -1) : b.kind === null ? 1 : cmp(a.kind, b.kind));
+  return (
+    SOURCE_ORDER[a.source] - SOURCE_ORDER[b.source] ||
+    (a.kind === null ? (b.kind === null ? 0 : -1) : b.kind === null ? 1 : cmp(a.kind, b.kind))
+  );
 }
 
 /** Sums by kind of spend; `rows()` gives them in the documented order, costs rounded. */
@@ -384,7 +387,15 @@ export function sessionFacts(session: Session): SessionFacts {
       if (end === null || rec.time > end) end = rec.time;
     }
   }
-  return { entries: session.entries.length, byType: sortKeys(byType), byRole: sortKeys(byRole), compactions, modelsUsed: [...seenModels.values()], start, end };
+  return {
+    entries: session.entries.length,
+    byType: sortKeys(byType),
+    byRole: sortKeys(byRole),
+    compactions,
+    modelsUsed: [...seenModels.values()],
+    start,
+    end,
+  };
 }
 
 function sortKeys(o: Record<string, number>): Record<string, number> {

@@ -74,7 +74,9 @@ export function buildTree(session: Session): SessionTree {
       parent.push(null);
       roots.push(node);
       if (parentId === undefined && session.version >= 2) {
-        problems.push(diag("dangling-parent", file, rec.line, { parentId: null, missing: true }, rec.id === undefined ? {} : { entryId: rec.id }));
+        problems.push(
+          diag("dangling-parent", file, rec.line, { parentId: null, missing: true }, rec.id === undefined ? {} : { entryId: rec.id }),
+        );
       }
       continue;
     }
@@ -128,7 +130,15 @@ export function buildTree(session: Session): SessionTree {
   for (const node of nodes) {
     if (node.children.length > 1) node.children.sort(byTime);
     if (Number.isNaN(node.rec.time)) {
-      problems.push(diag("invalid-timestamp", file, node.rec.line, { timestamp: JSON.stringify(node.rec.timestamp) ?? "undefined" }, node.rec.id ? { entryId: node.rec.id } : {}));
+      problems.push(
+        diag(
+          "invalid-timestamp",
+          file,
+          node.rec.line,
+          { timestamp: JSON.stringify(node.rec.timestamp) ?? "undefined" },
+          node.rec.id ? { entryId: node.rec.id } : {},
+        ),
+      );
     }
   }
   return { roots, nodes, parent, cycles, inCycle, problems };

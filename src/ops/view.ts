@@ -6,7 +6,14 @@ export const FILTER_MODES = ["default", "no-tools", "user-only", "labeled-only",
 export type FilterMode = (typeof FILTER_MODES)[number];
 
 /** Bookkeeping entries pi's /tree hides in its default view. */
-const SETTINGS_TYPES: ReadonlySet<string> = new Set(["label", "context_edit", "custom", "model_change", "thinking_level_change", "session_info"]);
+const SETTINGS_TYPES: ReadonlySet<string> = new Set([
+  "label",
+  "context_edit",
+  "custom",
+  "model_change",
+  "thinking_level_change",
+  "session_info",
+]);
 
 /** Entries pi 1.6's /tree never shows, whatever the filter mode (cost accounting, not conversation). */
 const NEVER_SHOWN_TYPES: ReadonlySet<string> = new Set(["usage"]);

@@ -39,11 +39,11 @@ export function* contextJsonChunks(
   asDocument: boolean,
 ): Generator<string> {
   if (!asDocument) {
-    for (const m of messages) yield JSON.stringify(m) + "\n";
+    for (const m of messages) yield `${JSON.stringify(m)}\n`;
     return;
   }
   const head = JSON.stringify({ file, leaf: { id: leaf.id ?? null, line: leaf.line }, thinkingLevel: ctx.thinkingLevel, model: ctx.model });
-  yield head.slice(0, -1) + ',"messages":[';
+  yield `${head.slice(0, -1)},"messages":[`;
   let buf = "";
   for (let i = 0; i < messages.length; i++) {
     buf += (i === 0 ? "" : ",") + (JSON.stringify(messages[i]) ?? "null");

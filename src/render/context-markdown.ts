@@ -60,7 +60,9 @@ function partMd(part: Part, asOutput: boolean): string {
 /** With --show-edits: what an edited message said in the file, folded. */
 function originalMd(m: DisplayMessage, asOutput: boolean): string[] {
   if (!m.original) return [];
-  return [`<details><summary>as recorded before the edit</summary>\n\n${m.original.map((p) => partMd(p, asOutput)).join("\n\n")}\n\n</details>`];
+  return [
+    `<details><summary>as recorded before the edit</summary>\n\n${m.original.map((p) => partMd(p, asOutput)).join("\n\n")}\n\n</details>`,
+  ];
 }
 
 function resultMd(m: DisplayMessage): string {

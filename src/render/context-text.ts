@@ -8,7 +8,10 @@ export function formatTime(ms: number): string {
   if (!Number.isFinite(ms)) return "?";
   const d = new Date(ms);
   if (Number.isNaN(d.getTime())) return "?";
-  return d.toISOString().replace("T", " ").replace(/\.\d+Z$/, "Z");
+  return d
+    .toISOString()
+    .replace("T", " ")
+    .replace(/\.\d+Z$/, "Z");
 }
 
 export function formatBytes(n: number): string {
@@ -46,14 +49,20 @@ function editFacts(doc: ContextDisplay): [string, string][] {
   const e = doc.edits;
   if (e.onPath === 0) return [];
   const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? "" : "s"}`;
-  return [["edits", `${plural(e.onPath, "context edit")} on the path, ${e.applied} applied: ${plural(e.editedMessages, "message")} edited, ${e.removedMessages} removed`]];
+  return [
+    [
+      "edits",
+      `${plural(e.onPath, "context edit")} on the path, ${e.applied} applied: ${plural(e.editedMessages, "message")} edited, ${e.removedMessages} removed`,
+    ],
+  ];
 }
 
 /** The title of one message: role (or its custom type / tool name), time, model, source line, notes. */
 export function titleParts(m: DisplayMessage): string[] {
   let role = m.role;
   if (m.role === "custom") role = `custom: ${sanitizeLine(m.customType ?? "?")}`;
-  else if (m.role === "toolResult") role = `${m.orphan ? "orphan " : ""}result of ${sanitizeLine(m.toolName ?? "?")}${m.isError ? " (error)" : ""}`;
+  else if (m.role === "toolResult")
+    role = `${m.orphan ? "orphan " : ""}result of ${sanitizeLine(m.toolName ?? "?")}${m.isError ? " (error)" : ""}`;
   else if (m.role === "compactionSummary") role = "compaction summary";
   else if (m.role === "branchSummary") role = "branch summary";
   else if (m.role === "bashExecution") role = "bash";
@@ -70,7 +79,9 @@ export interface ContextTextOptions {
 }
 
 function indent(text: string, prefix: string): string[] {
-  return sanitize(text).split("\n").map((l) => (prefix + l).trimEnd());
+  return sanitize(text)
+    .split("\n")
+    .map((l) => (prefix + l).trimEnd());
 }
 
 function partLines(part: Part, prefix: string, style: Style): string[] {
@@ -165,6 +176,6 @@ export function* contextText(doc: ContextDisplay, opts: ContextTextOptions): Gen
   for (const [k, v] of facts) yield `${style.bold(`${k}:`.padEnd(width))} ${v}\n`;
   for (const m of doc.items) {
     yield "\n";
-    yield messageLines(m, style).join("\n") + "\n";
+    yield `${messageLines(m, style).join("\n")}\n`;
   }
 }

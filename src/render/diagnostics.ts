@@ -23,7 +23,8 @@ const MESSAGES: Record<string, Template> = {
     a.found === "empty" ? "no session header: the file has no JSON line" : "no session header: the first parsed line is {found}",
   "header-not-first": "session header is not on the first parsed line (that is line {firstParsedLine}); pi does not look for it here",
   "header-invalid-id": "session header has no string id",
-  "session-id-format": "session id {id} is not one pi 1.6 accepts for a new or forked session (letters, digits, '.', '_' and '-', starting and ending with a letter or digit)",
+  "session-id-format":
+    "session id {id} is not one pi 1.6 accepts for a new or forked session (letters, digits, '.', '_' and '-', starting and ending with a letter or digit)",
   "version-unknown": "unknown session version {version}",
   "version-future": "pi session file of version {version}, newer than pisess supports (pi session versions 1–{supported})",
   "legacy-branched-from": "header uses legacy branchedFrom instead of parentSession",
@@ -48,25 +49,30 @@ const MESSAGES: Record<string, Template> = {
   "invalid-timestamp": "invalid timestamp {timestamp}",
   "timestamp-regression": "timestamp {timestamp} is earlier than line {previousLine} ({previous})",
   "first-kept-missing": "compaction keeps from {firstKeptEntryId}, which does not exist; the context keeps nothing before it",
-  "first-kept-off-path": "compaction keeps from {firstKeptEntryId} (line {targetLine}), which is not on its path; the context keeps nothing before it",
+  "first-kept-off-path":
+    "compaction keeps from {firstKeptEntryId} (line {targetLine}), which is not on its path; the context keeps nothing before it",
   "first-kept-index-out-of-range": "compaction firstKeptEntryIndex {index} names no earlier entry; nothing is kept",
   "label-target-missing": "label {label} points to {targetId}, which does not exist",
   "branch-summary-from-missing": "branch summary fromId {fromId} does not exist",
   "context-edit-target-missing": "context edit targets {targetId}, which does not exist; it changes nothing",
-  "context-edit-off-path": "context edit targets {targetId} (line {targetLine}), which is neither above nor below it in the tree; it changes nothing",
-  "context-edit-forward": "context edit targets {targetId} (line {targetLine}), below it in the tree; pi applies it once that entry is in the context, though pi's own writer never makes such an edit",
+  "context-edit-off-path":
+    "context edit targets {targetId} (line {targetLine}), which is neither above nor below it in the tree; it changes nothing",
+  "context-edit-forward":
+    "context edit targets {targetId} (line {targetLine}), below it in the tree; pi applies it once that entry is in the context, though pi's own writer never makes such an edit",
   "context-edit-not-editable": (a) =>
-    (a.effect === "removes"
+    a.effect === "removes"
       ? "context edit targets a {targetKind} entry (line {targetLine}), which pi's writer does not accept as a target; pi still leaves its messages out of the context"
       : a.effect === "replaces"
         ? "context edit targets a {targetKind} entry (line {targetLine}), which pi's writer does not accept as a target; pi still replaces its content"
-        : "context edit targets a {targetKind} entry (line {targetLine}), which pi's writer does not accept as a target; it changes nothing"),
-  "context-edit-of-edit": "context edit targets another context edit (line {targetLine}); pi does not undo or change edits, so it changes nothing",
+        : "context edit targets a {targetKind} entry (line {targetLine}), which pi's writer does not accept as a target; it changes nothing",
+  "context-edit-of-edit":
+    "context edit targets another context edit (line {targetLine}); pi does not undo or change edits, so it changes nothing",
   "context-edit-no-replacement": (a) =>
     a.throws === true
       ? "context edit has no replacement; pi throws (TypeError) building every context that applies it to {targetId}"
       : "context edit has no replacement (null or an object with content expected); it changes nothing here, but pi throws wherever such an edit meets a user, assistant, tool result or custom message",
-  "context-edit-bad-replacement": "context edit replacement is {found}, not null or an object with string or array content; where pi applies it, the target's content becomes {becomes}",
+  "context-edit-bad-replacement":
+    "context edit replacement is {found}, not null or an object with string or array content; where pi applies it, the target's content becomes {becomes}",
   "message-missing": "message entry has no message object ({found}); pi throws building its context",
   "unknown-role": "unknown message role {role}; pi leaves it out of the LLM context",
   "tool-result-orphan": "tool result for {toolCallId} ({toolName}) has no matching tool call on its path",
@@ -144,7 +150,7 @@ export function formatMessage(d: Diagnostic): string {
 }
 
 export function hasTemplate(code: string): boolean {
-  return Object.prototype.hasOwnProperty.call(MESSAGES, code);
+  return Object.hasOwn(MESSAGES, code);
 }
 
 /** The short title of a code (the code itself when it has none). */

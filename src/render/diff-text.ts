@@ -92,7 +92,7 @@ export function statsTable(left: EntryStats, right: EntryStats, style: Style, he
 function refText(session: Session, rec: EntryRec | null, style: Style): string {
   if (!rec) return style.dim("(no entries)");
   const label = rec.id !== undefined ? session.labels.get(rec.id) : undefined;
-  return `@${rec.line} ${style.bold(shortId(rec))}${label !== undefined ? " " + style.label(`[${sanitizeLine(label)}]`) : ""}`;
+  return `@${rec.line} ${style.bold(shortId(rec))}${label !== undefined ? ` ${style.label(`[${sanitizeLine(label)}]`)}` : ""}`;
 }
 
 /** One entry as a line: `@LINE ID tag text`, the text cut to `width` columns when given. */
@@ -101,7 +101,7 @@ function entryText(rec: EntryRec, style: Style, width: number | undefined): stri
   const head = `@${rec.line} ${shortId(rec)} `;
   let text = d.text;
   if (width !== undefined) text = fitWidth(text, width - stringWidth(head) - stringWidth(stripAnsi(d.tag)) - 1);
-  return `${style.dim(`@${rec.line}`)} ${shortId(rec)} ${d.tag}${text ? " " + d.color(text) : ""}`;
+  return `${style.dim(`@${rec.line}`)} ${shortId(rec)} ${d.tag}${text ? ` ${d.color(text)}` : ""}`;
 }
 
 function stripAnsi(s: string): string {
@@ -128,14 +128,21 @@ function lineageText(l: Lineage, files: { left: string; right: string }): string
 
 const ALIGN_TEXT = { "same-file": "same file", id: "entry ids", content: "content (role and text; the files share no ids)" } as const;
 
-function headerLines(d: { left: { session: Session; leaf: EntryRec | null }; right: { session: Session; leaf: EntryRec | null }; align: keyof typeof ALIGN_TEXT }, opts: DiffTextOptions): string[] {
+function headerLines(
+  d: {
+    left: { session: Session; leaf: EntryRec | null };
+    right: { session: Session; leaf: EntryRec | null };
+    align: keyof typeof ALIGN_TEXT;
+  },
+  opts: DiffTextOptions,
+): string[] {
   const { style } = opts;
   const out: string[] = [];
   const f = opts.files;
   const l = d.left;
   const r = d.right;
-  const lf = f ? sanitizeLine(f.left) + " " : "";
-  const rf = f ? sanitizeLine(f.right) + " " : "";
+  const lf = f ? `${sanitizeLine(f.left)} ` : "";
+  const rf = f ? `${sanitizeLine(f.right)} ` : "";
   out.push(`${style.bold("left: ")} ${lf}${refText(l.session, l.leaf, style)}`);
   out.push(`${style.bold("right:")} ${rf}${refText(r.session, r.leaf, style)}`);
   if (f && opts.lineage) out.push(`${style.bold("lineage:")} ${lineageText(opts.lineage, f)}`);
@@ -146,7 +153,7 @@ function headerLines(d: { left: { session: Session; leaf: EntryRec | null }; rig
 /** `pisess diff` text for two paths: header, fork point, stats table, divergent entries. */
 export function* pathDiffText(d: PathDiff, opts: DiffTextOptions): Generator<string> {
   const { style } = opts;
-  for (const l of headerLines(d, opts)) yield l + "\n";
+  for (const l of headerLines(d, opts)) yield `${l}\n`;
   const base = d.left.base;
   const rightBase = d.right.base;
   if (base) {
@@ -159,7 +166,10 @@ export function* pathDiffText(d: PathDiff, opts: DiffTextOptions): Generator<str
     yield "the two paths are the same\n";
     return;
   }
-  yield statsTable(d.left.stats, d.right.stats, style, [`left (${d.left.divergent.length} after fork)`, `right (${d.right.divergent.length} after fork)`]) + "\n";
+  yield `${statsTable(d.left.stats, d.right.stats, style, [
+    `left (${d.left.divergent.length} after fork)`,
+    `right (${d.right.divergent.length} after fork)`,
+  ])}\n`;
   yield* opts.sideBySide ? sideBySide(d.left, d.right, opts) : unified(d, opts);
 }
 
@@ -169,17 +179,17 @@ function* unified(d: PathDiff, opts: DiffTextOptions): Generator<string> {
   let li = 0;
   let ri = 0;
   if (d.reask) {
-    yield style.bold(`re-asked prompt${d.reask.sameText ? " (same text)" : ""}:`) + "\n";
-    yield style.error("- ") + entryText(d.reask.left, style, w === undefined ? undefined : w - 2) + "\n";
-    yield style.assistant("+ ") + entryText(d.reask.right, style, w === undefined ? undefined : w - 2) + "\n";
+    yield `${style.bold(`re-asked prompt${d.reask.sameText ? " (same text)" : ""}:`)}\n`;
+    yield `${style.error("- ") + entryText(d.reask.left, style, w === undefined ? undefined : w - 2)}\n`;
+    yield `${style.assistant("+ ") + entryText(d.reask.right, style, w === undefined ? undefined : w - 2)}\n`;
     li = ri = 1;
   }
   const block = function* (side: DiffSide, from: number, head: string, mark: string, colour: (s: string) => string): Generator<string> {
     const rest = side.divergent.length - from;
-    yield style.bold(`${head} ${rest === 0 ? "nothing" : `${rest} ${from > 0 ? "more " : ""}entr${rest === 1 ? "y" : "ies"}`}`) + "\n";
+    yield `${style.bold(`${head} ${rest === 0 ? "nothing" : `${rest} ${from > 0 ? "more " : ""}entr${rest === 1 ? "y" : "ies"}`}`)}\n`;
     let buf = "";
     for (let i = from; i < side.divergent.length; i++) {
-      buf += colour(mark) + entryText(side.divergent[i] as EntryRec, style, w === undefined ? undefined : w - 2) + "\n";
+      buf += `${colour(mark) + entryText(side.divergent[i] as EntryRec, style, w === undefined ? undefined : w - 2)}\n`;
       if (buf.length > 1 << 16) {
         yield buf;
         buf = "";
@@ -200,7 +210,10 @@ function* sideBySide(left: DiffSide, right: DiffSide, opts: DiffTextOptions): Ge
   const { style } = opts;
   const width = opts.width ?? SIDE_BY_SIDE_DEFAULT;
   const col = Math.floor((width - 3) / 2);
-  yield pad(style.bold(`left: ${left.divergent.length} entries`), col) + " │ " + style.bold(`right: ${right.divergent.length} entries`) + "\n";
+  yield pad(style.bold(`left: ${left.divergent.length} entries`), col) +
+    " │ " +
+    style.bold(`right: ${right.divergent.length} entries`) +
+    "\n";
   const n = Math.max(left.divergent.length, right.divergent.length);
   let buf = "";
   for (let i = 0; i < n; i++) {
@@ -208,7 +221,7 @@ function* sideBySide(left: DiffSide, right: DiffSide, opts: DiffTextOptions): Ge
     const b = right.divergent[i];
     const la = a ? entryText(a, style, col) : "";
     const lb = b ? entryText(b, style, col) : "";
-    buf += (pad(la, col) + " │ " + lb).trimEnd() + "\n";
+    buf += `${(`${pad(la, col)} │ ${lb}`).trimEnd()}\n`;
     if (buf.length > 1 << 16) {
       yield buf;
       buf = "";
@@ -233,15 +246,20 @@ function itemText(it: ContextItem, style: Style, width: number | undefined, mark
   const head = `${marker}#${it.index} ${src} ${it.role}: `;
   let text = sanitizeLine(it.preview);
   if (width !== undefined) text = fitWidth(text, width - stringWidth(head));
-  const role = it.role === "user" ? style.user(`${sanitizeLine(it.role)}:`) : it.role === "assistant" ? style.assistant(`${sanitizeLine(it.role)}:`) : style.special(`${sanitizeLine(it.role)}:`);
-  return `#${it.index} ${style.dim(src)} ${role}${text ? " " + text : ""}`;
+  const role =
+    it.role === "user"
+      ? style.user(`${sanitizeLine(it.role)}:`)
+      : it.role === "assistant"
+        ? style.assistant(`${sanitizeLine(it.role)}:`)
+        : style.special(`${sanitizeLine(it.role)}:`);
+  return `#${it.index} ${style.dim(src)} ${role}${text ? ` ${text}` : ""}`;
 }
 
 /** `pisess diff --context` text: what the model saw at each leaf. */
 export function* contextDiffText(d: ContextDiff, opts: DiffTextOptions): Generator<string> {
   const { style } = opts;
   const w = opts.width;
-  for (const l of headerLines(d, opts)) yield l + "\n";
+  for (const l of headerLines(d, opts)) yield `${l}\n`;
   yield `${style.bold("left context: ")} ${contextSummary(d.left, style)}\n`;
   yield `${style.bold("right context:")} ${contextSummary(d.right, style)}\n`;
   const base = d.left.base;
@@ -253,15 +271,18 @@ export function* contextDiffText(d: ContextDiff, opts: DiffTextOptions): Generat
     yield "the two contexts are the same\n";
     return;
   }
-  yield statsTable(d.left.stats, d.right.stats, style, [`left (${d.left.divergent.length} messages)`, `right (${d.right.divergent.length} messages)`]) + "\n";
+  yield `${statsTable(d.left.stats, d.right.stats, style, [
+    `left (${d.left.divergent.length} messages)`,
+    `right (${d.right.divergent.length} messages)`,
+  ])}\n`;
   const block = function* (side: ContextSide, head: string, mark: string, colour: (s: string) => string): Generator<string> {
     const n = side.divergent.length;
     const shared = side.divergent.filter((i) => i.shared).length;
-    yield style.bold(`${head} ${n} message${n === 1 ? "" : "s"}${shared > 0 ? ` (= ${shared} also in the other context)` : ""}`) + "\n";
+    yield `${style.bold(`${head} ${n} message${n === 1 ? "" : "s"}${shared > 0 ? ` (= ${shared} also in the other context)` : ""}`)}\n`;
     let buf = "";
     for (const it of side.divergent) {
       const m = it.shared ? "= " : mark;
-      buf += (it.shared ? style.dim(m) : colour(m)) + itemText(it, style, w, m) + "\n";
+      buf += `${(it.shared ? style.dim(m) : colour(m)) + itemText(it, style, w, m)}\n`;
       if (buf.length > 1 << 16) {
         yield buf;
         buf = "";

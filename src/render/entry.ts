@@ -31,7 +31,12 @@ export function describeEntry(rec: EntryRec, style: Style): EntryLine {
     case "compaction":
       return { tag: `[compaction: ${formatTokens(rec.tokensBefore)} tokens]`, tagColor: style.special, text, color: style.dim };
     case "branch_summary":
-      return { tag: "[branch summary]", tagColor: style.warning, text: rec.summaryEmpty ? "(empty)" : text, color: rec.summaryEmpty ? style.dim : plain };
+      return {
+        tag: "[branch summary]",
+        tagColor: style.warning,
+        text: rec.summaryEmpty ? "(empty)" : text,
+        color: rec.summaryEmpty ? style.dim : plain,
+      };
     case "model_change":
       return { tag: `[model: ${sanitizeLine(`${rec.provider ?? "?"}/${rec.model ?? "?"}`)}]`, tagColor: style.dim, text: "", color: plain };
     case "thinking_level_change":
@@ -42,7 +47,8 @@ export function describeEntry(rec: EntryRec, style: Style): EntryLine {
       return { tag: `[${sanitizeLine(rec.customType ?? "custom")}]`, tagColor: style.special, text, color: plain };
     case "label":
       return {
-        tag: `[label: ${rec.labelText ? sanitizeLine(rec.labelText) : "(cleared)"} → ${rec.targetId ? rec.targetId.slice(0, 8) : "?"}]`, tagColor: style.dim,
+        tag: `[label: ${rec.labelText ? sanitizeLine(rec.labelText) : "(cleared)"} → ${rec.targetId ? rec.targetId.slice(0, 8) : "?"}]`,
+        tagColor: style.dim,
         text: "",
         color: plain,
       };
@@ -68,7 +74,8 @@ function describeMessage(rec: EntryRec, text: string, style: Style): EntryLine {
       return { tag: "user:", tagColor: style.user, text, color: plain };
     case "assistant": {
       const tools = rec.toolNames && rec.toolNames.length > 0 ? `→ ${rec.toolNames.map(sanitizeLine).join(", ")}` : "";
-      if (rec.stopReason === "aborted" && !text) return { tag: "assistant:", tagColor: style.assistant, text: `(aborted) ${tools}`.trim(), color: style.warning };
+      if (rec.stopReason === "aborted" && !text)
+        return { tag: "assistant:", tagColor: style.assistant, text: `(aborted) ${tools}`.trim(), color: style.warning };
       if (rec.stopReason === "error" || (rec.errorMessage && !text)) {
         return { tag: "assistant:", tagColor: style.assistant, text: sanitizeLine(rec.errorMessage ?? "(error)"), color: style.error };
       }
@@ -77,7 +84,9 @@ function describeMessage(rec: EntryRec, text: string, style: Style): EntryLine {
     }
     case "toolResult": {
       const name = `[${sanitizeLine(rec.toolName ?? "tool")}]`;
-      return rec.isError ? { tag: `${name} error:`, tagColor: style.error, text, color: style.tool } : { tag: name, tagColor: style.tool, text, color: style.tool };
+      return rec.isError
+        ? { tag: `${name} error:`, tagColor: style.error, text, color: style.tool }
+        : { tag: name, tagColor: style.tool, text, color: style.tool };
     }
     case "bashExecution":
       return { tag: "[bash]:", tagColor: style.dim, text, color: style.dim };

@@ -8,7 +8,10 @@ import { sanitizeLine } from "./sanitize.js";
 export function fmtTime(t: unknown): string {
   const ms = typeof t === "number" ? t : typeof t === "string" ? new Date(t).getTime() : NaN;
   if (!Number.isFinite(ms)) return typeof t === "string" ? `? (${t.slice(0, 40)})` : "?";
-  return new Date(ms).toISOString().replace("T", " ").replace(/\.\d+Z$/, "Z");
+  return new Date(ms)
+    .toISOString()
+    .replace("T", " ")
+    .replace(/\.\d+Z$/, "Z");
 }
 
 /** Integer with thousands separators (",", locale independent). */

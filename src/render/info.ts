@@ -1,5 +1,16 @@
 import type { KindTotals, Totals } from "../ops/totals.js";
-import { fmtCost, fmtDuration, fmtInt, fmtOtherKinds, fmtTime, fmtTotals, hasOtherKinds, kindLabel, makeTable, tableText } from "./info-format.js";
+import {
+  fmtCost,
+  fmtDuration,
+  fmtInt,
+  fmtOtherKinds,
+  fmtTime,
+  fmtTotals,
+  hasOtherKinds,
+  kindLabel,
+  makeTable,
+  tableText,
+} from "./info-format.js";
 import { sanitizeLine } from "./sanitize.js";
 import type { Style } from "./style.js";
 
@@ -48,7 +59,16 @@ export interface InfoReport {
     byKind: KindTotals[];
     included: boolean;
   } | null;
-  leaves: (Ref & { depth: number; isDefault: boolean; forkPoint: Ref | null; cycle: boolean; totals: Totals; ownTotals: Totals; byKind: KindTotals[]; ownByKind: KindTotals[] })[];
+  leaves: (Ref & {
+    depth: number;
+    isDefault: boolean;
+    forkPoint: Ref | null;
+    cycle: boolean;
+    totals: Totals;
+    ownTotals: Totals;
+    byKind: KindTotals[];
+    ownByKind: KindTotals[];
+  })[];
   duration: { start: string; end: string; ms: number } | null;
   problems: number;
 }
@@ -56,7 +76,7 @@ export interface InfoReport {
 const ref = (r: Ref): string => `${r.id === null ? "(no id)" : sanitizeLine(r.id)} @${r.line}`;
 
 export function infoJson(r: InfoReport): string {
-  return JSON.stringify(r) + "\n";
+  return `${JSON.stringify(r)}\n`;
 }
 
 export function infoText(r: InfoReport, style: Style): string {
@@ -78,20 +98,33 @@ export function infoText(r: InfoReport, style: Style): string {
 
   const types = Object.entries(r.byType).map(([t, n]) => {
     if (t === "message" && Object.keys(r.byRole).length > 0) {
-      return `message ${fmtInt(n)} (${Object.entries(r.byRole).map(([role, k]) => `${sanitizeLine(role)} ${fmtInt(k)}`).join(", ")})`;
+      return `message ${fmtInt(n)} (${Object.entries(r.byRole)
+        .map(([role, k]) => `${sanitizeLine(role)} ${fmtInt(k)}`)
+        .join(", ")})`;
     }
     return `${sanitizeLine(t)} ${fmtInt(n)}`;
   });
-  kv("entries", `${fmtInt(r.entries)}${types.length ? ": " + types.join(", ") : ""}`);
+  kv("entries", `${fmtInt(r.entries)}${types.length ? `: ${types.join(", ")}` : ""}`);
   kv("roots", r.roots.length === 0 ? "none" : r.roots.map(ref).join(", "));
   kv("leaves", `${r.leaves.length}${r.defaultLeaf ? ` (default ${ref(r.defaultLeaf)})` : ""}`);
   kv("branches", r.branchPoints.length === 0 ? "none" : r.branchPoints.map((b) => `${ref(b)} ×${b.children}`).join(", "));
   kv("max depth", String(r.maxDepth));
   if (r.compactions.length > 0) {
-    kv("compactions", r.compactions.map((c) => `${ref(c)} (${c.tokensBefore === null ? "?" : fmtInt(c.tokensBefore)} tokens before)`).join(", "));
+    kv(
+      "compactions",
+      r.compactions.map((c) => `${ref(c)} (${c.tokensBefore === null ? "?" : fmtInt(c.tokensBefore)} tokens before)`).join(", "),
+    );
   }
   if (r.labels.length > 0) {
-    kv("labels", r.labels.map((l) => `${style.label(sanitizeLine(l.label))} → ${sanitizeLine(l.targetId)}${l.targetLine === null ? " (missing)" : ` @${l.targetLine}`}`).join(", "));
+    kv(
+      "labels",
+      r.labels
+        .map(
+          (l) =>
+            `${style.label(sanitizeLine(l.label))} → ${sanitizeLine(l.targetId)}${l.targetLine === null ? " (missing)" : ` @${l.targetLine}`}`,
+        )
+        .join(", "),
+    );
   }
   if (r.modelsUsed.length > 0) kv("models", r.modelsUsed.map((m) => sanitizeLine(`${m.provider}/${m.model}`)).join(", "));
   if (r.copied) {
@@ -115,7 +148,7 @@ export function infoText(r: InfoReport, style: Style): string {
   }
 
   out.push(leavesTable(r.leaves, style));
-  return out.join("\n") + "\n";
+  return `${out.join("\n")}\n`;
 }
 
 /** Columns shown only where some row has them: one-hour cache writes and reasoning tokens (pi 1.6). */
@@ -150,7 +183,8 @@ function modelTable(r: InfoReport, style: Style): string {
     ...extra.cells(t),
     cost,
   ];
-  for (const m of r.models) mt.push(row(sanitizeLine(`${m.provider}/${m.model}`), m.assistantMessages, otherOf(m.byKind), m, fmtCost(m.cost)));
+  for (const m of r.models)
+    mt.push(row(sanitizeLine(`${m.provider}/${m.model}`), m.assistantMessages, otherOf(m.byKind), m, fmtCost(m.cost)));
   const msgs = r.models.reduce((s, m) => s + m.assistantMessages, 0);
   mt.push(row(style.bold("total"), msgs, otherOf(r.byKind), r.totals, style.bold(fmtCost(r.totals.cost))));
   return tableText(mt);
@@ -165,14 +199,33 @@ function kindTable(rows: KindTotals[], totals: Totals, style: Style): string {
     head.map((_, i) => (i === 0 ? "left" : "right")),
   );
   for (const k of rows) {
-    kt.push([kindLabel(k), fmtInt(k.entries), fmtInt(k.input), fmtInt(k.output), fmtInt(k.cacheRead), fmtInt(k.cacheWrite), ...extra.cells(k), fmtCost(k.cost)]);
+    kt.push([
+      kindLabel(k),
+      fmtInt(k.entries),
+      fmtInt(k.input),
+      fmtInt(k.output),
+      fmtInt(k.cacheRead),
+      fmtInt(k.cacheWrite),
+      ...extra.cells(k),
+      fmtCost(k.cost),
+    ]);
   }
   return tableText(kt);
 }
 
 function leavesTable(leaves: InfoReport["leaves"], style: Style): string {
   const other = leaves.some((l) => hasOtherKinds(l.ownByKind));
-  const head = ["leaf", "line", "depth", "fork point", "path tokens (in/out)", "path cost", "own tokens (in/out)", "own cost", ...(other ? ["own cost outside turns"] : [])];
+  const head = [
+    "leaf",
+    "line",
+    "depth",
+    "fork point",
+    "path tokens (in/out)",
+    "path cost",
+    "own tokens (in/out)",
+    "own cost",
+    ...(other ? ["own cost outside turns"] : []),
+  ];
   const lt = makeTable(
     head.map((h) => style.bold(h)),
     ["left", "right", "right", "left", "right", "right", "right", "right", "left"],

@@ -28,16 +28,19 @@ export interface LabelChange {
 }
 
 export function labelsJson(file: string, key: "labels" | "history", rows: unknown[]): string {
-  return JSON.stringify({ file, [key]: rows }) + "\n";
+  return `${JSON.stringify({ file, [key]: rows })}\n`;
 }
 
 export function labelsNdjson(rows: unknown[]): string {
-  return rows.map((r) => JSON.stringify(r) + "\n").join("");
+  return rows.map((r) => `${JSON.stringify(r)}\n`).join("");
 }
 
 export function labelsText(rows: LabelRow[], style: Style): string {
-  if (rows.length === 0) return style.dim("no labels") + "\n";
-  const t = makeTable(["label", "target", "line", "type", "set on line", "set at"].map((h) => style.bold(h)), ["left", "left", "right", "left", "right", "left"]);
+  if (rows.length === 0) return `${style.dim("no labels")}\n`;
+  const t = makeTable(
+    ["label", "target", "line", "type", "set on line", "set at"].map((h) => style.bold(h)),
+    ["left", "left", "right", "left", "right", "left"],
+  );
   for (const r of rows) {
     t.push([
       style.label(sanitizeLine(r.label)),
@@ -48,12 +51,15 @@ export function labelsText(rows: LabelRow[], style: Style): string {
       r.setBy ? fmtTime(r.setBy.timestamp) : "-",
     ]);
   }
-  return tableText(t) + "\n";
+  return `${tableText(t)}\n`;
 }
 
 export function labelHistoryText(rows: LabelChange[], style: Style): string {
-  if (rows.length === 0) return style.dim("no label entries") + "\n";
-  const t = makeTable(["line", "time", "target", "target line", "change", ""].map((h) => style.bold(h)), ["right", "left", "left", "right", "left", "left"]);
+  if (rows.length === 0) return `${style.dim("no label entries")}\n`;
+  const t = makeTable(
+    ["line", "time", "target", "target line", "change", ""].map((h) => style.bold(h)),
+    ["right", "left", "left", "right", "left", "left"],
+  );
   for (const r of rows) {
     t.push([
       String(r.line),
@@ -64,5 +70,5 @@ export function labelHistoryText(rows: LabelChange[], style: Style): string {
       r.current ? "current" : "",
     ]);
   }
-  return tableText(t) + "\n";
+  return `${tableText(t)}\n`;
 }

@@ -25,17 +25,27 @@ export interface LeafRow {
 }
 
 export function leavesJson(file: string, rows: LeafRow[]): string {
-  return JSON.stringify({ file, leaves: rows }) + "\n";
+  return `${JSON.stringify({ file, leaves: rows })}\n`;
 }
 
 export function leavesNdjson(rows: LeafRow[]): string {
-  return rows.map((r) => JSON.stringify(r) + "\n").join("");
+  return rows.map((r) => `${JSON.stringify(r)}\n`).join("");
 }
 
 export function leavesText(rows: LeafRow[], style: Style, promptWidth = 50): string {
   const other = rows.some((r) => hasOtherKinds(r.ownByKind));
   const t = makeTable(
-    ["leaf", "line", "depth", "last activity", "labels", "own in/out", "own cost", ...(other ? ["own cost outside turns"] : []), "last prompt"].map((h) => style.bold(h)),
+    [
+      "leaf",
+      "line",
+      "depth",
+      "last activity",
+      "labels",
+      "own in/out",
+      "own cost",
+      ...(other ? ["own cost outside turns"] : []),
+      "last prompt",
+    ].map((h) => style.bold(h)),
     ["left", "right", "right", "left", "left", "right", "right", ...(other ? ["left" as const] : []), "left"],
   );
   for (const r of rows) {
@@ -51,5 +61,10 @@ export function leavesText(rows: LeafRow[], style: Style, promptWidth = 50): str
       r.lastUserPrompt ? fitWidth(sanitizeLine(r.lastUserPrompt.text), promptWidth) : style.dim("-"),
     ]);
   }
-  return tableText(t) + "\n" + style.dim(`${rows.length} lea${rows.length === 1 ? "f" : "ves"}; ◆ = default leaf (pi opens it); own = after the last fork point`) + "\n";
+  return (
+    tableText(t) +
+    "\n" +
+    style.dim(`${rows.length} lea${rows.length === 1 ? "f" : "ves"}; ◆ = default leaf (pi opens it); own = after the last fork point`) +
+    "\n"
+  );
 }

@@ -20,7 +20,7 @@ export interface LineageReport {
 }
 
 export function lineageJson(r: LineageReport): string {
-  return JSON.stringify(r) + "\n";
+  return `${JSON.stringify(r)}\n`;
 }
 
 export function lineageNdjson(r: LineageReport): string {
@@ -28,7 +28,7 @@ export function lineageNdjson(r: LineageReport): string {
     ...r.ancestors.map((a) => JSON.stringify({ relation: "ancestor", ...a })),
     ...r.forks.map((f) => JSON.stringify({ relation: "fork", ...f })),
   ];
-  return lines.map((l) => l + "\n").join("");
+  return lines.map((l) => `${l}\n`).join("");
 }
 
 export function lineageText(r: LineageReport, style: Style): string {
@@ -38,14 +38,18 @@ export function lineageText(r: LineageReport, style: Style): string {
   if (r.ancestors.length === 0) out.push("  none (not a fork)");
   for (const a of r.ancestors) {
     const state = !a.exists ? style.error("MISSING") : a.id === null ? style.warning("no valid header") : sanitizeLine(a.id);
-    out.push(`  ${"↑".repeat(a.generation)} ${sanitizeLine(a.path)}  ${state}${a.legacyBranchedFrom ? style.dim(" (legacy branchedFrom)") : ""}`);
+    out.push(
+      `  ${"↑".repeat(a.generation)} ${sanitizeLine(a.path)}  ${state}${a.legacyBranchedFrom ? style.dim(" (legacy branchedFrom)") : ""}`,
+    );
   }
   if (r.cycle) out.push(style.error("  the chain loops back to a file already on it"));
   out.push(style.bold("forks"));
   if (r.forks.length === 0) out.push("  none found");
   for (const f of r.forks) {
-    out.push(`  ${"↓".repeat(f.generation)} ${sanitizeLine(f.path)}  ${sanitizeLine(f.id)}${f.legacyBranchedFrom ? style.dim(" (legacy branchedFrom)") : ""}`);
+    out.push(
+      `  ${"↓".repeat(f.generation)} ${sanitizeLine(f.path)}  ${sanitizeLine(f.id)}${f.legacyBranchedFrom ? style.dim(" (legacy branchedFrom)") : ""}`,
+    );
   }
   if (r.missing.length > 0) out.push(style.warning(`${r.missing.length} missing link${r.missing.length === 1 ? "" : "s"}`));
-  return out.join("\n") + "\n";
+  return `${out.join("\n")}\n`;
 }

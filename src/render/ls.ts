@@ -30,11 +30,11 @@ export interface LsRow {
 }
 
 export function lsJson(rows: LsRow[]): string {
-  return JSON.stringify({ sessions: rows }) + "\n";
+  return `${JSON.stringify({ sessions: rows })}\n`;
 }
 
 export function lsNdjson(rows: LsRow[]): string {
-  return rows.map((r) => JSON.stringify(r) + "\n").join("");
+  return rows.map((r) => `${JSON.stringify(r)}\n`).join("");
 }
 
 export function lsText(rows: LsRow[], style: Style, opts: { showCwd: boolean; nameWidth?: number; relativeTo?: string }): string {
@@ -43,10 +43,18 @@ export function lsText(rows: LsRow[], style: Style, opts: { showCwd: boolean; na
   if (opts.showCwd) head.splice(1, 0, "cwd");
   const aligns: ("left" | "right")[] = ["left", "left", "right", "right", "right", "right", "right", "left", "left"];
   if (opts.showCwd) aligns.splice(1, 0, "left");
-  const t = makeTable(head.map((h) => style.bold(h)), aligns);
+  const t = makeTable(
+    head.map((h) => style.bold(h)),
+    aligns,
+  );
   const width = opts.nameWidth ?? 48;
   for (const r of rows) {
-    const title = r.name !== undefined ? sanitizeLine(r.name) : r.firstMessage !== undefined ? style.dim(fitWidth(sanitizeLine(r.firstMessage), width)) : style.dim("(no prompt)");
+    const title =
+      r.name !== undefined
+        ? sanitizeLine(r.name)
+        : r.firstMessage !== undefined
+          ? style.dim(fitWidth(sanitizeLine(r.firstMessage), width))
+          : style.dim("(no prompt)");
     const problems = r.problems > 0 ? style.warning(` !${r.problems}`) : "";
     const row: string[] = [
       fmtTime(Date.parse(r.modified)),
@@ -62,5 +70,5 @@ export function lsText(rows: LsRow[], style: Style, opts: { showCwd: boolean; na
     if (opts.showCwd) row.splice(1, 0, sanitizeLine(r.cwd ?? "?"));
     t.push(row);
   }
-  return tableText(t) + "\n";
+  return `${tableText(t)}\n`;
 }

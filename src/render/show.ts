@@ -31,7 +31,7 @@ export interface ShowReport {
 }
 
 export function showJson(r: ShowReport): string {
-  return JSON.stringify(r) + "\n";
+  return `${JSON.stringify(r)}\n`;
 }
 
 const refText = (r: ShowRef) => `${r.id === null ? "(no id)" : sanitizeLine(r.id)} @${r.line}`;
@@ -53,5 +53,5 @@ export function showText(r: ShowReport, style: Style): string {
   if (r.editedBy.length > 0) kv("edited by", r.editedBy.map(refText).join(", "));
   out.push("");
   out.push(sanitize(JSON.stringify(r.entry, null, 2)));
-  return out.join("\n") + "\n";
+  return `${out.join("\n")}\n`;
 }

@@ -42,7 +42,7 @@ export interface TreeJsonDocument {
 const PLAIN = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/;
 
 function jsonString(s: string): string {
-  return PLAIN.test(s) ? '"' + s + '"' : JSON.stringify(s);
+  return PLAIN.test(s) ? `"${s}"` : JSON.stringify(s);
 }
 
 const CHUNK = 1 << 16;
@@ -57,7 +57,7 @@ export function* treeJson(session: Session, flat: FlatTree, leaf: EntryRec | nul
     version: session.version,
     leaf: leaf ? { id: leaf.id ?? null, line: leaf.line } : null,
   };
-  let buf = JSON.stringify(head).slice(0, -1) + ',"roots":[';
+  let buf = `${JSON.stringify(head).slice(0, -1)},"roots":[`;
   const { roots, nodes, parents } = flat;
   for (let i = 0; i < roots.length; i++) {
     buf += (i === 0 ? "" : ",") + (roots[i] as FlatNode).rec.line;
@@ -72,14 +72,14 @@ export function* treeJson(session: Session, flat: FlatTree, leaf: EntryRec | nul
     const rec = node.rec;
     const parent = parents[i] ?? null;
     if (i > 0) buf += ",";
-    buf += '{"id":' + (rec.id === undefined ? "null" : jsonString(rec.id)) + ',"line":' + rec.line;
-    buf += ',"parentId":' + (typeof rec.parentId === "string" ? jsonString(rec.parentId) : "null");
-    buf += ',"parentLine":' + (parent === null ? "null" : parent.line) + ',"type":' + jsonString(rec.type);
-    if (rec.type === "message" && rec.role !== undefined) buf += ',"role":' + jsonString(rec.role);
+    buf += `{"id":${rec.id === undefined ? "null" : jsonString(rec.id)},"line":${rec.line}`;
+    buf += `,"parentId":${typeof rec.parentId === "string" ? jsonString(rec.parentId) : "null"}`;
+    buf += `,"parentLine":${parent === null ? "null" : parent.line},"type":${jsonString(rec.type)}`;
+    if (rec.type === "message" && rec.role !== undefined) buf += `,"role":${jsonString(rec.role)}`;
     const label = rec.id !== undefined ? session.labels.get(rec.id) : undefined;
-    if (label !== undefined) buf += ',"label":' + jsonString(label);
+    if (label !== undefined) buf += `,"label":${jsonString(label)}`;
     const ts = rec.timestamp;
-    buf += ',"timestamp":' + (typeof ts === "string" ? jsonString(ts) : JSON.stringify(ts ?? null)) + ',"children":[';
+    buf += `,"timestamp":${typeof ts === "string" ? jsonString(ts) : JSON.stringify(ts ?? null)},"children":[`;
     const children = node.children;
     for (let c = 0; c < children.length; c++) buf += (c === 0 ? "" : ",") + (children[c] as FlatNode).rec.line;
     buf += node.cycleCut === true ? '],"cycle":true}' : "]}";
@@ -88,7 +88,7 @@ export function* treeJson(session: Session, flat: FlatTree, leaf: EntryRec | nul
       buf = "";
     }
   }
-  yield buf + "]}\n";
+  yield `${buf}]}\n`;
 }
 
 /** `tree --ndjson`: one object per shown entry, in display order. */
@@ -110,7 +110,7 @@ export function* treeNdjson(session: Session, view: SessionView, rows: Row[], le
     o.isLeaf = rec === leaf;
     o.children = row.node.children.map((c) => c.rec.id ?? null);
     if (row.node.cycleCut) o.cycle = true;
-    buf += JSON.stringify(o) + "\n";
+    buf += `${JSON.stringify(o)}\n`;
     if (buf.length > 1 << 16) {
       yield buf;
       buf = "";

@@ -23,7 +23,7 @@ export function* validateJson(results: readonly FileResult[], summary: ValidateS
     const r = results[i] as FileResult;
     const head: Record<string, unknown> = { file: r.file };
     if (r.ioError !== undefined) head.error = r.ioError;
-    s += (i > 0 ? "," : "") + JSON.stringify(head).slice(0, -1) + ',"diagnostics":[';
+    s += `${(i > 0 ? "," : "") + JSON.stringify(head).slice(0, -1)},"diagnostics":[`;
     for (let j = 0; j < r.diagnostics.length; j++) {
       s += (j > 0 ? "," : "") + JSON.stringify(diagJson(r.diagnostics[j] as Diagnostic, false));
       if (s.length > 1 << 16) {
@@ -33,7 +33,7 @@ export function* validateJson(results: readonly FileResult[], summary: ValidateS
     }
     s += "]}";
   }
-  yield s + '],"summary":' + JSON.stringify(summary) + "}\n";
+  yield `${s}],"summary":${JSON.stringify(summary)}}\n`;
 }
 
 /** `--format ndjson`: one finding per line, each with its file. */
@@ -41,7 +41,7 @@ export function* validateNdjson(results: readonly FileResult[]): Generator<strin
   for (const r of results) {
     let s = "";
     for (const d of r.diagnostics) {
-      s += JSON.stringify(diagJson(d, true)) + "\n";
+      s += `${JSON.stringify(diagJson(d, true))}\n`;
       if (s.length > 1 << 16) {
         yield s;
         s = "";

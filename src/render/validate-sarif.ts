@@ -35,7 +35,11 @@ export function validateSarif(results: readonly FileResult[], tool: SarifTool): 
   for (const r of results) {
     const uri = artifactUri(r.file);
     if (r.ioError !== undefined) {
-      notifications.push({ level: "error", message: { text: `${r.file}: ${r.ioError}` }, locations: [{ physicalLocation: { artifactLocation: { uri } } }] });
+      notifications.push({
+        level: "error",
+        message: { text: `${r.file}: ${r.ioError}` },
+        locations: [{ physicalLocation: { artifactLocation: { uri } } }],
+      });
     }
     for (const d of r.diagnostics) {
       const physicalLocation: Record<string, unknown> = { artifactLocation: { uri } };
@@ -62,12 +66,20 @@ export function validateSarif(results: readonly FileResult[], tool: SarifTool): 
     version: "2.1.0",
     runs: [
       {
-        tool: { driver: { name: "pisess", version: tool.version, semanticVersion: tool.version, informationUri: tool.informationUri ?? "https://pisess.dev", rules } },
+        tool: {
+          driver: {
+            name: "pisess",
+            version: tool.version,
+            semanticVersion: tool.version,
+            informationUri: tool.informationUri ?? "https://pisess.dev",
+            rules,
+          },
+        },
         invocations: [{ executionSuccessful: notifications.length === 0, toolExecutionNotifications: notifications }],
         columnKind: "utf16CodeUnits",
         results: sarifResults,
       },
     ],
   };
-  return JSON.stringify(log, null, 2) + "\n";
+  return `${JSON.stringify(log, null, 2)}\n`;
 }

@@ -14,7 +14,7 @@ function paint(style: Style, severity: Severity, s: string): string {
   return severity === "error" ? style.error(s) : severity === "warning" ? style.warning(s) : style.info(s);
 }
 
-function plural(n: number, one: string, many = one + "s"): string {
+function plural(n: number, one: string, many = `${one}s`): string {
   return `${n} ${n === 1 ? one : many}`;
 }
 
@@ -45,14 +45,24 @@ export function* validateSummaryLines(summary: ValidateSummary, style: Style): G
   const total = summary.error + summary.warning + summary.info;
   const checked = plural(summary.files, "file");
   if (total === 0) {
-    yield summary.ioErrors > 0 ? `${checked}: no problems found in the files read (${plural(summary.ioErrors, "file")} could not be read)` : `${checked} checked: no problems`;
+    yield summary.ioErrors > 0
+      ? `${checked}: no problems found in the files read (${plural(summary.ioErrors, "file")} could not be read)`
+      : `${checked} checked: no problems`;
     return;
   }
-  const byCode = new Table({ head: ["code", "severity", "count", "files"].map((h) => style.bold(h)), style: PLAIN_TABLE, colAligns: ["left", "left", "right", "right"] });
+  const byCode = new Table({
+    head: ["code", "severity", "count", "files"].map((h) => style.bold(h)),
+    style: PLAIN_TABLE,
+    colAligns: ["left", "left", "right", "right"],
+  });
   for (const c of summary.byCode) byCode.push([c.code, paint(style, c.severity, c.severity), String(c.count), String(c.files)]);
   yield "";
   yield* byCode.toString().split("\n");
-  const byFile = new Table({ head: ["file", "errors", "warnings", "info"].map((h) => style.bold(h)), style: PLAIN_TABLE, colAligns: ["left", "right", "right", "right"] });
+  const byFile = new Table({
+    head: ["file", "errors", "warnings", "info"].map((h) => style.bold(h)),
+    style: PLAIN_TABLE,
+    colAligns: ["left", "right", "right", "right"],
+  });
   for (const f of summary.byFile) {
     if (f.ioError !== undefined) byFile.push([sanitizeLine(f.file), { colSpan: 3, content: style.error(sanitizeLine(f.ioError)) }]);
     else byFile.push([sanitizeLine(f.file), String(f.error), String(f.warning), String(f.info)]);

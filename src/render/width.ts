@@ -13,7 +13,7 @@ export function fitWidth(text: string, max: number): string {
     out += segment;
     used += w;
   }
-  return out + "…";
+  return `${out}…`;
 }
 
 /** A piece of a line: plain text and how to colour it. */

@@ -13,15 +13,26 @@ import { ReportError, type Report } from "./report.js";
 import { entryRef } from "./refs.js";
 
 /** The session file to read when none is named: pi's own choice for the current directory, or one picked by id. */
-export async function resolveSessionFile(opts: { session?: string | undefined; allProjects?: boolean | undefined; cwd: string; env: PiEnv }): Promise<string> {
+export async function resolveSessionFile(opts: {
+  session?: string | undefined;
+  allProjects?: boolean | undefined;
+  cwd: string;
+  env: PiEnv;
+}): Promise<string> {
   const root = await sessionsDir(opts.env);
   const folder = join(root, cwdFolderName(opts.cwd));
   if (opts.session !== undefined) {
     const where = opts.allProjects ? root : folder;
     const matches = await findSessionsById([where], opts.session);
     if (matches.length === 1) return (matches[0] as { path: string }).path;
-    if (matches.length === 0) throw new ReportError(`no session with an id starting "${sanitizeLine(opts.session)}" in ${where}${opts.allProjects ? "" : " (--all-projects searches every project)"}`);
-    const list = matches.slice(0, 10).map((m) => `${m.id} (${m.path})`).join(", ");
+    if (matches.length === 0)
+      throw new ReportError(
+        `no session with an id starting "${sanitizeLine(opts.session)}" in ${where}${opts.allProjects ? "" : " (--all-projects searches every project)"}`,
+      );
+    const list = matches
+      .slice(0, 10)
+      .map((m) => `${m.id} (${m.path})`)
+      .join(", ");
     throw new ReportError(`session id prefix "${sanitizeLine(opts.session)}" is ambiguous: ${list}${matches.length > 10 ? ", …" : ""}`);
   }
   const found = await mostRecentSession(folder);
@@ -72,7 +83,11 @@ export function contextReport(session: Session, opts: ContextOptions = {}): Repo
   const leaf = entryRef(session, opts.leaf ?? "leaf");
   const result = pathTo(session, leaf);
   if (!result.ok) {
-    return { data: { file: session.file, leaf, context: null, note: null, problems: [] }, diagnostics: [cycleProblem(session.file, result.cycle)], exitCode: 1 };
+    return {
+      data: { file: session.file, leaf, context: null, note: null, problems: [] },
+      diagnostics: [cycleProblem(session.file, result.cycle)],
+      exitCode: 1,
+    };
   }
   const path = result.path;
   const ctx = buildContext(session, path, (rec) => readEntry(session, rec));

@@ -1,7 +1,18 @@
 import { isFile, realPathOf } from "../io/discover.js";
 import { readEntry, type Session } from "../model/session.js";
 import type { Diagnostic, EntryRec } from "../model/types.js";
-import { chooseAlign, diffContexts, diffPaths, lineageOf, sidePath, type ContextDiff, type FileSide, type Lineage, type PathDiff, type SideInput } from "../ops/diff.js";
+import {
+  chooseAlign,
+  diffContexts,
+  diffPaths,
+  lineageOf,
+  sidePath,
+  type ContextDiff,
+  type FileSide,
+  type Lineage,
+  type PathDiff,
+  type SideInput,
+} from "../ops/diff.js";
 import { leafRecs } from "../ops/leaves.js";
 import { sessionProblems } from "../ops/problems.js";
 import { buildTree, cycleProblem } from "../ops/tree.js";
@@ -62,7 +73,10 @@ interface Pair {
 async function compare(pair: Pair, context: boolean, cycles: Diagnostic[]): Promise<DiffItem | null> {
   const lr = sidePath(pair.left.session, pair.left.leaf);
   const rr = sidePath(pair.right.session, pair.right.leaf);
-  for (const [r, s] of [[lr, pair.left.session], [rr, pair.right.session]] as const) {
+  for (const [r, s] of [
+    [lr, pair.left.session],
+    [rr, pair.right.session],
+  ] as const) {
     if (!r.ok) cycles.push(cycleProblem(s.file, r.cycle));
   }
   if (!lr.ok || !rr.ok) return null;
@@ -112,7 +126,9 @@ export async function diffReport(opts: DiffOptions): Promise<Report<DiffData>> {
     }
   }
   if (opts.a === undefined) {
-    throw new ReportError("name two entries (FILE A B), one entry to compare with the active leaf (FILE A), a second file (FILE1 FILE2), or use --leaves");
+    throw new ReportError(
+      "name two entries (FILE A B), one entry to compare with the active leaf (FILE A), a second file (FILE1 FILE2), or use --leaves",
+    );
   }
   const twoFiles = (opts.a === "-" && opts.file !== "-") || (opts.a !== "-" && (await isFile(opts.a)));
   if (twoFiles) {
@@ -123,9 +139,20 @@ export async function diffReport(opts: DiffOptions): Promise<Report<DiffData>> {
       right = await opts.open(opts.a);
       const lf: FileSide = { file: left.file, absPath: await realPathOf(opts.file), session: left };
       const rf: FileSide = { file: right.file, absPath: await realPathOf(opts.a), session: right };
-      const pair: Pair = { left: input(left, left.defaultLeaf), right: input(right, right.defaultLeaf), files: { left: left.file, right: right.file }, lineage: lineageOf(lf, rf) };
+      const pair: Pair = {
+        left: input(left, left.defaultLeaf),
+        right: input(right, right.defaultLeaf),
+        files: { left: left.file, right: right.file },
+        lineage: lineageOf(lf, rf),
+      };
       const item = await compare(pair, context, cycles);
-      return finish({ mode: "pair", items: item ? [item] : [], differ: differs(item), problems: item ? [problemsOf(left), problemsOf(right)] : [], cycles });
+      return finish({
+        mode: "pair",
+        items: item ? [item] : [],
+        differ: differs(item),
+        problems: item ? [problemsOf(left), problemsOf(right)] : [],
+        cycles,
+      });
     } finally {
       left.store.close();
       right?.store.close();

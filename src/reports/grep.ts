@@ -1,3 +1,4 @@
+import type { Session } from "../model/session.js";
 import { collectFiles, defaultSessionRoot, type PiEnv } from "../io/discover.js";
 import { ioReason } from "../io/errors.js";
 import { loadSession } from "../model/load.js";
@@ -54,7 +55,7 @@ export async function grepReport(opts: GrepOptions): Promise<Report<GrepData>> {
   const out: GrepData["files"] = [];
   let hits = 0;
   for (const file of files) {
-    let session;
+    let session: Session;
     try {
       session = await loadSession({ kind: "file", path: file }, { detail: "skeleton" });
     } catch (err) {

@@ -1,3 +1,4 @@
+import type { Session } from "../model/session.js";
 import { stat } from "node:fs/promises";
 import { collectFiles, defaultSessionRoot, readHeader, type PiEnv } from "../io/discover.js";
 import { ioReason } from "../io/errors.js";
@@ -59,7 +60,8 @@ export async function lsReport(opts: LsOptions): Promise<Report<LsData>> {
   const fail = (path: string, err: unknown): void => {
     failures.push({ path, reason: ioReason(err) });
   };
-  if (opts.limit !== undefined && (!Number.isInteger(opts.limit) || opts.limit < 0)) throw new ReportError("--limit wants a whole number ≥ 0");
+  if (opts.limit !== undefined && (!Number.isInteger(opts.limit) || opts.limit < 0))
+    throw new ReportError("--limit wants a whole number ≥ 0");
   const sort = opts.sort ?? "modified";
   const explicit = (opts.dirs ?? []).length > 0;
   if (explicit && opts.allProjects) throw new ReportError("--all-projects takes no folders");
@@ -120,7 +122,7 @@ export async function lsReport(opts: LsOptions): Promise<Report<LsData>> {
 
 /** Loads one session, summarises it and drops it. undefined: unreadable (reported); null: no header. */
 async function summarize(c: Candidate, fail: (path: string, err: unknown) => void): Promise<LsRow | null | undefined> {
-  let session;
+  let session: Session;
   try {
     session = await loadSession({ kind: "file", path: c.path });
   } catch (err) {

@@ -22,6 +22,7 @@ export interface PathData {
 export function pathReport(session: Session, opts: PathOptions = {}): Report<PathData> {
   const leaf = entryRef(session, opts.leaf ?? "leaf");
   const result = pathTo(session, leaf);
-  if (!result.ok) return { data: { file: session.file, leaf, path: null }, diagnostics: [cycleProblem(session.file, result.cycle)], exitCode: 1 };
+  if (!result.ok)
+    return { data: { file: session.file, leaf, path: null }, diagnostics: [cycleProblem(session.file, result.cycle)], exitCode: 1 };
   return { data: { file: session.file, leaf, path: result.path }, diagnostics: sessionProblems(session, buildTree(session)), exitCode: 0 };
 }

@@ -9,17 +9,19 @@ export function entryRef(session: Session, ref: string): EntryRec {
   if (r.ok) return r.rec;
   switch (r.reason) {
     case "ambiguous": {
-      const list = (r.candidates ?? []).slice(0, 10).map((c) => `${c.id ?? "(no id)"} (line ${c.line})`).join(", ");
-      throw new ReportError(`${session.file}: entry reference "${ref}" is ambiguous: ${list}${(r.candidates?.length ?? 0) > 10 ? ", …" : ""}`);
+      const list = (r.candidates ?? [])
+        .slice(0, 10)
+        .map((c) => `${c.id ?? "(no id)"} (line ${c.line})`)
+        .join(", ");
+      throw new ReportError(
+        `${session.file}: entry reference "${ref}" is ambiguous: ${list}${(r.candidates?.length ?? 0) > 10 ? ", …" : ""}`,
+      );
     }
     case "bad-line":
       throw new ReportError(`${session.file}: "${ref}" is not a line reference (use @LINE with a line number ≥ 1)`);
     case "no-entries":
       throw new ReportError(`${session.file}: the session has no entries`);
     default:
-      throw new ReportError(
-        `${session.file}: no entry matches "${ref}" (use a full id, a unique id prefix, @LINE, label:NAME or leaf)`,
-      );
+      throw new ReportError(`${session.file}: no entry matches "${ref}" (use a full id, a unique id prefix, @LINE, label:NAME or leaf)`);
   }
 }
-

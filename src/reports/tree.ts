@@ -38,7 +38,8 @@ export function treeReport(session: Session, opts: TreeOptions = {}): Report<Tre
   const filter: FilterMode | undefined = opts.filter ?? (json ? undefined : "default");
   const search = (opts.search ?? []).flatMap((s) => s.toLowerCase().split(/\s+/)).filter(Boolean);
   // `--json` of every entry is the tree itself (same roots, children in getTree order): no view to build.
-  if (json && filter === undefined && search.length === 0 && from === undefined) return { data: { leaf, flat: flatTree(tree) }, diagnostics, exitCode: 0 };
+  if (json && filter === undefined && search.length === 0 && from === undefined)
+    return { data: { leaf, flat: flatTree(tree) }, diagnostics, exitCode: 0 };
   if (json) {
     const view = buildView(session, tree, { filter, search, from, leaf, activeFirst: false });
     return { data: { leaf, flat: flattenNodes(view.roots) }, diagnostics, exitCode: 0 };

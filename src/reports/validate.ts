@@ -1,3 +1,4 @@
+import type { Session } from "../model/session.js";
 import { stat } from "node:fs/promises";
 import { listSessionFiles } from "../io/discover.js";
 import { ioReason } from "../io/errors.js";
@@ -37,7 +38,10 @@ export interface ValidateData {
 /** `pisess validate`: every defect in session files, with stable codes. */
 export async function validateReport(opts: ValidateOptions): Promise<Report<ValidateData>> {
   // Heavy modules (ajv, the schemas) load only when validate runs: `pisess --help` stays fast.
-  const [{ checkSession }, { summarize, exitStatus, atLeast }] = await Promise.all([import("../check/validate.js"), import("../check/summary.js")]);
+  const [{ checkSession }, { summarize, exitStatus, atLeast }] = await Promise.all([
+    import("../check/validate.js"),
+    import("../check/summary.js"),
+  ]);
   const isStdin = opts.isStdin ?? ((i: string) => i === "-");
   const displayName = opts.displayName ?? ((i: string) => i);
   if (opts.inputs.filter((i) => isStdin(i)).length > 1) throw new ReportError("stdin (-) can be read only once");
@@ -51,12 +55,12 @@ export async function validateReport(opts: ValidateOptions): Promise<Report<Vali
       results.push({ file: name, diagnostics: [], ioError: input.ioError });
       continue;
     }
-    let session;
+    let session: Session;
     try {
       session = await opts.open(input.name);
     } catch (err) {
       if (!(err instanceof ReportError)) throw err;
-      const reason = err.message.startsWith(name + ": ") ? err.message.slice(name.length + 2) : err.message;
+      const reason = err.message.startsWith(`${name}: `) ? err.message.slice(name.length + 2) : err.message;
       notes.push(err.message);
       results.push({ file: name, diagnostics: [], ioError: reason });
       continue;
@@ -78,7 +82,11 @@ export async function validateReport(opts: ValidateOptions): Promise<Report<Vali
   }
   const shown = opts.quiet ? atLeast(results, "error") : results;
   const data: ValidateData = { results, shown, summary: summarize(shown), notes };
-  return { data, diagnostics: results.flatMap((r) => r.diagnostics), exitCode: exitStatus(results, { failOn: opts.failOn ?? "error", maxWarnings: opts.maxWarnings ?? -1 }) };
+  return {
+    data,
+    diagnostics: results.flatMap((r) => r.diagnostics),
+    exitCode: exitStatus(results, { failOn: opts.failOn ?? "error", maxWarnings: opts.maxWarnings ?? -1 }),
+  };
 }
 
 interface Input {
@@ -94,7 +102,7 @@ async function expandInputs(inputs: readonly string[], isStdin: (i: string) => b
       out.push({ name: input });
       continue;
     }
-    let info;
+    let info: Awaited<ReturnType<typeof stat>>;
     try {
       info = await stat(input);
     } catch (err) {
