@@ -5,6 +5,10 @@
 //   import { generateSession } from "./gen.mjs";  generateSession(seed, {version: 3, entries: 300}) -> [lines]
 //   node parity/gen.mjs --seed 7 --version 3 --entries 300 --out FILE
 //   node parity/gen.mjs --seed 7 --version 3 --bytes 100000000 --out FILE   (streams; bounded memory)
+//   node parity/gen.mjs --seed 7 --entries 300 --pi-features --out FILE       (v3 with pi 1.6's additions)
+//
+// Without piFeatures the output is byte-for-byte what it was before the option existed (the feature code draws no
+// random numbers then), so seeds keep their files.
 
 import fs from "node:fs";
 import path from "node:path";
@@ -150,6 +154,21 @@ const MODELS = [
 	{ provider: "openrouter", model: "qwen/qwen3-coder", api: "openai-completions" },
 ];
 const THINKING = ["off", "minimal", "low", "medium", "high", "xhigh"];
+const THINKING16 = [...THINKING, "max"];
+const SECTION_NAMES = ["preamble", "tools", "rules", "cwd", "skills", "project-context", "mode"];
+const TOOL_DECLS = (() => {
+	const d = (name, description, props) => ({ name, description, parameters: { type: "object", properties: props, required: Object.keys(props) } });
+	return [
+		d("read", "Read the contents of a file.", { path: { type: "string" } }),
+		d("bash", "Execute a bash command in the current working directory.", { command: { type: "string" } }),
+		d("edit", "Edit a file by replacing exact text.", { path: { type: "string" }, oldText: { type: "string" }, newText: { type: "string" } }),
+		d("write", "Write a file.", { path: { type: "string" }, content: { type: "string" } }),
+		d("grep", "Search file contents (ripgrep) ✓.", { pattern: { type: "string" } }),
+		d("web_search", "Search the web; returns 搜索结果.", { query: { type: "string" } }),
+		d("subagent", "Run a task in a subagent.", { task: { type: "string" } }),
+	];
+})();
+const USAGE_KINDS = ["cache_warm", "other"];
 const TOOLS = ["read", "bash", "edit", "write", "grep", "find", "ls"];
 const CUSTOM_TYPES = ["git-checkpoint", "todo-state", "permission-gate", "my-extension", "plan-mode", "subagent"];
 const LABELS = ["checkpoint-1", "wip", "try-2", "good state", "pre-compaction", "before refactor 🚀", "标签"];
@@ -160,13 +179,22 @@ const ERRORS = ["fetch failed: ECONNRESET", "terminated", "429 rate_limit_error:
 /**
  * Yields the JSONL lines (without "\n") of one session, header first.
  * @param {number} seed
- * @param {{version?: 1|2|3, entries?: number, bytes?: number}} opts
+ * @param {{version?: 1|2|3, entries?: number, bytes?: number, piFeatures?: boolean}} opts
  *   entries: exact number of entries after the header (default 200); bytes: stop once about this many bytes are out
- *   (benchmark mode: long tool outputs of 1-50 KB).
+ *   (benchmark mode: long tool outputs of 1-50 KB). piFeatures (version 3 only): add what pi 1.6 writes or reads
+ *   beyond 0.73: `system` messages (string or text-block content, sections, toolsAdded, toolsRemoved), `usage`
+ *   entries (cache_warm, compaction, branch_summary, other), `context_edit`s (null and {content} replacements, string
+ *   and block content; applied, superseded, summarized by a later compaction, target on another branch, target
+ *   missing, edit before its target, non-editable targets), compaction systemMessage / usage / fromHook, compactions
+ *   keeping nothing (firstKeptEntryId = own id) or keeping an older compaction and system messages, branch_summary
+ *   usage, cacheWrite1h, thinking level max, and messages with null or missing content.
  */
 export function* generateLines(seed, opts = {}) {
 	const version = opts.version ?? 3;
 	if (![1, 2, 3].includes(version)) throw new Error(`version must be 1, 2 or 3, got ${version}`);
+	const pf = opts.piFeatures === true;
+	if (pf && version !== 3) throw new Error("piFeatures needs version 3");
+	const THINK = pf ? THINKING16 : THINKING;
 	const byteTarget = opts.bytes ?? null;
 	const maxEntries = byteTarget ? Infinity : (opts.entries ?? 200);
 	const big = byteTarget !== null;
@@ -189,6 +217,8 @@ export function* generateLines(seed, opts = {}) {
 			}
 		}
 	};
+	// an id handed out before its entry is written (a context_edit that precedes its target): the next entry takes it
+	let presetNextId = null;
 	// per-entry metadata (small): id -> {parentId, type, role, text}
 	const meta = new Map();
 	const order = []; // ids in file order
@@ -260,7 +290,11 @@ export function* generateLines(seed, opts = {}) {
 			id = `#${count + 1}`; // internal handle only
 			meta.set(id, { parentId: leaf, type, ...info });
 		} else {
-			id = newId();
+			if (info.id !== undefined) id = info.id;
+			else {
+				id = presetNextId ?? newId();
+				presetNextId = null;
+			}
 			const parentId = info.parentId !== undefined ? info.parentId : leaf;
 			e = { type, id, parentId, timestamp: new Date(ts).toISOString(), ...fields(ts) };
 			meta.set(id, { parentId, type, role: info.role, text: info.text });
@@ -286,7 +320,12 @@ export function* generateLines(seed, opts = {}) {
 				else if (kind === "blocks") content = [{ type: "text", text: tx }];
 				else if (kind === "image") content = [{ type: "text", text: tx }, image()];
 				else content = [image()];
-				return { role: "user", content, timestamp: ts - r.int(1, 5) };
+				const msg = { role: "user", content, timestamp: ts - r.int(1, 5) };
+				if (pf && r.chance(0.03)) {
+					if (r.chance(0.5)) msg.content = null;
+					else delete msg.content;
+				}
+				return msg;
 			},
 			{ role: "user", text: tx },
 		);
@@ -304,7 +343,11 @@ export function* generateLines(seed, opts = {}) {
 			cacheWrite: cacheWrite * 0.00000375,
 		};
 		cost.total = cost.input + cost.output + cost.cacheRead + cost.cacheWrite;
-		return { input, output, cacheRead, cacheWrite, totalTokens: input + output + cacheRead + cacheWrite, cost };
+		const u = { input, output, cacheRead, cacheWrite };
+		if (pf && r.chance(0.3)) u.cacheWrite1h = r.int(0, cacheWrite);
+		u.totalTokens = input + output + cacheRead + cacheWrite;
+		u.cost = cost;
+		return u;
 	};
 
 	let pendingCalls = [];
@@ -355,6 +398,15 @@ export function* generateLines(seed, opts = {}) {
 				if (stop === "error") msg.errorMessage = r.pick(ERRORS);
 				if (stop === "aborted") msg.errorMessage = "Request was aborted";
 				msg.timestamp = ts - r.int(200, 290);
+				if (pf) {
+					if (r.chance(0.4)) msg.thinkingLevel = r.pick(THINK);
+					if (r.chance(0.5)) msg.durationMs = r.int(300, 90000);
+					// content null or missing (files from other writers); only when no tool call is pending
+					if (!calls.length && r.chance(0.04)) {
+						if (r.chance(0.5)) msg.content = null;
+						else delete msg.content;
+					}
+				}
 				return msg;
 			},
 			{ role: "assistant" },
@@ -371,6 +423,7 @@ export function* generateLines(seed, opts = {}) {
 				if (r.chance(0.3)) msg.details = call.name === "edit" ? { diff: `-${r.pick(CODE_LINES)}\n+${r.pick(CODE_LINES)}` } : { truncation: r.chance(0.5) ? { truncated: true, totalLines: r.int(100, 9000) } : undefined, exitCode: r.int(0, 2) };
 				msg.isError = isError;
 				msg.timestamp = ts - r.int(1, 3);
+				if (pf && r.chance(0.03)) msg.content = null;
 				return msg;
 			},
 			{ role: "toolResult" },
@@ -416,6 +469,7 @@ export function* generateLines(seed, opts = {}) {
 		emit("custom_message", () => {
 			const f = { customType: r.pick(CUSTOM_TYPES), content: customContent(), display: r.chance(0.6) };
 			if (r.chance(0.4)) f.details = r.pick([{ v: 1 }, { gate: "allow", tool: r.pick(TOOLS) }, [1, 2, 3], "note ✓"]);
+			if (pf && r.chance(0.05)) delete f.content;
 			return f;
 		});
 
@@ -431,13 +485,27 @@ export function* generateLines(seed, opts = {}) {
 		model = r.pick(MODELS);
 		return emit("model_change", () => ({ provider: model.provider, modelId: model.model }));
 	};
-	const thinkingChange = () => emit("thinking_level_change", () => ({ thinkingLevel: r.pick(THINKING) }));
+	const thinkingChange = () => emit("thinking_level_change", () => ({ thinkingLevel: r.pick(THINK) }));
 
 	const compactionV23 = () => {
 		const p = pathToLeaf();
 		let first;
-		const mode = r.wpick([[7, "onPath"], [1, "offPath"], [1, "missing"], [0.5, "self-ish"]]);
-		if (mode === "onPath" && p.length) {
+		const modes = [[7, "onPath"], [1, "offPath"], [1, "missing"], [0.5, "self-ish"]];
+		if (pf) modes.push([1, "keepNothing"], [1.5, "beforeOlder"]);
+		let mode = r.wpick(modes);
+		const ownId = pf ? newId() : undefined;
+		if (mode === "beforeOlder") {
+			// keep from a little before the previous compaction on the path: the kept range then holds that
+			// compaction (and whatever system messages lie there)
+			const ci = p.findLastIndex((id) => meta.get(id)?.type === "compaction");
+			if (ci > 0) first = p[r.int(Math.max(0, ci - 6), ci - 1)];
+			else mode = "onPath";
+		}
+		if (mode === "beforeOlder") {
+			// chosen above
+		} else if (mode === "keepNothing") {
+			first = ownId; // pi's own writer when there is no cut point
+		} else if (mode === "onPath" && p.length) {
 			// prefer a user message some way back
 			const users = p.filter((id) => meta.get(id)?.role === "user");
 			first = users.length && r.chance(0.7) ? users[Math.max(0, users.length - r.int(1, 4))] : p[r.int(0, p.length - 1)];
@@ -448,7 +516,7 @@ export function* generateLines(seed, opts = {}) {
 		} else if (mode === "self-ish" && p.length) {
 			first = p[p.length - 1];
 		} else first = r.hex(8);
-		return emit("compaction", () => {
+		return emit("compaction", (ts) => {
 			const f = {
 				summary: `## Goal\n${text(1, 2)}\n\n## Progress\n${text(1, 1)}\n\n## Next Steps\n${text(1, 1)}\n`,
 				firstKeptEntryId: first,
@@ -456,8 +524,14 @@ export function* generateLines(seed, opts = {}) {
 			};
 			if (r.chance(0.6)) f.details = { readFiles: [r.pick(PATHS)], modifiedFiles: r.chance(0.5) ? [r.pick(PATHS)] : [] };
 			if (r.chance(0.1)) f.fromHook = true;
+			if (pf) {
+				if (r.chance(0.6)) f.usage = usage();
+				if (f.fromHook === undefined && r.chance(0.3)) f.fromHook = false;
+				if (sys.sections && r.chance(0.6)) f.systemMessage = systemSnapshot(ts);
+				if (r.chance(0.5)) later.push(() => usageEntry("compaction"));
+			}
 			return f;
-		});
+		}, { id: ownId });
 	};
 	const compactionV1 = () => {
 		const n = count + 1; // this entry's index (header = 0)
@@ -507,6 +581,10 @@ export function* generateLines(seed, opts = {}) {
 					const f = { fromId: from ?? "root", summary: r.chance(0.2) ? "" : `Abandoned approach: ${text(1, 2)}` };
 					if (r.chance(0.6)) f.details = { readFiles: [r.pick(PATHS)], modifiedFiles: [] };
 					if (r.chance(0.1)) f.fromHook = true;
+					if (pf) {
+						if (r.chance(0.6)) f.usage = usage();
+						if (r.chance(0.4)) later.push(() => usageEntry("branch_summary"));
+					}
 					return f;
 				},
 				{ parentId: from },
@@ -515,12 +593,119 @@ export function* generateLines(seed, opts = {}) {
 		return null;
 	};
 
+	// ---- pi 1.6 features (only with pf; nothing here draws random numbers otherwise)
+	const later = []; // entries to write next, before the state machine goes on (thunks: they emit when called)
+	const sys = { sections: null, tools: [] }; // the system prompt state that system messages replay
+	const sectionText = (name) => `<${name}>\n${text(1, 1)}\n</${name}>`;
+	const systemMsg = (initial) =>
+		msgEntry(
+			(ts) => {
+				const msg = { role: "system" };
+				const k = r.wpick([[5, "empty"], [2, "string"], [2, "blocks"], [0.4, "null"]]);
+				msg.content = k === "empty" ? "" : k === "string" ? `You are pi. ${text(1, 1)}` : k === "blocks" ? [{ type: "text", text: text(1, 1) }, { type: "text", text: "Follow the rules." }] : null;
+				if (initial || !sys.sections) {
+					sys.sections = {};
+					for (const name of SECTION_NAMES.slice(0, r.int(2, 4))) sys.sections[name] = sectionText(name);
+					sys.tools = TOOL_DECLS.slice(0, r.int(2, 5));
+					msg.sections = { ...sys.sections };
+					msg.toolsAdded = [...sys.tools];
+				} else {
+					const ops = r.wpick([[3, "section"], [1, "removeSection"], [2, "addTool"], [1, "removeTool"], [1, "all"]]);
+					if (ops === "section" || ops === "all" || ops === "removeSection") {
+						const name = r.pick(SECTION_NAMES);
+						const val = ops === "removeSection" ? null : sectionText(name);
+						msg.sections = { [name]: val };
+						if (val === null) delete sys.sections[name];
+						else sys.sections[name] = val;
+					}
+					const missing = TOOL_DECLS.filter((d) => !sys.tools.includes(d));
+					if ((ops === "addTool" || ops === "all") && missing.length) {
+						const d = r.pick(missing);
+						msg.toolsAdded = [d];
+						sys.tools = [...sys.tools, d];
+					}
+					if ((ops === "removeTool" || ops === "all") && sys.tools.length) {
+						const d = r.pick(sys.tools);
+						msg.toolsRemoved = [{ name: d.name }];
+						sys.tools = sys.tools.filter((x) => x !== d);
+					}
+				}
+				msg.timestamp = ts - r.int(1, 3);
+				return msg;
+			},
+			{ role: "system" },
+		);
+	/** A compaction's systemMessage: the replayed system state at that point. */
+	const systemSnapshot = (ts) => ({ role: "system", content: "", sections: { ...sys.sections }, toolsAdded: [...sys.tools], timestamp: ts - r.int(1, 3) });
+	const usageEntry = (kind) =>
+		emit("usage", () => {
+			const f = { kind, provider: model.provider, model: model.model, usage: usage() };
+			if (r.chance(0.2)) f.note = r.pick(["extension override", "warm-up ✓", "预热"]);
+			return f;
+		});
+	const EDITABLE_ROLES = new Set(["user", "assistant", "toolResult"]);
+	const editable = (id) => {
+		const m = meta.get(id);
+		return !!m && (m.type === "custom_message" || (m.type === "message" && EDITABLE_ROLES.has(m.role)));
+	};
+	const replacement = () => {
+		if (r.chance(0.45)) return null;
+		const k = r.wpick([[3, "string"], [3, "blocks"], [0.5, "image"]]);
+		const tx = `[edited] ${text(1, 1)}`;
+		if (k === "string") return { content: tx };
+		if (k === "blocks") return { content: [{ type: "text", text: tx }] };
+		return { content: [{ type: "text", text: tx }, image()] };
+	};
+	const contextEdit = (targetId, repl) => emit("context_edit", () => ({ targetId, replacement: repl }));
+	/** One context_edit scenario; may queue more edits in `later`. Returns the first line, or null. */
+	const editScenario = () => {
+		const p = pathToLeaf();
+		const onPath = p.filter(editable);
+		const kind = r.wpick([[4, "failedAttempt"], [3, "single"], [1.5, "supersede"], [1, "otherBranch"], [0.7, "forward"], [0.7, "nonEditable"], [0.3, "missing"]]);
+		if (kind === "failedAttempt") {
+			// hide the last assistant turn and its tool results, as pi does for a failed attempt
+			const ai = p.findLastIndex((id) => meta.get(id)?.role === "assistant");
+			if (ai < 0) return null;
+			const targets = [p[ai], ...p.slice(ai + 1).filter((id) => meta.get(id)?.role === "toolResult")];
+			for (const id of targets.slice(1)) later.push(() => contextEdit(id, null));
+			return contextEdit(targets[0], null);
+		}
+		if (kind === "single" || kind === "supersede") {
+			if (!onPath.length) return null;
+			const target = onPath[Math.max(0, onPath.length - r.int(1, 8))];
+			if (kind === "supersede") later.push(() => contextEdit(target, replacement()));
+			return contextEdit(target, replacement());
+		}
+		if (kind === "otherBranch") {
+			const on = new Set(p);
+			const off = order.filter((id) => !on.has(id) && editable(id));
+			return off.length ? contextEdit(off[r.int(0, off.length - 1)], replacement()) : null;
+		}
+		if (kind === "forward") {
+			// the edit names the id the next entry will get
+			const id = newId();
+			const line = contextEdit(id, replacement());
+			presetNextId = id;
+			return line;
+		}
+		if (kind === "nonEditable") {
+			const others = p.filter((id) => !editable(id) && meta.get(id)?.type !== "context_edit");
+			if (!others.length) return null;
+			return contextEdit(others[r.int(0, others.length - 1)], r.chance(0.6) ? null : replacement());
+		}
+		let missing;
+		do missing = r.hex(8);
+		while (ids.has(missing));
+		return contextEdit(missing, replacement());
+	};
+
 	// ---- opening entries
 	const first = [];
 	if (version >= 2) {
 		if (r.chance(0.8)) first.push(modelChange);
 		if (r.chance(0.5)) first.push(thinkingChange);
 	}
+	if (pf && r.chance(0.9)) first.push(() => systemMsg(true));
 	for (const f of first) {
 		if (done()) return;
 		yield f();
@@ -531,16 +716,18 @@ export function* generateLines(seed, opts = {}) {
 	let turns = 0;
 	while (!done()) {
 		let line = null;
-		if (state === "idle") {
+		if (later.length) {
+			line = later.shift()();
+		} else if (state === "idle") {
 			if (reask !== null) {
 				line = userMsg(reask);
 				reask = null;
 				state = "assistant";
 			} else {
-				const act =
+				const acts =
 					version === 1
-						? r.wpick([[10, "user"], [1.2, "bash"], [0.5, "model"], [0.8, "thinking"], [turns > 2 ? 0.6 : 0, "compaction"]])
-						: r.wpick([
+						? [[10, "user"], [1.2, "bash"], [0.5, "model"], [0.8, "thinking"], [turns > 2 ? 0.6 : 0, "compaction"]]
+						: [
 								[10, "user"],
 								[1.2, "bash"],
 								[0.4, "model"],
@@ -552,7 +739,9 @@ export function* generateLines(seed, opts = {}) {
 								[0.25, "sessionInfo"],
 								[turns > 2 ? 0.6 : 0, "compaction"],
 								[turns > 1 ? 1.8 : 0, "navigate"],
-							]);
+							];
+				if (pf) acts.push([0.35, "system"], [0.35, "usage"], [turns > 1 ? 1.4 : 0, "edit"], [turns > 2 ? 0.4 : 0, "compaction"]);
+				const act = r.wpick(acts);
 				switch (act) {
 					case "user":
 						line = userMsg();
@@ -588,6 +777,15 @@ export function* generateLines(seed, opts = {}) {
 						break;
 					case "navigate":
 						line = navigate();
+						break;
+					case "system":
+						line = systemMsg(false);
+						break;
+					case "usage":
+						line = usageEntry(r.pick(USAGE_KINDS));
+						break;
+					case "edit":
+						line = editScenario();
 						break;
 				}
 			}
@@ -644,12 +842,14 @@ export function writeSession(file, seed, opts = {}) {
 	return { lines, bytes };
 }
 
+const FLAGS = new Set(["pi-features"]); // options without a value
+
 function parseArgs(argv) {
 	const a = {};
 	for (let i = 0; i < argv.length; i++) {
 		const k = argv[i];
 		if (!k.startsWith("--")) throw new Error(`unexpected argument ${k}`);
-		a[k.slice(2)] = argv[++i];
+		a[k.slice(2)] = FLAGS.has(k.slice(2)) ? true : argv[++i];
 	}
 	return a;
 }
@@ -659,12 +859,13 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
 		const a = parseArgs(process.argv.slice(2));
 		if (a.seed === undefined || !a.out) throw new Error("--seed and --out are required");
 		const opts = { version: Number(a.version ?? 3) };
+		if (a["pi-features"] !== undefined) opts.piFeatures = true;
 		if (a.bytes !== undefined) opts.bytes = Number(a.bytes);
 		else opts.entries = Number(a.entries ?? 200);
 		const res = writeSession(a.out, Number(a.seed), opts);
 		console.error(`gen: wrote ${res.lines} lines, ${res.bytes} bytes to ${a.out}`);
 	} catch (err) {
-		console.error(`gen: ${err.message}\nusage: node parity/gen.mjs --seed S --version 1|2|3 (--entries N | --bytes B) --out FILE`);
+		console.error(`gen: ${err.message}\nusage: node parity/gen.mjs --seed S --version 1|2|3 (--entries N | --bytes B) [--pi-features] --out FILE`);
 		process.exit(2);
 	}
 }

@@ -1,14 +1,17 @@
 #!/usr/bin/env node
-// Parity oracle: runs pi 0.73.1's own session functions on a COPY of a session file and reports the result in the
-// format of /work/shared/corpus/NAME.expected.json, with every entry expressed by its physical 1-based line.
+// Parity oracle: runs pi's own session functions (pi 1.6.0 or pi 0.73.1) on a COPY of a session file and reports the
+// result in the format of /work/shared/corpus/NAME.expected.json, with every entry expressed by its physical 1-based
+// line.
 //
-// pi functions used (all from node_modules/@mariozechner/pi-coding-agent/dist/core/):
-//   session-manager.js: SessionManager.open, sm.getEntries, sm.getHeader, sm.getTree, sm.getBranch,
-//                       sm.getSessionName, sm.getLeafId, buildSessionContext, CURRENT_SESSION_VERSION
-//                       (plus the manager's internal byId / labelsById maps, read only)
+// pi functions used, from node_modules/<package>/dist/core/ (imported by file path: pi 1.6.0's package root needs
+// Node 22, these two files run on Node 20):
+//   session-manager.js: SessionManager.open, sm.getEntries, sm.getTree, sm.getBranch, sm.getSessionName,
+//                       sm.getLeafId, buildSessionContext, CURRENT_SESSION_VERSION (plus the manager's internal
+//                       fileEntries / byId / labelsById, read only); 1.6 also buildSessionProjection (the context with
+//                       each message's source entry) and buildContextEntries (the compaction-aware entry list)
 //   messages.js:        convertToLlm (the function the agent's sdk.js hands to the Agent)
 //
-// Usage: node parity/oracle.mjs FILE [--pretty]
+// Usage: node parity/oracle.mjs FILE [--pi 1.6|0.73] [--pretty]     (default --pi 1.6, the reference)
 
 import fs from "node:fs";
 import os from "node:os";
@@ -16,14 +19,37 @@ import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
-const PI_DIR = path.join(HERE, "node_modules", "@mariozechner", "pi-coding-agent");
-const PI_VERSION = JSON.parse(fs.readFileSync(path.join(PI_DIR, "package.json"), "utf8")).version;
-const sm_mod = await import(pathToFileURL(path.join(PI_DIR, "dist", "core", "session-manager.js")).href);
-const msg_mod = await import(pathToFileURL(path.join(PI_DIR, "dist", "core", "messages.js")).href);
-const { SessionManager, buildSessionContext, CURRENT_SESSION_VERSION } = sm_mod;
-const { convertToLlm } = msg_mod;
 
-export const piVersion = PI_VERSION;
+async function loadPi(pkg) {
+	const dir = path.join(HERE, "node_modules", ...pkg.split("/"));
+	const core = (f) => import(pathToFileURL(path.join(dir, "dist", "core", f)).href);
+	const [sm, msg] = await Promise.all([core("session-manager.js"), core("messages.js")]);
+	return {
+		version: JSON.parse(fs.readFileSync(path.join(dir, "package.json"), "utf8")).version,
+		SessionManager: sm.SessionManager,
+		buildSessionContext: sm.buildSessionContext,
+		buildSessionProjection: sm.buildSessionProjection,
+		buildContextEntries: sm.buildContextEntries,
+		CURRENT_SESSION_VERSION: sm.CURRENT_SESSION_VERSION,
+		convertToLlm: msg.convertToLlm,
+	};
+}
+
+/** The pi versions the oracle can run, by short key. */
+export const PI = {
+	"0.73": await loadPi("@mariozechner/pi-coding-agent"),
+	"1.6": await loadPi("@earendil-works/pi-coding-agent"),
+};
+export const PI_KEYS = Object.keys(PI);
+for (const [key, want] of [["0.73", "0.73.1"], ["1.6", "1.6.0"]]) {
+	if (PI[key].version !== want) throw new Error(`parity/node_modules holds pi ${PI[key].version} for --pi ${key}, expected ${want} (run npm ci in parity/)`);
+}
+/** Short key ("0.73" | "1.6") for a full pi version string as written in expected.json ("0.73.1", "1.6.0"). */
+export function piKeyOf(version) {
+	const key = PI_KEYS.find((k) => PI[k].version === version);
+	if (!key) throw new Error(`no pi ${version} in parity/node_modules (have ${PI_KEYS.map((k) => PI[k].version).join(", ")})`);
+	return key;
+}
 export const CYCLE_NOTE = "pi's getBranch()/buildSessionContext() would never return for this leaf";
 
 /** Recursively sort object keys (arrays keep order); drops undefined like JSON.stringify. */
@@ -39,15 +65,40 @@ export function sortKeys(v) {
 	return v;
 }
 
+/** Drops the ids pi invents for v1 files (mutates and returns doc), so that two answers compare by line. */
+export function stripIds(doc) {
+	const strip = (o, keys) => {
+		if (o && typeof o === "object") for (const k of keys) delete o[k];
+	};
+	strip(doc.leaf, ["id"]);
+	for (const e of doc.entries ?? []) strip(e, ["id", "parentId"]);
+	for (const l of doc.labels ?? []) strip(l, ["targetId"]);
+	for (const l of doc.leaves ?? []) strip(l, ["id"]);
+	const stack = [...(doc.tree ?? [])];
+	while (stack.length) {
+		const n = stack.pop();
+		strip(n, ["id"]);
+		stack.push(...(n.children ?? []));
+	}
+	return doc;
+}
+
 const jsonClone = (v) => (v === undefined ? undefined : JSON.parse(JSON.stringify(v)));
 
-/**
- * Replicates pi's line handling (content.trim().split("\n"), skip blank, skip JSON.parse failures) while keeping the
- * physical line number of each piece. Returns {physLines, parsed: [{line, text}], skippedRaw: [{line, reason}]}.
- */
-function mapLines(content) {
+function physicalLines(content) {
 	const phys = content.split("\n");
-	const lines = content.endsWith("\n") ? phys.length - 1 : phys.length;
+	const lines = content === "" ? 0 : content.endsWith("\n") ? phys.length - 1 : phys.length;
+	let crlfLines = 0;
+	for (let i = 0; i < lines; i++) if (phys[i].endsWith("\r")) crlfLines++;
+	return { phys, lines, crlfLines };
+}
+
+/**
+ * pi 0.73's line handling (content.trim().split("\n"), skip blank, skip JSON.parse failures), keeping the physical
+ * line number of each piece. Returns {lines, crlfLines, parsed: [{line, text, value}], skipped: [{line, reason}]}.
+ */
+function mapLines073(content) {
+	const { lines, crlfLines } = physicalLines(content);
 	const trimmedStart = content.trimStart();
 	const lead = content.slice(0, content.length - trimmedStart.length);
 	const offset = (lead.match(/\n/g) || []).length; // physical lines wholly before pi's first line
@@ -77,8 +128,37 @@ function mapLines(content) {
 		if (!covered.has(line)) skipped.push({ line, reason: "blank" });
 	}
 	skipped.sort((a, b) => a.line - b.line);
-	let crlfLines = 0;
-	for (let i = 0; i < lines; i++) if (phys[i].endsWith("\r")) crlfLines++;
+	return { lines, crlfLines, parsed, skipped };
+}
+
+/**
+ * pi 1.6's line handling (loadEntriesFromFile: no trim; every "\n"-separated line, the last one without "\n"
+ * included; skip blank, skip JSON.parse failures, skip falsy values).
+ */
+function mapLines16(content) {
+	const { phys, lines, crlfLines } = physicalLines(content);
+	const parsed = [];
+	const skipped = [];
+	for (let i = 0; i < lines; i++) {
+		const text = phys[i];
+		const line = i + 1;
+		if (!text.trim()) {
+			skipped.push({ line, reason: "blank" });
+			continue;
+		}
+		let value;
+		try {
+			value = JSON.parse(text);
+		} catch {
+			skipped.push({ line, reason: "malformed" });
+			continue;
+		}
+		if (!value) {
+			skipped.push({ line, reason: "falsy" });
+			continue;
+		}
+		parsed.push({ line, text, value });
+	}
 	return { lines, crlfLines, parsed, skipped };
 }
 
@@ -140,17 +220,24 @@ function treeWouldHang(entries) {
 	return false;
 }
 
+/** The statuses of context_edit entries on a path (pi 1.6). */
+export const EDIT_STATUSES = ["applied", "superseded", "summarized", "target-missing", "target-outside-context"];
+
 /**
  * Compute pi's view of one session file. Never touches the original: pi gets a copy in a temp dir.
  * @param {string} file
- * @param {{keepTemp?: boolean}} [opts]
+ * @param {{pi?: "0.73" | "1.6", keepTemp?: boolean}} [opts]  pi: which pi runs (default "1.6", the reference)
  */
 export function computeOracle(file, opts = {}) {
+	const key = opts.pi ?? "1.6";
+	const pi = PI[key];
+	if (!pi) throw new Error(`unknown pi version ${key} (one of ${PI_KEYS.join(", ")})`);
+	const v16 = key === "1.6";
 	const buf = fs.readFileSync(file);
 	const content = buf.toString("utf8");
-	const map = mapLines(content);
+	const map = v16 ? mapLines16(content) : mapLines073(content);
 	const result = {
-		oracle: { tool: "pisess-parity-oracle", pi: PI_VERSION, currentSessionVersion: CURRENT_SESSION_VERSION },
+		oracle: { tool: "pisess-parity-oracle", pi: pi.version, currentSessionVersion: pi.CURRENT_SESSION_VERSION },
 		file: {
 			bytes: buf.length,
 			bom: buf.length >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf,
@@ -159,6 +246,7 @@ export function computeOracle(file, opts = {}) {
 			lines: map.lines,
 		},
 	};
+	if (v16) result.piVersion = pi.version;
 
 	// Header as read (before pi's in-place migration mutates it)
 	const first = map.parsed[0];
@@ -174,16 +262,22 @@ export function computeOracle(file, opts = {}) {
 	fs.writeFileSync(copy, buf);
 	let sm;
 	try {
-		sm = SessionManager.open(copy, tmp);
+		sm = pi.SessionManager.open(copy, tmp);
 	} catch (err) {
-		result.open = { ok: false, error: String(err?.message ?? err) };
+		// 1.6 refuses a file whose first kept value is not a header (0.73 threw on a `null` line); the message names
+		// the copy, which is replaced by a fixed word so that the result does not depend on the temp dir.
+		result.open = { ok: false, error: String(err?.message ?? err).split(copy).join("FILE") };
+		result.skipped = map.skipped;
+		result.leaves = [];
 		cleanup(tmp, opts);
 		return sortKeys(jsonClone(result));
 	}
 	const after = fs.readFileSync(copy);
 	const reset = !headerValid;
-	const migrated = headerValid && (first.value.version ?? 1) < CURRENT_SESSION_VERSION;
+	const migrated = headerValid && (first.value.version ?? 1) < pi.CURRENT_SESSION_VERSION;
 	result.open = { ok: true, reset, migrated, rewritesFile: !after.equals(buf) || reset || migrated };
+	// 1.6 (since 0.84) completes a last line that has no "\n" (checked after the header, before any migration).
+	if (v16) result.open.appendsNewline = headerValid && content !== "" && !content.endsWith("\n");
 	result.idsSynthetic = headerValid && (first.value.version ?? 1) < 2;
 	if (reset) {
 		// pi threw the file's content away and wrote a fresh header; nothing else is comparable.
@@ -195,7 +289,7 @@ export function computeOracle(file, opts = {}) {
 
 	const fileEntries = sm.fileEntries; // same objects, same order as pi's parse of the lines
 	if (fileEntries.length !== map.parsed.length) {
-		throw new Error(`oracle line mapping broke: pi parsed ${fileEntries.length}, mapper ${map.parsed.length}`);
+		throw new Error(`oracle line mapping broke: pi ${pi.version} parsed ${fileEntries.length}, mapper ${map.parsed.length}`);
 	}
 	const lineOfObj = new Map();
 	const skipped = [...map.skipped];
@@ -213,11 +307,11 @@ export function computeOracle(file, opts = {}) {
 	const resolveLine = (id) => (id === null || id === undefined ? null : lineOf(byId.get(id)));
 
 	result.entries = entries.map((e) => {
-		const o = { line: lineOf(e), id: e.id, parentId: e.parentId, parentLine: resolveLine(e.parentId), type: e.type };
-		if (e.type === "message") o.role = e.message?.role;
-		if (e.type === "compaction") o.firstKeptLine = resolveLine(e.firstKeptEntryId);
-		if (e.type === "label") o.targetLine = resolveLine(e.targetId);
-		if (e.type === "branch_summary") o.fromLine = resolveLine(e.fromId);
+		const o = { line: lineOf(e), id: e?.id, parentId: e?.parentId, parentLine: resolveLine(e?.parentId), type: e?.type };
+		if (o.type === "message") o.role = e.message?.role;
+		if (o.type === "compaction") o.firstKeptLine = resolveLine(e.firstKeptEntryId);
+		if (o.type === "label" || o.type === "context_edit") o.targetLine = resolveLine(e.targetId);
+		if (o.type === "branch_summary") o.fromLine = resolveLine(e.fromId);
 		return o;
 	});
 
@@ -228,6 +322,8 @@ export function computeOracle(file, opts = {}) {
 	for (const [targetId, label] of sm.labelsById) {
 		result.labels.push({ targetId, targetLine: resolveLine(targetId), label });
 	}
+	// By target line (labels on missing targets last), as in the corpus; ties keep pi's map order.
+	result.labels.sort((a, b) => (a.targetLine ?? Infinity) - (b.targetLine ?? Infinity));
 	result.sessionName = sm.getSessionName() ?? null;
 
 	// Tree
@@ -236,7 +332,7 @@ export function computeOracle(file, opts = {}) {
 	} else {
 		const toJson = (node) => ({
 			line: lineOf(node.entry),
-			id: node.entry.id,
+			id: node.entry?.id,
 			label: node.label,
 			children: node.children.map(toJson),
 		});
@@ -246,7 +342,7 @@ export function computeOracle(file, opts = {}) {
 	// Leaves: every entry that no *other* entry resolves to as its parent, plus the default leaf.
 	const named = new Set();
 	for (const e of entries) {
-		if (e.parentId === null || e.parentId === undefined) continue;
+		if (e?.parentId === null || e?.parentId === undefined) continue;
 		const p = byId.get(e.parentId);
 		if (p && p !== e) named.add(p);
 	}
@@ -255,15 +351,16 @@ export function computeOracle(file, opts = {}) {
 	result.leaves = leafEntries.map((L) => leafResult(L, L === last));
 
 	function leafResult(L, isDefault) {
-		const out = { line: lineOf(L), id: L.id };
+		const id = L?.id;
+		const out = { line: lineOf(L), id };
 		if (isDefault) out.default = true;
-		// getBranch(L.id): startId = L.id ?? leafId; start = startId ? byId.get(startId) : undefined
-		const startId = L.id ?? sm.getLeafId();
+		// getBranch(id): startId = id ?? leafId; start = startId ? byId.get(startId) : undefined
+		const startId = id ?? sm.getLeafId();
 		const branchStart = startId ? byId.get(startId) : undefined;
-		// buildSessionContext(entries, L.id, byId): null -> empty; truthy -> byId.get; else / not found -> last entry
+		// context(entries, id, byId): null -> empty; truthy -> byId.get; else / not found -> last entry
 		let ctxLeaf;
-		if (L.id === null) ctxLeaf = null;
-		else ctxLeaf = (L.id ? byId.get(L.id) : undefined) ?? last;
+		if (id === null) ctxLeaf = null;
+		else ctxLeaf = (id ? byId.get(id) : undefined) ?? last;
 		const w1 = walk(branchStart, byId, lineOf);
 		const w2 = ctxLeaf ? walk(ctxLeaf, byId, lineOf) : { cycle: null };
 		if (w1.cycle || w2.cycle) {
@@ -274,19 +371,55 @@ export function computeOracle(file, opts = {}) {
 		}
 		if (branchStart && lineOf(branchStart) !== out.line) out.resolvedLine = lineOf(branchStart);
 		if (ctxLeaf !== undefined && lineOf(ctxLeaf) !== out.line) out.contextLeafLine = lineOf(ctxLeaf);
-		out.path = sm.getBranch(L.id).map(lineOf);
+		const branch = sm.getBranch(id);
+		out.path = branch.map(lineOf);
 		let ctx;
 		try {
-			ctx = buildSessionContext(entries, L.id, byId);
+			if (v16) {
+				const projection = pi.buildSessionProjection(entries, id, byId);
+				ctx = { thinkingLevel: projection.thinkingLevel, model: projection.model, messages: projection.messages };
+				out.messageLines = projection.entries.flatMap((p) => p.messages.map(() => lineOf(p.sourceEntry)));
+				const edits = editStatuses(branch, pi.buildContextEntries(entries, id, byId));
+				if (edits.length) out.edits = edits;
+			} else {
+				ctx = pi.buildSessionContext(entries, id, byId);
+			}
 		} catch (err) {
-			out.contextError = String(err?.message ?? err);
+			delete out.messageLines;
+			out.contextError = String(err); // "TypeError: …", as in the corpus
 			return out;
 		}
 		out.context = { thinkingLevel: ctx.thinkingLevel, model: ctx.model, messages: ctx.messages };
 		try {
-			out.llm = convertToLlm(ctx.messages);
+			out.llm = pi.convertToLlm(ctx.messages);
 		} catch (err) {
-			out.llmError = String(err?.message ?? err);
+			out.llmError = String(err);
+		}
+		return out;
+	}
+
+	/**
+	 * What became of each context_edit on the path (path order), by pi 1.6's rules (buildSessionProjection):
+	 * an edit counts only among the compaction-aware context entries ("summarized" otherwise); the last one per
+	 * targetId wins ("superseded"); it changes its target only when that entry is a context entry that pi projects,
+	 * i.e. not an older compaction inside the kept range ("target-outside-context"), and exists at all
+	 * ("target-missing").
+	 */
+	function editStatuses(branch, contextEntries) {
+		const inContext = new Set(contextEntries);
+		const lastEdit = new Map();
+		for (const e of contextEntries) if (e?.type === "context_edit") lastEdit.set(e.targetId, e);
+		const projected = new Set(contextEntries.filter((e, i) => !(e?.type === "compaction" && i > 0)).map((e) => e?.id));
+		const out = [];
+		for (const e of branch) {
+			if (e?.type !== "context_edit") continue;
+			let status;
+			if (!inContext.has(e)) status = "summarized";
+			else if (!byId.has(e.targetId)) status = "target-missing";
+			else if (lastEdit.get(e.targetId) !== e) status = "superseded";
+			else if (!projected.has(e.targetId)) status = "target-outside-context";
+			else status = "applied";
+			out.push({ line: lineOf(e), targetLine: resolveLine(e.targetId), status });
 		}
 		return out;
 	}
@@ -301,11 +434,13 @@ function cleanup(tmp, opts) {
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
 	const args = process.argv.slice(2);
-	const file = args.find((a) => !a.startsWith("--"));
-	if (!file) {
-		console.error("usage: node parity/oracle.mjs FILE [--pretty]");
+	const piAt = args.indexOf("--pi");
+	const piKey = piAt >= 0 ? args[piAt + 1] : "1.6";
+	const file = args.find((a, i) => !a.startsWith("--") && (piAt < 0 || i !== piAt + 1));
+	if (!file || !PI[piKey]) {
+		console.error(`usage: node parity/oracle.mjs FILE [--pi ${PI_KEYS.join("|")}] [--pretty]`);
 		process.exit(2);
 	}
-	const res = computeOracle(file);
+	const res = computeOracle(file, { pi: piKey });
 	process.stdout.write(`${JSON.stringify(res, null, args.includes("--pretty") ? 2 : 0)}\n`);
 }
