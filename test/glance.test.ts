@@ -549,6 +549,7 @@ describe("grep", () => {
         type: "message",
         field: "toolResult",
         path: pathOf(parseFile(files.main!).entries, "t2000000").length,
+        version: "recorded",
         snippet: "FAIL test/export.test.ts\nRangeError: ERR_STRING_TOO_LONG",
       },
     ]);

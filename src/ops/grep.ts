@@ -17,7 +17,7 @@ export interface GrepQuery {
 
 /** One searchable text of an entry; `field` names where it came from. */
 export interface Field {
-  field: "text" | "thinking" | "toolCall" | "toolResult" | "bash" | "summary" | "name" | "label" | "custom";
+  field: "text" | "thinking" | "toolCall" | "toolResult" | "bash" | "summary" | "name" | "label" | "custom" | "edit";
   text: string;
 }
 
@@ -33,6 +33,15 @@ export interface GrepHit {
    */
   path: number;
   field: Field["field"];
+  /**
+   * "edited": the match is in a context_edit's replacement, the content the model saw instead of `target`'s;
+   * "recorded": in the entry's own content, as the file recorded it (`editedBy` says whether edits replaced it).
+   */
+  version: "recorded" | "edited";
+  /** For a match in a context_edit: the entry it edits (null when the target is missing). */
+  target?: { id: string | null; line: number } | null;
+  /** The context_edits anywhere in the file that name this entry (`removes`: replacement null). */
+  editedBy?: { id: string | null; line: number; removes: boolean }[];
   /** The text around the first match, as found (not sanitized). */
   snippet: string;
   /** The match inside `snippet` (UTF-16 offsets). */
@@ -98,6 +107,9 @@ export function entryFields(o: Record<string, unknown>): Field[] {
     case "label":
       if (typeof o.label === "string") out.push({ field: "label", text: o.label });
       break;
+    case "context_edit":
+      if (isObject(o.replacement)) blocksText(o.replacement.content, out, "edit");
+      break;
     default:
       break;
   }
@@ -147,6 +159,14 @@ export function matchFields(
  */
 export function* grepSession(session: Session, q: GrepQuery): Generator<GrepHit> {
   const depth = new Map<string, number>();
+  const edits = new Map<string, { id: string | null; line: number; removes: boolean }[]>();
+  for (const rec of session.entries) {
+    if (rec.type !== "context_edit" || rec.targetId === undefined) continue;
+    const list = edits.get(rec.targetId) ?? [];
+    // Read back: a skeleton index does not hold the replacement (edits are few).
+    list.push({ id: rec.id ?? null, line: rec.line, removes: readEntry(session, rec).replacement === null });
+    edits.set(rec.targetId, list);
+  }
   for (const rec of session.entries) {
     const id = rec.id ?? null;
     const parentId = typeof rec.parentId === "string" ? rec.parentId : null;
@@ -157,6 +177,22 @@ export function* grepSession(session: Session, q: GrepQuery): Generator<GrepHit>
     if (q.types && q.types.size > 0 && !q.types.has(rec.type)) continue;
     if (q.roles && q.roles.size > 0 && (role === null || !q.roles.has(role))) continue;
     const m = matchFields(entryFields(readEntry(session, rec)), q);
-    if (m) yield { line: rec.line, id, type: rec.type, role, path: pathLen, ...m };
+    if (!m) continue;
+    const hit: GrepHit = {
+      line: rec.line,
+      id,
+      type: rec.type,
+      role,
+      path: pathLen,
+      version: m.field === "edit" ? "edited" : "recorded",
+      ...m,
+    };
+    if (rec.type === "context_edit") {
+      const target = rec.targetId === undefined ? undefined : session.byId.get(rec.targetId);
+      hit.target = target ? { id: target.id ?? null, line: target.line } : null;
+    }
+    const editedBy = id === null ? undefined : edits.get(id);
+    if (editedBy) hit.editedBy = editedBy;
+    yield hit;
   }
 }
