@@ -1,5 +1,6 @@
 import { diag } from "../model/codes.js";
-import { isObject } from "../model/extract.js";
+import { isObject } from "../model/json.js";
+import { KNOWN_ROLES } from "../model/roles.js";
 import type { Session } from "../model/session.js";
 import type { Diagnostic, EntryRec } from "../model/types.js";
 import { loadCatalogue, schemaErrors, type Catalogue, type SchemaError } from "./schemas.js";
@@ -15,8 +16,6 @@ export interface ContentOptions {
   onProgress?: (bytes: number) => void;
 }
 
-/** Roles pi's context code knows (convertToLlm); hookMessage only before v3, where it is migrated. */
-const KNOWN_ROLES = new Set(["system", "user", "assistant", "toolResult", "bashExecution", "custom", "branchSummary", "compactionSummary"]);
 const ROLE_SCHEMA: Record<string, string> = {
   system: "message-system",
   user: "message-user",

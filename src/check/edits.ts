@@ -1,5 +1,5 @@
 import { diag } from "../model/codes.js";
-import { isObject } from "../model/extract.js";
+import { isObject } from "../model/json.js";
 import type { Session } from "../model/session.js";
 import type { Diagnostic, EntryRec } from "../model/types.js";
 import { buildTree, type SessionTree, type TreeNode } from "../ops/tree.js";

@@ -1,13 +1,8 @@
+import { isObject, type Obj } from "./json.js";
 import type { EntryRec, Usage } from "./types.js";
 
 /** Longest text kept per entry in the index; the whole entry is read back from disk when needed. */
 const TEXT_KEEP = 240;
-
-type Obj = Record<string, unknown>;
-
-export function isObject(v: unknown): v is Obj {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
 
 /**
  * Copies a short prefix into a fresh string: V8 may keep a sliced string's parent (a whole tool output) alive, and

@@ -12,7 +12,8 @@ import {
 } from "../io/lines.js";
 import { FileRangeReader } from "../io/store.js";
 import { diag } from "./codes.js";
-import { extractFields, isObject } from "./extract.js";
+import { extractFields } from "./extract.js";
+import { isObject } from "./json.js";
 import { CONDENSE_MIN_LINE, condenseLine } from "./fastscan.js";
 import { skeletonRec } from "./skeleton.js";
 import { CURRENT_VERSION, KNOWN_ENTRY_TYPES, v1Id, type Session } from "./session.js";

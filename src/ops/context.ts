@@ -1,13 +1,8 @@
+import { isObject, type Obj } from "../model/json.js";
 import { diag } from "../model/codes.js";
 import type { Session } from "../model/session.js";
 import { BLOCK_ONLY_ROLES, EDITABLE_ROLES, KNOWN_ROLES } from "../model/roles.js";
 import type { Diagnostic, EntryRec } from "../model/types.js";
-
-type Obj = Record<string, unknown>;
-
-function isObj(v: unknown): v is Obj {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
 
 /** pi's `new Date(entry.timestamp).getTime()`, with the Date constructor's own coercions (null → 0, junk → NaN). */
 function entryTime(ts: unknown): number {
@@ -243,7 +238,7 @@ export function buildContext(session: Session, path: EntryRec[], read: (rec: Ent
 
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i];
-    const role = isObj(m) ? m.role : undefined;
+    const role = isObject(m) ? m.role : undefined;
     if (typeof role !== "string" || !KNOWN_ROLES.has(role)) {
       const rec = sources[i] as EntryRec;
       problems.push(
@@ -288,10 +283,10 @@ export function pairToolCalls(messages: readonly unknown[]): ToolPairing {
   const orphans = new Set<number>();
   const allCalls: string[] = [];
   messages.forEach((m, i) => {
-    if (!isObj(m)) return;
+    if (!isObject(m)) return;
     if (m.role === "assistant" && Array.isArray(m.content)) {
       m.content.forEach((b, j) => {
-        if (!isObj(b) || b.type !== "toolCall") return;
+        if (!isObject(b) || b.type !== "toolCall") return;
         const key = `${i}:${j}`;
         allCalls.push(key);
         const id = String(b.id);
@@ -351,7 +346,7 @@ function textLen(content: unknown, imageChars: number): number {
   if (!Array.isArray(content)) return 0;
   let n = 0;
   for (const b of content) {
-    if (!isObj(b)) continue;
+    if (!isObject(b)) continue;
     if (b.type === "text" && typeof b.text === "string") n += b.text.length;
     else if (b.type === "image") n += imageChars;
   }
@@ -360,7 +355,7 @@ function textLen(content: unknown, imageChars: number): number {
 
 /** Characters/4, as pi's own estimate counts them (images as 4,800 characters). */
 export function estimateMessageTokens(m: unknown): number {
-  if (!isObj(m)) return 0;
+  if (!isObject(m)) return 0;
   let chars = 0;
   switch (m.role) {
     case "user":
@@ -369,7 +364,7 @@ export function estimateMessageTokens(m: unknown): number {
     case "assistant":
       if (Array.isArray(m.content)) {
         for (const b of m.content) {
-          if (!isObj(b)) continue;
+          if (!isObject(b)) continue;
           if (b.type === "text" && typeof b.text === "string") chars += b.text.length;
           else if (b.type === "thinking" && typeof b.thinking === "string") chars += b.thinking.length;
           else if (b.type === "toolCall") chars += String(b.name ?? "").length + (JSON.stringify(b.arguments) ?? "").length;
@@ -420,7 +415,7 @@ export function contextSize(ctx: SessionContext, path: readonly EntryRec[]): Con
   }
   for (let i = messages.length - 1; i >= floor; i--) {
     const m = messages[i];
-    if (!isObj(m) || m.role !== "assistant" || m.stopReason === "aborted" || m.stopReason === "error" || !isObj(m.usage)) continue;
+    if (!isObject(m) || m.role !== "assistant" || m.stopReason === "aborted" || m.stopReason === "error" || !isObject(m.usage)) continue;
     const u = m.usage;
     const n = (k: string) => (typeof u[k] === "number" ? (u[k] as number) : 0);
     let tokens = n("totalTokens") || n("input") + n("output") + n("cacheRead") + n("cacheWrite");
@@ -522,7 +517,7 @@ function base64Bytes(data: unknown): number {
 /** Tool-call arguments on one line: `key=value` pairs, values as JSON, cut to `max` characters. */
 export function compactArgs(args: unknown, max: number): string {
   let s: string;
-  if (isObj(args))
+  if (isObject(args))
     s = Object.entries(args)
       .map(([k, v]) => `${k}=${JSON.stringify(v) ?? "undefined"}`)
       .join(" ");
@@ -535,7 +530,7 @@ function contentParts(content: unknown, maxLines: number): Part[] {
   if (!Array.isArray(content)) return content === undefined ? [] : [{ kind: "other", type: typeof content }];
   const parts: Part[] = [];
   for (const b of content) {
-    if (!isObj(b)) parts.push({ kind: "other", type: b === null ? "null" : typeof b });
+    if (!isObject(b)) parts.push({ kind: "other", type: b === null ? "null" : typeof b });
     else if (b.type === "text") parts.push({ kind: "text", ...cutLines(String(b.text ?? ""), maxLines) });
     else if (b.type === "image") parts.push({ kind: "image", mimeType: String(b.mimeType ?? "image/?"), bytes: base64Bytes(b.data) });
     else parts.push({ kind: "other", type: String(b.type) });
@@ -570,7 +565,7 @@ export function describeContext(
   };
   /** `i`: the message's index in the context, or -1 for one the model never saw in this form (no call pairing). */
   const describeMessage = (m: unknown, rec: EntryRec, i: number): DisplayMessage => {
-    const o: Obj = isObj(m) ? m : {};
+    const o: Obj = isObject(m) ? m : {};
     const role = typeof o.role === "string" ? o.role : "?";
     const d: DisplayMessage = { index: i, line: rec.line, id: rec.id ?? null, role, time: Number(o.timestamp), notes: [], parts: [] };
     if (typeof o.timestamp !== "number") d.time = NaN;
@@ -580,7 +575,7 @@ export function describeContext(
         if (typeof o.stopReason === "string" && o.stopReason !== "stop" && o.stopReason !== "toolUse") d.notes.push(o.stopReason);
         const blocks = Array.isArray(o.content) ? o.content : [];
         blocks.forEach((b, j) => {
-          if (!isObj(b)) {
+          if (!isObject(b)) {
             d.parts.push({ kind: "other", type: b === null ? "null" : typeof b });
           } else if (b.type === "text") {
             if (b.text !== "") d.parts.push({ kind: "text", text: String(b.text ?? ""), cut: 0 });
@@ -633,7 +628,7 @@ export function describeContext(
       case "system": {
         // The first system message holds the prompt and tools; later ones patch sections (null removes one).
         d.parts = contentParts(o.content, 0).filter((p) => p.kind !== "text" || p.text !== "");
-        if (isObj(o.sections)) {
+        if (isObject(o.sections)) {
           for (const [name, text] of Object.entries(o.sections)) {
             d.parts.push({
               kind: "text",
@@ -642,13 +637,13 @@ export function describeContext(
             });
           }
         }
-        const names = (v: unknown) => (Array.isArray(v) ? v.map((t) => String(isObj(t) ? t.name : t)).join(", ") : "");
+        const names = (v: unknown) => (Array.isArray(v) ? v.map((t) => String(isObject(t) ? t.name : t)).join(", ") : "");
         if (names(o.toolsAdded)) d.notes.push(`tools added: ${names(o.toolsAdded)}`);
         if (names(o.toolsRemoved)) d.notes.push(`tools removed: ${names(o.toolsRemoved)}`);
         break;
       }
       default:
-        d.notes.push(isObj(m) ? "unknown role, pi does not send it" : `not a message object (${m === null ? "null" : typeof m})`);
+        d.notes.push(isObject(m) ? "unknown role, pi does not send it" : `not a message object (${m === null ? "null" : typeof m})`);
         d.parts.push({ kind: "text", text: JSON.stringify(m) ?? "", cut: 0 });
     }
     return d;

@@ -1,3 +1,4 @@
+import { isObject } from "../model/json.js";
 import { basename, dirname, isAbsolute, join, normalize } from "node:path";
 import { forkParentRef } from "../io/discover.js";
 import type { SessionContext } from "./context.js";
@@ -59,16 +60,12 @@ export interface PathDiff {
   same: boolean;
 }
 
-function isObj(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
 /** Every text block of a content value, joined by newlines (a string content as is). */
 export function fullText(content: unknown): string {
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return "";
   const parts: string[] = [];
-  for (const b of content) if (isObj(b) && b.type === "text" && typeof b.text === "string") parts.push(b.text);
+  for (const b of content) if (isObject(b) && b.type === "text" && typeof b.text === "string") parts.push(b.text);
   return parts.join("\n");
 }
 
@@ -76,13 +73,13 @@ function toolCalls(content: unknown): [string, unknown][] {
   if (!Array.isArray(content)) return [];
   const out: [string, unknown][] = [];
   for (const b of content)
-    if (isObj(b) && b.type === "toolCall") out.push([typeof b.name === "string" ? b.name : "?", b.arguments ?? null]);
+    if (isObject(b) && b.type === "toolCall") out.push([typeof b.name === "string" ? b.name : "?", b.arguments ?? null]);
   return out;
 }
 
 /** What a message says, without ids or timestamps: the key for lining up messages by content. */
 export function messageKey(m: unknown): string {
-  if (!isObj(m)) return JSON.stringify(["?", m ?? null]);
+  if (!isObject(m)) return JSON.stringify(["?", m ?? null]);
   const role = typeof m.role === "string" ? m.role : "?";
   switch (role) {
     case "user":
@@ -313,7 +310,7 @@ const PREVIEW = 240;
 
 /** A one-line preview of a context message (raw text; the renderer sanitizes and cuts it). */
 export function messagePreview(m: unknown): string {
-  if (!isObj(m)) return "";
+  if (!isObject(m)) return "";
   let text: string;
   switch (m.role) {
     case "assistant": {
@@ -339,7 +336,7 @@ export function messagePreview(m: unknown): string {
 }
 
 function roleOf(m: unknown): string {
-  return isObj(m) && typeof m.role === "string" ? m.role : "?";
+  return isObject(m) && typeof m.role === "string" ? m.role : "?";
 }
 
 /**

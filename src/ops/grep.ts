@@ -1,4 +1,4 @@
-import { isObject } from "../model/extract.js";
+import { isObject } from "../model/json.js";
 import { readEntry, type Session } from "../model/session.js";
 
 /**

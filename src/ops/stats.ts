@@ -1,3 +1,4 @@
+import { isObject } from "../model/json.js";
 import type { EntryRec, Usage } from "../model/types.js";
 import { spendOf } from "./totals.js";
 
@@ -65,24 +66,20 @@ export function fileAccessOf(toolName: string): FileAccess | undefined {
   return undefined;
 }
 
-function isObj(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
 /** The tool calls of a whole assistant entry (as readEntry returns it): name and arguments. */
 export function toolCallsOf(entry: Record<string, unknown>): { name: string; arguments: unknown }[] {
   const m = entry.message;
-  if (!isObj(m) || !Array.isArray(m.content)) return [];
+  if (!isObject(m) || !Array.isArray(m.content)) return [];
   const out: { name: string; arguments: unknown }[] = [];
   for (const b of m.content) {
-    if (isObj(b) && b.type === "toolCall") out.push({ name: typeof b.name === "string" ? b.name : "?", arguments: b.arguments });
+    if (isObject(b) && b.type === "toolCall") out.push({ name: typeof b.name === "string" ? b.name : "?", arguments: b.arguments });
   }
   return out;
 }
 
 /** The file a tool call's arguments name, if any. */
 export function pathArgument(args: unknown): string | undefined {
-  if (!isObj(args)) return undefined;
+  if (!isObject(args)) return undefined;
   for (const k of PATH_ARGS) {
     const v = args[k];
     if (typeof v === "string" && v !== "") return v;
