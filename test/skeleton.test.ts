@@ -4,7 +4,7 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readLineBytes, readLines, type RawLine } from "../src/io/lines.js";
-import { isObject } from "../src/model/extract.js";
+import { isObject } from "../src/model/json.js";
 import { loadSession, makeRec } from "../src/model/load.js";
 import type { Session } from "../src/model/session.js";
 import { scanSkeleton, scanStringForTest, setWasmMinForTest, skeletonRec } from "../src/model/skeleton.js";
