@@ -9,7 +9,7 @@
  * returns data, never prints, and never reads process.
  */
 export { openSession, openFile, type OpenSession } from "./reports/open.js";
-export { readLines, LineSplitter, type RawLine, type Source } from "./io/lines.js";
+export { readLines, LineSplitter, type RawLine, type Source } from "./io/scan/index.js";
 export { agentDir, sessionsDir, cwdFolderName, listSessionFiles, mostRecentSession, readHeader } from "./io/discover.js";
 export { loadSession, type LoadOptions } from "./model/load.js";
 export { readEntry, v1Id, CURRENT_VERSION, KNOWN_ENTRY_TYPES, type Session } from "./model/session.js";

@@ -1,86 +1,67 @@
 /**
  * The skeleton scanner: a complete, validating byte-level JSON scanner for one JSONL line that extracts the few
- * values the skeleton index needs (see SKELETON_FIELDS in types.ts) without building the entry object.
+ * values the skeleton index needs (the keys src/model/fields.ts marks, compiled by skeletonKeys) without building
+ * the entry object.
  *
  * `scanSkeleton` accepts exactly the lines JSON.parse accepts (RFC 8259 as V8 implements it: white space is space,
  * tab, LF and CR; numbers `-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?`; the literals true, false and null; strings with no
  * raw byte below 0x20 and only the escapes \" \\ \/ \b \f \n \r \t \uXXXX; any nesting depth, walked without
  * recursion; exactly one value, then only white space). The bytes must be valid UTF-8 (the caller checks).
  *
- * While scanning it records the byte span of the value of each top-level key it cares about, and of `role` inside
- * the top-level `message` object, with JSON.parse's rule for duplicate keys (the last one wins; a later `message`
- * discards the role found in an earlier one). Only those spans are decoded.
+ * While scanning it records the byte span of the value of each top-level key it cares about, and of the keys it
+ * cares about inside one top-level object (`role` inside `message`), with JSON.parse's rule for duplicate keys (the
+ * last one wins; a later `message` discards the role found in an earlier one). Only those spans are decoded, by
+ * the slot readers below.
  *
- * `skeletonRec` returns null whenever it is unsure: the line is not valid JSON (the ordinary path then words the
- * error), the value is not an object, a key that matters is written with escapes, the type is not a plain string
- * or is "session", the id is not a non-empty string. Saying "not sure" is always safe; saying "valid" must be exact.
+ * It says "unsure" (-1) whenever a key that matters is written with escapes or the value is not an object; the
+ * caller then takes the ordinary path. Saying "not sure" is always safe; saying "valid" must be exact.
  */
-import { keep } from "./extract.js";
-import { SCAN_WASM } from "./scan-wasm.js";
-import { KNOWN_ENTRY_TYPES } from "./session.js";
-import type { EntryRec } from "./types.js";
+import { SCAN_WASM } from "./wasm.js";
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 
-// Slots of the values the skeleton reads.
-const S_TYPE = 0;
-const S_ID = 1;
-const S_PARENT = 2;
-const S_TS = 3;
-const S_MESSAGE = 4;
-const S_TARGET = 5;
-const S_LABEL = 6;
-const S_NAME = 7;
-const S_FIRSTKEPT = 8;
-const S_TOKENS = 9;
-const S_FROMID = 10;
-const S_SUMMARY = 11;
-const S_PROVIDER = 12;
-const S_MODELID = 13;
-const S_THINKING = 14;
-const S_CUSTOMTYPE = 15;
-/** `role` inside the top-level `message` object. */
-const S_ROLE = 16;
-const NSLOTS = 17;
-
-const TOP_KEYS: readonly [string, number][] = [
-  ["type", S_TYPE],
-  ["id", S_ID],
-  ["parentId", S_PARENT],
-  ["timestamp", S_TS],
-  ["message", S_MESSAGE],
-  ["targetId", S_TARGET],
-  ["label", S_LABEL],
-  ["name", S_NAME],
-  ["firstKeptEntryId", S_FIRSTKEPT],
-  ["tokensBefore", S_TOKENS],
-  ["fromId", S_FROMID],
-  ["summary", S_SUMMARY],
-  ["provider", S_PROVIDER],
-  ["modelId", S_MODELID],
-  ["thinkingLevel", S_THINKING],
-  ["customType", S_CUSTOMTYPE],
-];
-
-/** Top-level keys by length: [bytes, slot] pairs. */
-const KEYS_BY_LEN: [Uint8Array, number][][] = [];
-for (const [k, slot] of TOP_KEYS) {
-  KEYS_BY_LEN[k.length] ??= [];
-  const list = KEYS_BY_LEN[k.length] as [Uint8Array, number][];
-  list.push([Buffer.from(k, "latin1"), slot]);
+/**
+ * The keys a scan records, compiled once: top-level keys get slots 0…n-1 in the order given, the keys read inside
+ * the one top-level object `nestedIn` the slots after them.
+ */
+export interface SkeletonKeys {
+  /** Top-level keys by length: [bytes, slot] pairs. */
+  readonly top: [Uint8Array, number][][];
+  /** Keys inside `nestedIn`, by length. */
+  readonly nested: [Uint8Array, number][][];
+  /** Slot of the `nestedIn` key; its object's keys fill the nested slots. */
+  readonly nestedSlot: number;
+  readonly firstNested: number;
+  readonly slots: number;
 }
-const ROLE_KEY = Buffer.from("role", "latin1");
 
-/** Entry types and roles returned as shared constants instead of fresh strings. */
-const TYPE_NAMES = [...KNOWN_ENTRY_TYPES, "session"].map((s) => [Buffer.from(s, "latin1"), s] as const);
-const ROLE_NAMES = ["user", "assistant", "toolResult", "bashExecution", "custom", "hookMessage"].map(
-  (s) => [Buffer.from(s, "latin1"), s] as const,
-);
+function byLength(keys: readonly string[], first: number): [Uint8Array, number][][] {
+  const out: [Uint8Array, number][][] = [];
+  keys.forEach((k, i) => {
+    out[k.length] ??= [];
+    (out[k.length] as [Uint8Array, number][]).push([Buffer.from(k, "latin1"), first + i]);
+  });
+  return out;
+}
 
-// Value spans, [start, end) of the whole value (a string's span includes its quotes); -1: not seen.
-const spanStart = new Int32Array(NSLOTS);
-const spanEnd = new Int32Array(NSLOTS);
+/** Compiles a key list for scanSkeleton: slot i is top[i], slot top.length + j is nested[j] inside top-level `nestedIn`. */
+export function skeletonKeys(top: readonly string[], nestedIn: string, nested: readonly string[]): SkeletonKeys {
+  const nestedSlot = top.indexOf(nestedIn);
+  if (nestedSlot < 0) throw new Error(`skeletonKeys: ${nestedIn} is not a top-level key`);
+  const slots = top.length + nested.length;
+  if (slots > 127) throw new Error("skeletonKeys: too many keys");
+  if (spanStart.length < slots) {
+    spanStart = new Int32Array(slots);
+    spanEnd = new Int32Array(slots);
+  }
+  return { top: byLength(top, 0), nested: byLength(nested, top.length), nestedSlot, firstNested: top.length, slots };
+}
+
+// Value spans of the last scan, [start, end) of the whole value (a string's span includes its quotes); -1: not
+// seen. Sized for the largest key list compiled.
+let spanStart = new Int32Array(0);
+let spanEnd = new Int32Array(0);
 
 // Container stack: kind (1 object, 2 array), and for the container open at each depth, the slot it fills.
 let stackKind = new Uint8Array(256);
@@ -298,8 +279,8 @@ function matches(b: Uint8Array, from: number, to: number, name: Uint8Array): boo
   return true;
 }
 
-function topKeySlot(b: Uint8Array, from: number, to: number): number {
-  const list = KEYS_BY_LEN[to - from];
+function keySlot(byLen: [Uint8Array, number][][], b: Uint8Array, from: number, to: number): number {
+  const list = byLen[to - from];
   if (list === undefined) return -1;
   for (let i = 0; i < list.length; i++) {
     const k = list[i] as [Uint8Array, number];
@@ -318,11 +299,13 @@ const ST_AFTER = 5; // after a value: ',' or the closer, or the end at depth 0
 
 /**
  * Scans the line's bytes b[start, end). Returns 1 when the line is valid JSON whose value is an object and every
- * key that matters was read plainly, 0 when it is not valid JSON, -1 when unsure (valid or not). Fills the spans.
+ * key that matters was read plainly, 0 when it is not valid JSON, -1 when unsure (valid or not). Fills the spans
+ * of the keys in `keys`.
  */
-export function scanSkeleton(b: Uint8Array, start: number, end: number): number {
-  spanStart.fill(-1);
-  spanEnd.fill(-1);
+export function scanSkeleton(keys: SkeletonKeys, b: Uint8Array, start: number, end: number): number {
+  spanStart.fill(-1, 0, keys.slots);
+  spanEnd.fill(-1, 0, keys.slots);
+  const nestedSlot = keys.nestedSlot;
   if (b !== viewOf && b !== wbuf) {
     viewOf = b;
     view = new DataView(b.buffer, b.byteOffset, b.byteLength);
@@ -333,7 +316,7 @@ export function scanSkeleton(b: Uint8Array, start: number, end: number): number 
   let state = ST_VALUE;
   /** Slot the next value fills (set by the key before it), -1 for none. */
   let slot = -1;
-  /** The object open at depth 2 is the top-level `message` value. */
+  /** The object open at depth 2 is the top-level `nestedIn` value. */
   let inMsg = false;
   let unsure = false;
   while (p < end) {
@@ -359,16 +342,16 @@ export function scanSkeleton(b: Uint8Array, start: number, end: number): number 
         if (depth === 1) {
           if (sawEscape) unsure = true;
           else {
-            slot = topKeySlot(b, p + 1, q);
-            // A later `message` replaces an earlier one, and with it the role read there.
-            if (slot === S_MESSAGE) {
-              spanStart[S_ROLE] = -1;
-              spanEnd[S_ROLE] = -1;
+            slot = keySlot(keys.top, b, p + 1, q);
+            // A later `nestedIn` object replaces an earlier one, and with it the keys read there.
+            if (slot === nestedSlot) {
+              spanStart.fill(-1, keys.firstNested, keys.slots);
+              spanEnd.fill(-1, keys.firstNested, keys.slots);
             }
           }
         } else if (depth === 2 && inMsg) {
           if (sawEscape) unsure = true;
-          else if (matches(b, p + 1, q, ROLE_KEY)) slot = S_ROLE;
+          else slot = keySlot(keys.nested, b, p + 1, q);
         }
         p = q + 1;
         state = ST_COLON;
@@ -401,7 +384,7 @@ export function scanSkeleton(b: Uint8Array, start: number, end: number): number 
         }
         // The line must hold an object; anything else (valid or not) the ordinary path reports.
         if (depth === 0 && c !== 0x7b) return -1;
-        // Only values of the top-level object (depth 1) or of the message object fill slots.
+        // Only values of the top-level object (depth 1) or of the `nestedIn` object fill slots.
         const s = depth === 1 || (depth === 2 && inMsg) ? slot : -1;
         slot = -1;
         if (c === QUOTE) {
@@ -419,7 +402,7 @@ export function scanSkeleton(b: Uint8Array, start: number, end: number): number 
           stackKind[depth] = c === 0x7b ? 1 : 2;
           stackSlot[depth] = s;
           stackStart[depth] = p;
-          if (depth === 2 && s === S_MESSAGE && c === 0x7b) inMsg = true;
+          if (depth === 2 && s === nestedSlot && c === 0x7b) inMsg = true;
           p++;
           state = c === 0x7b ? ST_OBJ_FIRST : ST_ARR_FIRST;
         } else {
@@ -455,6 +438,26 @@ function closeContainer(p: number, depth: number): number {
   return p + 1;
 }
 
+/**
+ * Scans one line for `keys` (see scanSkeleton); a long line is first copied into wasm memory and scanned there.
+ * The slot readers below then read the values of this line, until the next scan.
+ */
+export function scanLine(keys: SkeletonKeys, b: Buffer, start: number, end: number): number {
+  if (end - start >= wasmMin) {
+    const w = toWasm(b, start, end);
+    if (w !== null) {
+      b = w;
+      end -= start;
+      start = 0;
+    }
+  }
+  line = b;
+  return scanSkeleton(keys, b, start, end);
+}
+
+/** The buffer of the last scanLine. */
+let line: Buffer = Buffer.alloc(0);
+
 /** Decodes the string value in slot s (known to be a string), exactly as JSON.parse would. */
 function decodeString(b: Buffer, s: number): string {
   const from = (spanStart[s] as number) + 1;
@@ -468,17 +471,30 @@ function decodeString(b: Buffer, s: number): string {
   return b.toString(ascii ? "latin1" : "utf8", from, to);
 }
 
-function isString(b: Uint8Array, s: number): boolean {
-  return (spanStart[s] as number) >= 0 && b[spanStart[s] as number] === QUOTE;
+/** Slot s holds a value that starts with `c` (a quote: a string; `{`: an object; `n`: null). */
+export function slotStartsWith(s: number, c: number): boolean {
+  const from = spanStart[s] as number;
+  return from >= 0 && line[from] === c;
 }
 
-/** The string in slot s, or undefined when the value is missing or not a string (extract.ts's `str`). */
-function str(b: Buffer, s: number): string | undefined {
-  return isString(b, s) ? decodeString(b, s) : undefined;
+/** Whether the key of slot s was seen. */
+export function slotSeen(s: number): boolean {
+  return (spanStart[s] as number) >= 0;
+}
+
+/** The string in slot s (known to be a string). */
+export function slotString(s: number): string {
+  return decodeString(line, s);
+}
+
+/** The string in slot s, or undefined when the value is missing or not a string. */
+export function slotStr(s: number): string | undefined {
+  return slotStartsWith(s, QUOTE) ? decodeString(line, s) : undefined;
 }
 
 /** The value in slot s as JSON.parse gives it, or undefined when the key is missing. */
-function anyValue(b: Buffer, s: number): unknown {
+export function slotValue(s: number): unknown {
+  const b = line;
   const from = spanStart[s] as number;
   if (from < 0) return undefined;
   const c = b[from] as number;
@@ -489,121 +505,32 @@ function anyValue(b: Buffer, s: number): unknown {
   return JSON.parse(b.toString("utf8", from, spanEnd[s] as number));
 }
 
+/** Strings compiled for slotNamed: [bytes, the string]. */
+export type Names = readonly (readonly [Uint8Array, string])[];
+export function names(list: readonly string[]): Names {
+  return list.map((s) => [Buffer.from(s, "latin1"), s] as const);
+}
+
 /** A constant from `names` equal to the string in slot s (plain bytes only), else a decoded string. */
-function named(b: Buffer, s: number, names: readonly (readonly [Uint8Array, string])[]): string {
+export function slotNamed(s: number, list: Names): string {
+  const b = line;
   const from = (spanStart[s] as number) + 1;
   const to = (spanEnd[s] as number) - 1;
-  for (let i = 0; i < names.length; i++) {
-    const n = names[i] as readonly [Uint8Array, string];
+  for (let i = 0; i < list.length; i++) {
+    const n = list[i] as readonly [Uint8Array, string];
     if (matches(b, from, to, n[0])) return n[1];
   }
   return decodeString(b, s);
 }
 
 /**
- * The skeleton record of the entry on b[start, end), or null when the ordinary path must read the line (see the
- * file comment). Equal to the full record on every field listed in SKELETON_FIELDS (types.ts) for version ≥ 2
- * files; the caller applies the same post-processing (v2 role migration, diagnostics) as for full records.
- */
-export function skeletonRec(b: Buffer, start: number, end: number, index: number, line: number, offset: number): EntryRec | null {
-  if (end - start >= wasmMin) {
-    // A long line: scan (and decode from) its copy in wasm memory.
-    const w = toWasm(b, start, end);
-    if (w !== null) {
-      b = w;
-      end -= start;
-      start = 0;
-    }
-  }
-  if (scanSkeleton(b, start, end) !== 1) return null;
-  if (!isString(b, S_TYPE) || !isString(b, S_ID)) return null;
-  const type = named(b, S_TYPE, TYPE_NAMES);
-  if (type === "session") return null;
-  const id = decodeString(b, S_ID);
-  if (id === "") return null;
-  const ps = spanStart[S_PARENT] as number;
-  const parentId = ps < 0 ? undefined : b[ps] === QUOTE ? decodeString(b, S_PARENT) : b[ps] === 0x6e ? null : undefined;
-  const timestamp = anyValue(b, S_TS);
-  const rec: EntryRec = {
-    index,
-    line,
-    offset,
-    length: end - start,
-    id,
-    parentId,
-    type,
-    timestamp,
-    time: typeof timestamp === "string" ? isoTime(b, timestamp) : new Date(timestamp as string).getTime(),
-  };
-  switch (type) {
-    case "message": {
-      const ms = spanStart[S_MESSAGE] as number;
-      if (ms >= 0 && b[ms] === 0x7b) {
-        rec.hasMessage = true;
-        if (isString(b, S_ROLE)) rec.role = named(b, S_ROLE, ROLE_NAMES);
-      } else rec.hasMessage = false;
-      break;
-    }
-    case "compaction": {
-      rec.tokensBefore = anyValue(b, S_TOKENS);
-      const fk = str(b, S_FIRSTKEPT);
-      if (fk !== undefined) rec.firstKeptEntryId = fk;
-      break;
-    }
-    case "branch_summary": {
-      const from = str(b, S_FROMID);
-      if (from !== undefined) rec.fromId = from;
-      rec.summaryEmpty = summaryFalsy(b);
-      break;
-    }
-    case "label": {
-      const target = str(b, S_TARGET);
-      if (target !== undefined) rec.targetId = target;
-      const label = str(b, S_LABEL);
-      if (label !== undefined) rec.labelText = keep(label);
-      break;
-    }
-    case "context_edit": {
-      const target = str(b, S_TARGET);
-      if (target !== undefined) rec.targetId = target;
-      break;
-    }
-    case "session_info": {
-      const name = str(b, S_NAME);
-      if (name !== undefined) rec.name = keep(name);
-      break;
-    }
-    case "model_change": {
-      const provider = str(b, S_PROVIDER);
-      if (provider !== undefined) rec.provider = provider;
-      const model = str(b, S_MODELID);
-      if (model !== undefined) rec.model = model;
-      break;
-    }
-    case "thinking_level_change": {
-      const level = str(b, S_THINKING);
-      if (level !== undefined) rec.thinkingLevel = level;
-      break;
-    }
-    case "custom":
-    case "custom_message": {
-      const ct = str(b, S_CUSTOMTYPE);
-      if (ct !== undefined) rec.customType = ct;
-      break;
-    }
-    default:
-      break;
-  }
-  return rec;
-}
-
-/**
- * `new Date(ts).getTime()` for the timestamp string in its slot: computed directly for the form pi writes,
+ * `new Date(ts).getTime()` for `ts`, the string in `slot`: computed directly for the form pi writes,
  * YYYY-MM-DDTHH:MM:SS.sssZ, within ranges where that is plainly the same (years 1000-9999, days 1-28); else Date.
  */
-function isoTime(b: Buffer, ts: string): number {
-  const from = (spanStart[S_TS] as number) + 1;
-  if ((spanEnd[S_TS] as number) - 1 - from !== 24) return new Date(ts).getTime();
+export function slotTime(slot: number, ts: string): number {
+  const b = line;
+  const from = (spanStart[slot] as number) + 1;
+  if ((spanEnd[slot] as number) - 1 - from !== 24) return new Date(ts).getTime();
   if (
     b[from + 4] !== 0x2d ||
     b[from + 7] !== 0x2d ||
@@ -632,13 +559,14 @@ function isoTime(b: Buffer, ts: string): number {
   return Date.UTC(y, mo - 1, d, h, mi, s, ms);
 }
 
-/** `!entry.summary` without decoding a long summary. */
-function summaryFalsy(b: Buffer): boolean {
-  const from = spanStart[S_SUMMARY] as number;
+/** `!value` for the value in slot s, without decoding a long string. */
+export function slotFalsy(s: number): boolean {
+  const b = line;
+  const from = spanStart[s] as number;
   if (from < 0) return true;
   const c = b[from] as number;
-  if (c === QUOTE) return (spanEnd[S_SUMMARY] as number) - from === 2;
+  if (c === QUOTE) return (spanEnd[s] as number) - from === 2;
   if (c === 0x7b || c === 0x5b || c === 0x74) return false;
   if (c === 0x6e || c === 0x66) return true;
-  return !(JSON.parse(b.toString("latin1", from, spanEnd[S_SUMMARY] as number)) as number);
+  return !(JSON.parse(b.toString("latin1", from, spanEnd[s] as number)) as number);
 }
