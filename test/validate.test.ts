@@ -109,6 +109,23 @@ describe("validate: one fixture per code", () => {
     }
   });
 
+  it("each code has one producer: diag() calls naming it sit in one module", () => {
+    const where = new Map<string, Set<string>>();
+    const src = join(ROOT, "src");
+    for (const f of readdirSync(src, { recursive: true, encoding: "utf8" }).filter((x) => x.endsWith(".ts"))) {
+      for (const m of readFileSync(join(src, f), "utf8").matchAll(/\bdiag\(\s*"([a-z0-9-]+)"/g)) {
+        const code = m[1] as string;
+        if (!where.has(code)) where.set(code, new Set());
+        where.get(code)?.add(f);
+      }
+    }
+    expect(where.size).toBeGreaterThan(40);
+    for (const [code, files] of where) {
+      expect(Object.keys(CODES), code).toContain(code);
+      expect([...files], code).toHaveLength(1);
+    }
+  });
+
   for (const [code, sc] of Object.entries(OTHER_COMMANDS)) {
     it(`${code} (only ${sc.command} produces it)`, async () => {
       const path = join(VDIR, sc.fixture);

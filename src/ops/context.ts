@@ -1,8 +1,8 @@
 import { isObject, type Obj } from "../model/json.js";
-import { diag } from "../model/codes.js";
 import type { Session } from "../model/session.js";
 import { BLOCK_ONLY_ROLES, EDITABLE_ROLES, KNOWN_ROLES } from "../model/roles.js";
 import type { Diagnostic, EntryRec } from "../model/types.js";
+import { firstKeptProblem, messageMissing, toolCallUnanswered, toolResultOrphan, unknownRole } from "./problems.js";
 
 /** pi's `new Date(entry.timestamp).getTime()`, with the Date constructor's own coercions (null → 0, junk → NaN). */
 function entryTime(ts: unknown): number {
@@ -119,7 +119,6 @@ export function buildContext(session: Session, path: EntryRec[], read: (rec: Ent
     }
     return o;
   };
-  const idArg = (rec: EntryRec) => (rec.id === undefined ? {} : { entryId: rec.id });
   const broken = new Set<EntryRec>();
 
   let thinkingLevel: unknown = "off";
@@ -139,7 +138,7 @@ export function buildContext(session: Session, path: EntryRec[], read: (rec: Ent
         const m = body(rec).message;
         if (m === null || m === undefined) {
           broken.add(rec);
-          problems.push(diag("message-missing", file, rec.line, { found: m === null ? "null" : "none" }, idArg(rec)));
+          problems.push(messageMissing(file, rec, m));
           break;
         }
         const mo = m as Obj;
@@ -171,12 +170,7 @@ export function buildContext(session: Session, path: EntryRec[], read: (rec: Ent
     }
     for (let i = cIdx + 1; i < path.length; i++) contextEntries.push(path[i] as EntryRec);
     if (!keptFrom && typeof firstKept === "string" && firstKept !== cid) {
-      const target = session.byId.get(firstKept);
-      problems.push(
-        target
-          ? diag("first-kept-off-path", file, compaction.line, { firstKeptEntryId: firstKept, targetLine: target.line }, idArg(compaction))
-          : diag("first-kept-missing", file, compaction.line, { firstKeptEntryId: firstKept }, idArg(compaction)),
-      );
+      problems.push(firstKeptProblem(file, compaction, firstKept, session.byId.get(firstKept)));
     }
   }
 
@@ -240,10 +234,7 @@ export function buildContext(session: Session, path: EntryRec[], read: (rec: Ent
     const m = messages[i];
     const role = isObject(m) ? m.role : undefined;
     if (typeof role !== "string" || !KNOWN_ROLES.has(role)) {
-      const rec = sources[i] as EntryRec;
-      problems.push(
-        diag("unknown-role", file, rec.line, { role: typeof role === "string" ? role : (JSON.stringify(role) ?? "none") }, idArg(rec)),
-      );
+      problems.push(unknownRole(file, sources[i] as EntryRec, role));
     }
   }
 
@@ -314,29 +305,13 @@ export function toolProblems(session: Session, ctx: SessionContext, pairing: Too
   for (const i of pairing.orphans) {
     const m = ctx.messages[i] as Obj;
     const rec = ctx.sources[i] as EntryRec;
-    out.push(
-      diag(
-        "tool-result-orphan",
-        session.file,
-        rec.line,
-        { toolCallId: String(m.toolCallId), toolName: typeof m.toolName === "string" ? m.toolName : null },
-        rec.id ? { entryId: rec.id } : {},
-      ),
-    );
+    out.push(toolResultOrphan(session.file, rec, String(m.toolCallId), typeof m.toolName === "string" ? m.toolName : null));
   }
   for (const key of pairing.unanswered) {
     const [mi, bi] = key.split(":").map(Number) as [number, number];
     const block = ((ctx.messages[mi] as Obj).content as unknown[])[bi] as Obj;
     const rec = ctx.sources[mi] as EntryRec;
-    out.push(
-      diag(
-        "tool-call-unanswered",
-        session.file,
-        rec.line,
-        { toolCallId: String(block.id), name: String(block.name) },
-        rec.id ? { entryId: rec.id } : {},
-      ),
-    );
+    out.push(toolCallUnanswered(session.file, rec, String(block.id), String(block.name)));
   }
   return out.sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
 }
