@@ -13,7 +13,7 @@ export { readLines, LineSplitter, type RawLine, type Source } from "./io/scan/in
 export { agentDir, sessionsDir, cwdFolderName, listSessionFiles, mostRecentSession, readHeader } from "./io/discover.js";
 export { loadSession, type LoadOptions } from "./model/load.js";
 export { readEntry, v1Id, CURRENT_VERSION, KNOWN_ENTRY_TYPES, type Session } from "./model/session.js";
-export { CODES, type Code } from "./model/codes.js";
+export { CODES, type Code, type CodeArgs } from "./model/codes.js";
 export type { Diagnostic, EntryRec, Header, Severity, Usage } from "./model/types.js";
 export { buildTree, resolveParent, type SessionTree, type TreeNode } from "./ops/tree.js";
 export { pathTo, type PathResult } from "./ops/path.js";
@@ -50,3 +50,4 @@ export { validateReport, type ValidateOptions, type ValidateData } from "./repor
 export { schemaReport, type SchemaOptions, type SchemaData } from "./reports/schema.js";
 export type { InfoReport } from "./render/info.js";
 export type { LineageReport } from "./render/lineage.js";
+export type { ContextJson } from "./render/context-json.js";

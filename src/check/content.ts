@@ -11,7 +11,7 @@ import { loadCatalogue, schemaErrors, type Catalogue, type SchemaError } from ".
  * at a time is parsed (re-read by its byte range), checked and dropped, so memory stays bounded on any file size.
  */
 
-export interface ContentOptions {
+interface ContentOptions {
   strict?: boolean;
   /** Called now and then with the byte offset reached. */
   onProgress?: (bytes: number) => void;

@@ -36,10 +36,10 @@ interface ReadOut {
   /** Whether the value is an object; the message's own fields come from MESSAGE_FIELDS. */
   message: boolean;
 }
-export type Read = keyof ReadOut;
+type Read = keyof ReadOut;
 
 /** Readers the skeleton scanner can answer from a value's bytes alone. */
-export type SkeletonRead = "string" | "kept" | "value" | "falsy" | "message";
+type SkeletonRead = "string" | "kept" | "value" | "falsy" | "message";
 
 /** The EntryRec fields that can hold T. */
 type FieldFor<T> = { [K in keyof EntryRec]-?: [T] extends [Exclude<EntryRec[K], undefined>] ? K : never }[keyof EntryRec];

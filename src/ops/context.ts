@@ -10,7 +10,7 @@ function entryTime(ts: unknown): number {
 }
 
 /** What became of a `context_edit` on the path, in the words of pi 1.6.0's own projection. */
-export type EditStatus =
+type EditStatus =
   /** The latest edit of its target among the context entries, and the target is one of them. */
   | "applied"
   /** A later edit of the same target among the context entries wins. */
@@ -22,7 +22,7 @@ export type EditStatus =
   /** The target exists but is not among the context entries (another branch, or summarized away). */
   | "target-outside-context";
 
-export interface EditOnPath {
+interface EditOnPath {
   edit: EntryRec;
   /** The entry the edit names (pi's rule: last duplicate wins), or null. */
   target: EntryRec | null;
@@ -255,7 +255,7 @@ export function buildContext(session: Session, path: EntryRec[], read: (rec: Ent
 }
 
 /** Which tool results answer which tool calls, within the context's messages. */
-export interface ToolPairing {
+interface ToolPairing {
   /** Key `${messageIndex}:${blockIndex}` of a toolCall block → index of the answering toolResult message. */
   resultOf: Map<string, number>;
   /** Indexes of toolResult messages that answer a call (shown under it). */
@@ -329,7 +329,7 @@ function textLen(content: unknown, imageChars: number): number {
 }
 
 /** Characters/4, as pi's own estimate counts them (images as 4,800 characters). */
-export function estimateMessageTokens(m: unknown): number {
+function estimateMessageTokens(m: unknown): number {
   if (!isObject(m)) return 0;
   let chars = 0;
   switch (m.role) {
@@ -361,7 +361,7 @@ export function estimateMessageTokens(m: unknown): number {
   return Math.ceil(chars / 4);
 }
 
-export interface ContextSize {
+interface ContextSize {
   tokens: number;
   /** How: the last usable assistant usage plus an estimate of what follows it, or an estimate throughout. */
   method: "usage+estimate" | "estimate";
@@ -374,7 +374,7 @@ export interface ContextSize {
  * failed turn, plus characters/4 for the messages after it. A usage from before the compaction summary counted a
  * longer history, so only usages after the compaction count.
  */
-export function contextSize(ctx: SessionContext, path: readonly EntryRec[]): ContextSize {
+function contextSize(ctx: SessionContext, path: readonly EntryRec[]): ContextSize {
   const { messages } = ctx;
   let floor = 0;
   if (ctx.compaction) {

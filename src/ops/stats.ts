@@ -56,7 +56,7 @@ const CHANGE_TOOLS: ReadonlySet<string> = new Set([
 ]);
 const PATH_ARGS = ["path", "file_path", "filePath", "file"] as const;
 
-export type FileAccess = "read" | "changed";
+type FileAccess = "read" | "changed";
 
 /** Whether a tool call reads or changes the file its path argument names; undefined for other tools. */
 export function fileAccessOf(toolName: string): FileAccess | undefined {
@@ -67,7 +67,7 @@ export function fileAccessOf(toolName: string): FileAccess | undefined {
 }
 
 /** The tool calls of a whole assistant entry (as readEntry returns it): name and arguments. */
-export function toolCallsOf(entry: Record<string, unknown>): { name: string; arguments: unknown }[] {
+function toolCallsOf(entry: Record<string, unknown>): { name: string; arguments: unknown }[] {
   const m = entry.message;
   if (!isObject(m) || !Array.isArray(m.content)) return [];
   const out: { name: string; arguments: unknown }[] = [];
@@ -78,7 +78,7 @@ export function toolCallsOf(entry: Record<string, unknown>): { name: string; arg
 }
 
 /** The file a tool call's arguments name, if any. */
-export function pathArgument(args: unknown): string | undefined {
+function pathArgument(args: unknown): string | undefined {
   if (!isObject(args)) return undefined;
   for (const k of PATH_ARGS) {
     const v = args[k];
@@ -89,7 +89,7 @@ export function pathArgument(args: unknown): string | undefined {
 
 const round6 = (x: number): number => Math.round(x * 1e6) / 1e6;
 
-export function emptyStats(withFiles: boolean): EntryStats {
+function emptyStats(withFiles: boolean): EntryStats {
   return {
     entries: 0,
     userTurns: 0,

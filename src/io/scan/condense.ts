@@ -31,7 +31,7 @@ export function protectedKeys(names: Iterable<string>): ProtectedKeys {
 }
 
 /** Bytes of a string kept when it is cut: at least 256 UTF-16 units even if every character is a \uXXXX escape. */
-export const KEEP_BYTES = 1536;
+const KEEP_BYTES = 1536;
 /** Strings of at most this many bytes (between the quotes) are never cut. */
 export const CUT_MIN_BYTES = 2048;
 /** Lines shorter than this are not worth a pre-pass. */

@@ -101,7 +101,7 @@ function growStack(): void {
  * Scans a string's content from `q` (just after the opening quote) to `end`; returns the index of the closing
  * quote, or -1 when the string is invalid or never closes. `dv` views the same bytes as `b`.
  */
-export function scanStringJs(b: Uint8Array, dv: DataView, q: number, end: number): number {
+function scanStringJs(b: Uint8Array, dv: DataView, q: number, end: number): number {
   let esc = false;
   for (;;) {
     // Four bytes at a time while none of them is a quote, a backslash or a control character.
@@ -477,11 +477,6 @@ export function slotStartsWith(s: number, c: number): boolean {
   return from >= 0 && line[from] === c;
 }
 
-/** Whether the key of slot s was seen. */
-export function slotSeen(s: number): boolean {
-  return (spanStart[s] as number) >= 0;
-}
-
 /** The string in slot s (known to be a string). */
 export function slotString(s: number): string {
   return decodeString(line, s);
@@ -506,7 +501,7 @@ export function slotValue(s: number): unknown {
 }
 
 /** Strings compiled for slotNamed: [bytes, the string]. */
-export type Names = readonly (readonly [Uint8Array, string])[];
+type Names = readonly (readonly [Uint8Array, string])[];
 export function names(list: readonly string[]): Names {
   return list.map((s) => [Buffer.from(s, "latin1"), s] as const);
 }
