@@ -8,6 +8,7 @@
  * or is "session", the id is not a non-empty string.
  */
 import {
+  type Names,
   names,
   scanLine,
   skeletonKeys,
@@ -28,11 +29,19 @@ const QUOTE = 0x22;
 const OPEN_BRACE = 0x7b;
 const N = 0x6e;
 
-/** A skeleton row compiled: the slot its key's value is in. */
+/** A skeleton row compiled: the slot its key's value is in, and the strings it returns as shared constants. */
 interface SlotRule {
   slot: number;
   rule: SkeletonRule;
+  shared: Names | null;
 }
+
+/** Entry types and roles returned as shared constants instead of fresh strings. */
+const TYPE_NAMES = names([...KNOWN_ENTRY_TYPES, "session"]);
+const SHARED: Partial<Record<keyof EntryRec, Names>> = {
+  role: names(["user", "assistant", "toolResult", "bashExecution", "custom", "hookMessage"]),
+};
+const compile = (slot: number, rule: SkeletonRule): SlotRule => ({ slot, rule, shared: SHARED[rule.field] ?? null });
 
 const top: string[] = [...BASE_KEYS];
 const slotOf = (key: string): number => {
@@ -49,27 +58,23 @@ slotOf(MESSAGE_KEY);
 const byType = new Map<string, SlotRule[]>();
 for (const [type, rules] of ENTRY_FIELDS) {
   const list: SlotRule[] = [];
-  for (const rule of rules) if (isSkeletonRule(rule)) list.push({ slot: slotOf(rule.key), rule });
+  for (const rule of rules) if (isSkeletonRule(rule)) list.push(compile(slotOf(rule.key), rule));
   if (list.length > 0) byType.set(type, list);
 }
 const nestedRules = MESSAGE_COMMON.filter(isSkeletonRule);
 const nestedKeys = [...new Set(nestedRules.map((r) => r.key))];
 /** The compiled key list (exported for the scanner's tests). */
 export const SKELETON_KEYS = skeletonKeys(top, MESSAGE_KEY, nestedKeys);
-const messageRules: SlotRule[] = nestedRules.map((rule) => ({ slot: top.length + nestedKeys.indexOf(rule.key), rule }));
-
-/** Entry types and roles returned as shared constants instead of fresh strings. */
-const TYPE_NAMES = names([...KNOWN_ENTRY_TYPES, "session"]);
-const ROLE_NAMES = names(["user", "assistant", "toolResult", "bashExecution", "custom", "hookMessage"]);
+const messageRules: SlotRule[] = nestedRules.map((rule) => compile(top.length + nestedKeys.indexOf(rule.key), rule));
 
 /** Sets the fields of `rules` from their slots (the skeleton readers of extract.ts's readInto). */
 function readSlots(rec: EntryRec, rules: readonly SlotRule[]): void {
   const out = rec as unknown as Record<string, unknown>;
   for (let i = 0; i < rules.length; i++) {
-    const { slot, rule } = rules[i] as SlotRule;
+    const { slot, rule, shared } = rules[i] as SlotRule;
     switch (rule.read) {
       case "string":
-        if (slotStartsWith(slot, QUOTE)) out[rule.field] = rule.field === "role" ? slotNamed(slot, ROLE_NAMES) : slotString(slot);
+        if (slotStartsWith(slot, QUOTE)) out[rule.field] = shared === null ? slotString(slot) : slotNamed(slot, shared);
         break;
       case "kept": {
         const v = slotStr(slot);

@@ -18,6 +18,7 @@ export {
 } from "./lines.js";
 export { CONDENSE_MIN_LINE, condenseLine, protectedKeys, type ProtectedKeys } from "./condense.js";
 export {
+  type Names,
   names,
   scanLine,
   skeletonKeys,

@@ -50,18 +50,16 @@ export function skeletonKeys(top: readonly string[], nestedIn: string, nested: r
   const nestedSlot = top.indexOf(nestedIn);
   if (nestedSlot < 0) throw new Error(`skeletonKeys: ${nestedIn} is not a top-level key`);
   const slots = top.length + nested.length;
-  if (slots > 127) throw new Error("skeletonKeys: too many keys");
-  if (spanStart.length < slots) {
-    spanStart = new Int32Array(slots);
-    spanEnd = new Int32Array(slots);
-  }
+  if (slots > MAX_SLOTS) throw new Error("skeletonKeys: too many keys");
   return { top: byLength(top, 0), nested: byLength(nested, top.length), nestedSlot, firstNested: top.length, slots };
 }
 
+/** Most slots a key list may have. */
+const MAX_SLOTS = 64;
 // Value spans of the last scan, [start, end) of the whole value (a string's span includes its quotes); -1: not
-// seen. Sized for the largest key list compiled.
-let spanStart = new Int32Array(0);
-let spanEnd = new Int32Array(0);
+// seen. Constants of a fixed size: the hot loop reads them often.
+const spanStart = new Int32Array(MAX_SLOTS);
+const spanEnd = new Int32Array(MAX_SLOTS);
 
 // Container stack: kind (1 object, 2 array), and for the container open at each depth, the slot it fills.
 let stackKind = new Uint8Array(256);
@@ -305,7 +303,7 @@ const ST_AFTER = 5; // after a value: ',' or the closer, or the end at depth 0
 export function scanSkeleton(keys: SkeletonKeys, b: Uint8Array, start: number, end: number): number {
   spanStart.fill(-1, 0, keys.slots);
   spanEnd.fill(-1, 0, keys.slots);
-  const nestedSlot = keys.nestedSlot;
+  const { top, nested, nestedSlot } = keys;
   if (b !== viewOf && b !== wbuf) {
     viewOf = b;
     view = new DataView(b.buffer, b.byteOffset, b.byteLength);
@@ -342,7 +340,7 @@ export function scanSkeleton(keys: SkeletonKeys, b: Uint8Array, start: number, e
         if (depth === 1) {
           if (sawEscape) unsure = true;
           else {
-            slot = keySlot(keys.top, b, p + 1, q);
+            slot = keySlot(top, b, p + 1, q);
             // A later `nestedIn` object replaces an earlier one, and with it the keys read there.
             if (slot === nestedSlot) {
               spanStart.fill(-1, keys.firstNested, keys.slots);
@@ -351,7 +349,7 @@ export function scanSkeleton(keys: SkeletonKeys, b: Uint8Array, start: number, e
           }
         } else if (depth === 2 && inMsg) {
           if (sawEscape) unsure = true;
-          else slot = keySlot(keys.nested, b, p + 1, q);
+          else slot = keySlot(nested, b, p + 1, q);
         }
         p = q + 1;
         state = ST_COLON;
@@ -501,7 +499,7 @@ export function slotValue(s: number): unknown {
 }
 
 /** Strings compiled for slotNamed: [bytes, the string]. */
-type Names = readonly (readonly [Uint8Array, string])[];
+export type Names = readonly (readonly [Uint8Array, string])[];
 export function names(list: readonly string[]): Names {
   return list.map((s) => [Buffer.from(s, "latin1"), s] as const);
 }
