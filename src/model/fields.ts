@@ -128,8 +128,12 @@ export const ENTRY_FIELDS: ReadonlyMap<string, readonly FieldRule[]> = new Map(O
 export const MESSAGE_FIELDS: ReadonlyMap<string, readonly FieldRule[]> = new Map(Object.entries(MESSAGE_TABLE));
 export const OTHER_ROLE_FIELDS = MESSAGE_TABLE["*"] as readonly FieldRule[];
 
-/** The key the message rules read inside. */
-export const MESSAGE_KEY = "message";
+/** The key the message rules read inside: that of the (one) `message` reader. */
+export const MESSAGE_KEY = (
+  Object.values(ENTRY_TABLE)
+    .flat()
+    .find((r) => r.read === "message") as FieldRule
+).key;
 
 /** Fields every record has (load.ts's makeRec and the skeleton set them), and the top-level keys they come from. */
 export const BASE_KEYS = ["type", "id", "parentId", "timestamp"] as const;
@@ -148,8 +152,11 @@ export function isSkeletonRule(r: FieldRule): r is SkeletonRule {
  */
 export function skeletonFieldsOf(type: string): (keyof EntryRec)[] {
   const out: (keyof EntryRec)[] = [...BASE_FIELDS, "firstKeptEntryIndex"];
-  for (const r of ENTRY_FIELDS.get(type) ?? []) if (isSkeletonRule(r)) out.push(r.field);
-  if (type === "message") for (const r of MESSAGE_COMMON) if (isSkeletonRule(r)) out.push(r.field);
+  for (const r of ENTRY_FIELDS.get(type) ?? []) {
+    if (!isSkeletonRule(r)) continue;
+    out.push(r.field);
+    if (r.read === "message") for (const m of MESSAGE_COMMON) if (isSkeletonRule(m)) out.push(m.field);
+  }
   return [...new Set(out)];
 }
 
