@@ -9,11 +9,11 @@
  * returns data, never prints, and never reads process.
  */
 export { openSession, openFile, type OpenSession } from "./reports/open.js";
-export { readLines, LineSplitter, type RawLine, type Source } from "./io/lines.js";
+export { readLines, LineSplitter, type RawLine, type Source } from "./io/scan/index.js";
 export { agentDir, sessionsDir, cwdFolderName, listSessionFiles, mostRecentSession, readHeader } from "./io/discover.js";
 export { loadSession, type LoadOptions } from "./model/load.js";
 export { readEntry, v1Id, CURRENT_VERSION, KNOWN_ENTRY_TYPES, type Session } from "./model/session.js";
-export { CODES, type Code } from "./model/codes.js";
+export { CODES, type Code, type CodeArgs } from "./model/codes.js";
 export type { Diagnostic, EntryRec, Header, Severity, Usage } from "./model/types.js";
 export { buildTree, resolveParent, type SessionTree, type TreeNode } from "./ops/tree.js";
 export { pathTo, type PathResult } from "./ops/path.js";
@@ -37,7 +37,7 @@ export { ReportError, type Report } from "./reports/report.js";
 export { entryRef } from "./reports/refs.js";
 export { treeReport, type TreeOptions, type TreeData } from "./reports/tree.js";
 export { pathReport, type PathOptions, type PathData } from "./reports/path.js";
-export { contextReport, resolveSessionFile, type ContextOptions, type ContextData, type LeafNote } from "./reports/context.js";
+export { contextReport, resolveSessionFile, type ContextOptions, type ContextData } from "./reports/context.js";
 export { diffReport, type DiffOptions, type DiffData, type DiffItem } from "./reports/diff.js";
 export { lsReport, LS_SORTS, type LsOptions, type LsData, type LsSort, type IoFailure } from "./reports/ls.js";
 export { infoReport, type InfoOptions } from "./reports/info.js";
@@ -50,3 +50,4 @@ export { validateReport, type ValidateOptions, type ValidateData } from "./repor
 export { schemaReport, type SchemaOptions, type SchemaData } from "./reports/schema.js";
 export type { InfoReport } from "./render/info.js";
 export type { LineageReport } from "./render/lineage.js";
+export type { ContextJson } from "./render/context-json.js";

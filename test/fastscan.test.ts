@@ -6,8 +6,12 @@ import { isDeepStrictEqual } from "node:util";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { contentText } from "../src/model/extract.js";
-import { CONDENSE_MIN_LINE, CUT_MIN_BYTES, FULL_KEYS, condenseLine } from "../src/model/fastscan.js";
+import { CONDENSE_MIN_LINE, CUT_MIN_BYTES, condenseLine as condense, protectedKeys } from "../src/io/scan/condense.js";
+import { FULL_KEYS } from "../src/model/fields.js";
 import { loadSession } from "../src/model/load.js";
+
+const KEYS = protectedKeys(FULL_KEYS);
+const condenseLine = (b: Uint8Array) => condense(b, KEYS);
 import type { Session } from "../src/model/session.js";
 import { ROOT } from "./helpers.js";
 

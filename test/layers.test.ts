@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join, posix } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ROOT } from "./helpers.js";
 
@@ -10,7 +10,8 @@ const SRC = join(ROOT, "src");
 function modules(): { layer: string; file: string; text: string }[] {
   const out: { layer: string; file: string; text: string }[] = [];
   for (const layer of LAYERS) {
-    for (const f of readdirSync(join(SRC, layer))) {
+    // Sub-folders (io/scan) belong to their layer.
+    for (const f of readdirSync(join(SRC, layer), { recursive: true, encoding: "utf8" })) {
       if (f.endsWith(".ts")) out.push({ layer, file: `${layer}/${f}`, text: readFileSync(join(SRC, layer, f), "utf8") });
     }
   }
@@ -28,9 +29,9 @@ describe("layers point one way", () => {
     const bad: string[] = [];
     for (const { layer, file, text } of modules()) {
       for (const spec of imports(text)) {
-        const m = /^\.\.\/(\w+)\//.exec(spec);
-        if (!m) continue;
-        const target = m[1] as (typeof LAYERS)[number];
+        if (!spec.startsWith(".")) continue;
+        // The layer of the imported file: the first folder of its path under src/.
+        const target = posix.join(dirname(file), spec).split("/")[0] as (typeof LAYERS)[number];
         if (LAYERS.indexOf(target) > LAYERS.indexOf(layer as (typeof LAYERS)[number])) bad.push(`${file} → ${spec}`);
       }
     }

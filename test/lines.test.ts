@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { LineSplitter, type RawLine } from "../src/io/lines.js";
+import { LineSplitter, type RawLine } from "../src/io/scan/lines.js";
 
 function split(chunks: Buffer[]): { lines: RawLine[]; facts: ReturnType<LineSplitter["end"]> } {
   const lines: RawLine[] = [];

@@ -3,22 +3,20 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readLineBytes, readLines, type RawLine } from "../src/io/lines.js";
-import { isObject } from "../src/model/extract.js";
+import { readLineBytes, readLines, type RawLine } from "../src/io/scan/index.js";
+import { scanSkeleton, scanStringForTest, setWasmMinForTest } from "../src/io/scan/skeleton.js";
+import { FULL_KEYS, SKELETON_FIELDS, skeletonFieldsOf } from "../src/model/fields.js";
+import { isObject } from "../src/model/json.js";
 import { loadSession, makeRec } from "../src/model/load.js";
 import type { Session } from "../src/model/session.js";
-import { scanSkeleton, scanStringForTest, setWasmMinForTest, skeletonRec } from "../src/model/skeleton.js";
-import { SKELETON_FIELDS, type EntryRec } from "../src/model/types.js";
+import { SKELETON_KEYS, skeletonRec } from "../src/model/skeleton.js";
+import type { EntryRec } from "../src/model/types.js";
 import { ROOT } from "./helpers.js";
 
-/** The skeleton fields of a record, as SKELETON_FIELDS documents them (provider/model/customType by type). */
+/** The skeleton fields of a record, as skeletonFieldsOf lists them for its type. */
 function skeletonView(rec: EntryRec): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const k of SKELETON_FIELDS) {
-    if ((k === "provider" || k === "model") && rec.type !== "model_change") continue;
-    if (k === "customType" && rec.type !== "custom" && rec.type !== "custom_message") continue;
-    if (rec[k] !== undefined) out[k] = rec[k];
-  }
+  for (const k of skeletonFieldsOf(rec.type)) if (rec[k] !== undefined) out[k] = rec[k];
   return out;
 }
 
@@ -41,7 +39,7 @@ function check(line: string, pad = 3): void {
   } catch {
     ok = false;
   }
-  const v = scanSkeleton(buf, start, end);
+  const v = scanSkeleton(SKELETON_KEYS, buf, start, end);
   const where = JSON.stringify(text.slice(0, 300));
   if (v === 1) {
     verdicts.valid++;
@@ -61,7 +59,7 @@ function check(line: string, pad = 3): void {
   expect(full.id).not.toBe(undefined);
   expect(skeletonView(rec), where).toStrictEqual(skeletonView(full));
   // nothing beyond the skeleton
-  for (const k of Object.keys(rec)) expect(SKELETON_FIELDS as readonly string[]).toContain(k);
+  for (const k of Object.keys(rec)) expect(skeletonFieldsOf(rec.type) as string[]).toContain(k);
 }
 
 const TOP = [
@@ -580,5 +578,32 @@ describe("wasm string scanner", () => {
       skel.store.close();
       expect(sessionView(skel)).toStrictEqual(sessionView(full));
     });
+  });
+});
+
+describe("the field table (src/model/fields.ts) and what is derived from it", () => {
+  // Written out by hand from pi's entry types and what the tree, paths and references need.
+  it("SKELETON_FIELDS: the position fields, ids, type, time, and the per-type fields the tree and references read", () => {
+    expect([...SKELETON_FIELDS].sort()).toEqual(
+      [
+        ...["index", "line", "offset", "length", "id", "parentId", "type", "timestamp", "time"],
+        ...["role", "hasMessage", "tokensBefore", "firstKeptEntryId", "firstKeptEntryIndex", "fromId", "summaryEmpty"],
+        ...["targetId", "labelText", "name", "thinkingLevel", "customType", "provider", "model"],
+      ].sort(),
+    );
+  });
+  it("a message's provider, model and customType are not skeleton fields; a model_change's are", () => {
+    expect(skeletonFieldsOf("message")).not.toContain("provider");
+    expect(skeletonFieldsOf("message")).not.toContain("customType");
+    expect(skeletonFieldsOf("model_change")).toEqual(expect.arrayContaining(["provider", "model"]));
+    expect(skeletonFieldsOf("usage")).not.toContain("provider");
+  });
+  it("FULL_KEYS holds every key whose string the index keeps whole, and none it only previews", () => {
+    for (const k of ["type", "id", "parentId", "timestamp", "role", "provider", "model", "modelId", "stopReason"])
+      expect(FULL_KEYS.has(k), k).toBe(true);
+    for (const k of ["toolCallId", "toolName", "customType", "name", "fromId", "targetId", "firstKeptEntryId", "thinkingLevel"])
+      expect(FULL_KEYS.has(k), k).toBe(true);
+    for (const k of ["content", "text", "summary", "label", "command", "errorMessage", "message", "details"])
+      expect(FULL_KEYS.has(k), k).toBe(false);
   });
 });

@@ -6,7 +6,8 @@ import { loadSession } from "../src/model/load.js";
 import { checkSession } from "../src/check/validate.js";
 import { CODES, type Code } from "../src/model/codes.js";
 import { exitStatus, summarize, type FileResult } from "../src/check/summary.js";
-import { formatMessage, hasTemplate, codeTitle } from "../src/render/diagnostics.js";
+import { formatMessage, codeTitle, diagnosticLine } from "../src/render/diagnostics.js";
+import { contextReport } from "../src/reports/context.js";
 import { validateGithub } from "../src/render/validate-github.js";
 import type { Diagnostic } from "../src/model/types.js";
 import { expectGolden } from "./golden.js";
@@ -27,71 +28,123 @@ async function check(path: string, strict = false): Promise<Diagnostic[]> {
  * One scenario per code: the finding expected (line, and args where they matter), plus the other codes the same
  * defect necessarily brings along. Everything else must be silent.
  */
-const SCENARIOS: Record<Code, { line: number | null; column?: boolean; args?: Record<string, unknown>; also?: Code[]; strict?: boolean }> =
-  {
-    "malformed-json": { line: 4, column: true },
-    "non-object-line": { line: 4 },
-    "truncated-line": { line: 4, column: true },
-    "blank-line": { line: 4 },
-    bom: { line: 1 },
-    crlf: { line: null, args: { lines: 3 } },
-    "invalid-utf8": { line: 4 },
-    "lone-surrogate": { line: 4, args: { path: "/message/content/0/text", escape: "\\ud83d" } },
-    "foreign-format": { line: 1, args: { format: "agent-core", version: 4 } },
-    "header-missing": { line: 1, also: ["pi-would-overwrite"] },
-    "header-not-first": { line: 2, also: ["header-missing", "pi-would-overwrite"] },
-    "header-invalid-id": { line: 1, also: ["pi-would-overwrite"] },
-    "session-id-format": { line: 1, args: { id: "notes/../draft" } },
-    "version-unknown": { line: 1 },
-    "version-future": { line: 1 },
-    "legacy-branched-from": { line: 1 },
-    "parent-session-missing": { line: 1 },
-    "pi-would-overwrite": { line: null, args: { reason: "empty" }, also: ["header-missing"] },
-    "pi-would-rewrite": { line: 1, args: { version: 2 } },
-    "extra-header": { line: 4, args: { headerLine: 1 } },
-    "missing-id": { line: 4 },
-    "duplicate-id": { line: 5, args: { id: "dup00001", firstLine: 4 } },
-    "dangling-parent": { line: 4, args: { parentId: "nothere1" } },
-    "self-parent": { line: 4 },
-    "parent-cycle": { line: 4, args: { lines: [4, 5] } },
-    "multiple-roots": { line: 4, args: { count: 2, lines: [2, 4] } },
-    "invalid-timestamp": { line: 4 },
-    "timestamp-regression": { line: 5, args: { previousLine: 4 } },
-    "first-kept-missing": { line: 4 },
-    "first-kept-off-path": { line: 5, args: { targetLine: 3 } },
-    "first-kept-index-out-of-range": { line: 4, args: { index: 99 }, also: ["pi-would-rewrite"] },
-    "label-target-missing": { line: 4, args: { targetId: "gone0001" } },
-    "branch-summary-from-missing": { line: 4, args: { fromId: "gone0001" } },
-    "context-edit-target-missing": { line: 4, args: { targetId: "gone0001" } },
-    "context-edit-off-path": { line: 5, args: { targetId: "a1000002", targetLine: 3 } },
-    "context-edit-forward": { line: 4, args: { targetId: "a1000005", targetLine: 5 } },
-    "context-edit-not-editable": {
-      line: 5,
-      args: { targetLine: 4, targetKind: "message:bashExecution", replacement: "null", effect: "removes" },
-    },
-    "context-edit-of-edit": { line: 5, args: { targetLine: 4 } },
-    "context-edit-no-replacement": { line: 4, args: { targetId: "a1000002", throws: true } },
-    "context-edit-bad-replacement": { line: 4, args: { found: "a string", becomes: "undefined" } },
-    "message-missing": { line: 4 },
-    "unknown-role": { line: 4, args: { role: "narrator" } },
-    "tool-result-orphan": { line: 4, args: { toolCallId: "call_nowhere" } },
-    "tool-call-unanswered": { line: 5, args: { toolCallId: "call_1", name: "bash" } },
-    "usage-inconsistent": { line: 3, args: { field: "totalTokens", found: 99, expected: 18 } },
-    "unknown-entry-type": { line: 4, args: { type: "mode_change" } },
-    "schema-violation": { line: 4, args: { path: "/message/content" } },
-    "unknown-key": { line: 4, args: { key: "color" }, strict: true },
-  };
+/**
+ * Codes no validate run produces: each with the command that does, the fixture and leaf that make it, and the
+ * finding expected. Tested through that command's report below.
+ */
+const OTHER_COMMANDS = {
+  "leaf-no-id": { command: "context", fixture: "missing-id.jsonl", leaf: "@4", line: 4, args: {} },
+  "leaf-id-reused": { command: "context", fixture: "duplicate-id.jsonl", leaf: "@4", line: 4, args: { id: "dup00001", winnerLine: 5 } },
+} as const satisfies Partial<Record<Code, { command: "context"; fixture: string; leaf: string; line: number; args: object }>>;
+type ValidateCode = Exclude<Code, keyof typeof OTHER_COMMANDS>;
+
+const SCENARIOS: Record<
+  ValidateCode,
+  { line: number | null; column?: boolean; args?: Record<string, unknown>; also?: Code[]; strict?: boolean }
+> = {
+  "malformed-json": { line: 4, column: true },
+  "non-object-line": { line: 4 },
+  "truncated-line": { line: 4, column: true },
+  "blank-line": { line: 4 },
+  bom: { line: 1 },
+  crlf: { line: null, args: { lines: 3 } },
+  "invalid-utf8": { line: 4 },
+  "lone-surrogate": { line: 4, args: { path: "/message/content/0/text", escape: "\\ud83d" } },
+  "foreign-format": { line: 1, args: { format: "agent-core", version: 4 } },
+  "header-missing": { line: 1, also: ["pi-would-overwrite"] },
+  "header-not-first": { line: 2, also: ["header-missing", "pi-would-overwrite"] },
+  "header-invalid-id": { line: 1, also: ["pi-would-overwrite"] },
+  "session-id-format": { line: 1, args: { id: "notes/../draft" } },
+  "version-unknown": { line: 1 },
+  "version-future": { line: 1 },
+  "legacy-branched-from": { line: 1 },
+  "parent-session-missing": { line: 1 },
+  "pi-would-overwrite": { line: null, args: { reason: "empty" }, also: ["header-missing"] },
+  "pi-would-rewrite": { line: 1, args: { version: 2 } },
+  "extra-header": { line: 4, args: { headerLine: 1 } },
+  "missing-id": { line: 4 },
+  "duplicate-id": { line: 5, args: { id: "dup00001", firstLine: 4 } },
+  "dangling-parent": { line: 4, args: { parentId: "nothere1" } },
+  "self-parent": { line: 4 },
+  "parent-cycle": { line: 4, args: { lines: [4, 5] } },
+  "multiple-roots": { line: 4, args: { count: 2, lines: [2, 4] } },
+  "invalid-timestamp": { line: 4 },
+  "timestamp-regression": { line: 5, args: { previousLine: 4 } },
+  "first-kept-missing": { line: 4 },
+  "first-kept-off-path": { line: 5, args: { targetLine: 3 } },
+  "first-kept-index-out-of-range": { line: 4, args: { index: 99 }, also: ["pi-would-rewrite"] },
+  "label-target-missing": { line: 4, args: { targetId: "gone0001" } },
+  "branch-summary-from-missing": { line: 4, args: { fromId: "gone0001" } },
+  "context-edit-target-missing": { line: 4, args: { targetId: "gone0001" } },
+  "context-edit-off-path": { line: 5, args: { targetId: "a1000002", targetLine: 3 } },
+  "context-edit-forward": { line: 4, args: { targetId: "a1000005", targetLine: 5 } },
+  "context-edit-not-editable": {
+    line: 5,
+    args: { targetLine: 4, targetKind: "message:bashExecution", replacement: "null", effect: "removes" },
+  },
+  "context-edit-of-edit": { line: 5, args: { targetLine: 4 } },
+  "context-edit-no-replacement": { line: 4, args: { targetId: "a1000002", throws: true } },
+  "context-edit-bad-replacement": { line: 4, args: { found: "a string", becomes: "undefined" } },
+  "message-missing": { line: 4 },
+  "unknown-role": { line: 4, args: { role: "narrator" } },
+  "tool-result-orphan": { line: 4, args: { toolCallId: "call_nowhere" } },
+  "tool-call-unanswered": { line: 5, args: { toolCallId: "call_1", name: "bash" } },
+  "usage-inconsistent": { line: 3, args: { field: "totalTokens", found: 99, expected: 18 } },
+  "unknown-entry-type": { line: 4, args: { type: "mode_change" } },
+  "schema-violation": { line: 4, args: { path: "/message/content" } },
+  "unknown-key": { line: 4, args: { key: "color" }, strict: true },
+};
 
 describe("validate: one fixture per code", () => {
   it("every registered code has a scenario, a fixture, a message template and a docs section", () => {
     const docs = readFileSync(join(ROOT, "docs", "diagnostics.md"), "utf8");
     for (const code of Object.keys(CODES)) {
-      expect(SCENARIOS[code as Code], code).toBeDefined();
+      if (Object.hasOwn(OTHER_COMMANDS, code)) continue;
+      expect(SCENARIOS[code as ValidateCode], code).toBeDefined();
       expect(existsSync(join(VDIR, `${code}.jsonl`)), code).toBe(true);
-      expect(hasTemplate(code), code).toBe(true);
+    }
+    for (const code of Object.keys(CODES)) {
       expect(codeTitle(code), code).not.toBe(code);
       expect(docs, code).toContain(`### ${code}`);
     }
+  });
+
+  it("each code has one producer: diag() calls naming it sit in one module", () => {
+    const where = new Map<string, Set<string>>();
+    const src = join(ROOT, "src");
+    for (const f of readdirSync(src, { recursive: true, encoding: "utf8" }).filter((x) => x.endsWith(".ts"))) {
+      for (const m of readFileSync(join(src, f), "utf8").matchAll(/\bdiag\(\s*"([a-z0-9-]+)"/g)) {
+        const code = m[1] as string;
+        if (!where.has(code)) where.set(code, new Set());
+        where.get(code)?.add(f);
+      }
+    }
+    expect(where.size).toBeGreaterThan(40);
+    for (const [code, files] of where) {
+      expect(Object.keys(CODES), code).toContain(code);
+      expect([...files], code).toHaveLength(1);
+    }
+  });
+
+  for (const [code, sc] of Object.entries(OTHER_COMMANDS)) {
+    it(`${code} (only ${sc.command} produces it)`, async () => {
+      const path = join(VDIR, sc.fixture);
+      const s = await loadSession({ kind: "file", path }, { name: path, detail: "skeleton" });
+      try {
+        const note = contextReport(s, { leaf: sc.leaf }).data.note;
+        expect(note).toMatchObject({ code, severity: CODES[code as Code], line: sc.line, args: sc.args });
+        expect(diagnosticLine(note as Diagnostic)).toMatch(new RegExp(`^${path}:${sc.line}: info ${code}: [^{}]+\\n$`));
+        expect((await check(path)).map((d) => d.code)).not.toContain(code);
+      } finally {
+        s.store.close();
+      }
+    });
+  }
+  it("a leaf that pi addresses as itself has no note", async () => {
+    const path = join(VDIR, "duplicate-id.jsonl");
+    const s = await loadSession({ kind: "file", path });
+    expect(contextReport(s, { leaf: "@5" }).data.note).toBeNull();
+    s.store.close();
   });
 
   for (const [code, sc] of Object.entries(SCENARIOS)) {
@@ -366,7 +419,7 @@ describe("validate CLI", () => {
     expect(names).toEqual([...names].sort());
     expect(names).toContain("fixtures/validate/clean.jsonl");
     expect(names).toContain("fixtures/validate/clean-pi16.jsonl");
-    expect(names.length).toBe(Object.keys(CODES).length + 2);
+    expect(names.length).toBe(Object.keys(SCENARIOS).length + 2);
   });
 
   it("never changes a file (bytes and mtime)", () => {

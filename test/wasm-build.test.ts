@@ -2,13 +2,13 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import wabtInit from "wabt";
 import { describe, expect, it } from "vitest";
-import { SCAN_WASM } from "../src/model/scan-wasm.js";
+import { SCAN_WASM } from "../src/io/scan/wasm.js";
 import { ROOT } from "./helpers.js";
 
 describe("the committed wasm scanner", () => {
-  it("is exactly what src/model/scan.wat compiles to (run npm run build:wasm after editing it)", async () => {
+  it("is exactly what src/io/scan/scan.wat compiles to (run npm run build:wasm after editing it)", async () => {
     const wabt = await wabtInit();
-    const mod = wabt.parseWat("scan.wat", readFileSync(join(ROOT, "src", "model", "scan.wat"), "utf8"), { simd: true });
+    const mod = wabt.parseWat("scan.wat", readFileSync(join(ROOT, "src", "io", "scan", "scan.wat"), "utf8"), { simd: true });
     mod.validate();
     const { buffer } = mod.toBinary({});
     mod.destroy();

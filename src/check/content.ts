@@ -1,6 +1,8 @@
 import { diag } from "../model/codes.js";
-import { isObject } from "../model/extract.js";
+import { isObject } from "../model/json.js";
+import { KNOWN_ROLES } from "../model/roles.js";
 import type { Session } from "../model/session.js";
+import { messageMissing, unknownRole } from "../ops/problems.js";
 import type { Diagnostic, EntryRec } from "../model/types.js";
 import { loadCatalogue, schemaErrors, type Catalogue, type SchemaError } from "./schemas.js";
 
@@ -9,14 +11,12 @@ import { loadCatalogue, schemaErrors, type Catalogue, type SchemaError } from ".
  * at a time is parsed (re-read by its byte range), checked and dropped, so memory stays bounded on any file size.
  */
 
-export interface ContentOptions {
+interface ContentOptions {
   strict?: boolean;
   /** Called now and then with the byte offset reached. */
   onProgress?: (bytes: number) => void;
 }
 
-/** Roles pi's context code knows (convertToLlm); hookMessage only before v3, where it is migrated. */
-const KNOWN_ROLES = new Set(["system", "user", "assistant", "toolResult", "bashExecution", "custom", "branchSummary", "compactionSummary"]);
 const ROLE_SCHEMA: Record<string, string> = {
   system: "message-system",
   user: "message-user",
@@ -208,19 +208,10 @@ export function checkEntries(session: Session, opts: ContentOptions, out: Diagno
     }
     if (!isObject(o)) continue;
     const extra = rec.id === undefined ? {} : { entryId: rec.id };
-    const messageMissing = rec.type === "message" && !isObject(o.message);
-    if (messageMissing)
-      out.push(
-        diag(
-          "message-missing",
-          file,
-          rec.line,
-          { found: o.message === undefined ? "none" : o.message === null ? "null" : Array.isArray(o.message) ? "array" : typeof o.message },
-          extra,
-        ),
-      );
+    const noMessage = rec.type === "message" && !isObject(o.message);
+    if (noMessage) out.push(messageMissing(file, rec, o.message));
     if (!cat.entry(o)) {
-      const errors = schemaErrors(cat.entry.errors).filter((e) => !covered(e, rec, version, messageMissing));
+      const errors = schemaErrors(cat.entry.errors).filter((e) => !covered(e, rec, version, noMessage));
       schemaDiags(out, file, rec.line, errors, rec.id);
     }
     if (SURROGATE_ESCAPE.test(raw)) {
@@ -229,7 +220,7 @@ export function checkEntries(session: Session, opts: ContentOptions, out: Diagno
     if (rec.type === "message" && isObject(o.message)) {
       const m = o.message;
       if (typeof m.role === "string" && !KNOWN_ROLES.has(m.role) && !(m.role === "hookMessage" && version < 3)) {
-        out.push(diag("unknown-role", file, rec.line, { role: m.role }, extra));
+        out.push(unknownRole(file, rec, m.role));
       }
       if (m.role === "assistant") {
         for (const p of usageProblems(m.usage)) out.push(diag("usage-inconsistent", file, rec.line, p, extra));

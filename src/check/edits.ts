@@ -1,5 +1,5 @@
 import { diag } from "../model/codes.js";
-import { isObject } from "../model/extract.js";
+import { isObject } from "../model/json.js";
 import type { Session } from "../model/session.js";
 import type { Diagnostic, EntryRec } from "../model/types.js";
 import { buildTree, type SessionTree, type TreeNode } from "../ops/tree.js";
@@ -11,9 +11,9 @@ import { buildTree, type SessionTree, type TreeNode } from "../ops/tree.js";
  */
 
 /** What a replacement is: pi's writer only makes `null` and `{content: string | array}`. */
-export type ReplacementKind = "null" | "content" | "missing" | "invalid";
+type ReplacementKind = "null" | "content" | "missing" | "invalid";
 
-export interface EditInfo {
+interface EditInfo {
   rec: EntryRec;
   /** undefined when targetId is missing or not a string (a schema violation). */
   targetId: string | undefined;
@@ -51,7 +51,7 @@ export function editInfo(rec: EntryRec, o: Record<string, unknown>): EditInfo {
 }
 
 /** Every context_edit entry of the session, parsed back from the store (edits are few; bodies are not kept). */
-export function readEdits(session: Session): EditInfo[] {
+function readEdits(session: Session): EditInfo[] {
   const out: EditInfo[] = [];
   for (const rec of session.entries) {
     if (rec.type !== "context_edit") continue;
@@ -67,7 +67,7 @@ export function readEdits(session: Session): EditInfo[] {
 }
 
 /** pi's appendContextEdit accepts only these targets. */
-export function isEditableTarget(rec: EntryRec): boolean {
+function isEditableTarget(rec: EntryRec): boolean {
   if (rec.type === "custom_message") return true;
   return rec.type === "message" && (rec.role === "user" || rec.role === "assistant" || rec.role === "toolResult");
 }

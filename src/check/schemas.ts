@@ -6,7 +6,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
  * instance. Loading is lazy: nothing is read or compiled until a check asks for a validator.
  */
 
-export const SCHEMA_BASE = "https://pisess.dev/schemas/";
+const SCHEMA_BASE = "https://pisess.dev/schemas/";
 
 interface IndexItem {
   name: string;

@@ -6,7 +6,7 @@ import type { Diagnostic } from "../model/types.js";
  * The session ids pi 1.6 accepts from a caller (assertValidSessionId, on create and fork; not on load). The id
  * becomes part of the file name, so anything else also risks odd paths.
  */
-export const PI_SESSION_ID = /^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$/;
+const PI_SESSION_ID = /^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$/;
 
 /** A header id pi 1.6 would refuse for a new or forked session. A non-string id is header-invalid-id's. */
 export function checkSessionId(session: Session): Diagnostic[] {

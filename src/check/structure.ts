@@ -3,6 +3,7 @@ import { forkParentRef, resolveForkRef } from "../io/discover.js";
 import { CURRENT_VERSION, type Session } from "../model/session.js";
 import { diag } from "../model/codes.js";
 import type { Diagnostic, EntryRec } from "../model/types.js";
+import { firstKeptProblem, toolCallUnanswered, toolResultOrphan } from "../ops/problems.js";
 import type { SessionTree, TreeNode } from "../ops/tree.js";
 
 /** Checks over the whole index (skeletons only): header consequences, roots, time order, references, tool pairs. */
@@ -93,7 +94,7 @@ export function checkReferences(session: Session, out: Diagnostic[]): void {
             out.push(diag("first-kept-index-out-of-range", file, rec.line, { index: rec.firstKeptEntryIndex }, idOf(rec)));
           }
         } else if (rec.firstKeptEntryId === undefined || !byId.has(rec.firstKeptEntryId)) {
-          out.push(diag("first-kept-missing", file, rec.line, { firstKeptEntryId: rec.firstKeptEntryId ?? null }, idOf(rec)));
+          out.push(firstKeptProblem(file, rec, rec.firstKeptEntryId, undefined));
         }
         break;
       default:
@@ -137,9 +138,7 @@ export function checkPaths(session: Session, tree: SessionTree, out: Diagnostic[
         const target = byId.get(rec.firstKeptEntryId);
         // Its own id is how pi 1.6 writes "keep nothing": not a defect.
         if (target && target !== rec && !onPath[target.index]) {
-          out.push(
-            diag("first-kept-off-path", file, rec.line, { firstKeptEntryId: rec.firstKeptEntryId, targetLine: target.line }, idOf(rec)),
-          );
+          out.push(firstKeptProblem(file, rec, rec.firstKeptEntryId, target));
         }
       }
       onPath[rec.index] = 1;
@@ -147,8 +146,7 @@ export function checkPaths(session: Session, tree: SessionTree, out: Diagnostic[
         const calls = open.get(rec.toolCallId);
         const call = calls?.[calls.length - 1];
         if (call) call.answered = true;
-        else
-          out.push(diag("tool-result-orphan", file, rec.line, { toolCallId: rec.toolCallId, toolName: rec.toolName ?? null }, idOf(rec)));
+        else out.push(toolResultOrphan(file, rec, rec.toolCallId, rec.toolName ?? null));
       }
       if (rec.type === "message" && rec.role === "assistant" && rec.toolCallIds) {
         const names = rec.toolNames?.length === rec.toolCallIds.length ? rec.toolNames : undefined;
@@ -171,8 +169,7 @@ export function checkPaths(session: Session, tree: SessionTree, out: Diagnostic[
       const list = open.get(call.id) as OpenCall[];
       list.pop();
       if (list.length === 0) open.delete(call.id);
-      if (!call.answered)
-        unanswered.push(diag("tool-call-unanswered", file, rec.line, { toolCallId: call.id, name: call.name }, idOf(rec)));
+      if (!call.answered) unanswered.push(toolCallUnanswered(file, rec, call.id, call.name));
     }
   }
   out.push(...unanswered);

@@ -9,14 +9,14 @@ export interface FileResult {
   ioError?: string;
 }
 
-export interface CodeCount {
+interface CodeCount {
   code: string;
   severity: Severity;
   count: number;
   files: number;
 }
 
-export interface FileCount {
+interface FileCount {
   file: string;
   error: number;
   warning: number;
@@ -37,7 +37,7 @@ export interface ValidateSummary {
   byFile: FileCount[];
 }
 
-export const SEVERITY_RANK: Record<Severity, number> = { info: 0, warning: 1, error: 2 };
+const SEVERITY_RANK: Record<Severity, number> = { info: 0, warning: 1, error: 2 };
 
 export function summarize(results: readonly FileResult[]): ValidateSummary {
   const s: ValidateSummary = {
@@ -82,7 +82,7 @@ export function summarize(results: readonly FileResult[]): ValidateSummary {
   return s;
 }
 
-export interface ExitPolicy {
+interface ExitPolicy {
   /** Lowest severity that fails the run. */
   failOn: Severity;
   /** More warnings than this fail the run (ESLint's --max-warnings); negative = no limit. */

@@ -17,7 +17,7 @@ export interface CheckOptions extends StructureOptions {
 const CODE_ORDER = new Map(Object.keys(CODES).map((c, i) => [c, i]));
 
 /** Deterministic order: whole-file findings first, then by line, column, code (registry order) and args. */
-export function compareDiagnostics(a: Diagnostic, b: Diagnostic): number {
+function compareDiagnostics(a: Diagnostic, b: Diagnostic): number {
   const la = a.line ?? 0;
   const lb = b.line ?? 0;
   if (la !== lb) return la - lb;

@@ -1,11 +1,9 @@
 import type { Argv, CommandModule } from "yargs";
-import type { EntryRec } from "../model/types.js";
 import { contextJsonChunks } from "../render/context-json.js";
 import { contextMarkdown } from "../render/context-markdown.js";
 import { contextText } from "../render/context-text.js";
 import { diagnosticLine } from "../render/diagnostics.js";
-import { sanitizeLine } from "../render/sanitize.js";
-import { contextReport, resolveSessionFile, type LeafNote } from "../reports/context.js";
+import { contextReport, resolveSessionFile } from "../reports/context.js";
 import { CliError, openInput, problemSummary, requestExit, styleFor, writeOut, type GlobalArgs } from "./common.js";
 
 interface ContextArgs extends GlobalArgs {
@@ -87,7 +85,7 @@ export const contextCommand: CommandModule<object, ContextArgs> = {
       if (json) await writeOut(contextJsonChunks(session.file, leaf, c.context, c.messages, c.sources, c.editedBy, args.json === true));
       else if (c.display && args.format === "markdown") await writeOut(contextMarkdown(c.display));
       else if (c.display) await writeOut(contextText(c.display, { style: styleFor(args) }));
-      if (note) process.stderr.write(leafNoteLine(session.file, leaf, note));
+      if (note) process.stderr.write(diagnosticLine(note));
       for (const d of problems) if (d.severity !== "info") process.stderr.write(diagnosticLine(d));
       problemSummary(session.file, r.diagnostics);
       requestExit(r.exitCode);
@@ -96,10 +94,3 @@ export const contextCommand: CommandModule<object, ContextArgs> = {
     }
   },
 };
-
-function leafNoteLine(file: string, leaf: EntryRec, note: LeafNote): string {
-  const where = `${sanitizeLine(file)}:${leaf.line}`;
-  if (note.kind === "no-id")
-    return `${where}: note: the leaf has no id; pi cannot address it (asked for it, pi builds the context of the last entry); showing its own path\n`;
-  return `${where}: note: id ${sanitizeLine(note.id)} is used again on line ${note.winnerLine}; pi, asked for this id, builds the context of line ${note.winnerLine}\n`;
-}

@@ -76,7 +76,7 @@ export async function listSessionFiles(dir: string, onError?: (folder: string, e
 }
 
 /** The first line of a file, read in bounded pieces (a header is small; a huge first line is not a header). */
-export async function readFirstLine(path: string, limit = 1 << 20): Promise<string | undefined> {
+async function readFirstLine(path: string, limit = 1 << 20): Promise<string | undefined> {
   const fh = await open(path, "r");
   try {
     const chunks: Buffer[] = [];

@@ -1,5 +1,65 @@
 import type { DiagArg, Diagnostic, Severity } from "./types.js";
 
+type None = { [key: string]: never };
+type TargetAt = { targetId: string; targetLine: number };
+
+/**
+ * The arguments each code carries (what its message template may name). A producer passing the wrong ones, or a
+ * code without an entry here or in CODES, fails to compile.
+ */
+export type CodeArgs = {
+  "malformed-json": { reason: string };
+  "non-object-line": { kind: string };
+  "truncated-line": { reason: string };
+  "blank-line": None;
+  bom: None;
+  crlf: { lines: number };
+  "invalid-utf8": None;
+  "lone-surrogate": { path: string; escape: string };
+  "foreign-format": { format: string; version: number | string; supported: number };
+  "header-missing": { found: string };
+  "header-not-first": { firstParsedLine: number | null };
+  "header-invalid-id": None;
+  "session-id-format": { id: string };
+  "version-unknown": { version: string };
+  "version-future": { version: number; supported: number };
+  "legacy-branched-from": { path: string };
+  "parent-session-missing": { path: string; resolved: string };
+  "pi-would-overwrite": { reason: "empty" | "no-header" | "invalid-id" };
+  "pi-would-rewrite": { version: number };
+  "extra-header": { headerLine: number | null };
+  "missing-id": { found: string };
+  "duplicate-id": { id: string; firstLine: number };
+  "dangling-parent": { parentId: string | null; missing: boolean };
+  "self-parent": { id: string };
+  "parent-cycle": { ids: string[]; lines: number[] };
+  "multiple-roots": { count: number; lines: number[] };
+  "invalid-timestamp": { timestamp: string };
+  "timestamp-regression": { timestamp: string; previousLine: number; previous: string };
+  "first-kept-missing": { firstKeptEntryId: string | null };
+  "first-kept-off-path": { firstKeptEntryId: string; targetLine: number };
+  "first-kept-index-out-of-range": { index: number };
+  "label-target-missing": { label: string; targetId: string };
+  "branch-summary-from-missing": { fromId: string };
+  "context-edit-target-missing": { targetId: string };
+  "context-edit-off-path": TargetAt;
+  "context-edit-forward": TargetAt;
+  "context-edit-not-editable": TargetAt & { targetKind: string; replacement: string; effect: "removes" | "replaces" | "none" };
+  "context-edit-of-edit": TargetAt;
+  "context-edit-no-replacement": { targetId: string | null; throws: boolean };
+  "context-edit-bad-replacement": { targetId: string | null; found: string; becomes: string };
+  "message-missing": { found: string };
+  "unknown-role": { role: string };
+  "tool-result-orphan": { toolCallId: string; toolName: string | null };
+  "tool-call-unanswered": { toolCallId: string; name: string };
+  "usage-inconsistent": { field: string; found: number; expected: number };
+  "unknown-entry-type": { type: string };
+  "schema-violation": { path: string; keyword: string; message: string };
+  "unknown-key": { key: string; path: string; schema: string };
+  "leaf-no-id": None;
+  "leaf-id-reused": { id: string; winnerLine: number };
+};
+
 /**
  * Every diagnostic code pisess can emit, with its severity. Codes are stable: renaming one is a breaking change.
  * docs/diagnostics.md explains each; src/render/diagnostics.ts holds the one message template per code.
@@ -59,23 +119,33 @@ export const CODES = {
   "unknown-entry-type": "warning",
   "schema-violation": "error",
   "unknown-key": "info",
-} as const satisfies Record<string, Severity>;
+  // Context (produced by `pisess context`, about the leaf asked for)
+  "leaf-no-id": "info",
+  "leaf-id-reused": "info",
+} as const satisfies Record<keyof CodeArgs, Severity>;
 
 export type Code = keyof typeof CODES;
+
+// CODES and CodeArgs name the same codes, and every args type is one a Diagnostic can carry.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const _sameCodes: Same<Code, keyof CodeArgs> = true;
+const _argsFit: CodeArgs[Code] extends Record<string, DiagArg> ? true : false = true;
+void _sameCodes;
+void _argsFit;
 
 export function isCode(code: string): code is Code {
   return Object.hasOwn(CODES, code);
 }
 
-export function diag(
-  code: Code,
-  file: string,
-  line: number | null,
-  args: Record<string, DiagArg> = {},
-  extra: { column?: number; entryId?: string } = {},
-): Diagnostic {
-  const d: Diagnostic = { code, severity: CODES[code], file, line, args };
-  if (extra.column !== undefined) d.column = extra.column;
-  if (extra.entryId !== undefined) d.entryId = extra.entryId;
+type Extra = { column?: number; entryId?: string };
+/** Codes without arguments may leave them out. */
+type ArgsFor<C extends Code> = None extends CodeArgs[C] ? [args?: CodeArgs[C], extra?: Extra] : [args: CodeArgs[C], extra?: Extra];
+
+/** Makes a diagnostic; the args must be the ones CodeArgs lists for the code. */
+export function diag<C extends Code>(code: C, file: string, line: number | null, ...rest: ArgsFor<C>): Diagnostic {
+  const [args, extra] = rest;
+  const d: Diagnostic = { code, severity: CODES[code], file, line, args: (args ?? {}) as Record<string, DiagArg> };
+  if (extra?.column !== undefined) d.column = extra.column;
+  if (extra?.entryId !== undefined) d.entryId = extra.entryId;
   return d;
 }

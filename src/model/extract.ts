@@ -1,13 +1,9 @@
+import { ENTRY_FIELDS, type FieldRule, MESSAGE_COMMON, MESSAGE_FIELDS, OTHER_ROLE_FIELDS } from "./fields.js";
+import { isObject, type Obj } from "./json.js";
 import type { EntryRec, Usage } from "./types.js";
 
 /** Longest text kept per entry in the index; the whole entry is read back from disk when needed. */
 const TEXT_KEEP = 240;
-
-type Obj = Record<string, unknown>;
-
-export function isObject(v: unknown): v is Obj {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
 
 /**
  * Copies a short prefix into a fresh string: V8 may keep a sliced string's parent (a whole tool output) alive, and
@@ -25,10 +21,6 @@ export function keep(s: string): string {
 
 /** String.prototype.isWellFormed (Node 20+), typed locally: the project's lib setting predates it. */
 const isWellFormed = (s: string): boolean => (s as unknown as { isWellFormed(): boolean }).isWellFormed();
-
-function str(v: unknown): string | undefined {
-  return typeof v === "string" ? v : undefined;
-}
 
 function num(v: unknown): number {
   return typeof v === "number" && Number.isFinite(v) ? v : 0;
@@ -73,152 +65,76 @@ function usageOf(u: unknown): Usage | undefined {
   };
 }
 
-function fillMessage(rec: EntryRec, m: unknown): void {
-  if (!isObject(m)) {
-    rec.hasMessage = false;
-    return;
-  }
-  rec.hasMessage = true;
-  const role = str(m.role);
-  if (role !== undefined) rec.role = role;
-  let text: string | undefined;
-  switch (role) {
-    case "assistant": {
-      text = contentText(m.content);
-      rec.hasText = hasTextContent(m.content);
-      const names: string[] = [];
-      const ids: string[] = [];
-      if (Array.isArray(m.content)) {
-        for (const block of m.content) {
-          if (isObject(block) && block.type === "toolCall") {
-            names.push(typeof block.name === "string" ? block.name : "?");
-            if (typeof block.id === "string") ids.push(block.id);
-          }
+/** Sets one field from a key's value, as its rule says. */
+function readInto(rec: EntryRec, r: FieldRule, v: unknown): void {
+  // The rule's type ties `field` to what its reader yields.
+  const out = rec as unknown as Record<string, unknown>;
+  switch (r.read) {
+    case "string":
+      if (typeof v === "string") out[r.field] = v;
+      break;
+    case "kept":
+      if (typeof v === "string") out[r.field] = keep(v);
+      break;
+    case "value":
+      out[r.field] = v;
+      break;
+    case "falsy":
+      out[r.field] = !v;
+      break;
+    case "null":
+      out[r.field] = v === null;
+      break;
+    case "true":
+      if (v === true) out[r.field] = true;
+      break;
+    case "text": {
+      const t = contentText(v);
+      if (t !== undefined) out[r.field] = keep(t);
+      break;
+    }
+    case "hasText":
+      out[r.field] = hasTextContent(v);
+      break;
+    case "toolNames":
+    case "toolCallIds": {
+      const list: string[] = [];
+      if (Array.isArray(v)) {
+        for (const block of v) {
+          if (!isObject(block) || block.type !== "toolCall") continue;
+          if (r.read === "toolNames") list.push(typeof block.name === "string" ? block.name : "?");
+          else if (typeof block.id === "string") list.push(block.id);
         }
       }
-      if (names.length > 0) rec.toolNames = names;
-      if (ids.length > 0) rec.toolCallIds = ids;
-      const provider = str(m.provider);
-      if (provider !== undefined) rec.provider = provider;
-      const model = str(m.model);
-      if (model !== undefined) rec.model = model;
-      const stop = str(m.stopReason);
-      if (stop !== undefined) rec.stopReason = stop;
-      const err = str(m.errorMessage);
-      if (err !== undefined) rec.errorMessage = keep(err);
-      const usage = usageOf(m.usage);
-      if (usage) rec.usage = usage;
+      if (list.length > 0) out[r.field] = list;
       break;
     }
-    case "toolResult": {
-      text = contentText(m.content);
-      const id = str(m.toolCallId);
-      if (id !== undefined) rec.toolCallId = id;
-      const name = str(m.toolName);
-      if (name !== undefined) rec.toolName = name;
-      if (m.isError === true) rec.isError = true;
-      // Nested model work done by the tool (pi 1.6): pi counts it in the session's spend.
-      const usage = usageOf(m.usage);
-      if (usage) rec.usage = usage;
-      break;
-    }
-    case "bashExecution":
-      text = str(m.command);
-      break;
-    case "custom":
-    case "hookMessage": {
-      text = contentText(m.content);
-      const ct = str(m.customType);
-      if (ct !== undefined) rec.customType = ct;
-      break;
-    }
-    default:
-      text = contentText(m.content);
-  }
-  if (text !== undefined) rec.text = keep(text);
-}
-
-/** Fills the type-specific fields of the index record from the parsed entry. */
-export function extractFields(rec: EntryRec, o: Obj): void {
-  switch (rec.type) {
-    case "message":
-      fillMessage(rec, o.message);
-      break;
-    case "compaction": {
-      rec.tokensBefore = o.tokensBefore;
-      const fk = str(o.firstKeptEntryId);
-      if (fk !== undefined) rec.firstKeptEntryId = fk;
-      const summary = str(o.summary);
-      if (summary !== undefined) rec.text = keep(summary);
-      const usage = usageOf(o.usage);
-      if (usage) rec.usage = usage;
-      break;
-    }
-    case "branch_summary": {
-      const from = str(o.fromId);
-      if (from !== undefined) rec.fromId = from;
-      // pi tests `entry.summary` for truthiness.
-      rec.summaryEmpty = !o.summary;
-      const summary = str(o.summary);
-      if (summary !== undefined) rec.text = keep(summary);
-      const usage = usageOf(o.usage);
-      if (usage) rec.usage = usage;
+    case "replacementText": {
+      const t = isObject(v) ? contentText(v.content) : undefined;
+      if (t !== undefined) out[r.field] = keep(t);
       break;
     }
     case "usage": {
-      const kind = str(o.kind);
-      if (kind !== undefined) rec.usageKind = keep(kind);
-      const provider = str(o.provider);
-      if (provider !== undefined) rec.provider = provider;
-      const model = str(o.model);
-      if (model !== undefined) rec.model = model;
-      const usage = usageOf(o.usage);
-      if (usage) rec.usage = usage;
+      const u = usageOf(v);
+      if (u) out[r.field] = u;
       break;
     }
-    case "label": {
-      const target = str(o.targetId);
-      if (target !== undefined) rec.targetId = target;
-      const label = str(o.label);
-      if (label !== undefined) rec.labelText = keep(label);
-      break;
-    }
-    case "context_edit": {
-      const target = str(o.targetId);
-      if (target !== undefined) rec.targetId = target;
-      rec.editRemoves = o.replacement === null;
-      const text = isObject(o.replacement) ? contentText(o.replacement.content) : undefined;
-      if (text !== undefined) rec.text = keep(text);
-      break;
-    }
-    case "session_info": {
-      const name = str(o.name);
-      if (name !== undefined) rec.name = keep(name);
-      break;
-    }
-    case "model_change": {
-      const provider = str(o.provider);
-      if (provider !== undefined) rec.provider = provider;
-      const model = str(o.modelId);
-      if (model !== undefined) rec.model = model;
-      break;
-    }
-    case "thinking_level_change": {
-      const level = str(o.thinkingLevel);
-      if (level !== undefined) rec.thinkingLevel = level;
-      break;
-    }
-    case "custom":
-    case "custom_message": {
-      const ct = str(o.customType);
-      if (ct !== undefined) rec.customType = ct;
-      if (rec.type === "custom_message") {
-        const text = contentText(o.content);
-        if (text !== undefined) rec.text = keep(text);
+    case "message":
+      out[r.field] = isObject(v);
+      if (isObject(v)) {
+        readAll(rec, MESSAGE_COMMON, v);
+        readAll(rec, (rec.role === undefined ? undefined : MESSAGE_FIELDS.get(rec.role)) ?? OTHER_ROLE_FIELDS, v);
       }
       break;
-    }
-    default:
-      break;
   }
+}
+
+function readAll(rec: EntryRec, rules: readonly FieldRule[], o: Obj): void {
+  for (const r of rules) readInto(rec, r, o[r.key]);
+}
+
+/** Fills the type-specific fields of the index record from the parsed entry (fields.ts says which). */
+export function extractFields(rec: EntryRec, o: Obj): void {
+  const rules = ENTRY_FIELDS.get(rec.type);
+  if (rules !== undefined) readAll(rec, rules, o);
 }

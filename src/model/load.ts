@@ -1,19 +1,23 @@
 import { isAscii } from "node:buffer";
 import {
+  CONDENSE_MIN_LINE,
+  condenseLine,
   LazyLine,
   LINE_CRLF,
   LINE_INVALID_UTF8,
   LINE_UNTERMINATED,
+  protectedKeys,
   readLineBytes,
   readLines,
   type LineSourceFacts,
   type RawLine,
   type Source,
-} from "../io/lines.js";
+} from "../io/scan/index.js";
 import { FileRangeReader } from "../io/store.js";
 import { diag } from "./codes.js";
-import { extractFields, isObject } from "./extract.js";
-import { CONDENSE_MIN_LINE, condenseLine } from "./fastscan.js";
+import { extractFields } from "./extract.js";
+import { FULL_KEYS } from "./fields.js";
+import { isObject } from "./json.js";
 import { skeletonRec } from "./skeleton.js";
 import { CURRENT_VERSION, KNOWN_ENTRY_TYPES, v1Id, type Session } from "./session.js";
 import type { Diagnostic, EntryRec, EntryStore, Header } from "./types.js";
@@ -35,6 +39,9 @@ export interface LoadOptions {
   /** Use the byte-level pre-pass for long lines (default true); false parses every line whole (for tests). */
   fastScan?: boolean;
 }
+
+/** The keys the pre-pass must not cut: the ones the index reads whole. */
+const CONDENSE_KEYS = protectedKeys(FULL_KEYS);
 
 const PROGRESS_AFTER_MS = 1000;
 const PROGRESS_EVERY_MS = 100;
@@ -180,9 +187,9 @@ export async function loadSession(source: Source, options: LoadOptions = {}): Pr
     if (foreign) return;
     let value: unknown;
     // Fast path for long lines after the header: parse the line with the tails of long strings cut out (see
-    // fastscan.ts); anything unusual takes the ordinary path below, which also words the errors.
+    // io/scan/condense.ts); anything unusual takes the ordinary path below, which also words the errors.
     if (fast && sawFirstParsed && memory === null && raw.bytes !== undefined && raw.length >= CONDENSE_MIN_LINE && !raw.invalidUtf8) {
-      const condensed = condenseLine(raw.bytes);
+      const condensed = condenseLine(raw.bytes, CONDENSE_KEYS);
       if (condensed !== null) {
         try {
           value = JSON.parse(condensed);

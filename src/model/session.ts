@@ -51,7 +51,7 @@ export function readEntry(session: Session, rec: EntryRec): Record<string, unkno
 }
 
 /** Applies the in-memory migration to a re-read entry, using the ids the index assigned. */
-export function migrateEntryObject(o: Record<string, unknown>, rec: EntryRec, version: number): Record<string, unknown> {
+function migrateEntryObject(o: Record<string, unknown>, rec: EntryRec, version: number): Record<string, unknown> {
   // JS comparison semantics on purpose: pi compares `header.version ?? 1` with numbers the same way.
   if ((version as unknown as number) < 2) {
     o.id = rec.id;

@@ -93,41 +93,6 @@ export interface EntryRec {
   summaryEmpty?: boolean;
 }
 
-/**
- * The EntryRec fields a skeleton load (`loadSession(..., { detail: "skeleton" })`) fills exactly as a full load
- * does: the position fields, id, parentId, type, timestamp, time; `role` and `hasMessage` of message entries;
- * compaction `tokensBefore` and `firstKeptEntryId` (`firstKeptEntryIndex` for v1 files, which are always read in
- * full); branch_summary `fromId` and `summaryEmpty`; label `targetId` and `labelText`; context_edit `targetId`; session_info `name`;
- * model_change `provider` and `model`; thinking_level_change `thinkingLevel`; custom and custom_message
- * `customType` (provider, model and customType only for those entry types). Every other field (text, hasText, toolNames, toolCallIds, toolCallId, toolName, isError,
- * stopReason, errorMessage, usage, a message's provider/model/customType) may be missing in a skeleton record.
- */
-export const SKELETON_FIELDS: readonly (keyof EntryRec)[] = [
-  "index",
-  "line",
-  "offset",
-  "length",
-  "id",
-  "parentId",
-  "type",
-  "timestamp",
-  "time",
-  "role",
-  "hasMessage",
-  "tokensBefore",
-  "firstKeptEntryId",
-  "firstKeptEntryIndex",
-  "fromId",
-  "summaryEmpty",
-  "targetId",
-  "labelText",
-  "name",
-  "thinkingLevel",
-  "customType",
-  "provider",
-  "model",
-];
-
 /** The header line as read: what discovery reads from a first line, plus any keys later pi versions add. */
 export interface Header extends HeaderInfo {
   type: "session";

@@ -1,13 +1,8 @@
-import { diag } from "../model/codes.js";
+import { isObject, type Obj } from "../model/json.js";
 import type { Session } from "../model/session.js";
 import { BLOCK_ONLY_ROLES, EDITABLE_ROLES, KNOWN_ROLES } from "../model/roles.js";
 import type { Diagnostic, EntryRec } from "../model/types.js";
-
-type Obj = Record<string, unknown>;
-
-function isObj(v: unknown): v is Obj {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
+import { firstKeptProblem, messageMissing, toolCallUnanswered, toolResultOrphan, unknownRole } from "./problems.js";
 
 /** pi's `new Date(entry.timestamp).getTime()`, with the Date constructor's own coercions (null → 0, junk → NaN). */
 function entryTime(ts: unknown): number {
@@ -15,7 +10,7 @@ function entryTime(ts: unknown): number {
 }
 
 /** What became of a `context_edit` on the path, in the words of pi 1.6.0's own projection. */
-export type EditStatus =
+type EditStatus =
   /** The latest edit of its target among the context entries, and the target is one of them. */
   | "applied"
   /** A later edit of the same target among the context entries wins. */
@@ -27,7 +22,7 @@ export type EditStatus =
   /** The target exists but is not among the context entries (another branch, or summarized away). */
   | "target-outside-context";
 
-export interface EditOnPath {
+interface EditOnPath {
   edit: EntryRec;
   /** The entry the edit names (pi's rule: last duplicate wins), or null. */
   target: EntryRec | null;
@@ -124,7 +119,6 @@ export function buildContext(session: Session, path: EntryRec[], read: (rec: Ent
     }
     return o;
   };
-  const idArg = (rec: EntryRec) => (rec.id === undefined ? {} : { entryId: rec.id });
   const broken = new Set<EntryRec>();
 
   let thinkingLevel: unknown = "off";
@@ -144,7 +138,7 @@ export function buildContext(session: Session, path: EntryRec[], read: (rec: Ent
         const m = body(rec).message;
         if (m === null || m === undefined) {
           broken.add(rec);
-          problems.push(diag("message-missing", file, rec.line, { found: m === null ? "null" : "none" }, idArg(rec)));
+          problems.push(messageMissing(file, rec, m));
           break;
         }
         const mo = m as Obj;
@@ -176,12 +170,7 @@ export function buildContext(session: Session, path: EntryRec[], read: (rec: Ent
     }
     for (let i = cIdx + 1; i < path.length; i++) contextEntries.push(path[i] as EntryRec);
     if (!keptFrom && typeof firstKept === "string" && firstKept !== cid) {
-      const target = session.byId.get(firstKept);
-      problems.push(
-        target
-          ? diag("first-kept-off-path", file, compaction.line, { firstKeptEntryId: firstKept, targetLine: target.line }, idArg(compaction))
-          : diag("first-kept-missing", file, compaction.line, { firstKeptEntryId: firstKept }, idArg(compaction)),
-      );
+      problems.push(firstKeptProblem(file, compaction, firstKept, session.byId.get(firstKept)));
     }
   }
 
@@ -243,12 +232,9 @@ export function buildContext(session: Session, path: EntryRec[], read: (rec: Ent
 
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i];
-    const role = isObj(m) ? m.role : undefined;
+    const role = isObject(m) ? m.role : undefined;
     if (typeof role !== "string" || !KNOWN_ROLES.has(role)) {
-      const rec = sources[i] as EntryRec;
-      problems.push(
-        diag("unknown-role", file, rec.line, { role: typeof role === "string" ? role : (JSON.stringify(role) ?? "none") }, idArg(rec)),
-      );
+      problems.push(unknownRole(file, sources[i] as EntryRec, role));
     }
   }
 
@@ -269,7 +255,7 @@ export function buildContext(session: Session, path: EntryRec[], read: (rec: Ent
 }
 
 /** Which tool results answer which tool calls, within the context's messages. */
-export interface ToolPairing {
+interface ToolPairing {
   /** Key `${messageIndex}:${blockIndex}` of a toolCall block → index of the answering toolResult message. */
   resultOf: Map<string, number>;
   /** Indexes of toolResult messages that answer a call (shown under it). */
@@ -288,10 +274,10 @@ export function pairToolCalls(messages: readonly unknown[]): ToolPairing {
   const orphans = new Set<number>();
   const allCalls: string[] = [];
   messages.forEach((m, i) => {
-    if (!isObj(m)) return;
+    if (!isObject(m)) return;
     if (m.role === "assistant" && Array.isArray(m.content)) {
       m.content.forEach((b, j) => {
-        if (!isObj(b) || b.type !== "toolCall") return;
+        if (!isObject(b) || b.type !== "toolCall") return;
         const key = `${i}:${j}`;
         allCalls.push(key);
         const id = String(b.id);
@@ -319,29 +305,13 @@ export function toolProblems(session: Session, ctx: SessionContext, pairing: Too
   for (const i of pairing.orphans) {
     const m = ctx.messages[i] as Obj;
     const rec = ctx.sources[i] as EntryRec;
-    out.push(
-      diag(
-        "tool-result-orphan",
-        session.file,
-        rec.line,
-        { toolCallId: String(m.toolCallId), toolName: typeof m.toolName === "string" ? m.toolName : null },
-        rec.id ? { entryId: rec.id } : {},
-      ),
-    );
+    out.push(toolResultOrphan(session.file, rec, String(m.toolCallId), typeof m.toolName === "string" ? m.toolName : null));
   }
   for (const key of pairing.unanswered) {
     const [mi, bi] = key.split(":").map(Number) as [number, number];
     const block = ((ctx.messages[mi] as Obj).content as unknown[])[bi] as Obj;
     const rec = ctx.sources[mi] as EntryRec;
-    out.push(
-      diag(
-        "tool-call-unanswered",
-        session.file,
-        rec.line,
-        { toolCallId: String(block.id), name: String(block.name) },
-        rec.id ? { entryId: rec.id } : {},
-      ),
-    );
+    out.push(toolCallUnanswered(session.file, rec, String(block.id), String(block.name)));
   }
   return out.sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
 }
@@ -351,7 +321,7 @@ function textLen(content: unknown, imageChars: number): number {
   if (!Array.isArray(content)) return 0;
   let n = 0;
   for (const b of content) {
-    if (!isObj(b)) continue;
+    if (!isObject(b)) continue;
     if (b.type === "text" && typeof b.text === "string") n += b.text.length;
     else if (b.type === "image") n += imageChars;
   }
@@ -359,8 +329,8 @@ function textLen(content: unknown, imageChars: number): number {
 }
 
 /** Characters/4, as pi's own estimate counts them (images as 4,800 characters). */
-export function estimateMessageTokens(m: unknown): number {
-  if (!isObj(m)) return 0;
+function estimateMessageTokens(m: unknown): number {
+  if (!isObject(m)) return 0;
   let chars = 0;
   switch (m.role) {
     case "user":
@@ -369,7 +339,7 @@ export function estimateMessageTokens(m: unknown): number {
     case "assistant":
       if (Array.isArray(m.content)) {
         for (const b of m.content) {
-          if (!isObj(b)) continue;
+          if (!isObject(b)) continue;
           if (b.type === "text" && typeof b.text === "string") chars += b.text.length;
           else if (b.type === "thinking" && typeof b.thinking === "string") chars += b.thinking.length;
           else if (b.type === "toolCall") chars += String(b.name ?? "").length + (JSON.stringify(b.arguments) ?? "").length;
@@ -391,7 +361,7 @@ export function estimateMessageTokens(m: unknown): number {
   return Math.ceil(chars / 4);
 }
 
-export interface ContextSize {
+interface ContextSize {
   tokens: number;
   /** How: the last usable assistant usage plus an estimate of what follows it, or an estimate throughout. */
   method: "usage+estimate" | "estimate";
@@ -404,7 +374,7 @@ export interface ContextSize {
  * failed turn, plus characters/4 for the messages after it. A usage from before the compaction summary counted a
  * longer history, so only usages after the compaction count.
  */
-export function contextSize(ctx: SessionContext, path: readonly EntryRec[]): ContextSize {
+function contextSize(ctx: SessionContext, path: readonly EntryRec[]): ContextSize {
   const { messages } = ctx;
   let floor = 0;
   if (ctx.compaction) {
@@ -420,7 +390,7 @@ export function contextSize(ctx: SessionContext, path: readonly EntryRec[]): Con
   }
   for (let i = messages.length - 1; i >= floor; i--) {
     const m = messages[i];
-    if (!isObj(m) || m.role !== "assistant" || m.stopReason === "aborted" || m.stopReason === "error" || !isObj(m.usage)) continue;
+    if (!isObject(m) || m.role !== "assistant" || m.stopReason === "aborted" || m.stopReason === "error" || !isObject(m.usage)) continue;
     const u = m.usage;
     const n = (k: string) => (typeof u[k] === "number" ? (u[k] as number) : 0);
     let tokens = n("totalTokens") || n("input") + n("output") + n("cacheRead") + n("cacheWrite");
@@ -522,7 +492,7 @@ function base64Bytes(data: unknown): number {
 /** Tool-call arguments on one line: `key=value` pairs, values as JSON, cut to `max` characters. */
 export function compactArgs(args: unknown, max: number): string {
   let s: string;
-  if (isObj(args))
+  if (isObject(args))
     s = Object.entries(args)
       .map(([k, v]) => `${k}=${JSON.stringify(v) ?? "undefined"}`)
       .join(" ");
@@ -535,7 +505,7 @@ function contentParts(content: unknown, maxLines: number): Part[] {
   if (!Array.isArray(content)) return content === undefined ? [] : [{ kind: "other", type: typeof content }];
   const parts: Part[] = [];
   for (const b of content) {
-    if (!isObj(b)) parts.push({ kind: "other", type: b === null ? "null" : typeof b });
+    if (!isObject(b)) parts.push({ kind: "other", type: b === null ? "null" : typeof b });
     else if (b.type === "text") parts.push({ kind: "text", ...cutLines(String(b.text ?? ""), maxLines) });
     else if (b.type === "image") parts.push({ kind: "image", mimeType: String(b.mimeType ?? "image/?"), bytes: base64Bytes(b.data) });
     else parts.push({ kind: "other", type: String(b.type) });
@@ -570,7 +540,7 @@ export function describeContext(
   };
   /** `i`: the message's index in the context, or -1 for one the model never saw in this form (no call pairing). */
   const describeMessage = (m: unknown, rec: EntryRec, i: number): DisplayMessage => {
-    const o: Obj = isObj(m) ? m : {};
+    const o: Obj = isObject(m) ? m : {};
     const role = typeof o.role === "string" ? o.role : "?";
     const d: DisplayMessage = { index: i, line: rec.line, id: rec.id ?? null, role, time: Number(o.timestamp), notes: [], parts: [] };
     if (typeof o.timestamp !== "number") d.time = NaN;
@@ -580,7 +550,7 @@ export function describeContext(
         if (typeof o.stopReason === "string" && o.stopReason !== "stop" && o.stopReason !== "toolUse") d.notes.push(o.stopReason);
         const blocks = Array.isArray(o.content) ? o.content : [];
         blocks.forEach((b, j) => {
-          if (!isObj(b)) {
+          if (!isObject(b)) {
             d.parts.push({ kind: "other", type: b === null ? "null" : typeof b });
           } else if (b.type === "text") {
             if (b.text !== "") d.parts.push({ kind: "text", text: String(b.text ?? ""), cut: 0 });
@@ -633,7 +603,7 @@ export function describeContext(
       case "system": {
         // The first system message holds the prompt and tools; later ones patch sections (null removes one).
         d.parts = contentParts(o.content, 0).filter((p) => p.kind !== "text" || p.text !== "");
-        if (isObj(o.sections)) {
+        if (isObject(o.sections)) {
           for (const [name, text] of Object.entries(o.sections)) {
             d.parts.push({
               kind: "text",
@@ -642,13 +612,13 @@ export function describeContext(
             });
           }
         }
-        const names = (v: unknown) => (Array.isArray(v) ? v.map((t) => String(isObj(t) ? t.name : t)).join(", ") : "");
+        const names = (v: unknown) => (Array.isArray(v) ? v.map((t) => String(isObject(t) ? t.name : t)).join(", ") : "");
         if (names(o.toolsAdded)) d.notes.push(`tools added: ${names(o.toolsAdded)}`);
         if (names(o.toolsRemoved)) d.notes.push(`tools removed: ${names(o.toolsRemoved)}`);
         break;
       }
       default:
-        d.notes.push(isObj(m) ? "unknown role, pi does not send it" : `not a message object (${m === null ? "null" : typeof m})`);
+        d.notes.push(isObject(m) ? "unknown role, pi does not send it" : `not a message object (${m === null ? "null" : typeof m})`);
         d.parts.push({ kind: "text", text: JSON.stringify(m) ?? "", cut: 0 });
     }
     return d;

@@ -1,3 +1,4 @@
+import { isObject } from "../model/json.js";
 import { basename, dirname, isAbsolute, join, normalize } from "node:path";
 import { forkParentRef } from "../io/discover.js";
 import type { SessionContext } from "./context.js";
@@ -10,9 +11,9 @@ import { computeStats, type EntryStats } from "./stats.js";
  * How two paths are lined up: `same-file` by entry identity; `id` by entry id (a `/fork` copies the path with its
  * ids); `content` by what the entries say (role and text), for files that share no ids.
  */
-export type Align = "same-file" | "id" | "content";
+type Align = "same-file" | "id" | "content";
 
-export type Reader = (rec: EntryRec) => Record<string, unknown>;
+type Reader = (rec: EntryRec) => Record<string, unknown>;
 
 /** One side of a diff as given: a session and a leaf in it (null for a session without entries). */
 export interface SideInput {
@@ -21,7 +22,7 @@ export interface SideInput {
   read: Reader;
 }
 
-export type SidePath = { ok: true; path: EntryRec[] } | { ok: false; leaf: EntryRec; cycle: EntryRec[] };
+type SidePath = { ok: true; path: EntryRec[] } | { ok: false; leaf: EntryRec; cycle: EntryRec[] };
 
 /** Root → leaf, or the cycle the walk runs into; an empty path for no leaf. */
 export function sidePath(session: Session, leaf: EntryRec | null): SidePath {
@@ -43,7 +44,7 @@ export interface DiffSide {
 }
 
 /** The paths share a base and both divergent parts start with a user message: the same point was asked again. */
-export interface ReAsk {
+interface ReAsk {
   left: EntryRec;
   right: EntryRec;
   /** The two prompts say the same (role and text). */
@@ -59,16 +60,12 @@ export interface PathDiff {
   same: boolean;
 }
 
-function isObj(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
 /** Every text block of a content value, joined by newlines (a string content as is). */
-export function fullText(content: unknown): string {
+function fullText(content: unknown): string {
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return "";
   const parts: string[] = [];
-  for (const b of content) if (isObj(b) && b.type === "text" && typeof b.text === "string") parts.push(b.text);
+  for (const b of content) if (isObject(b) && b.type === "text" && typeof b.text === "string") parts.push(b.text);
   return parts.join("\n");
 }
 
@@ -76,13 +73,13 @@ function toolCalls(content: unknown): [string, unknown][] {
   if (!Array.isArray(content)) return [];
   const out: [string, unknown][] = [];
   for (const b of content)
-    if (isObj(b) && b.type === "toolCall") out.push([typeof b.name === "string" ? b.name : "?", b.arguments ?? null]);
+    if (isObject(b) && b.type === "toolCall") out.push([typeof b.name === "string" ? b.name : "?", b.arguments ?? null]);
   return out;
 }
 
 /** What a message says, without ids or timestamps: the key for lining up messages by content. */
-export function messageKey(m: unknown): string {
-  if (!isObj(m)) return JSON.stringify(["?", m ?? null]);
+function messageKey(m: unknown): string {
+  if (!isObject(m)) return JSON.stringify(["?", m ?? null]);
   const role = typeof m.role === "string" ? m.role : "?";
   switch (role) {
     case "user":
@@ -157,7 +154,7 @@ export function chooseAlign(left: Session, right: Session, lp: EntryRec[], rp: E
 }
 
 /** Length of the common prefix of two root-first paths under an alignment. */
-export function commonPrefix(left: SideInput, lp: EntryRec[], right: SideInput, rp: EntryRec[], align: Align): number {
+function commonPrefix(left: SideInput, lp: EntryRec[], right: SideInput, rp: EntryRec[], align: Align): number {
   const n = Math.min(lp.length, rp.length);
   let k = 0;
   if (align === "same-file") {
@@ -219,7 +216,7 @@ export interface FileSide {
   session: Session;
 }
 
-export interface ParentLink {
+interface ParentLink {
   /** Header field that names the parent. */
   field: "parentSession" | "branchedFrom";
   value: string;
@@ -237,7 +234,7 @@ export interface Lineage {
   matchedBy: "path" | "basename" | null;
 }
 
-export function parentLink(session: Session): ParentLink | null {
+function parentLink(session: Session): ParentLink | null {
   const p = forkParentRef(session.header);
   return p ? { field: p.legacy ? "branchedFrom" : "parentSession", value: p.ref } : null;
 }
@@ -278,7 +275,7 @@ export function lineageOf(left: FileSide, right: FileSide): Lineage {
 // Contexts (what the model saw)
 
 /** What `buildContext` returns; a type-only import, so this module does not load context building. */
-export type BuiltContext = SessionContext;
+type BuiltContext = SessionContext;
 
 export interface ContextItem {
   /** Position in the context's message list. */
@@ -312,8 +309,8 @@ export interface ContextDiff {
 const PREVIEW = 240;
 
 /** A one-line preview of a context message (raw text; the renderer sanitizes and cuts it). */
-export function messagePreview(m: unknown): string {
-  if (!isObj(m)) return "";
+function messagePreview(m: unknown): string {
+  if (!isObject(m)) return "";
   let text: string;
   switch (m.role) {
     case "assistant": {
@@ -339,7 +336,7 @@ export function messagePreview(m: unknown): string {
 }
 
 function roleOf(m: unknown): string {
-  return isObj(m) && typeof m.role === "string" ? m.role : "?";
+  return isObject(m) && typeof m.role === "string" ? m.role : "?";
 }
 
 /**

@@ -1,4 +1,4 @@
-import { isObject } from "../model/extract.js";
+import { isObject } from "../model/json.js";
 import { readEntry, type Session } from "../model/session.js";
 
 /**
@@ -16,7 +16,7 @@ export interface GrepQuery {
 }
 
 /** One searchable text of an entry; `field` names where it came from. */
-export interface Field {
+interface Field {
   field: "text" | "thinking" | "toolCall" | "toolResult" | "bash" | "summary" | "name" | "label" | "custom" | "edit";
   text: string;
 }
@@ -61,7 +61,7 @@ function blocksText(content: unknown, out: Field[], field: Field["field"]): void
 }
 
 /** The searchable texts of a (migrated) entry object, in reading order. */
-export function entryFields(o: Record<string, unknown>): Field[] {
+function entryFields(o: Record<string, unknown>): Field[] {
   const out: Field[] = [];
   switch (o.type) {
     case "message": {
@@ -117,12 +117,7 @@ export function entryFields(o: Record<string, unknown>): Field[] {
 }
 
 /** Up to `context` characters each side of [start, end), cut at the text's ends; "…" marks a cut. */
-export function snippetAround(
-  text: string,
-  start: number,
-  end: number,
-  context = 60,
-): { snippet: string; matchStart: number; matchEnd: number } {
+function snippetAround(text: string, start: number, end: number, context = 60): { snippet: string; matchStart: number; matchEnd: number } {
   let from = Math.max(0, start - context);
   let to = Math.min(text.length, end + context);
   // Do not split a surrogate pair.
@@ -138,7 +133,7 @@ function isLowSurrogate(c: number): boolean {
 }
 
 /** The first match in an entry's fields, or null. The regex must not be global or sticky. */
-export function matchFields(
+function matchFields(
   fields: Field[],
   q: GrepQuery,
 ): { field: Field["field"]; snippet: string; matchStart: number; matchEnd: number } | null {

@@ -38,7 +38,7 @@ export function leafRecs(session: Session): EntryRec[] {
   return out;
 }
 
-export interface LeafInfo {
+interface LeafInfo {
   rec: EntryRec;
   /** Entries above it (0 for a root): the path has depth + 1 entries. */
   depth: number;
@@ -63,12 +63,12 @@ export interface LeafInfo {
   cycle: boolean;
 }
 
-export interface BranchPoint {
+interface BranchPoint {
   rec: EntryRec;
   children: number;
 }
 
-export interface TreeShape {
+interface TreeShape {
   roots: EntryRec[];
   branchPoints: BranchPoint[];
   /** Deepest entry's depth (0 when every entry is a root); -1 for a session without entries. */
@@ -76,7 +76,7 @@ export interface TreeShape {
   leaves: LeafInfo[];
 }
 
-export interface ShapeOptions {
+interface ShapeOptions {
   /** Entries (by index) whose usage is left out of the sums: copied fork entries. */
   exclude?: Uint8Array;
 }

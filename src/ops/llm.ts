@@ -1,12 +1,12 @@
 type Obj = Record<string, unknown>;
 
 export const COMPACTION_PREFIX = "The conversation history before this point was compacted into the following summary:\n\n<summary>\n";
-export const COMPACTION_SUFFIX = "\n</summary>";
+const COMPACTION_SUFFIX = "\n</summary>";
 export const BRANCH_PREFIX = "The following is a summary of a branch that this conversation came back from:\n\n<summary>\n";
-export const BRANCH_SUFFIX = "</summary>";
+const BRANCH_SUFFIX = "</summary>";
 
 /** The user text pi sends for a `!cmd` run. */
-export function bashText(m: Obj): string {
+function bashText(m: Obj): string {
   let text = `Ran \`${String(m.command)}\`\n`;
   text += m.output ? `\`\`\`\n${String(m.output)}\n\`\`\`` : "(no output)";
   if (m.cancelled) text += "\n\n(command cancelled)";
@@ -48,7 +48,7 @@ function convertOne(m: unknown): unknown {
   }
 }
 
-export interface LlmMapped {
+interface LlmMapped {
   messages: unknown[];
   /** from[i] is the index, in the input, of the message llm message i came from. */
   from: number[];

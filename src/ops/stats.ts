@@ -1,3 +1,4 @@
+import { isObject } from "../model/json.js";
 import type { EntryRec, Usage } from "../model/types.js";
 import { spendOf } from "./totals.js";
 
@@ -55,7 +56,7 @@ const CHANGE_TOOLS: ReadonlySet<string> = new Set([
 ]);
 const PATH_ARGS = ["path", "file_path", "filePath", "file"] as const;
 
-export type FileAccess = "read" | "changed";
+type FileAccess = "read" | "changed";
 
 /** Whether a tool call reads or changes the file its path argument names; undefined for other tools. */
 export function fileAccessOf(toolName: string): FileAccess | undefined {
@@ -65,24 +66,20 @@ export function fileAccessOf(toolName: string): FileAccess | undefined {
   return undefined;
 }
 
-function isObj(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
 /** The tool calls of a whole assistant entry (as readEntry returns it): name and arguments. */
-export function toolCallsOf(entry: Record<string, unknown>): { name: string; arguments: unknown }[] {
+function toolCallsOf(entry: Record<string, unknown>): { name: string; arguments: unknown }[] {
   const m = entry.message;
-  if (!isObj(m) || !Array.isArray(m.content)) return [];
+  if (!isObject(m) || !Array.isArray(m.content)) return [];
   const out: { name: string; arguments: unknown }[] = [];
   for (const b of m.content) {
-    if (isObj(b) && b.type === "toolCall") out.push({ name: typeof b.name === "string" ? b.name : "?", arguments: b.arguments });
+    if (isObject(b) && b.type === "toolCall") out.push({ name: typeof b.name === "string" ? b.name : "?", arguments: b.arguments });
   }
   return out;
 }
 
 /** The file a tool call's arguments name, if any. */
-export function pathArgument(args: unknown): string | undefined {
-  if (!isObj(args)) return undefined;
+function pathArgument(args: unknown): string | undefined {
+  if (!isObject(args)) return undefined;
   for (const k of PATH_ARGS) {
     const v = args[k];
     if (typeof v === "string" && v !== "") return v;
@@ -92,7 +89,7 @@ export function pathArgument(args: unknown): string | undefined {
 
 const round6 = (x: number): number => Math.round(x * 1e6) / 1e6;
 
-export function emptyStats(withFiles: boolean): EntryStats {
+function emptyStats(withFiles: boolean): EntryStats {
   return {
     entries: 0,
     userTurns: 0,

@@ -26,7 +26,7 @@ export interface Totals {
 }
 
 /** Where spend is recorded. */
-export type SpendSource = "assistant" | "toolResult" | "compaction" | "branch_summary" | "usage";
+type SpendSource = "assistant" | "toolResult" | "compaction" | "branch_summary" | "usage";
 
 export interface SpendKind {
   source: SpendSource;
@@ -40,7 +40,7 @@ export interface KindTotals extends SpendKind, Totals {
   entries: number;
 }
 
-export interface ModelTotals extends Totals {
+interface ModelTotals extends Totals {
   provider: string;
   model: string;
   /** Assistant messages of this model (with or without usage). */
@@ -49,7 +49,7 @@ export interface ModelTotals extends Totals {
   byKind: KindTotals[];
 }
 
-export interface CopiedSummary {
+interface CopiedSummary {
   /** Entries of the fork whose id and timestamp also occur in the parent file. */
   entries: number;
   assistantMessages: number;
@@ -70,11 +70,11 @@ export interface SessionTotals {
   copied?: CopiedSummary;
 }
 
-export function emptyTotals(): Totals {
+function emptyTotals(): Totals {
   return { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cost: 0, cacheWrite1h: 0, reasoning: 0 };
 }
 
-export function addUsage(t: Totals, u: Usage | Totals): void {
+function addUsage(t: Totals, u: Usage | Totals): void {
   t.input += u.input;
   t.output += u.output;
   t.cacheRead += u.cacheRead;
@@ -85,7 +85,7 @@ export function addUsage(t: Totals, u: Usage | Totals): void {
 }
 
 /** Cost sums carry binary-float noise; 10 decimals is far below any price granularity. */
-export function roundCost(x: number): number {
+function roundCost(x: number): number {
   return Math.round(x * 1e10) / 1e10;
 }
 
@@ -148,7 +148,7 @@ export function compareKinds(a: SpendKind, b: SpendKind): number {
 }
 
 /** Sums by kind of spend; `rows()` gives them in the documented order, costs rounded. */
-export class KindSums {
+class KindSums {
   // source → kind → row: no key string is built per entry.
   private readonly map = new Map<SpendSource, Map<string | null, KindTotals>>();
 
@@ -212,7 +212,7 @@ function setsModel(rec: EntryRec): boolean {
  * on its path; null when there is none or the path runs into a parent cycle. Walks up only as far as needed and
  * remembers every entry it passed, so asking for every entry is still linear.
  */
-export function modelSetter(session: Session): (rec: EntryRec) => EntryRec | null {
+function modelSetter(session: Session): (rec: EntryRec) => EntryRec | null {
   const UNKNOWN = -2;
   const ON_WALK = -3;
   const at = new Int32Array(session.entries.length).fill(UNKNOWN);
@@ -242,7 +242,7 @@ export function modelSetter(session: Session): (rec: EntryRec) => EntryRec | nul
   };
 }
 
-export interface ModelRef {
+interface ModelRef {
   provider: string;
   model: string;
 }
@@ -256,7 +256,7 @@ export interface ModelRef {
  * since pi 0.84 `fromId` is the leaf that was left (before, it was the entry branched to, which sits on the
  * summary's own path); otherwise at the summary itself. No model anywhere above: "?"/"?".
  */
-export function spendModels(session: Session): (rec: EntryRec) => ModelRef {
+function spendModels(session: Session): (rec: EntryRec) => ModelRef {
   let setterOf: ((rec: EntryRec) => EntryRec | null) | undefined;
   const unknown: ModelRef = { provider: "?", model: "?" };
   return (rec) => {
@@ -341,7 +341,7 @@ export function sessionTotals(session: Session, copied?: Uint8Array, includeCopi
   return out;
 }
 
-export interface SessionFacts {
+interface SessionFacts {
   entries: number;
   byType: Record<string, number>;
   byRole: Record<string, number>;

@@ -187,7 +187,7 @@ function depthOf(tree: SessionTree, rec: EntryRec): number {
   return cur && (tree.nodes[cur.index] as TreeNode).cycleCut ? d + 1 : d;
 }
 
-export interface Gutter {
+interface Gutter {
   position: number;
   show: boolean;
 }

@@ -1,7 +1,7 @@
 import type { EntryRec } from "../model/types.js";
 
 /** `entries[i]` of `context --json`: the entry behind messages[i] and, for an edited message, the context_edit. */
-export interface ContextEntryRef {
+interface ContextEntryRef {
   id: string | null;
   line: number;
   type: string;

@@ -20,7 +20,7 @@ export function formatBytes(n: number): string {
   return `${(n / (1024 * 1024)).toFixed(1)} MB`;
 }
 
-export function refText(line: number, id: string | null): string {
+function refText(line: number, id: string | null): string {
   return id === null ? `line ${line}` : `line ${line} (${sanitizeLine(id.length > 8 ? id.slice(0, 8) : id)})`;
 }
 
@@ -74,7 +74,7 @@ export function titleParts(m: DisplayMessage): string[] {
   return out;
 }
 
-export interface ContextTextOptions {
+interface ContextTextOptions {
   style: Style;
 }
 

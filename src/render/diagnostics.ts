@@ -1,12 +1,12 @@
-import type { DiagArg, Diagnostic } from "../model/types.js";
+import { type Code, type CodeArgs, isCode } from "../model/codes.js";
+import type { Diagnostic } from "../model/types.js";
 import { sanitizeLine } from "./sanitize.js";
 
-type Args = Record<string, DiagArg>;
 /** A template names args as {name}; a function picks between wordings where the args call for it. */
-type Template = string | ((args: Args) => string);
+type Template<C extends Code> = string | ((args: CodeArgs[C]) => string);
 
 /** The one place where a diagnostic becomes words: one template per code. */
-const MESSAGES: Record<string, Template> = {
+const MESSAGES = {
   "malformed-json": "line is not valid JSON ({reason}); pi drops it silently",
   "non-object-line": "line holds a JSON {kind}, not an object; pi cannot use it",
   "truncated-line": "last line is cut off mid-JSON ({reason}), as a crash or full disk leaves it",
@@ -81,10 +81,20 @@ const MESSAGES: Record<string, Template> = {
   "unknown-entry-type": "unknown entry type {type}",
   "schema-violation": "{path} {message}",
   "unknown-key": "unknown key {key} at {path} (not in {schema})",
-};
+  "leaf-no-id": "the leaf has no id; pi cannot address it (asked for it, pi builds the context of the last entry); showing its own path",
+  "leaf-id-reused": "id {id} is used again on line {winnerLine}; pi, asked for this id, builds the context of line {winnerLine}",
+} as const satisfies { [C in Code]: Template<C> };
+
+/** The {names} in a template: a string, or the strings a template function returns. */
+type Placeholders<T> = T extends (a: never) => infer R ? Names<R> : Names<T>;
+type Names<S> = S extends `${string}{${infer N}}${infer R}` ? N | Names<R> : never;
+/** Per code, the names its string template uses that its args do not have: none anywhere, or this fails to compile. */
+type UnknownNames = { [C in Code]: Exclude<Placeholders<(typeof MESSAGES)[C]>, keyof CodeArgs[C]> }[Code];
+const _namesKnown: [UnknownNames] extends [never] ? true : UnknownNames = true;
+void _namesKnown;
 
 /** A short title per code: SARIF rule descriptions and docs. */
-const TITLES: Record<string, string> = {
+const TITLES: Record<Code, string> = {
   "malformed-json": "Line is not valid JSON",
   "non-object-line": "Line is valid JSON but not an object",
   "truncated-line": "Last line is cut off",
@@ -133,6 +143,8 @@ const TITLES: Record<string, string> = {
   "unknown-entry-type": "Unknown entry type",
   "schema-violation": "Schema violation",
   "unknown-key": "Key not in the schema",
+  "leaf-no-id": "Leaf without an id",
+  "leaf-id-reused": "Leaf id used again by a later entry",
 };
 
 function argText(v: unknown): string {
@@ -144,18 +156,15 @@ function argText(v: unknown): string {
 
 /** The human message for a diagnostic, from its code and args. */
 export function formatMessage(d: Diagnostic): string {
-  const t = MESSAGES[d.code];
+  // diag() gave these args the code's type.
+  const t = (isCode(d.code) ? MESSAGES[d.code] : undefined) as string | ((a: unknown) => string) | undefined;
   const template = t === undefined ? d.code : typeof t === "string" ? t : t(d.args);
   return template.replace(/\{(\w+)\}/g, (_, name: string) => argText(d.args[name]));
 }
 
-export function hasTemplate(code: string): boolean {
-  return Object.hasOwn(MESSAGES, code);
-}
-
-/** The short title of a code (the code itself when it has none). */
+/** The short title of a code (the code itself when it is not one). */
 export function codeTitle(code: string): string {
-  return TITLES[code] ?? code;
+  return isCode(code) ? TITLES[code] : code;
 }
 
 /** A diagnostic as one stderr line, `FILE:LINE: SEVERITY CODE: message` (the line left out when there is none). */

@@ -22,7 +22,7 @@ export interface DiffTextOptions {
 /** Narrowest width for side-by-side output; below it, unified output is used. */
 export const SIDE_BY_SIDE_MIN = 100;
 /** Width assumed for side-by-side output when the terminal width is unknown (a pipe). */
-export const SIDE_BY_SIDE_DEFAULT = 160;
+const SIDE_BY_SIDE_DEFAULT = 160;
 
 const FILE_LIST_MAX = 8;
 
@@ -37,7 +37,7 @@ function groupDigits(n: number): string {
   return (neg ? "-" : "") + out;
 }
 
-export function formatDuration(ms: number | null): string {
+function formatDuration(ms: number | null): string {
   if (ms === null) return "-";
   const total = Math.round(ms / 1000);
   const h = Math.floor(total / 3600);
@@ -66,7 +66,7 @@ function toolList(s: EntryStats): string {
 }
 
 /** The per-side summary table (cli-table3), colour only in the header. */
-export function statsTable(left: EntryStats, right: EntryStats, style: Style, heads: [string, string] = ["left", "right"]): string {
+function statsTable(left: EntryStats, right: EntryStats, style: Style, heads: [string, string] = ["left", "right"]): string {
   const table = new Table({
     head: ["", style.bold(heads[0]), style.bold(heads[1])],
     style: { head: [], border: [], compact: true },

@@ -13,7 +13,7 @@ export function formatTokens(n: unknown): string {
 }
 
 /** A one-line description of an entry: a coloured tag and the sanitized preview text, kept apart for fitting. */
-export interface EntryLine {
+interface EntryLine {
   /** Plain tag text ("user:", "[compaction: 1.2k tokens]"), coloured with `tagColor`. */
   tag: string;
   tagColor: (s: string) => string;

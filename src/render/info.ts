@@ -14,7 +14,7 @@ import {
 import { sanitizeLine } from "./sanitize.js";
 import type { Style } from "./style.js";
 
-export interface Ref {
+interface Ref {
   id: string | null;
   line: number;
 }

@@ -2,7 +2,7 @@ import { fmtTime } from "./info-format.js";
 import { sanitize, sanitizeLine } from "./sanitize.js";
 import type { Style } from "./style.js";
 
-export interface ShowRef {
+interface ShowRef {
   id: string | null;
   line: number;
 }

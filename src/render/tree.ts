@@ -20,7 +20,7 @@ function prefixOf(row: Row): string {
   return chars.join("");
 }
 
-export interface TreeTextOptions {
+interface TreeTextOptions {
   style: Style;
   /** Terminal columns; undefined for no cutting. */
   width: number | undefined;

@@ -6,7 +6,7 @@ import { codeTitle, formatMessage } from "./diagnostics.js";
 
 const LEVEL: Record<Severity, string> = { error: "error", warning: "warning", info: "note" };
 
-export interface SarifTool {
+interface SarifTool {
   version: string;
   /** Every code with its severity, in registry order: the SARIF rules. */
   codes: readonly (readonly [string, Severity])[];

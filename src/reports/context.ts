@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import { cwdFolderName, findSessionsById, mostRecentSession, sessionsDir, type PiEnv } from "../io/discover.js";
+import { diag } from "../model/codes.js";
 import { readEntry, type Session } from "../model/session.js";
 import type { Diagnostic, EntryRec } from "../model/types.js";
 import { buildContext, describeContext, pairToolCalls, toolProblems, type SessionContext } from "../ops/context.js";
@@ -49,9 +50,6 @@ export interface ContextOptions {
   display?: { thinking: boolean; maxOutput: number; showEdits?: boolean };
 }
 
-/** Why the context at this leaf may not be the one pi shows for "the same" leaf, which pi addresses by id. */
-export type LeafNote = { kind: "no-id" } | { kind: "id-reused"; id: string; winnerLine: number };
-
 export interface ContextData {
   file: string;
   leaf: EntryRec;
@@ -66,15 +64,17 @@ export interface ContextData {
     editedBy: readonly (EntryRec | undefined)[];
     display?: ReturnType<typeof describeContext>;
   } | null;
-  note: LeafNote | null;
+  /** Why the context at this leaf may not be the one pi shows for "the same" leaf, which pi addresses by id. */
+  note: Diagnostic | null;
   /** Problems of the context itself (tool pairing, …), by line. */
   problems: Diagnostic[];
 }
 
-function leafNote(session: Session, leaf: EntryRec): LeafNote | null {
-  if (leaf.id === undefined) return { kind: "no-id" };
+function leafNote(session: Session, leaf: EntryRec): Diagnostic | null {
+  if (leaf.id === undefined) return diag("leaf-no-id", session.file, leaf.line, {});
   const winner = session.byId.get(leaf.id);
-  if (winner && winner !== leaf) return { kind: "id-reused", id: leaf.id, winnerLine: winner.line };
+  if (winner && winner !== leaf)
+    return diag("leaf-id-reused", session.file, leaf.line, { id: leaf.id, winnerLine: winner.line }, { entryId: leaf.id });
   return null;
 }
 

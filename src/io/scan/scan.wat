@@ -1,5 +1,5 @@
-;; String-content scanner for the skeleton loader (src/model/skeleton.ts), 16 bytes at a time with SIMD.
-;; Rebuild src/model/scan-wasm.ts from this file with `npm run build:wasm`.
+;; String-content scanner for the skeleton loader (src/io/scan/skeleton.ts), 16 bytes at a time with SIMD.
+;; Rebuild src/io/scan/wasm.ts from this file with `npm run build:wasm`.
 ;;
 ;; scan(q, end): memory[q, end) holds a JSON string's content from just after its opening quote to the end of the
 ;; line. Finds the closing quote, checking the content exactly as JSON.parse does: no raw byte below 0x20, only the

@@ -37,12 +37,12 @@ export interface RawLine {
  * chunk is reused afterwards). `flags` holds LINE_CRLF, LINE_UNTERMINATED and LINE_INVALID_UTF8. No object is made
  * per line.
  */
-export type ByteLineSink = (buf: Buffer, start: number, end: number, line: number, offset: number, flags: number) => void;
+type ByteLineSink = (buf: Buffer, start: number, end: number, line: number, offset: number, flags: number) => void;
 export const LINE_CRLF = 1;
 export const LINE_UNTERMINATED = 2;
 export const LINE_INVALID_UTF8 = 4;
 
-export interface SplitterOptions {
+interface SplitterOptions {
   /**
    * Decode `text` only when it is first read, from `bytes` (which must then be read during the sink call). Lets a
    * consumer look at the bytes of a long line without decoding it.
@@ -76,7 +76,7 @@ export interface LineSourceFacts {
   finalNewline: boolean;
 }
 
-export type LineSink = (line: RawLine) => void;
+type LineSink = (line: RawLine) => void;
 
 const NL = 0x0a;
 const CR = 0x0d;

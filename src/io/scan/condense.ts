@@ -9,44 +9,29 @@
  * at least KEEP_UNITS UTF-16 code units. What is kept is parsed by JSON.parse itself, so everything outside the
  * dropped bytes (structure, numbers, literals, escapes in the kept prefix) is validated by it.
  *
- * Which strings may be shortened: never a key, never the value of a key in FULL_KEYS (or anything nested under
- * one), never a string whose kept prefix could be all white space (so `trim()` tests keep their answer). The
- * index (src/model/extract.ts) reads every other string only through a prefix of at most 240 characters.
+ * Which strings may be shortened: never a key, never the value of a protected key (or anything nested under one),
+ * never a string whose kept prefix could be all white space (so `trim()` tests keep their answer). The index
+ * protects the keys it reads whole (FULL_KEYS in src/model/fields.ts) and reads every other string only through a
+ * prefix of at most 240 characters.
  *
  * Whenever it is unsure (the line is malformed, a string never closes, a key uses escapes) it returns null and the
  * caller parses the whole line as before, which also gives the exact error message.
  */
 
-/** Keys whose string values the index keeps whole (at any depth, with everything nested under them). */
-export const FULL_KEYS: ReadonlySet<string> = new Set([
-  "type",
-  "id",
-  "parentId",
-  "timestamp",
-  "version",
-  "role",
-  "provider",
-  "model",
-  "modelId",
-  "api",
-  "stopReason",
-  "toolCallId",
-  "toolName",
-  "customType",
-  "name",
-  "fromId",
-  "targetId",
-  "firstKeptEntryId",
-  "firstKeptEntryIndex",
-  "thinkingLevel",
-  "tokensBefore",
-  "cwd",
-  "parentSession",
-  "branchedFrom",
-]);
+/** Keys whose string values are kept whole (with everything nested under them), compiled by protectedKeys. */
+export interface ProtectedKeys {
+  readonly names: ReadonlySet<string>;
+  /** Longest name: a longer key is not one of them. */
+  readonly maxLength: number;
+}
+
+export function protectedKeys(names: Iterable<string>): ProtectedKeys {
+  const set = new Set(names);
+  return { names: set, maxLength: Math.max(0, ...[...set].map((k) => k.length)) };
+}
 
 /** Bytes of a string kept when it is cut: at least 256 UTF-16 units even if every character is a \uXXXX escape. */
-export const KEEP_BYTES = 1536;
+const KEEP_BYTES = 1536;
 /** Strings of at most this many bytes (between the quotes) are never cut. */
 export const CUT_MIN_BYTES = 2048;
 /** Lines shorter than this are not worth a pre-pass. */
@@ -60,9 +45,6 @@ const HEX = new Uint8Array(256);
 for (let c = 0x30; c <= 0x39; c++) HEX[c] = 1;
 for (let c = 0x41; c <= 0x46; c++) HEX[c] = 1;
 for (let c = 0x61; c <= 0x66; c++) HEX[c] = 1;
-
-/** Longest key compared against FULL_KEYS; a longer key is not one of them. */
-const MAX_KEY = 24;
 
 let scratch: Buffer = Buffer.allocUnsafe(1 << 16);
 /** Pairs [from, to) of byte ranges to drop, reused between calls. */
@@ -99,9 +81,9 @@ function cutPoint(b: Uint8Array, from: number, to: number): number {
   return -1;
 }
 
-function isFullKey(b: Uint8Array, from: number, to: number): boolean {
+function isProtected(keys: ProtectedKeys, b: Uint8Array, from: number, to: number): boolean {
   const len = to - from;
-  if (len > MAX_KEY) return false;
+  if (len > keys.maxLength) return false;
   let s = "";
   for (let i = from; i < to; i++) {
     const c = b[i] as number;
@@ -109,14 +91,14 @@ function isFullKey(b: Uint8Array, from: number, to: number): boolean {
     if (c === BACKSLASH || c >= 0x80) return true;
     s += String.fromCharCode(c);
   }
-  return FULL_KEYS.has(s);
+  return keys.names.has(s);
 }
 
 /**
  * Returns the line's text with the tails of long strings removed, or null when nothing would be removed or the
  * line needs the ordinary parse (malformed, unusual). `b` holds exactly the line's content bytes, valid UTF-8.
  */
-export function condenseLine(b: Uint8Array): string | null {
+export function condenseLine(b: Uint8Array, keys: ProtectedKeys): string | null {
   const n = b.length;
   let p = 0;
   let depth = 0;
@@ -166,13 +148,13 @@ export function condenseLine(b: Uint8Array): string | null {
         else break;
       }
       if (r < n && b[r] === 0x3a /* : */) {
-        pendingProtect = isFullKey(b, from, q);
+        pendingProtect = isProtected(keys, b, from, q);
         p = r + 1;
         continue;
       }
-      const isProtected = pendingProtect || protAt >= 0;
+      const keep = pendingProtect || protAt >= 0;
       pendingProtect = false;
-      if (!isProtected && q - from > CUT_MIN_BYTES) {
+      if (!keep && q - from > CUT_MIN_BYTES) {
         const cut = cutPoint(b, from, q);
         if (cut >= 0) {
           if (nDrops + 2 > drops.length) {

@@ -1,0 +1,33 @@
+/**
+ * The byte scanners, behind one entry point: the two line splitters (a stream of RawLine objects, or byte ranges of
+ * one reused buffer), the pre-pass that cuts long strings out of a line (condense), and the skeleton scanner with
+ * its SIMD string scanner (wasm). They know bytes and JSON, not sessions: the keys they look for are given by the
+ * caller (src/model/fields.ts).
+ */
+export {
+  LazyLine,
+  LINE_CRLF,
+  LINE_INVALID_UTF8,
+  LINE_UNTERMINATED,
+  LineSplitter,
+  readLineBytes,
+  readLines,
+  type LineSourceFacts,
+  type RawLine,
+  type Source,
+} from "./lines.js";
+export { CONDENSE_MIN_LINE, condenseLine, protectedKeys, type ProtectedKeys } from "./condense.js";
+export {
+  type Names,
+  names,
+  scanLine,
+  skeletonKeys,
+  slotFalsy,
+  slotNamed,
+  slotStartsWith,
+  slotStr,
+  slotString,
+  slotTime,
+  slotValue,
+  type SkeletonKeys,
+} from "./skeleton.js";

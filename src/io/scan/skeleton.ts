@@ -1,0 +1,565 @@
+/**
+ * The skeleton scanner: a complete, validating byte-level JSON scanner for one JSONL line that extracts the few
+ * values the skeleton index needs (the keys src/model/fields.ts marks, compiled by skeletonKeys) without building
+ * the entry object.
+ *
+ * `scanSkeleton` accepts exactly the lines JSON.parse accepts (RFC 8259 as V8 implements it: white space is space,
+ * tab, LF and CR; numbers `-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?`; the literals true, false and null; strings with no
+ * raw byte below 0x20 and only the escapes \" \\ \/ \b \f \n \r \t \uXXXX; any nesting depth, walked without
+ * recursion; exactly one value, then only white space). The bytes must be valid UTF-8 (the caller checks).
+ *
+ * While scanning it records the byte span of the value of each top-level key it cares about, and of the keys it
+ * cares about inside one top-level object (`role` inside `message`), with JSON.parse's rule for duplicate keys (the
+ * last one wins; a later `message` discards the role found in an earlier one). Only those spans are decoded, by
+ * the slot readers below.
+ *
+ * It says "unsure" (-1) whenever a key that matters is written with escapes or the value is not an object; the
+ * caller then takes the ordinary path. Saying "not sure" is always safe; saying "valid" must be exact.
+ */
+import { SCAN_WASM } from "./wasm.js";
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/**
+ * The keys a scan records, compiled once: top-level keys get slots 0…n-1 in the order given, the keys read inside
+ * the one top-level object `nestedIn` the slots after them.
+ */
+export interface SkeletonKeys {
+  /** Top-level keys by length: [bytes, slot] pairs. */
+  readonly top: [Uint8Array, number][][];
+  /** Keys inside `nestedIn`, by length. */
+  readonly nested: [Uint8Array, number][][];
+  /** Slot of the `nestedIn` key; its object's keys fill the nested slots. */
+  readonly nestedSlot: number;
+  readonly firstNested: number;
+  readonly slots: number;
+}
+
+function byLength(keys: readonly string[], first: number): [Uint8Array, number][][] {
+  const out: [Uint8Array, number][][] = [];
+  keys.forEach((k, i) => {
+    out[k.length] ??= [];
+    (out[k.length] as [Uint8Array, number][]).push([Buffer.from(k, "latin1"), first + i]);
+  });
+  return out;
+}
+
+/** Compiles a key list for scanSkeleton: slot i is top[i], slot top.length + j is nested[j] inside top-level `nestedIn`. */
+export function skeletonKeys(top: readonly string[], nestedIn: string, nested: readonly string[]): SkeletonKeys {
+  const nestedSlot = top.indexOf(nestedIn);
+  if (nestedSlot < 0) throw new Error(`skeletonKeys: ${nestedIn} is not a top-level key`);
+  const slots = top.length + nested.length;
+  if (slots > MAX_SLOTS) throw new Error("skeletonKeys: too many keys");
+  return { top: byLength(top, 0), nested: byLength(nested, top.length), nestedSlot, firstNested: top.length, slots };
+}
+
+/** Most slots a key list may have. */
+const MAX_SLOTS = 64;
+// Value spans of the last scan, [start, end) of the whole value (a string's span includes its quotes); -1: not
+// seen. Constants of a fixed size: the hot loop reads them often.
+const spanStart = new Int32Array(MAX_SLOTS);
+const spanEnd = new Int32Array(MAX_SLOTS);
+
+// Container stack: kind (1 object, 2 array), and for the container open at each depth, the slot it fills.
+let stackKind = new Uint8Array(256);
+let stackSlot = new Int8Array(256);
+let stackStart = new Int32Array(256);
+
+// hex digit lookup: 1 for 0-9, a-f, A-F
+const HEX = new Uint8Array(256);
+for (let c = 0x30; c <= 0x39; c++) HEX[c] = 1;
+for (let c = 0x41; c <= 0x46; c++) HEX[c] = 1;
+for (let c = 0x61; c <= 0x66; c++) HEX[c] = 1;
+// valid single-character escapes: " \ / b f n r t
+const ESC = new Uint8Array(256);
+for (const c of [0x22, 0x5c, 0x2f, 0x62, 0x66, 0x6e, 0x72, 0x74]) ESC[c] = 1;
+
+/** DataView of the buffer being scanned (4 bytes at a time through string contents). */
+let viewOf: Uint8Array | null = null;
+let view: DataView = new DataView(new ArrayBuffer(0));
+
+/** Set by scanString: the string held a backslash. */
+let sawEscape = false;
+
+function growStack(): void {
+  const n = stackKind.length * 2;
+  const k = new Uint8Array(n);
+  k.set(stackKind);
+  stackKind = k;
+  const s = new Int8Array(n);
+  s.set(stackSlot);
+  stackSlot = s;
+  const st = new Int32Array(n);
+  st.set(stackStart);
+  stackStart = st;
+}
+
+/**
+ * Scans a string's content from `q` (just after the opening quote) to `end`; returns the index of the closing
+ * quote, or -1 when the string is invalid or never closes. `dv` views the same bytes as `b`.
+ */
+function scanStringJs(b: Uint8Array, dv: DataView, q: number, end: number): number {
+  let esc = false;
+  for (;;) {
+    // Four bytes at a time while none of them is a quote, a backslash or a control character.
+    let hit = 0;
+    while (q + 4 <= end) {
+      const x = dv.getInt32(q, true);
+      const xq = x ^ 0x22222222;
+      const xb = x ^ 0x5c5c5c5c;
+      hit = ((((x - 0x20202020) | 0) & ~x) | (((xq - 0x01010101) | 0) & ~xq) | (((xb - 0x01010101) | 0) & ~xb)) & 0x80808080;
+      if (hit !== 0) {
+        // The lowest flagged byte is always a real quote, backslash or control byte (false flags only appear
+        // above a real one, from the borrow), so the bytes before it are plain: skip them.
+        q += (31 - Math.clz32(hit & -hit)) >> 3;
+        break;
+      }
+      q += 4;
+    }
+    if (q >= end) return -1;
+    const d = b[q] as number;
+    if (d === QUOTE) {
+      sawEscape = esc;
+      return q;
+    }
+    if (d === BACKSLASH) {
+      esc = true;
+      if (q + 1 >= end) return -1;
+      const e = b[q + 1] as number;
+      if (e === 0x75 /* u */) {
+        if (q + 5 >= end) return -1;
+        if (
+          ((HEX[b[q + 2] as number] as number) &
+            (HEX[b[q + 3] as number] as number) &
+            (HEX[b[q + 4] as number] as number) &
+            (HEX[b[q + 5] as number] as number)) ===
+          0
+        )
+          return -1;
+        q += 6;
+        continue;
+      }
+      if (ESC[e] === 0) return -1;
+      q += 2;
+      continue;
+    }
+    if (d < 0x20) return -1;
+    q++;
+  }
+}
+
+/**
+ * The SIMD scanner (scan.wat): long lines are copied once into its memory (`toWasm`) and their strings scanned
+ * there, 16 bytes at a time. Instantiated on first use; null when WebAssembly or its SIMD is unavailable (the JS
+ * scanner then reads every line).
+ */
+interface ScanWasm {
+  memory: { readonly buffer: ArrayBuffer; grow(pages: number): number };
+  scan: (q: number, end: number) => number;
+}
+let wasm: ScanWasm | null | undefined;
+/** Buffer over the whole wasm memory (remade after it grows), and its DataView. */
+let wbuf: Buffer = Buffer.alloc(0);
+let wview: DataView = new DataView(new ArrayBuffer(0));
+/** Lines this long or longer are scanned in wasm memory. */
+let wasmMin = 4096;
+
+function loadWasm(): ScanWasm | null {
+  try {
+    // The compiler's lib has no WebAssembly types; this is the little used here.
+    const WA = (
+      globalThis as { WebAssembly?: { Module: new (bytes: Uint8Array) => object; Instance: new (m: object) => { exports: unknown } } }
+    ).WebAssembly;
+    if (WA === undefined) return null;
+    return new WA.Instance(new WA.Module(Buffer.from(SCAN_WASM, "base64"))).exports as ScanWasm;
+  } catch {
+    return null;
+  }
+}
+
+/** Copies b[start, end) to the start of wasm memory and returns the buffer over that memory, or null without wasm. */
+function toWasm(b: Uint8Array, start: number, end: number): Buffer | null {
+  if (wasm === undefined) wasm = loadWasm();
+  if (wasm === null) return null;
+  const n = end - start;
+  if (n > wbuf.length) {
+    const have = wasm.memory.buffer.byteLength;
+    if (n > have) wasm.memory.grow(Math.ceil((n - have) / 65536));
+    const ab = wasm.memory.buffer;
+    wbuf = Buffer.from(ab, 0, ab.byteLength);
+    wview = new DataView(ab);
+  }
+  wbuf.set(b.subarray(start, end), 0);
+  return wbuf;
+}
+
+/** For tests: the length from which lines are scanned in wasm memory (0: every line). Returns the previous one. */
+export function setWasmMinForTest(n: number): number {
+  const old = wasmMin;
+  wasmMin = n;
+  return old;
+}
+
+/**
+ * For tests: scans the string content at b[q, end) with the JS scanner, or through wasm on a copy of b[0, end).
+ * Returns the closing quote's index (-1: invalid or unclosed) and whether an escape was seen, or null when wasm
+ * was asked for and is unavailable.
+ */
+export function scanStringForTest(b: Uint8Array, q: number, end: number, useWasm: boolean): { q: number; esc: boolean } | null {
+  let r: number;
+  if (useWasm) {
+    const w = toWasm(b, 0, end);
+    if (w === null) return null;
+    r = scanString(w, wview, q, end);
+  } else r = scanStringJs(b, new DataView(b.buffer, b.byteOffset, b.byteLength), q, end);
+  return { q: r, esc: r >= 0 && sawEscape };
+}
+
+/**
+ * Scans a string's content from `q` (just after the opening quote) to `end`; returns the index of the closing
+ * quote, or -1 when the string is invalid or never closes; sets sawEscape. `dv` views the same bytes as `b`.
+ */
+function scanString(b: Uint8Array, dv: DataView, q: number, end: number): number {
+  if (b !== wbuf) return scanStringJs(b, dv, q, end);
+  // Short plain strings (keys, ids) end before the call into wasm would pay off.
+  const lim = Math.min(q + 24, end);
+  for (let i = q; i < lim; i++) {
+    const c = b[i] as number;
+    if (c === QUOTE) {
+      sawEscape = false;
+      return i;
+    }
+    if (c === BACKSLASH || c < 0x20) break;
+  }
+  const r = (wasm as ScanWasm).scan(q, end);
+  if (r >= -1) {
+    sawEscape = false;
+    return r;
+  }
+  sawEscape = true;
+  return -2 - r;
+}
+
+/** End of the number starting at p (exact JSON grammar), or -1. */
+function scanNumber(b: Uint8Array, p: number, end: number): number {
+  let c = b[p] as number;
+  if (c === 0x2d /* - */) {
+    p++;
+    if (p >= end) return -1;
+    c = b[p] as number;
+  }
+  if (c === 0x30) {
+    p++;
+  } else if (c >= 0x31 && c <= 0x39) {
+    p++;
+    while (p < end && (b[p] as number) >= 0x30 && (b[p] as number) <= 0x39) p++;
+  } else return -1;
+  if (p < end && b[p] === 0x2e /* . */) {
+    p++;
+    const digits = p;
+    while (p < end && (b[p] as number) >= 0x30 && (b[p] as number) <= 0x39) p++;
+    if (p === digits) return -1;
+  }
+  if (p < end && (b[p] === 0x65 || b[p] === 0x45) /* e E */) {
+    p++;
+    if (p < end && (b[p] === 0x2b || b[p] === 0x2d)) p++;
+    const digits = p;
+    while (p < end && (b[p] as number) >= 0x30 && (b[p] as number) <= 0x39) p++;
+    if (p === digits) return -1;
+  }
+  return p;
+}
+
+function matches(b: Uint8Array, from: number, to: number, name: Uint8Array): boolean {
+  if (to - from !== name.length) return false;
+  for (let i = 0; i < name.length; i++) if (b[from + i] !== name[i]) return false;
+  return true;
+}
+
+function keySlot(byLen: [Uint8Array, number][][], b: Uint8Array, from: number, to: number): number {
+  const list = byLen[to - from];
+  if (list === undefined) return -1;
+  for (let i = 0; i < list.length; i++) {
+    const k = list[i] as [Uint8Array, number];
+    if (matches(b, from, to, k[0])) return k[1];
+  }
+  return -1;
+}
+
+// Parser states.
+const ST_VALUE = 0; // a value must come
+const ST_ARR_FIRST = 1; // after '[': a value or ']'
+const ST_OBJ_FIRST = 2; // after '{': a key or '}'
+const ST_KEY = 3; // after ',' in an object: a key
+const ST_COLON = 4; // after a key
+const ST_AFTER = 5; // after a value: ',' or the closer, or the end at depth 0
+
+/**
+ * Scans the line's bytes b[start, end). Returns 1 when the line is valid JSON whose value is an object and every
+ * key that matters was read plainly, 0 when it is not valid JSON, -1 when unsure (valid or not). Fills the spans
+ * of the keys in `keys`.
+ */
+export function scanSkeleton(keys: SkeletonKeys, b: Uint8Array, start: number, end: number): number {
+  spanStart.fill(-1, 0, keys.slots);
+  spanEnd.fill(-1, 0, keys.slots);
+  const { top, nested, nestedSlot } = keys;
+  if (b !== viewOf && b !== wbuf) {
+    viewOf = b;
+    view = new DataView(b.buffer, b.byteOffset, b.byteLength);
+  }
+  const dv = b === wbuf ? wview : view;
+  let p = start;
+  let depth = 0;
+  let state = ST_VALUE;
+  /** Slot the next value fills (set by the key before it), -1 for none. */
+  let slot = -1;
+  /** The object open at depth 2 is the top-level `nestedIn` value. */
+  let inMsg = false;
+  let unsure = false;
+  while (p < end) {
+    const c = b[p] as number;
+    if (c === 0x20 || c === 0x09 || c === 0x0d || c === 0x0a) {
+      p++;
+      continue;
+    }
+    switch (state) {
+      case ST_OBJ_FIRST:
+      case ST_KEY: {
+        if (c === 0x7d /* } */ && state === ST_OBJ_FIRST) {
+          p = closeContainer(p, depth);
+          depth--;
+          if (depth === 1) inMsg = false;
+          state = ST_AFTER;
+          break;
+        }
+        if (c !== QUOTE) return 0;
+        const q = scanString(b, dv, p + 1, end);
+        if (q < 0) return 0;
+        slot = -1;
+        if (depth === 1) {
+          if (sawEscape) unsure = true;
+          else {
+            slot = keySlot(top, b, p + 1, q);
+            // A later `nestedIn` object replaces an earlier one, and with it the keys read there.
+            if (slot === nestedSlot) {
+              spanStart.fill(-1, keys.firstNested, keys.slots);
+              spanEnd.fill(-1, keys.firstNested, keys.slots);
+            }
+          }
+        } else if (depth === 2 && inMsg) {
+          if (sawEscape) unsure = true;
+          else slot = keySlot(nested, b, p + 1, q);
+        }
+        p = q + 1;
+        state = ST_COLON;
+        break;
+      }
+      case ST_COLON:
+        if (c !== 0x3a /* : */) return 0;
+        p++;
+        state = ST_VALUE;
+        break;
+      case ST_AFTER:
+        if (depth === 0) return 0;
+        if (c === 0x2c /* , */) {
+          state = stackKind[depth] === 1 ? ST_KEY : ST_VALUE;
+          p++;
+        } else if ((c === 0x7d && stackKind[depth] === 1) || (c === 0x5d && stackKind[depth] === 2)) {
+          p = closeContainer(p, depth);
+          depth--;
+          if (depth === 1) inMsg = false;
+        } else return 0;
+        break;
+      default: {
+        // ST_VALUE, ST_ARR_FIRST
+        if (state === ST_ARR_FIRST && c === 0x5d /* ] */) {
+          p = closeContainer(p, depth);
+          depth--;
+          if (depth === 1) inMsg = false;
+          state = ST_AFTER;
+          break;
+        }
+        // The line must hold an object; anything else (valid or not) the ordinary path reports.
+        if (depth === 0 && c !== 0x7b) return -1;
+        // Only values of the top-level object (depth 1) or of the `nestedIn` object fill slots.
+        const s = depth === 1 || (depth === 2 && inMsg) ? slot : -1;
+        slot = -1;
+        if (c === QUOTE) {
+          const q = scanString(b, dv, p + 1, end);
+          if (q < 0) return 0;
+          if (s >= 0) {
+            spanStart[s] = p;
+            spanEnd[s] = q + 1;
+          }
+          p = q + 1;
+          state = ST_AFTER;
+        } else if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
+          depth++;
+          if (depth >= stackKind.length) growStack();
+          stackKind[depth] = c === 0x7b ? 1 : 2;
+          stackSlot[depth] = s;
+          stackStart[depth] = p;
+          if (depth === 2 && s === nestedSlot && c === 0x7b) inMsg = true;
+          p++;
+          state = c === 0x7b ? ST_OBJ_FIRST : ST_ARR_FIRST;
+        } else {
+          let q: number;
+          if (c === 0x74 /* t */) q = b[p + 1] === 0x72 && b[p + 2] === 0x75 && b[p + 3] === 0x65 && p + 4 <= end ? p + 4 : -1;
+          else if (c === 0x66 /* f */)
+            q = b[p + 1] === 0x61 && b[p + 2] === 0x6c && b[p + 3] === 0x73 && b[p + 4] === 0x65 && p + 5 <= end ? p + 5 : -1;
+          else if (c === 0x6e /* n */) q = b[p + 1] === 0x75 && b[p + 2] === 0x6c && b[p + 3] === 0x6c && p + 4 <= end ? p + 4 : -1;
+          else q = scanNumber(b, p, end);
+          if (q < 0) return 0;
+          if (s >= 0) {
+            spanStart[s] = p;
+            spanEnd[s] = q;
+          }
+          p = q;
+          state = ST_AFTER;
+        }
+        break;
+      }
+    }
+  }
+  if (depth !== 0 || state !== ST_AFTER) return 0;
+  return unsure ? -1 : 1;
+}
+
+/** Closes the container at `depth` whose closer is at p; records its span if it fills a slot. Returns p + 1. */
+function closeContainer(p: number, depth: number): number {
+  const s = stackSlot[depth] as number;
+  if (s >= 0) {
+    spanStart[s] = stackStart[depth] as number;
+    spanEnd[s] = p + 1;
+  }
+  return p + 1;
+}
+
+/**
+ * Scans one line for `keys` (see scanSkeleton); a long line is first copied into wasm memory and scanned there.
+ * The slot readers below then read the values of this line, until the next scan.
+ */
+export function scanLine(keys: SkeletonKeys, b: Buffer, start: number, end: number): number {
+  if (end - start >= wasmMin) {
+    const w = toWasm(b, start, end);
+    if (w !== null) {
+      b = w;
+      end -= start;
+      start = 0;
+    }
+  }
+  line = b;
+  return scanSkeleton(keys, b, start, end);
+}
+
+/** The buffer of the last scanLine. */
+let line: Buffer = Buffer.alloc(0);
+
+/** Decodes the string value in slot s (known to be a string), exactly as JSON.parse would. */
+function decodeString(b: Buffer, s: number): string {
+  const from = (spanStart[s] as number) + 1;
+  const to = (spanEnd[s] as number) - 1;
+  let ascii = true;
+  for (let i = from; i < to; i++) {
+    const c = b[i] as number;
+    if (c === BACKSLASH) return JSON.parse(b.toString("utf8", from - 1, to + 1)) as string;
+    if (c >= 0x80) ascii = false;
+  }
+  return b.toString(ascii ? "latin1" : "utf8", from, to);
+}
+
+/** Slot s holds a value that starts with `c` (a quote: a string; `{`: an object; `n`: null). */
+export function slotStartsWith(s: number, c: number): boolean {
+  const from = spanStart[s] as number;
+  return from >= 0 && line[from] === c;
+}
+
+/** The string in slot s (known to be a string). */
+export function slotString(s: number): string {
+  return decodeString(line, s);
+}
+
+/** The string in slot s, or undefined when the value is missing or not a string. */
+export function slotStr(s: number): string | undefined {
+  return slotStartsWith(s, QUOTE) ? decodeString(line, s) : undefined;
+}
+
+/** The value in slot s as JSON.parse gives it, or undefined when the key is missing. */
+export function slotValue(s: number): unknown {
+  const b = line;
+  const from = spanStart[s] as number;
+  if (from < 0) return undefined;
+  const c = b[from] as number;
+  if (c === QUOTE) return decodeString(b, s);
+  if (c === 0x6e) return null;
+  if (c === 0x74) return true;
+  if (c === 0x66) return false;
+  return JSON.parse(b.toString("utf8", from, spanEnd[s] as number));
+}
+
+/** Strings compiled for slotNamed: [bytes, the string]. */
+export type Names = readonly (readonly [Uint8Array, string])[];
+export function names(list: readonly string[]): Names {
+  return list.map((s) => [Buffer.from(s, "latin1"), s] as const);
+}
+
+/** A constant from `names` equal to the string in slot s (plain bytes only), else a decoded string. */
+export function slotNamed(s: number, list: Names): string {
+  const b = line;
+  const from = (spanStart[s] as number) + 1;
+  const to = (spanEnd[s] as number) - 1;
+  for (let i = 0; i < list.length; i++) {
+    const n = list[i] as readonly [Uint8Array, string];
+    if (matches(b, from, to, n[0])) return n[1];
+  }
+  return decodeString(b, s);
+}
+
+/**
+ * `new Date(ts).getTime()` for `ts`, the string in `slot`: computed directly for the form pi writes,
+ * YYYY-MM-DDTHH:MM:SS.sssZ, within ranges where that is plainly the same (years 1000-9999, days 1-28); else Date.
+ */
+export function slotTime(slot: number, ts: string): number {
+  const b = line;
+  const from = (spanStart[slot] as number) + 1;
+  if ((spanEnd[slot] as number) - 1 - from !== 24) return new Date(ts).getTime();
+  if (
+    b[from + 4] !== 0x2d ||
+    b[from + 7] !== 0x2d ||
+    b[from + 10] !== 0x54 ||
+    b[from + 13] !== 0x3a ||
+    b[from + 16] !== 0x3a ||
+    b[from + 19] !== 0x2e ||
+    b[from + 23] !== 0x5a
+  ) {
+    return new Date(ts).getTime();
+  }
+  let bad = 0;
+  const dig = (i: number): number => {
+    const d = (b[from + i] as number) - 0x30;
+    if (d < 0 || d > 9) bad = 1;
+    return d;
+  };
+  const y = dig(0) * 1000 + dig(1) * 100 + dig(2) * 10 + dig(3);
+  const mo = dig(5) * 10 + dig(6);
+  const d = dig(8) * 10 + dig(9);
+  const h = dig(11) * 10 + dig(12);
+  const mi = dig(14) * 10 + dig(15);
+  const s = dig(17) * 10 + dig(18);
+  const ms = dig(20) * 100 + dig(21) * 10 + dig(22);
+  if (bad !== 0 || y < 1000 || mo < 1 || mo > 12 || d < 1 || d > 28 || h > 23 || mi > 59 || s > 59) return new Date(ts).getTime();
+  return Date.UTC(y, mo - 1, d, h, mi, s, ms);
+}
+
+/** `!value` for the value in slot s, without decoding a long string. */
+export function slotFalsy(s: number): boolean {
+  const b = line;
+  const from = spanStart[s] as number;
+  if (from < 0) return true;
+  const c = b[from] as number;
+  if (c === QUOTE) return (spanEnd[s] as number) - from === 2;
+  if (c === 0x7b || c === 0x5b || c === 0x74) return false;
+  if (c === 0x6e || c === 0x66) return true;
+  return !(JSON.parse(b.toString("latin1", from, spanEnd[s] as number)) as number);
+}

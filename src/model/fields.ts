@@ -1,0 +1,182 @@
+import type { EntryRec, Usage } from "./types.js";
+
+/**
+ * The one table of what the index reads: per entry type (and per message role), which top-level key feeds which
+ * EntryRec field, how, and whether the skeleton load reads it too. The full extractor (extract.ts), the skeleton
+ * scanner's key list and record builder (skeleton.ts), the keys the byte pre-pass never cuts (FULL_KEYS) and
+ * SKELETON_FIELDS are all derived from it: adding a field is one row here.
+ */
+
+/** What a reader makes of a key's value; `field` must be able to hold it. */
+interface ReadOut {
+  /** The value when it is a string. */
+  string: string;
+  /** A string, cut to the index's text length (keep). */
+  kept: string;
+  /** The value as it is, also when the key is missing. */
+  value: unknown;
+  /** `!value`, as pi tests it. */
+  falsy: boolean;
+  /** value === null. */
+  null: boolean;
+  /** Set (to true) only when the value is true. */
+  true: boolean;
+  /** The text of a content value (a string, or its text blocks joined), kept. */
+  text: string;
+  /** A content value holds a text block with more than white space. */
+  hasText: boolean;
+  /** The names of a content value's toolCall blocks ("?" for a non-string name). */
+  toolNames: string[];
+  /** The string ids of a content value's toolCall blocks. */
+  toolCallIds: string[];
+  /** context_edit: the text of the replacement's content, kept. */
+  replacementText: string;
+  /** Numbers of a usage object. */
+  usage: Usage;
+  /** Whether the value is an object; the message's own fields come from MESSAGE_FIELDS. */
+  message: boolean;
+}
+type Read = keyof ReadOut;
+
+/** Readers the skeleton scanner can answer from a value's bytes alone. */
+type SkeletonRead = "string" | "kept" | "value" | "falsy" | "message";
+
+/** The EntryRec fields that can hold T. */
+type FieldFor<T> = { [K in keyof EntryRec]-?: [T] extends [Exclude<EntryRec[K], undefined>] ? K : never }[keyof EntryRec];
+
+/** One row: `key` of the entry (or of its message) feeds `field`, read by `read`. */
+export type FieldRule = {
+  [R in Read]: { key: string; field: FieldFor<ReadOut[R]>; read: R; skeleton?: R extends SkeletonRead ? true : never };
+}[Read];
+
+const text = { key: "content", field: "text", read: "text" } as const;
+const usage = { key: "usage", field: "usage", read: "usage" } as const;
+
+/** Per entry type, its fields in the order they are set. */
+const ENTRY_TABLE: Record<string, readonly FieldRule[]> = {
+  message: [{ key: "message", field: "hasMessage", read: "message", skeleton: true }],
+  compaction: [
+    { key: "tokensBefore", field: "tokensBefore", read: "value", skeleton: true },
+    { key: "firstKeptEntryId", field: "firstKeptEntryId", read: "string", skeleton: true },
+    { key: "summary", field: "text", read: "kept" },
+    usage,
+  ],
+  branch_summary: [
+    { key: "fromId", field: "fromId", read: "string", skeleton: true },
+    { key: "summary", field: "summaryEmpty", read: "falsy", skeleton: true },
+    { key: "summary", field: "text", read: "kept" },
+    usage,
+  ],
+  usage: [
+    { key: "kind", field: "usageKind", read: "kept" },
+    { key: "provider", field: "provider", read: "string" },
+    { key: "model", field: "model", read: "string" },
+    usage,
+  ],
+  label: [
+    { key: "targetId", field: "targetId", read: "string", skeleton: true },
+    { key: "label", field: "labelText", read: "kept", skeleton: true },
+  ],
+  context_edit: [
+    { key: "targetId", field: "targetId", read: "string", skeleton: true },
+    { key: "replacement", field: "editRemoves", read: "null" },
+    { key: "replacement", field: "text", read: "replacementText" },
+  ],
+  session_info: [{ key: "name", field: "name", read: "kept", skeleton: true }],
+  model_change: [
+    { key: "provider", field: "provider", read: "string", skeleton: true },
+    { key: "modelId", field: "model", read: "string", skeleton: true },
+  ],
+  thinking_level_change: [{ key: "thinkingLevel", field: "thinkingLevel", read: "string", skeleton: true }],
+  custom: [{ key: "customType", field: "customType", read: "string", skeleton: true }],
+  custom_message: [{ key: "customType", field: "customType", read: "string", skeleton: true }, text],
+};
+
+/** Every message's own fields, read before its role's. */
+export const MESSAGE_COMMON: readonly FieldRule[] = [{ key: "role", field: "role", read: "string", skeleton: true }];
+
+const custom: readonly FieldRule[] = [{ key: "customType", field: "customType", read: "string" }, text];
+/** Per message role, the message's fields in the order they are set; "*" for any other role. */
+const MESSAGE_TABLE: Record<string, readonly FieldRule[]> = {
+  assistant: [
+    { key: "content", field: "hasText", read: "hasText" },
+    { key: "content", field: "toolNames", read: "toolNames" },
+    { key: "content", field: "toolCallIds", read: "toolCallIds" },
+    { key: "provider", field: "provider", read: "string" },
+    { key: "model", field: "model", read: "string" },
+    { key: "stopReason", field: "stopReason", read: "string" },
+    { key: "errorMessage", field: "errorMessage", read: "kept" },
+    usage,
+    text,
+  ],
+  toolResult: [
+    { key: "toolCallId", field: "toolCallId", read: "string" },
+    { key: "toolName", field: "toolName", read: "string" },
+    { key: "isError", field: "isError", read: "true" },
+    // Nested model work done by the tool (pi 1.6): pi counts it in the session's spend.
+    usage,
+    text,
+  ],
+  bashExecution: [{ key: "command", field: "text", read: "kept" }],
+  custom,
+  hookMessage: custom,
+  "*": [text],
+};
+
+/** Looked up by strings from the file: a Map, so "constructor" or "__proto__" find nothing. */
+export const ENTRY_FIELDS: ReadonlyMap<string, readonly FieldRule[]> = new Map(Object.entries(ENTRY_TABLE));
+export const MESSAGE_FIELDS: ReadonlyMap<string, readonly FieldRule[]> = new Map(Object.entries(MESSAGE_TABLE));
+export const OTHER_ROLE_FIELDS = MESSAGE_TABLE["*"] as readonly FieldRule[];
+
+/** The key the message rules read inside: that of the (one) `message` reader. */
+export const MESSAGE_KEY = (
+  Object.values(ENTRY_TABLE)
+    .flat()
+    .find((r) => r.read === "message") as FieldRule
+).key;
+
+/** Fields every record has (load.ts's makeRec and the skeleton set them), and the top-level keys they come from. */
+export const BASE_KEYS = ["type", "id", "parentId", "timestamp"] as const;
+const BASE_FIELDS = ["index", "line", "offset", "length", "id", "parentId", "type", "timestamp", "time"] as const;
+
+/** A rule the skeleton reads. */
+export type SkeletonRule = Extract<FieldRule, { read: SkeletonRead }>;
+export function isSkeletonRule(r: FieldRule): r is SkeletonRule {
+  return r.skeleton === true;
+}
+
+/**
+ * The EntryRec fields a skeleton load (`loadSession(..., { detail: "skeleton" })`) fills exactly as a full load
+ * does, for an entry of `type`: the base fields and the table's skeleton rows, plus `firstKeptEntryIndex` (v1
+ * files, which are always read in full). Every other field may be missing in a skeleton record.
+ */
+export function skeletonFieldsOf(type: string): (keyof EntryRec)[] {
+  const out: (keyof EntryRec)[] = [...BASE_FIELDS, "firstKeptEntryIndex"];
+  for (const r of ENTRY_FIELDS.get(type) ?? []) {
+    if (!isSkeletonRule(r)) continue;
+    out.push(r.field);
+    if (r.read === "message") for (const m of MESSAGE_COMMON) if (isSkeletonRule(m)) out.push(m.field);
+  }
+  return [...new Set(out)];
+}
+
+/** skeletonFieldsOf over every entry type. */
+export const SKELETON_FIELDS: readonly (keyof EntryRec)[] = [...new Set([...ENTRY_FIELDS.keys()].flatMap(skeletonFieldsOf))];
+
+/** Readers that need a string value whole (others read a prefix, a number, or a truth value). */
+const WHOLE: ReadonlySet<Read> = new Set<Read>(["string", "value"]);
+/** Keys inside a content value that the content readers take whole. */
+const CONTENT_KEYS = ["type", "name", "id"];
+/** Keys the loader reads itself, outside the table (a header's version, v1 compactions' firstKeptEntryIndex). */
+const LOADER_KEYS = ["version", "firstKeptEntryIndex"];
+
+/** Keys whose string values the index keeps whole: the byte pre-pass never cuts them (or anything under them). */
+export const FULL_KEYS: ReadonlySet<string> = new Set([
+  ...BASE_KEYS,
+  ...[...Object.values(ENTRY_TABLE), ...Object.values(MESSAGE_TABLE), MESSAGE_COMMON]
+    .flat()
+    .filter((r) => WHOLE.has(r.read))
+    .map((r) => r.key),
+  ...CONTENT_KEYS,
+  ...LOADER_KEYS,
+]);
