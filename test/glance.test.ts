@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectGolden } from "./golden.js";
 import { fingerprint, fixture, piBogusLines, runCli, type CliResult, type FileFingerprint } from "./helpers.js";
+import { leavesNdjsonOut } from "./inproc.js";
 
 /**
  * The "at a glance" commands (ls, info, leaves, show, labels, lineage, grep) against a fake agent dir built in a
@@ -408,11 +409,14 @@ describe("leaves", () => {
 });
 
 describe("leaves of the corpus", () => {
-  it("match pi's leaves (expected.json) in every corpus file", () => {
+  // In process, with the renderer `leaves --ndjson` uses; the command itself is spawned in "leaves" above.
+  it("match pi's leaves (expected.json) in every corpus file", async () => {
     const dir = fixture("corpus");
     for (const name of readdirSync(dir).filter((f) => f.endsWith(".jsonl"))) {
       const expected = JSON.parse(readFileSync(join(dir, name.replace(/\.jsonl$/, ".expected.json")), "utf8")) as Json;
-      const rows = ndjson(runCli(["leaves", join(dir, name), "--ndjson"]));
+      const out = await leavesNdjsonOut(join(dir, name));
+      expect(out.code, name).toBe(0);
+      const rows = ndjson({ ...out, stderr: "" });
       // pi keeps a line like `42` as an entry (a leaf); pisess skips it with a diagnostic.
       const bogus = piBogusLines(join(dir, name));
       const piLeaves = (expected.leaves as Json[]).filter((l) => !bogus.has(l.line));
