@@ -1,12 +1,25 @@
 import type { Session } from "../src/model/session.js";
 import type { FilterMode } from "../src/ops/view.js";
+import type { PiEnv } from "../src/io/discover.js";
 import { contextJsonChunks } from "../src/render/context-json.js";
+import { grepHitObject } from "../src/render/grep.js";
+import { infoJson, infoText } from "../src/render/info.js";
+import { labelsJson, labelsNdjson } from "../src/render/labels.js";
+import { lineageJson, lineageText } from "../src/render/lineage.js";
+import { lsJson, lsNdjson } from "../src/render/ls.js";
+import { showJson } from "../src/render/show.js";
 import { leavesNdjson } from "../src/render/leaves.js";
 import { makeStyle } from "../src/render/style.js";
 import { treeJson, treeNdjson } from "../src/render/tree-json.js";
 import { treeLines } from "../src/render/tree.js";
 import { contextReport } from "../src/reports/context.js";
+import { grepReport, type GrepOptions } from "../src/reports/grep.js";
+import { infoReport } from "../src/reports/info.js";
+import { labelsReport } from "../src/reports/labels.js";
 import { leavesReport } from "../src/reports/leaves.js";
+import { lineageReport } from "../src/reports/lineage.js";
+import { lsReport, type LsOptions } from "../src/reports/ls.js";
+import { showReport } from "../src/reports/show.js";
 import { openSession } from "../src/reports/open.js";
 import { treeReport } from "../src/reports/tree.js";
 import { pathReport } from "../src/reports/path.js";
@@ -71,9 +84,9 @@ export function contextJsonOut(file: string, a: { leaf?: string; llm?: boolean; 
 }
 
 /** `pisess leaves FILE --ndjson`: leavesReport, then leaves.ts. */
-export function leavesNdjsonOut(file: string): Promise<Out> {
+export function leavesNdjsonOut(file: string, a: { includeCopied?: boolean } = {}): Promise<Out> {
   return withSession(file, "full", async (session) => {
-    const r = await leavesReport(session, {});
+    const r = await leavesReport(session, { includeCopied: a.includeCopied === true });
     return { stdout: leavesNdjson(r.data.leaves), code: r.exitCode };
   });
 }
@@ -90,4 +103,52 @@ export function pathNdjsonOut(file: string): Promise<Out> {
     for (const rec of r.data.path ?? []) stdout += `${JSON.stringify({ line: rec.line, entry: readEntry(session, rec) })}\n`;
     return { stdout, code: r.exitCode };
   });
+}
+
+/** `pisess info FILE [--json] [--include-copied]`: infoReport, then info.ts (text without colour). */
+export function infoOut(file: string, a: { json?: boolean; includeCopied?: boolean } = {}): Promise<Out> {
+  return withSession(file, "full", async (session) => {
+    const r = await infoReport(session, { includeCopied: a.includeCopied === true });
+    return { stdout: a.json ? infoJson(r.data) : infoText(r.data, makeStyle(false)), code: r.exitCode };
+  });
+}
+
+/** `pisess show FILE REF --json`: showReport, then show.ts. */
+export function showJsonOut(file: string, ref: string): Promise<Out> {
+  return withSession(file, "full", (session) => {
+    const r = showReport(session, { ref });
+    if (!("entry" in r.data)) throw new Error("show report without an entry");
+    return { stdout: showJson(r.data.entry), code: r.exitCode };
+  });
+}
+
+/** `pisess labels FILE [--history] (--json | --ndjson)`: labelsReport, then labels.ts. */
+export function labelsOut(file: string, a: { history?: boolean; ndjson?: boolean } = {}): Promise<Out> {
+  return withSession(file, "full", (session) => {
+    const r = labelsReport(session, { history: a.history === true });
+    const d = r.data;
+    const rows = d.history !== undefined ? d.history : d.labels;
+    const stdout = a.ndjson ? labelsNdjson(rows) : labelsJson(d.file, d.history !== undefined ? "history" : "labels", rows);
+    return { stdout, code: r.exitCode };
+  });
+}
+
+/** `pisess lineage FILE [--json]`: lineageReport, then lineage.ts (text without colour). */
+export async function lineageOut(file: string, env: PiEnv, a: { json?: boolean } = {}): Promise<Out> {
+  const r = await lineageReport({ file, env });
+  return { stdout: a.json ? lineageJson(r.data) : lineageText(r.data, makeStyle(false)), code: r.exitCode };
+}
+
+/** `pisess ls … (--json | --ndjson)`: lsReport, then ls.ts. */
+export async function lsOut(o: LsOptions, a: { ndjson?: boolean } = {}): Promise<Out> {
+  const r = await lsReport(o);
+  return { stdout: a.ndjson ? lsNdjson(r.data.sessions) : lsJson(r.data.sessions), code: r.exitCode };
+}
+
+/** `pisess grep … --ndjson`: grepReport, one grep.ts hit object per line. */
+export async function grepNdjsonOut(o: GrepOptions): Promise<Out> {
+  const r = await grepReport(o);
+  let stdout = "";
+  for (const { file, hits } of r.data.files) for (const hit of hits) stdout += `${JSON.stringify(grepHitObject(file, hit))}\n`;
+  return { stdout, code: r.exitCode };
 }
