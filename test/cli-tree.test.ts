@@ -16,8 +16,8 @@ describe("pisess tree (built binary)", () => {
     expectGolden("tree-branched.txt", r.stdout);
   });
 
-  it("--leaf moves the active path; --filter all shows bookkeeping entries (golden)", () => {
-    const r = runCli(["tree", tree("branched.jsonl"), "--leaf", "label:parser-done", "--filter", "all"]);
+  it("--leaf moves the active path; --filter all shows bookkeeping entries (golden, in process)", async () => {
+    const r = await treeOut(tree("branched.jsonl"), { leaf: "label:parser-done", filter: "all" });
     expect(r.code).toBe(0);
     expectGolden("tree-branched-leaf-all.txt", r.stdout);
     // The active branch is listed first, as in pi.

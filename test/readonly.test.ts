@@ -1,7 +1,7 @@
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Session } from "../src/model/session.js";
 import { contextReport } from "../src/reports/context.js";
 import { diffReport } from "../src/reports/diff.js";
@@ -14,7 +14,7 @@ import { openFile, openSession } from "../src/reports/open.js";
 import { ReportError } from "../src/reports/report.js";
 import { showReport } from "../src/reports/show.js";
 import { validateReport } from "../src/reports/validate.js";
-import { corpus, fingerprint, fixture, runCli } from "./helpers.js";
+import { type CliResult, corpus, type FileFingerprint, fingerprint, fixture, runCli } from "./helpers.js";
 import { contextJsonOut, leavesNdjsonOut, pathNdjsonOut, treeOut } from "./inproc.js";
 
 // Files pi itself would rewrite (v1, v2) or overwrite (no header), plus broken ones: pisess must touch none of them.
@@ -68,44 +68,49 @@ async function exitOf(run: () => Promise<number> | number): Promise<number> {
 }
 
 describe("read-only guarantee, every command", () => {
+  const [v1, v2, faults, cycle, noHeader, bad, branched] = files as [string, string, string, string, string, string, string];
+  // Every command and output form at least once, every file at least once; the reports behind them run on every
+  // file in-process below (the process adds argument parsing, file opening and writing stdout). `ls --json` and
+  // `context --json` without FILE are run once and read by the last test too.
+  const runs: string[][] = [
+    ["tree", cycle, "--leaf", "@60"],
+    ["tree", v2, "--json"],
+    ["path", faults, "--ndjson"],
+    ["context", cycle, "--json"],
+    ["context", branched, "--llm"],
+    ["context", "--json"],
+    ["info", bad, "--json"],
+    ["leaves", noHeader],
+    ["labels", branched, "--history"],
+    ["lineage", v2],
+    ["show", faults, "leaf", "--raw"],
+    ["validate", branched, "--strict"],
+    ["validate", sessions, "--format", "sarif"],
+    ["diff", faults, "--leaves"],
+    ["diff", v1, v2],
+    ["diff", branched, "@3", "@7"],
+    ["ls", "--json"],
+    ["ls", "--all-projects"],
+    ["grep", "the", sessions],
+  ];
+  const results = new Map<string, CliResult>();
+  let before: FileFingerprint[] = [];
+  let names: string[] = [];
+  beforeAll(() => {
+    before = files.map(fingerprint);
+    names = listing();
+    for (const args of runs) results.set(args.join(" "), runCli(args, { env, cwd }));
+  }, 300_000);
+
   it("leaves bytes, mtimes and the folder listing unchanged: every command through the binary", () => {
-    const before = files.map(fingerprint);
-    const names = listing();
-    const [v1, v2, faults, cycle, noHeader, bad, branched] = files as [string, string, string, string, string, string, string];
-    // Every command and output form at least once, every file at least once; the reports behind them run on
-    // every file in-process below (the process adds only argument parsing, file opening and writing stdout).
-    const runs: string[][] = [
-      ["tree", v1],
-      ["tree", v2, "--json"],
-      ["path", faults, "--ndjson"],
-      ["context", cycle, "--json"],
-      ["context", branched, "--llm"],
-      ["info", bad, "--json"],
-      ["leaves", noHeader],
-      ["labels", branched, "--history"],
-      ["lineage", v2],
-      ["show", faults, "leaf", "--raw"],
-      ["validate", branched, "--strict"],
-      ["diff", faults, "--leaves"],
-      ["diff", v1, v2],
-      ["diff", branched, "@3", "@7"],
-      ["ls"],
-      ["ls", "--all-projects", "--json"],
-      ["grep", "the", sessions],
-      ["context"],
-      ["validate", sessions, "--format", "sarif"],
-      ["tree", cycle, "--leaf", "@60"],
-      ["path", noHeader],
-      ["info", bad],
-    ];
     for (const args of runs) {
-      const r = runCli(args, { env, cwd });
+      const r = results.get(args.join(" ")) as CliResult;
       expect([0, 1, 2], `${args.join(" ")}: ${r.stderr}`).toContain(r.code);
       expect(r.stderr, args.join(" ")).not.toMatch(/\n\s+at /);
     }
     expect(files.map(fingerprint)).toEqual(before);
     expect(listing()).toEqual(names);
-  }, 300_000);
+  });
 
   it("leaves bytes, mtimes and the folder listing unchanged: every command's report on every file (in process)", async () => {
     const before = files.map(fingerprint);
@@ -154,9 +159,9 @@ describe("read-only guarantee, every command", () => {
   });
 
   it("runs from the project's working directory, so ls and context without FILE find these sessions", () => {
-    const r = runCli(["ls", "--json"], { env, cwd });
+    const r = results.get("ls --json") as CliResult;
     expect(r.code).toBe(0);
     expect((JSON.parse(r.stdout) as { sessions: unknown[] }).sessions.length).toBe(6); // no-header.jsonl is not a session for pi
-    expect(runCli(["context", "--json"], { env, cwd }).code).toBe(0);
+    expect(results.get("context --json")?.code).toBe(0);
   });
 });

@@ -7,7 +7,9 @@ import { checkSession } from "../src/check/validate.js";
 import { CODES, type Code } from "../src/model/codes.js";
 import { exitStatus, summarize, type FileResult } from "../src/check/summary.js";
 import { formatMessage, hasTemplate, codeTitle } from "../src/render/diagnostics.js";
+import { makeStyle } from "../src/render/style.js";
 import { validateGithub } from "../src/render/validate-github.js";
+import { validateFindingLines, validateSummaryLines } from "../src/render/validate-text.js";
 import type { Diagnostic } from "../src/model/types.js";
 import { expectGolden } from "./golden.js";
 import { openFile } from "../src/reports/open.js";
@@ -15,6 +17,13 @@ import { validateReport } from "../src/reports/validate.js";
 import { ROOT, corpus, fixture, fingerprint, runCli } from "./helpers.js";
 
 const VDIR = fixture("validate");
+
+/** What `pisess validate INPUTS` writes on stdout, rendered in-process as the command renders it. */
+async function validateText(inputs: string[], o: { quiet?: boolean; color?: boolean } = {}): Promise<string> {
+  const r = await validateReport({ inputs, quiet: o.quiet === true, open: openFile });
+  const style = makeStyle(o.color === true);
+  return `${[...validateFindingLines(r.data.shown, style), ...validateSummaryLines(r.data.summary, style)].join("\n")}\n`;
+}
 
 async function check(path: string, strict = false): Promise<Diagnostic[]> {
   const s = await loadSession({ kind: "file", path }, { name: path });
@@ -289,7 +298,7 @@ describe("validate CLI", () => {
     expect(runCli(["validate", "-", "-"]).code).toBe(2);
   });
 
-  it("--quiet shows errors only; the exit status still counts all", () => {
+  it("--quiet shows errors only; the exit status still counts all", async () => {
     const r = runCli(["validate", FAULTS, "--quiet", "--format", "ndjson"]);
     const rows = r.stdout
       .trim()
@@ -297,8 +306,9 @@ describe("validate CLI", () => {
       .map((l) => JSON.parse(l) as Diagnostic);
     expect(rows.length).toBeGreaterThan(0);
     expect(rows.every((x) => x.severity === "error")).toBe(true);
-    const w = runCli(["validate", F("label-target-missing"), "--quiet", "--fail-on", "warning"]);
-    expect(w.code).toBe(1);
+    // The exit status with --quiet, in-process: the report's (the flag's wiring is the spawn above).
+    const w = await validateReport({ inputs: [F("label-target-missing")], quiet: true, failOn: "warning", open: openFile });
+    expect(w.exitCode).toBe(1);
   });
 
   it("--format json: one document with files, diagnostics and summary", () => {
@@ -416,30 +426,31 @@ describe("validate CLI", () => {
 });
 
 describe("validate golden text output", () => {
-  const cases: [string, string[], Record<string, string>?][] = [
-    ["validate-faults.txt", ["validate", "fixtures/corpus/gen-v3-faults.jsonl"]],
+  // Through the binary: the command wires the report to the text renderer.
+  it("validate-faults.txt", async () => {
+    const r = runCli(["validate", "fixtures/corpus/gen-v3-faults.jsonl"]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe(await validateText(["fixtures/corpus/gen-v3-faults.jsonl"]));
+    expectGolden("validate-faults.txt", r.stdout);
+  });
+  // The others in-process, with the same renderer (src/render/validate-text.ts) the command uses.
+  const cases: [string, string[], { quiet?: boolean; color?: boolean }?][] = [
     [
       "validate-multi.txt",
       [
-        "validate",
         "fixtures/validate/header-not-first.jsonl",
         "fixtures/validate/clean.jsonl",
         "fixtures/validate/duplicate-id.jsonl",
         "fixtures/validate/missing-file.jsonl",
       ],
     ],
-    ["validate-clean.txt", ["validate", "fixtures/validate/clean.jsonl", "fixtures/corpus/gen-v3-branchy.jsonl"]],
-    ["validate-quiet.txt", ["validate", "--quiet", "fixtures/corpus/gen-v3-cycle-crlf-bom.jsonl"]],
-    [
-      "validate-color.txt",
-      ["validate", "--color", "always", "fixtures/validate/parent-cycle.jsonl", "fixtures/validate/blank-line.jsonl"],
-      { NO_COLOR: undefined as unknown as string },
-    ],
+    ["validate-clean.txt", ["fixtures/validate/clean.jsonl", "fixtures/corpus/gen-v3-branchy.jsonl"]],
+    ["validate-quiet.txt", ["fixtures/corpus/gen-v3-cycle-crlf-bom.jsonl"], { quiet: true }],
+    ["validate-color.txt", ["fixtures/validate/parent-cycle.jsonl", "fixtures/validate/blank-line.jsonl"], { color: true }],
   ];
-  for (const [name, args, env] of cases) {
-    it(name, () => {
-      const r = runCli(args, env ? { env } : {});
-      expectGolden(name, r.stdout);
+  for (const [name, inputs, o] of cases) {
+    it(name, async () => {
+      expectGolden(name, await validateText(inputs, o));
     });
   }
 });
