@@ -2,6 +2,7 @@ import type { Session } from "../src/model/session.js";
 import type { FilterMode } from "../src/ops/view.js";
 import type { PiEnv } from "../src/io/discover.js";
 import { contextJsonChunks } from "../src/render/context-json.js";
+import { contextDiffObject, type DiffJsonOptions, pathDiffObject } from "../src/render/diff-json.js";
 import { grepHitObject } from "../src/render/grep.js";
 import { infoJson, infoText } from "../src/render/info.js";
 import { labelsJson, labelsNdjson } from "../src/render/labels.js";
@@ -13,6 +14,7 @@ import { makeStyle } from "../src/render/style.js";
 import { treeJson, treeNdjson } from "../src/render/tree-json.js";
 import { treeLines } from "../src/render/tree.js";
 import { contextReport } from "../src/reports/context.js";
+import { diffReport } from "../src/reports/diff.js";
 import { grepReport, type GrepOptions } from "../src/reports/grep.js";
 import { infoReport } from "../src/reports/info.js";
 import { labelsReport } from "../src/reports/labels.js";
@@ -20,7 +22,7 @@ import { leavesReport } from "../src/reports/leaves.js";
 import { lineageReport } from "../src/reports/lineage.js";
 import { lsReport, type LsOptions } from "../src/reports/ls.js";
 import { showReport } from "../src/reports/show.js";
-import { openSession } from "../src/reports/open.js";
+import { openFile, openSession } from "../src/reports/open.js";
 import { treeReport } from "../src/reports/tree.js";
 import { pathReport } from "../src/reports/path.js";
 import { readEntry } from "../src/model/session.js";
@@ -150,5 +152,24 @@ export async function grepNdjsonOut(o: GrepOptions): Promise<Out> {
   const r = await grepReport(o);
   let stdout = "";
   for (const { file, hits } of r.data.files) for (const hit of hits) stdout += `${JSON.stringify(grepHitObject(file, hit))}\n`;
+  return { stdout, code: r.exitCode };
+}
+
+/**
+ * `pisess diff FILE A [B] [--context] --json` (one pair): diffReport, then diff-json.ts, with the file names and
+ * lineage the command passes. `--leaves --json` frames the pairs in the command itself (src/commands/diff.ts), so
+ * tests of it spawn the CLI.
+ */
+export async function diffJsonOut(file: string, a: { a?: string; b?: string; context?: boolean } = {}): Promise<Out> {
+  const r = await diffReport({ file, ...a, open: openFile });
+  let stdout = "";
+  for (const item of r.data.items) {
+    const o: DiffJsonOptions = {};
+    if (item.file !== undefined) o.file = item.file;
+    if (item.files) o.files = item.files;
+    if (item.files && item.lineage) o.lineage = item.lineage;
+    if (item.kind === "contexts") stdout += `${JSON.stringify(contextDiffObject(item.diff, o))}\n`;
+    else if (item.kind === "paths") stdout += `${JSON.stringify(pathDiffObject(item.diff, o))}\n`;
+  }
   return { stdout, code: r.exitCode };
 }
