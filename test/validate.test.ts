@@ -14,7 +14,7 @@ import type { Diagnostic } from "../src/model/types.js";
 import { expectGolden } from "./golden.js";
 import { openFile } from "../src/reports/open.js";
 import { validateReport } from "../src/reports/validate.js";
-import { ROOT, corpus, fixture, fingerprint, runCli } from "./helpers.js";
+import { type CliResult, type FileFingerprint, ROOT, corpus, fixture, fingerprint, runCli } from "./helpers.js";
 
 const VDIR = fixture("validate");
 
@@ -261,11 +261,25 @@ describe("validate: exit policy and summary", () => {
 });
 
 describe("validate CLI", () => {
-  beforeAll(() => {
-    if (!existsSync(join(ROOT, "dist", "commands", "validate.js"))) execFileSync("npx", ["tsc", "-p", "."], { cwd: ROOT });
-  });
   const F = (code: string) => `fixtures/validate/${code}.jsonl`;
   const FAULTS = "fixtures/corpus/gen-v3-faults.jsonl";
+  // Every file validate reads below, fingerprinted before the first run; `validate --format json fixtures/validate`
+  // runs once, for the read-only test and the folder test.
+  const ALL = () => [
+    ...readdirSync(VDIR)
+      .filter((f) => f.endsWith(".jsonl"))
+      .map((f) => join(VDIR, f)),
+    ...readdirSync(join(ROOT, "fixtures", "corpus"))
+      .filter((f) => f.endsWith(".jsonl"))
+      .map((f) => corpus(f)),
+  ];
+  let before: FileFingerprint[] = [];
+  let dirJson: CliResult;
+  beforeAll(() => {
+    if (!existsSync(join(ROOT, "dist", "commands", "validate.js"))) execFileSync("npx", ["tsc", "-p", "."], { cwd: ROOT });
+    before = ALL().map(fingerprint);
+    dirJson = runCli(["validate", "--format", "json", "fixtures/validate"]);
+  });
 
   it("exit 0 on a clean file, 1 on errors, 2 for a missing file (others still reported)", () => {
     expect(runCli(["validate", F("clean")]).code).toBe(0);
@@ -379,8 +393,7 @@ describe("validate CLI", () => {
   });
 
   it("directories are searched recursively for *.jsonl, in sorted order", () => {
-    const r = runCli(["validate", "--format", "json", "fixtures/validate"]);
-    const doc = JSON.parse(r.stdout);
+    const doc = JSON.parse(dirJson.stdout);
     const names = doc.files.map((f: { file: string }) => f.file);
     expect(names).toEqual([...names].sort());
     expect(names).toContain("fixtures/validate/clean.jsonl");
@@ -389,20 +402,12 @@ describe("validate CLI", () => {
   });
 
   it("never changes a file (bytes and mtime)", async () => {
-    const files = readdirSync(VDIR)
-      .filter((f) => f.endsWith(".jsonl"))
-      .map((f) => join(VDIR, f));
-    files.push(
-      ...readdirSync(join(ROOT, "fixtures", "corpus"))
-        .filter((f) => f.endsWith(".jsonl"))
-        .map((f) => corpus(f)),
-    );
-    const before = files.map(fingerprint);
-    // Every file checked in-process, and through the binary in each format that reads more than the findings.
-    // (readonly.test.ts holds every command, validate included, to the same guarantee through the binary.)
+    // Every file checked in-process too, and through the binary in each format that reads more than the findings
+    // (json above; sarif here). readonly.test.ts holds every command, validate included, to the same guarantee.
     await validateReport({ inputs: ["fixtures/validate", "fixtures/corpus"], strict: true, open: openFile });
-    for (const fmt of ["json", "sarif"]) expect(runCli(["validate", "--format", fmt, "fixtures/validate"]).code).toBe(1);
-    expect(files.map(fingerprint)).toEqual(before);
+    expect(dirJson.code).toBe(1);
+    expect(runCli(["validate", "--format", "sarif", "fixtures/validate"]).code).toBe(1);
+    expect(ALL().map(fingerprint)).toEqual(before);
   });
 
   it("pisess schema lists and prints schemas", () => {
