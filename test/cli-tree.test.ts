@@ -3,14 +3,17 @@ import stringWidth from "string-width";
 import { describe, expect, it } from "vitest";
 import type { TreeJsonDocument } from "../src/render/tree-json.js";
 import { expectGolden } from "./golden.js";
-import { corpus, fingerprint, fixture, runCli } from "./helpers.js";
+import { corpus, fingerprint, fixture, once, runCli } from "./helpers.js";
 import { pathNdjsonOut, treeOut } from "./inproc.js";
 
 const tree = (name: string) => fixture("tree", name);
 
+// `tree branched.jsonl`, spawned once: the golden test and the colour test read it.
+const branchedText = once(() => runCli(["tree", tree("branched.jsonl")]));
+
 describe("pisess tree (built binary)", () => {
   it("draws pi's /tree layout with the active path and leaf marked (golden)", () => {
-    const r = runCli(["tree", tree("branched.jsonl")]);
+    const r = branchedText();
     expect(r.code).toBe(0);
     expect(r.stderr).toBe("");
     expectGolden("tree-branched.txt", r.stdout);
@@ -146,7 +149,7 @@ describe("pisess tree (built binary)", () => {
   });
 
   it("colour: off when piped or NO_COLOR, on with --color always", () => {
-    expect(runCli(["tree", tree("branched.jsonl")]).stdout).not.toContain("\u001b[");
+    expect(branchedText().stdout).not.toContain("\u001b[");
     expect(runCli(["tree", tree("branched.jsonl"), "--color", "always"], { env: { NO_COLOR: "1" } }).stdout).toContain("\u001b[");
     expect(
       runCli(["tree", tree("branched.jsonl"), "--color", "never"], { env: { NO_COLOR: undefined, FORCE_COLOR: "1" } }).stdout,

@@ -204,8 +204,12 @@ describe("pisess context --json / --llm --json / --llm --ndjson (built binary)",
     const before = fingerprint(path);
     const leaves = sample(expected(f).leaves);
     expect(leaves.some((l) => l.error === "cycle")).toBe(true);
+    const seen = new Set<string>();
     for (const leaf of leaves) {
       const ref = `@${piLine(leaf)}`;
+      // Two leaves can name the same line for pi (a leaf without id falls back to the last entry): one run each.
+      if (seen.has(ref)) continue;
+      seen.add(ref);
       const r = runCli(["context", path, "--leaf", ref, "--json"]);
       if (leaf.error === "cycle") {
         expect(r.code, `${f} ${ref}`).toBe(1);

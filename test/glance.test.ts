@@ -360,7 +360,7 @@ describe("info", () => {
     expectTotals(inc.totals, fileTotals(entries));
     expectTotals((inc.leaves as Json[])[0]!.totals, leafTotals(entries, "a6000000").totals);
     expect(inc.copied.included).toBe(true);
-    expectGolden("glance-info-fork.txt", norm(cli(["info", files.fork!]).stdout));
+    expectGolden("glance-info-fork.txt", norm((await infoOut(files.fork!)).stdout));
   });
 
   it("v1 file with a legacy branchedFrom to a missing file; broken file", async () => {
@@ -444,7 +444,7 @@ describe("leaves of the corpus", () => {
 
 describe("show", () => {
   it("an entry with parent, children and label; --raw is the exact line", async () => {
-    const j = json(cli(["show", files.main!, "label:start", "--json"]));
+    const j = json(await showJsonOut(files.main!, "label:start"));
     expect(j).toMatchObject({
       line: 3,
       id: "u1000000",

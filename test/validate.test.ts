@@ -14,9 +14,11 @@ import type { Diagnostic } from "../src/model/types.js";
 import { expectGolden } from "./golden.js";
 import { openFile } from "../src/reports/open.js";
 import { validateReport } from "../src/reports/validate.js";
-import { type CliResult, type FileFingerprint, ROOT, corpus, fixture, fingerprint, runCli } from "./helpers.js";
+import { type CliResult, type FileFingerprint, ROOT, corpus, fixture, fingerprint, once, runCli } from "./helpers.js";
 
 const VDIR = fixture("validate");
+/** `pisess validate fixtures/corpus/gen-v3-faults.jsonl`, spawned once: the exit-status and golden tests read it. */
+const faultsText = once(() => runCli(["validate", "fixtures/corpus/gen-v3-faults.jsonl"]));
 
 /** What `pisess validate INPUTS` writes on stdout, rendered in-process as the command renders it. */
 async function validateText(inputs: string[], o: { quiet?: boolean; color?: boolean } = {}): Promise<string> {
@@ -283,7 +285,7 @@ describe("validate CLI", () => {
 
   it("exit 0 on a clean file, 1 on errors, 2 for a missing file (others still reported)", () => {
     expect(runCli(["validate", F("clean")]).code).toBe(0);
-    expect(runCli(["validate", FAULTS]).code).toBe(1);
+    expect(faultsText().code).toBe(1);
     const r = runCli(["validate", "--format", "json", "nope/missing.jsonl", F("duplicate-id")]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("nope/missing.jsonl: no such file");
@@ -433,7 +435,7 @@ describe("validate CLI", () => {
 describe("validate golden text output", () => {
   // Through the binary: the command wires the report to the text renderer.
   it("validate-faults.txt", async () => {
-    const r = runCli(["validate", "fixtures/corpus/gen-v3-faults.jsonl"]);
+    const r = faultsText();
     expect(r.code).toBe(1);
     expect(r.stdout).toBe(await validateText(["fixtures/corpus/gen-v3-faults.jsonl"]));
     expectGolden("validate-faults.txt", r.stdout);
