@@ -3,58 +3,52 @@ import stringWidth from "string-width";
 import { describe, expect, it } from "vitest";
 import type { TreeJsonDocument } from "../src/render/tree-json.js";
 import { expectGolden } from "./golden.js";
-import { corpus, fingerprint, fixture, runCli } from "./helpers.js";
+import { corpus, fingerprint, fixture, once, runCli } from "./helpers.js";
+import { pathNdjsonOut, treeOut } from "./inproc.js";
 
 const tree = (name: string) => fixture("tree", name);
 
+// `tree branched.jsonl`, spawned once: the golden test and the colour test read it.
+const branchedText = once(() => runCli(["tree", tree("branched.jsonl")]));
+
 describe("pisess tree (built binary)", () => {
   it("draws pi's /tree layout with the active path and leaf marked (golden)", () => {
-    const r = runCli(["tree", tree("branched.jsonl")]);
+    const r = branchedText();
     expect(r.code).toBe(0);
     expect(r.stderr).toBe("");
     expectGolden("tree-branched.txt", r.stdout);
   });
 
-  it("--leaf moves the active path; --filter all shows bookkeeping entries (golden)", () => {
-    const r = runCli(["tree", tree("branched.jsonl"), "--leaf", "label:parser-done", "--filter", "all"]);
+  it("--leaf moves the active path; --filter all shows bookkeeping entries (golden, in process)", async () => {
+    const r = await treeOut(tree("branched.jsonl"), { leaf: "label:parser-done", filter: "all" });
     expect(r.code).toBe(0);
     expectGolden("tree-branched-leaf-all.txt", r.stdout);
     // The active branch is listed first, as in pi.
     expect(r.stdout.split("\n")[1]).toContain("a0000002");
   });
 
-  it("filters: user-only, no-tools, labeled-only, search", () => {
-    const users = runCli(["tree", tree("branched.jsonl"), "--filter", "user-only"]).stdout;
+  it("filters: user-only, no-tools, labeled-only, search (in process)", async () => {
+    const users = (await treeOut(tree("branched.jsonl"), { filter: "user-only" })).stdout;
     expect(users.match(/user:/g)).toHaveLength(3);
     expect(users).not.toContain("assistant:");
-    const noTools = runCli(["tree", tree("branched.jsonl"), "--filter", "no-tools"]).stdout;
+    const noTools = (await treeOut(tree("branched.jsonl"), { filter: "no-tools" })).stdout;
     expect(noTools).not.toContain("[read]");
     expect(noTools).toContain("assistant: The parser skips blank lines.");
-    const labeled = runCli(["tree", tree("branched.jsonl"), "--filter", "labeled-only"])
-      .stdout.trim()
-      .split("\n");
+    const labeled = (await treeOut(tree("branched.jsonl"), { filter: "labeled-only" })).stdout.trim().split("\n");
     expect(labeled).toHaveLength(1);
     expect(labeled[0]).toContain("[parser-done]");
-    const search = runCli(["tree", tree("branched.jsonl"), "--search", "LOADER", "done"])
-      .stdout.trim()
-      .split("\n");
+    const search = (await treeOut(tree("branched.jsonl"), { search: ["LOADER", "done"] })).stdout.trim().split("\n");
     expect(search).toHaveLength(1);
     expect(search[0]).toContain("Done with the loader.");
   });
 
-  it("--from shows a subtree, --depth cuts deep branches, --width cuts lines to the column count", () => {
-    const from = runCli(["tree", tree("branched.jsonl"), "--from", "a0000002", "--filter", "all"])
-      .stdout.trim()
-      .split("\n");
+  it("--from shows a subtree, --depth cuts deep branches, --width cuts lines to the column count (in process)", async () => {
+    const from = (await treeOut(tree("branched.jsonl"), { from: "a0000002", filter: "all" })).stdout.trim().split("\n");
     expect(from.map((l) => l.match(/[ab]0{5}\w+/)?.[0])).toEqual(["a0000002", "a0000004", "a0000005"]);
     // Two visible roots (the model change is hidden), each at branch level 0; their children are one level in.
-    const depth = runCli(["tree", tree("branched.jsonl"), "--depth", "0"])
-      .stdout.trim()
-      .split("\n");
+    const depth = (await treeOut(tree("branched.jsonl"), { depth: 0 })).stdout.trim().split("\n");
     expect(depth.map((l) => l.match(/[ab]0{5}\w+/)?.[0])).toEqual(["b0000006", "a0000002"]);
-    const narrow = runCli(["tree", fixture("..", "fixtures", "corpus", "gen-v3-branchy.jsonl"), "--width", "60"])
-      .stdout.trim()
-      .split("\n");
+    const narrow = (await treeOut(corpus("gen-v3-branchy.jsonl"), { width: 60 })).stdout.trim().split("\n");
     for (const line of narrow) expect(stringWidth(line), line).toBeLessThanOrEqual(60);
     expect(narrow.some((l) => l.endsWith("…"))).toBe(true);
   });
@@ -95,8 +89,8 @@ describe("pisess tree (built binary)", () => {
     expect(doc.entries.find((e) => e.line === 9)).not.toHaveProperty("role");
   });
 
-  it("--json with --filter or --search: the shown entries only, linked to each other", () => {
-    const users = JSON.parse(runCli(["tree", tree("branched.jsonl"), "--json", "--filter", "user-only"]).stdout) as TreeJsonDocument;
+  it("--json with --filter or --search: the shown entries only, linked to each other (in process)", async () => {
+    const users = JSON.parse((await treeOut(tree("branched.jsonl"), { output: "json", filter: "user-only" })).stdout) as TreeJsonDocument;
     // The user messages are lines 3, 7 and 11; 11 descends from 7 through hidden entries.
     expect(users.roots).toEqual([3, 7]);
     expect(users.entries.map((e) => [e.line, e.parentId, e.parentLine, e.children])).toEqual([
@@ -104,7 +98,7 @@ describe("pisess tree (built binary)", () => {
       [7, "a0000001", null, [11]],
       [11, "b0000009", 7, []],
     ]);
-    const found = JSON.parse(runCli(["tree", tree("branched.jsonl"), "--json", "--search", "loader"]).stdout) as TreeJsonDocument;
+    const found = JSON.parse((await treeOut(tree("branched.jsonl"), { output: "json", search: ["loader"] })).stdout) as TreeJsonDocument;
     expect(found.roots).toEqual([7]);
     expect(found.entries.map((e) => [e.line, e.parentLine, e.children])).toEqual([
       [7, null, [8]],
@@ -112,8 +106,8 @@ describe("pisess tree (built binary)", () => {
     ]);
   });
 
-  it("--json: cycle members are shown once, the cut one as a root", () => {
-    const doc = JSON.parse(runCli(["tree", tree("broken-links.jsonl"), "--json"]).stdout) as TreeJsonDocument;
+  it("--json: cycle members are shown once, the cut one as a root (in process)", async () => {
+    const doc = JSON.parse((await treeOut(tree("broken-links.jsonl"), { output: "json" })).stdout) as TreeJsonDocument;
     // broken-links: a cycle 3 ↔ 4 (cut at 3), a self-parent at 6, a dangling parent at 7, two entries with id d0000007.
     expect(doc.roots).toEqual([2, 3, 6, 7]);
     const at = (line: number) => doc.entries.find((e) => e.line === line);
@@ -125,8 +119,8 @@ describe("pisess tree (built binary)", () => {
     expect(at(10)).toMatchObject({ parentId: "d0000007", parentLine: 9 });
   });
 
-  it("--ndjson: one object per shown entry in display order", () => {
-    const r = runCli(["tree", tree("branched.jsonl"), "--ndjson", "--filter", "all"]);
+  it("--ndjson: one object per shown entry in display order (in process)", async () => {
+    const r = await treeOut(tree("branched.jsonl"), { output: "ndjson", filter: "all" });
     const rows = r.stdout
       .trim()
       .split("\n")
@@ -146,8 +140,8 @@ describe("pisess tree (built binary)", () => {
     expect(rows.find((x) => x.id === "a0000005")).toMatchObject({ label: "parser-done", onPath: false, depth: 4, role: "assistant" });
   });
 
-  it("neutralizes escape sequences and bidi controls from session content", () => {
-    const r = runCli(["tree", tree("hostile.jsonl"), "--color", "always"]);
+  it("neutralizes escape sequences and bidi controls from session content (in process, coloured)", async () => {
+    const r = await treeOut(tree("hostile.jsonl"), { color: true });
     const withoutOurColors = r.stdout.replace(/\u001b\[[0-9;]*m/g, "");
     expect(withoutOurColors).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f\u202a-\u202e]/);
     expect(withoutOurColors).toContain("\\x1b[31mALERT");
@@ -155,7 +149,7 @@ describe("pisess tree (built binary)", () => {
   });
 
   it("colour: off when piped or NO_COLOR, on with --color always", () => {
-    expect(runCli(["tree", tree("branched.jsonl")]).stdout).not.toContain("\u001b[");
+    expect(branchedText().stdout).not.toContain("\u001b[");
     expect(runCli(["tree", tree("branched.jsonl"), "--color", "always"], { env: { NO_COLOR: "1" } }).stdout).toContain("\u001b[");
     expect(
       runCli(["tree", tree("branched.jsonl"), "--color", "never"], { env: { NO_COLOR: undefined, FORCE_COLOR: "1" } }).stdout,
@@ -175,8 +169,8 @@ describe("pisess tree (built binary)", () => {
     expect(r.stderr).toBe(`${tree("broken-links.jsonl")}: 4 problems; run pisess validate ${tree("broken-links.jsonl")}\n`);
   });
 
-  it("shows cycle members once, cut open and marked", () => {
-    const r = runCli(["tree", tree("broken-links.jsonl"), "--filter", "all"]);
+  it("shows cycle members once, cut open and marked (in process)", async () => {
+    const r = await treeOut(tree("broken-links.jsonl"), { filter: "all" });
     expect(r.stdout).toContain("d0000002 [cycle] user: cycle member A");
     expect(r.stdout.match(/d0000007/g)).toHaveLength(2);
   });
@@ -208,13 +202,13 @@ describe("pisess tree (built binary)", () => {
     expect(runCli(["completion"]).stdout).toContain("pisess");
   });
 
-  it("works on every corpus file and matches the default leaf", () => {
+  it("works on every corpus file and matches the default leaf (in process)", async () => {
     for (const f of readdirSync(corpus("")).filter((x) => x.endsWith(".jsonl"))) {
-      const r = runCli(["tree", corpus(f), "--json"]);
+      const r = await treeOut(corpus(f), { output: "json" });
       expect(r.code, f).toBe(0);
       const expected = JSON.parse(readFileSync(corpus(f.replace(".jsonl", ".expected.json")), "utf8")) as { leaf: { line: number } };
       expect((JSON.parse(r.stdout) as { leaf: { line: number } }).leaf.line).toBe(expected.leaf.line);
-      expect(runCli(["tree", corpus(f)]).code).toBe(0);
+      expect((await treeOut(corpus(f))).code).toBe(0);
     }
   });
 });
@@ -244,14 +238,15 @@ describe("pisess path (built binary)", () => {
   });
 });
 
+// The process (every command, the CLI's own file opening) is held to the same guarantee in readonly.test.ts.
 describe("read-only guarantee", () => {
-  it("leaves every fixture byte-for-byte and mtime unchanged after tree and path", () => {
+  it("leaves every fixture byte-for-byte and mtime unchanged after tree and path (in process)", async () => {
     const files = [...readdirSync(fixture("tree")).map((f) => tree(f)), corpus("gen-v1.jsonl"), corpus("gen-v3-faults.jsonl")];
     const before = files.map(fingerprint);
     for (const f of files) {
-      runCli(["tree", f]);
-      runCli(["tree", f, "--json"]);
-      runCli(["path", f, "--ndjson"]);
+      await treeOut(f);
+      await treeOut(f, { output: "json" });
+      await pathNdjsonOut(f);
     }
     expect(files.map(fingerprint)).toEqual(before);
   });

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cwdFolderName } from "../src/io/discover.js";
 import { fingerprint, fixture, runCli, type FileFingerprint } from "./helpers.js";
+import { contextJsonOut } from "./inproc.js";
 
 const ctxFixture = (name: string) => fixture("context", `${name}.jsonl`);
 const IMAGES_ID = "01950000-0000-7000-8000-000000000004";
@@ -133,14 +134,14 @@ describe("pisess context (built binary)", () => {
     expect(doc.entries.map((e) => e.line)).toEqual([2, 3, 4, 5]);
   });
 
-  it("a parent cycle: exit 1 naming the cycle, nothing on stdout, the file untouched", () => {
+  it("a parent cycle: exit 1 naming the cycle, nothing on stdout, the file untouched", async () => {
     const p = ctxFixture("cycle");
     const before = fingerprint(p);
     const r = runCli(["context", p, "--leaf", "@5"]);
     expect(r.code).toBe(1);
     expect(r.stdout).toBe("");
     expect(r.stderr).toMatch(/:3: error parent-cycle: parent cycle through lines 3, 4;/);
-    expect(runCli(["context", p, "--leaf", "@2", "--json"]).code).toBe(0);
+    expect((await contextJsonOut(p, { leaf: "@2" })).code).toBe(0);
     expect(fingerprint(p)).toEqual(before);
   });
 
@@ -156,11 +157,12 @@ describe("pisess context (built binary)", () => {
     expect(fingerprint(p)).toEqual(before);
   });
 
-  it("--ndjson: one message per line; --llm maps entries to the converted messages", () => {
+  // In process, with the command's renderer: context-corpus.test.ts spawns --json, --llm --json and --llm --ndjson.
+  it("--ndjson: one message per line; --llm maps entries to the converted messages", async () => {
     const p = ctxFixture("roles");
-    const nd = runCli(["context", p, "--ndjson"]).stdout.trim().split("\n");
+    const nd = (await contextJsonOut(p, { ndjson: true })).stdout.trim().split("\n");
     expect(nd).toHaveLength(11);
-    const llm = JSON.parse(runCli(["context", p, "--llm", "--json"]).stdout) as {
+    const llm = JSON.parse((await contextJsonOut(p, { llm: true })).stdout) as {
       messages: { role: string }[];
       entries: { line: number; type: string }[];
     };

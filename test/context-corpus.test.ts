@@ -8,6 +8,7 @@ import { convertToLlm, convertToLlmMapped } from "../src/ops/llm.js";
 import { pathTo } from "../src/ops/path.js";
 import { findByLine } from "../src/ops/refs.js";
 import { corpus, fingerprint, ROOT, runCli } from "./helpers.js";
+import { contextJsonOut } from "./inproc.js";
 
 interface Leaf {
   line: number;
@@ -131,53 +132,58 @@ function sample(leaves: Leaf[]): Leaf[] {
   return [...pick];
 }
 
-describe("pisess context --json / --llm --json (built binary)", () => {
-  it.each(files)("%s", (f) => {
-    const path = corpus(f);
-    const before = fingerprint(path);
-    for (const leaf of sample(expected(f).leaves)) {
-      const ref = `@${piLine(leaf)}`;
-      const r = runCli(["context", path, "--leaf", ref, "--json"]);
-      if (leaf.error === "cycle") {
-        expect(r.code, `${f} ${ref}`).toBe(1);
-        expect(r.stdout).toBe("");
-        expect(r.stderr).toMatch(/cycle|names itself as its parent/);
-        continue;
-      }
-      expect(r.code, `${f} ${ref}: ${r.stderr}`).toBe(0);
-      const doc = JSON.parse(r.stdout) as Record<string, unknown> & { messages: unknown[]; entries: { line: number; type: string }[] };
-      expect(Object.keys(doc).sort()).toEqual(
-        ["entries", "file", "leaf", "messages", "model", "thinkingLevel"]
-          .filter((k) => k !== "thinkingLevel" || leaf.context?.thinkingLevel !== undefined)
-          .sort(),
-      );
-      expect({ thinkingLevel: doc.thinkingLevel, model: doc.model, messages: doc.messages }).toEqual(leaf.context);
-      expect((doc.leaf as { line: number }).line).toBe(piLine(leaf));
-      expect(doc.entries).toHaveLength(doc.messages.length);
-      for (const e of doc.entries) expect(leaf.path).toContain(e.line);
+/**
+ * What `context --json`, `--llm --json` and `--llm --ndjson` write for a leaf, rendered in-process with the
+ * renderer the command uses (test/inproc.ts); the CLI test below proves the command writes these same bytes.
+ */
+async function checkJsonOutputs(f: string, leaf: Leaf): Promise<void> {
+  const path = corpus(f);
+  const ref = `@${piLine(leaf)}`;
+  const r = await contextJsonOut(path, { leaf: ref });
+  if (leaf.error === "cycle") {
+    expect(r.code, `${f} ${ref}`).toBe(1);
+    expect(r.stdout).toBe("");
+    return;
+  }
+  expect(r.code, `${f} ${ref}`).toBe(0);
+  const doc = JSON.parse(r.stdout) as Record<string, unknown> & { messages: unknown[]; entries: { line: number; type: string }[] };
+  expect(Object.keys(doc).sort()).toEqual(
+    ["entries", "file", "leaf", "messages", "model", "thinkingLevel"]
+      .filter((k) => k !== "thinkingLevel" || leaf.context?.thinkingLevel !== undefined)
+      .sort(),
+  );
+  expect({ thinkingLevel: doc.thinkingLevel, model: doc.model, messages: doc.messages }).toEqual(leaf.context);
+  expect((doc.leaf as { line: number }).line).toBe(piLine(leaf));
+  expect(doc.entries).toHaveLength(doc.messages.length);
+  for (const e of doc.entries) expect(leaf.path).toContain(e.line);
 
-      const l = runCli(["context", path, "--leaf", ref, "--llm", "--json"]);
-      expect(l.code).toBe(0);
-      const ldoc = JSON.parse(l.stdout) as { messages: unknown[]; entries: unknown[] };
-      expect(ldoc.messages).toEqual(leaf.llm);
-      expect(ldoc.entries).toHaveLength(ldoc.messages.length);
+  const l = await contextJsonOut(path, { leaf: ref, llm: true });
+  expect(l.code).toBe(0);
+  const ldoc = JSON.parse(l.stdout) as { messages: unknown[]; entries: unknown[] };
+  expect(ldoc.messages).toEqual(leaf.llm);
+  expect(ldoc.entries).toHaveLength(ldoc.messages.length);
 
-      const nd = runCli(["context", path, "--leaf", ref, "--llm", "--ndjson"]);
-      expect(nd.code).toBe(0);
-      expect(
-        nd.stdout
-          .split("\n")
-          .filter(Boolean)
-          .map((s) => JSON.parse(s)),
-      ).toEqual(leaf.llm);
-    }
-    expect(fingerprint(path)).toEqual(before);
+  const nd = await contextJsonOut(path, { leaf: ref, llm: true, ndjson: true });
+  expect(nd.code).toBe(0);
+  expect(
+    nd.stdout
+      .split("\n")
+      .filter(Boolean)
+      .map((s) => JSON.parse(s)),
+  ).toEqual(leaf.llm);
+}
+
+describe("context --json / --llm --json / --llm --ndjson output (in process, the command's renderer)", () => {
+  it.each(files)("%s", async (f) => {
+    const before = fingerprint(corpus(f));
+    for (const leaf of sample(expected(f).leaves)) await checkJsonOutputs(f, leaf);
+    expect(fingerprint(corpus(f))).toEqual(before);
   });
 
-  it("the default leaf is pi's default leaf", () => {
+  it("the default leaf is pi's default leaf", async () => {
     for (const f of files) {
       const leaf = expected(f).leaves.find((l) => l.default) as Leaf;
-      const r = runCli(["context", corpus(f), "--json"]);
+      const r = await contextJsonOut(corpus(f));
       if (leaf.error) {
         expect(r.code).toBe(1);
         continue;
@@ -186,5 +192,52 @@ describe("pisess context --json / --llm --json (built binary)", () => {
       expect(doc.leaf.line).toBe(leaf.line);
       expect(doc.messages).toEqual(leaf.context?.messages);
     }
+  });
+});
+
+describe("pisess context --json / --llm --json / --llm --ndjson (built binary)", () => {
+  // A file with a cycle, a leaf without id and a duplicate id: every way the command can end.
+  const f = "gen-v3-cycle-crlf-bom.jsonl";
+  const path = corpus(f);
+
+  it("writes the renderer's bytes for each leaf of the sample; a cycle exits 1 with nothing on stdout", async () => {
+    const before = fingerprint(path);
+    const leaves = sample(expected(f).leaves);
+    expect(leaves.some((l) => l.error === "cycle")).toBe(true);
+    const seen = new Set<string>();
+    for (const leaf of leaves) {
+      const ref = `@${piLine(leaf)}`;
+      // Two leaves can name the same line for pi (a leaf without id falls back to the last entry): one run each.
+      if (seen.has(ref)) continue;
+      seen.add(ref);
+      const r = runCli(["context", path, "--leaf", ref, "--json"]);
+      if (leaf.error === "cycle") {
+        expect(r.code, `${f} ${ref}`).toBe(1);
+        expect(r.stdout).toBe("");
+        expect(r.stderr).toMatch(/cycle|names itself as its parent/);
+        continue;
+      }
+      expect(r.code, `${f} ${ref}: ${r.stderr}`).toBe(0);
+      expect(r.stdout).toBe((await contextJsonOut(path, { leaf: ref })).stdout);
+      expect((JSON.parse(r.stdout) as { messages: unknown }).messages).toEqual(leaf.context?.messages);
+    }
+    expect(fingerprint(path)).toEqual(before);
+  });
+
+  it("--llm --json and --llm --ndjson at the default leaf are pi's convertToLlm", async () => {
+    const leaf = expected(f).leaves.find((l) => l.default) as Leaf;
+    const l = runCli(["context", path, "--llm", "--json"]);
+    expect(l.code, l.stderr).toBe(0);
+    expect(l.stdout).toBe((await contextJsonOut(path, { llm: true })).stdout);
+    expect((JSON.parse(l.stdout) as { messages: unknown[] }).messages).toEqual(leaf.llm);
+    const nd = runCli(["context", path, "--llm", "--ndjson"]);
+    expect(nd.code, nd.stderr).toBe(0);
+    expect(nd.stdout).toBe((await contextJsonOut(path, { llm: true, ndjson: true })).stdout);
+    expect(
+      nd.stdout
+        .split("\n")
+        .filter(Boolean)
+        .map((s) => JSON.parse(s)),
+    ).toEqual(leaf.llm);
   });
 });

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readdirSync } from "node:fs";
 import { expectGolden } from "./golden.js";
 import { fingerprint, fixture, runCli, type FileFingerprint } from "./helpers.js";
+import { diffJsonOut } from "./inproc.js";
 
 // Relative paths keep the output the same on every machine (the CLI runs in the repository root).
 const F = (name: string) => `fixtures/diff/${name}`;
@@ -40,8 +41,8 @@ describe("pisess diff FILE A B", () => {
     expect(narrow.stdout).not.toContain(" │ @");
   });
 
-  it("JSON shape", () => {
-    const r = runCli(["diff", F("branches.jsonl"), "label:try-a", "leaf", "--json"]);
+  it("JSON shape (in process, the renderer the command uses)", async () => {
+    const r = await diffJsonOut(F("branches.jsonl"), { a: "label:try-a", b: "leaf" });
     expect(r.code).toBe(1);
     const o = json(r.stdout);
     expect(o.base).toEqual({ id: "a0000005", line: 6 });
@@ -53,8 +54,8 @@ describe("pisess diff FILE A B", () => {
     expect(o.right.stats.files).toEqual({ read: [], changed: ["test/app.test.ts"] });
   });
 
-  it("a leaf against its ancestor: one side empty", () => {
-    const r = runCli(["diff", F("branches.jsonl"), "a0000005", "label:try-a", "--json"]);
+  it("a leaf against its ancestor: one side empty (in process)", async () => {
+    const r = await diffJsonOut(F("branches.jsonl"), { a: "a0000005", b: "label:try-a" });
     expect(r.code).toBe(1);
     const o = json(r.stdout);
     expect(o.left.entries).toEqual([]);
@@ -70,13 +71,14 @@ describe("pisess diff FILE A B", () => {
 
   it("FILE A: A against the active leaf", () => {
     const r = runCli(["diff", F("branches.jsonl"), "label:try-a", "--json"]);
+    expect(r.code).toBe(1);
     const o = json(r.stdout);
     expect(o.left.leaf.line).toBe(16);
     expect(o.right.leaf.line).toBe(11);
   });
 
-  it("two roots: base null", () => {
-    const r = runCli(["diff", F("two-roots.jsonl"), "@3", "@5", "--json"]);
+  it("two roots: base null", async () => {
+    const r = await diffJsonOut(F("two-roots.jsonl"), { a: "@3", b: "@5" });
     expect(r.code).toBe(1);
     expect(json(r.stdout).base).toBeNull();
     const t = runCli(["diff", F("two-roots.jsonl"), "@3", "@5"]);
@@ -156,8 +158,10 @@ describe("pisess diff FILE1 FILE2", () => {
     expectGolden("diff-fork.txt", r.stdout);
   });
 
-  it("a fork and its parent: JSON with files and lineage", () => {
+  // Through the binary, and byte for byte what the in-process tests above render.
+  it("a fork and its parent: JSON with files and lineage", async () => {
     const r = runCli(["diff", F("fork-parent.jsonl"), F("fork-child.jsonl"), "--json"]);
+    expect(r.stdout).toBe((await diffJsonOut(F("fork-parent.jsonl"), { a: F("fork-child.jsonl") })).stdout);
     const o = json(r.stdout);
     expect(o.align).toBe("id");
     expect(o.lineage).toMatchObject({ relation: "right-forked-from-left", matchedBy: "basename", rightParent: { field: "parentSession" } });
@@ -166,8 +170,8 @@ describe("pisess diff FILE1 FILE2", () => {
     expect(o.right.file).toBe(F("fork-child.jsonl"));
   });
 
-  it("two unrelated files: aligned by content, no lineage", () => {
-    const r = runCli(["diff", F("unrelated-a.jsonl"), F("unrelated-b.jsonl"), "--json"]);
+  it("two unrelated files: aligned by content, no lineage (in process)", async () => {
+    const r = await diffJsonOut(F("unrelated-a.jsonl"), { a: F("unrelated-b.jsonl") });
     expect(r.code).toBe(1);
     const o = json(r.stdout);
     expect(o.align).toBe("content");
@@ -195,8 +199,8 @@ describe("pisess diff --context", () => {
     expectGolden("diff-context-compaction.txt", r.stdout);
   });
 
-  it("JSON: messages with their sources, shared ones marked", () => {
-    const r = runCli(["diff", F("compaction.jsonl"), "@5", "@8", "--context", "--json"]);
+  it("JSON: messages with their sources, shared ones marked (in process)", async () => {
+    const r = await diffJsonOut(F("compaction.jsonl"), { a: "@5", b: "@8", context: true });
     const o = json(r.stdout);
     expect(o.mode).toBe("context");
     expect(o.base).toBeNull();

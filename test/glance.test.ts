@@ -4,6 +4,9 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectGolden } from "./golden.js";
 import { fingerprint, fixture, piBogusLines, runCli, type CliResult, type FileFingerprint } from "./helpers.js";
+import type { GrepOptions } from "../src/reports/grep.js";
+import type { LsOptions } from "../src/reports/ls.js";
+import { grepNdjsonOut, infoOut, labelsOut, leavesNdjsonOut, lineageOut, lsOut, type Out, showJsonOut } from "./inproc.js";
 
 /**
  * The "at a glance" commands (ls, info, leaves, show, labels, lineage, grep) against a fake agent dir built in a
@@ -64,12 +67,18 @@ function cli(args: string[], opts: { cwd?: string; env?: Record<string, string |
   return runCli(args, { cwd: opts.cwd ?? appCwd, env: { ...env(), ...opts.env } });
 }
 
-function json(r: CliResult): Json {
-  expect(r.stderr === "" || r.code !== 2, r.stderr).toBe(true);
+const grep = (o: Omit<GrepOptions, "env" | "cwd">) => grepNdjsonOut({ env: piEnv(), cwd: appCwd, ...o });
+
+/** The pi environment the CLI runs with here, for the reports called in-process. */
+const piEnv = () => ({ PI_CODING_AGENT_DIR: agent, HOME: tmp });
+
+function json(r: CliResult | Out): Json {
+  if ("stderr" in r) expect(r.stderr === "" || r.code !== 2, r.stderr).toBe(true);
+  else expect(r.code).not.toBe(2);
   return JSON.parse(r.stdout) as Json;
 }
 
-function ndjson(r: CliResult): Json[] {
+function ndjson(r: CliResult | Out): Json[] {
   return r.stdout
     .split("\n")
     .filter((l) => l !== "")
@@ -232,28 +241,29 @@ describe("ls", () => {
     expect(s[0]!.problems).toBe(2);
   });
 
-  it("prints a table (golden) and ndjson", () => {
+  it("prints a table (golden) and ndjson", async () => {
     const r = cli(["ls"]);
     expect(r.code, r.stderr).toBe(0);
     expectGolden("glance-ls-app.txt", norm(r.stdout));
-    const rows = ndjson(cli(["ls", "--ndjson", "--limit", "1"]));
+    const rows = ndjson(await lsOut({ limit: 1, env: piEnv(), cwd: appCwd }, { ndjson: true }));
     expect(rows.map((x) => x.path)).toEqual([files.broken]);
   });
 
-  it("--all-projects recurses into nested folders; --sort and --limit", () => {
-    const all = json(cli(["ls", "--all-projects", "--json"])).sessions as Json[];
+  it("--all-projects recurses into nested folders; --sort and --limit (in process)", async () => {
+    const ls = (o: Partial<LsOptions>) => lsOut({ allProjects: true, env: piEnv(), cwd: appCwd, ...o });
+    const all = json(await ls({})).sessions as Json[];
     expect(all.map((x) => x.path).sort()).toEqual([files.broken, files.fork, files.fork2, files.main, files.sub, files.v1].sort());
     const v1 = all.find((x) => x.path === files.v1)!;
     expect(v1).toMatchObject({ version: 1, entries: 4, leaves: 1, parentSession: join(sessions, "gone", "missing.jsonl") });
-    const bySize = json(cli(["ls", "-a", "--sort", "size", "--limit", "2", "--json"])).sessions as Json[];
+    const bySize = json(await ls({ sort: "size", limit: 2 })).sessions as Json[];
     const sizes = [files.main, files.fork, files.broken, files.fork2, files.sub, files.v1]
       .map((f) => ({ f, s: statSync(f!).size }))
       .sort((a, b) => b.s - a.s);
     expect(bySize.map((x) => x.path)).toEqual(sizes.slice(0, 2).map((x) => x.f));
-    const byName = json(cli(["ls", "-a", "--sort", "name", "--json"])).sessions as Json[];
+    const byName = json(await ls({ sort: "name" })).sessions as Json[];
     const names = byName.map((x) => (x.name ?? x.firstMessage).toLowerCase());
     expect(names).toEqual([...names].sort());
-    const byCreated = json(cli(["ls", "-a", "--sort", "created", "--json"])).sessions as Json[];
+    const byCreated = json(await ls({ sort: "created" })).sessions as Json[];
     expect(byCreated[0]!.path).toBe(files.sub);
     expect(byCreated[byCreated.length - 1]!.path).toBe(files.v1);
   });
@@ -335,8 +345,8 @@ describe("info", () => {
     expectGolden("glance-info-main.txt", norm(cli(["info", files.main!]).stdout));
   });
 
-  it("fork: entries copied from the parent are reported and left out, unless --include-copied", () => {
-    const info = json(cli(["info", files.fork!, "--json"]));
+  it("fork: entries copied from the parent are reported and left out, unless --include-copied", async () => {
+    const info = json(await infoOut(files.fork!, { json: true }));
     const { entries } = parseFile(files.fork!);
     const copied = copiedKeys(files.main!);
     expect(info.header).toMatchObject({ parentSession: files.main, parentExists: true, legacyBranchedFrom: false });
@@ -346,21 +356,21 @@ describe("info", () => {
     expect(info.totals.input).toBe(400);
     const leaf = (info.leaves as Json[])[0]!;
     expectTotals(leaf.totals, leafTotals(entries, "a6000000", copied).totals);
-    const inc = json(cli(["info", files.fork!, "--json", "--include-copied"]));
+    const inc = json(await infoOut(files.fork!, { json: true, includeCopied: true }));
     expectTotals(inc.totals, fileTotals(entries));
     expectTotals((inc.leaves as Json[])[0]!.totals, leafTotals(entries, "a6000000").totals);
     expect(inc.copied.included).toBe(true);
-    expectGolden("glance-info-fork.txt", norm(cli(["info", files.fork!]).stdout));
+    expectGolden("glance-info-fork.txt", norm((await infoOut(files.fork!)).stdout));
   });
 
-  it("v1 file with a legacy branchedFrom to a missing file; broken file", () => {
-    const info = json(cli(["info", files.v1!, "--json"]));
+  it("v1 file with a legacy branchedFrom to a missing file; broken file", async () => {
+    const info = json(await infoOut(files.v1!, { json: true }));
     expect(info.header).toMatchObject({ version: 1, legacyBranchedFrom: true, parentExists: false });
     expect(info.copied).toBeNull();
     expectTotals(info.totals, fileTotals(parseFile(files.v1!).entries));
     expect(info.leaves.map((l: Json) => l.id)).toEqual(["L5"]);
     expect(info.modelsUsed.map((m: Json) => m.model)).toEqual(["claude-sonnet-4-5", "claude-opus-4-5"]);
-    const text = cli(["info", files.v1!]);
+    const text = await infoOut(files.v1!);
     expect(text.stdout).toMatch(/fork of\s+.*missing\.jsonl \(missing, legacy branchedFrom\)/);
 
     const b = cli(["info", files.broken!, "--json"]);
@@ -379,11 +389,11 @@ describe("info", () => {
 });
 
 describe("leaves", () => {
-  it("text (golden), json and ndjson", () => {
+  it("text (golden), json and ndjson", async () => {
     const r = cli(["leaves", files.main!]);
     expect(r.code, r.stderr).toBe(0);
     expectGolden("glance-leaves-main.txt", r.stdout);
-    const rows = ndjson(cli(["leaves", files.main!, "--ndjson"]));
+    const rows = ndjson(await leavesNdjsonOut(files.main!));
     const { entries } = parseFile(files.main!);
     expect(rows.map((x) => [x.id, x.line, x.depth, x.isDefault])).toEqual([
       ["l2000000", 10, 8, false],
@@ -402,17 +412,20 @@ describe("leaves", () => {
     const doc = json(cli(["leaves", files.main!, "--json"]));
     expect(doc.leaves).toEqual(rows);
     // Fork: copied prefix left out of the leaf's sums.
-    const fr = ndjson(cli(["leaves", files.fork!, "--ndjson"]));
+    const fr = ndjson(await leavesNdjsonOut(files.fork!));
     expect(fr[0]!.totals.input).toBe(400);
   });
 });
 
 describe("leaves of the corpus", () => {
-  it("match pi's leaves (expected.json) in every corpus file", () => {
+  // In process, with the renderer `leaves --ndjson` uses; the command itself is spawned in "leaves" above.
+  it("match pi's leaves (expected.json) in every corpus file", async () => {
     const dir = fixture("corpus");
     for (const name of readdirSync(dir).filter((f) => f.endsWith(".jsonl"))) {
       const expected = JSON.parse(readFileSync(join(dir, name.replace(/\.jsonl$/, ".expected.json")), "utf8")) as Json;
-      const rows = ndjson(runCli(["leaves", join(dir, name), "--ndjson"]));
+      const out = await leavesNdjsonOut(join(dir, name));
+      expect(out.code, name).toBe(0);
+      const rows = ndjson({ ...out, stderr: "" });
       // pi keeps a line like `42` as an entry (a leaf); pisess skips it with a diagnostic.
       const bogus = piBogusLines(join(dir, name));
       const piLeaves = (expected.leaves as Json[]).filter((l) => !bogus.has(l.line));
@@ -430,8 +443,8 @@ describe("leaves of the corpus", () => {
 });
 
 describe("show", () => {
-  it("an entry with parent, children and label; --raw is the exact line", () => {
-    const j = json(cli(["show", files.main!, "label:start", "--json"]));
+  it("an entry with parent, children and label; --raw is the exact line", async () => {
+    const j = json(await showJsonOut(files.main!, "label:start"));
     expect(j).toMatchObject({
       line: 3,
       id: "u1000000",
@@ -442,7 +455,7 @@ describe("show", () => {
       label: "start",
     });
     expect(j.entry.message.content[0].text).toBe("Add a --json flag to the export command");
-    const bp = json(cli(["show", files.main!, "l1000000", "--json"]));
+    const bp = json(await showJsonOut(files.main!, "l1000000"));
     expect(bp.children).toEqual([
       { id: "u2000000", line: 8 },
       { id: "u3000000", line: 11 },
@@ -454,18 +467,18 @@ describe("show", () => {
     expect(t.stdout).toMatch(/^line\s+9$/m);
     expect(t.stdout).toMatch(/^label\s+ndjson-try$/m);
     expect(t.stdout).toMatch(/"model": "gpt-5"/);
-    const v1 = json(cli(["show", files.v1!, "L3", "--json"]));
+    const v1 = json(await showJsonOut(files.v1!, "L3"));
     expect(v1).toMatchObject({ id: "L3", parent: { id: "L2", line: 2 }, children: [{ id: "L4", line: 4 }] });
     expect(cli(["show", files.main!, "zzz"]).code).toBe(2);
   });
 });
 
 describe("labels", () => {
-  it("resolved labels and the history", () => {
+  it("resolved labels and the history", async () => {
     const t = cli(["labels", files.main!]);
     expect(t.code, t.stderr).toBe(0);
     expect(t.stdout).toMatch(/start\s+u1000000\s+3\s+message\/user\s+7/);
-    const rows = ndjson(cli(["labels", files.main!, "--ndjson"]));
+    const rows = ndjson(await labelsOut(files.main!, { ndjson: true }));
     expect(rows).toEqual([
       {
         label: "start",
@@ -484,18 +497,18 @@ describe("labels", () => {
         setBy: { id: "l2000000", line: 10, timestamp: "2025-03-01T10:09:00.000Z" },
       },
     ]);
-    const h = json(cli(["labels", files.main!, "--history", "--json"]));
+    const h = json(await labelsOut(files.main!, { history: true }));
     expect(h.history.map((x: Json) => [x.line, x.label, x.current])).toEqual([
       [7, "start", true],
       [10, "ndjson-try", true],
     ]);
-    expect(json(cli(["labels", files.v1!, "--json"])).labels).toEqual([]);
+    expect(json(await labelsOut(files.v1!)).labels).toEqual([]);
   });
 });
 
 describe("lineage", () => {
-  it("ancestors and forks across projects", () => {
-    const f = json(cli(["lineage", files.fork!, "--json"]));
+  it("ancestors and forks across projects", async () => {
+    const f = json(await lineageOut(files.fork!, piEnv(), { json: true }));
     expect(f.ancestors).toEqual([
       {
         generation: 1,
@@ -518,18 +531,18 @@ describe("lineage", () => {
     expect(norm(t.stdout)).toContain("↑↑ <TMP>/agent/sessions/");
   });
 
-  it("a missing link is reported, exit 1", () => {
+  it("a missing link is reported, exit 1", async () => {
     const r = cli(["lineage", files.v1!, "--json"]);
     expect(r.code, r.stderr).toBe(1);
     const j = JSON.parse(r.stdout) as Json;
     expect(j.missing).toEqual([join(sessions, "gone", "missing.jsonl")]);
     expect(j.ancestors[0]).toMatchObject({ exists: false, legacyBranchedFrom: true, id: null });
-    expect(cli(["lineage", files.v1!]).stdout).toMatch(/MISSING/);
+    expect((await lineageOut(files.v1!, piEnv())).stdout).toMatch(/MISSING/);
   });
 });
 
 describe("grep", () => {
-  it("searches tool output in the cwd's sessions by default", () => {
+  it("searches tool output in the cwd's sessions by default", async () => {
     const r = cli(["grep", "ERR_STRING_TOO_LONG"]);
     expect(r.code, r.stderr).toBe(0);
     const lines = r.stdout.trim().split("\n").sort();
@@ -539,7 +552,7 @@ describe("grep", () => {
         `${files.main}:16:t2000000: FAIL test/export.test.ts RangeError: ERR_STRING_TOO_LONG`,
       ].sort(),
     );
-    const hits = ndjson(cli(["grep", "ERR_STRING", "--ndjson", files.main!]));
+    const hits = ndjson(await grep({ pattern: "ERR_STRING", targets: [files.main!] }));
     expect(hits).toEqual([
       {
         file: files.main,
@@ -555,18 +568,19 @@ describe("grep", () => {
     ]);
   });
 
-  it("thinking, tool-call arguments, -i, --role, --type, v1 ids, folders", () => {
-    expect(ndjson(cli(["grep", "CLI entry", "--ndjson", files.main!]))[0]).toMatchObject({ id: "a1000000", field: "thinking" });
-    expect(ndjson(cli(["grep", "src/cli\\.ts", "--ndjson", files.main!]))[0]).toMatchObject({ id: "a1000000", field: "toolCall" });
-    expect(cli(["grep", "add a --JSON", files.main!]).code).toBe(1);
+  it("thinking, tool-call arguments, -i, --role, --type, v1 ids, folders (in process; the flags through the binary)", async () => {
+    expect(ndjson(await grep({ pattern: "CLI entry", targets: [files.main!] }))[0]).toMatchObject({ id: "a1000000", field: "thinking" });
+    expect(ndjson(await grep({ pattern: "src/cli\\.ts", targets: [files.main!] }))[0]).toMatchObject({ id: "a1000000", field: "toolCall" });
+    expect((await grep({ pattern: "add a --JSON", targets: [files.main!] })).code).toBe(1);
+    expect((await grep({ pattern: "add a --JSON", targets: [files.main!], ignoreCase: true })).code).toBe(0);
     expect(cli(["grep", "-i", "add a --JSON", files.main!]).code).toBe(0);
-    const users = ndjson(cli(["grep", "export", "--role", "user", "--ndjson", files.main!]));
+    const users = ndjson(await grep({ pattern: "export", roles: ["user"], targets: [files.main!] }));
     expect(users.map((h) => h.id)).toEqual(["u1000000"]);
-    const comp = ndjson(cli(["grep", "tests", "--type", "compaction", "--ndjson", files.main!]));
+    const comp = ndjson(await grep({ pattern: "tests", types: ["compaction"], targets: [files.main!] }));
     expect(comp.map((h) => h.id)).toEqual(["c1000000"]);
     const two = ndjson(cli(["grep", "start|tests", "--type", "compaction,label", files.main!, "--ndjson"]));
     expect(two.map((h) => h.id)).toEqual(["l1000000", "c1000000"]);
-    const v1 = ndjson(cli(["grep", "Lexer", "--ndjson", libDir]));
+    const v1 = ndjson(await grep({ pattern: "Lexer", targets: [libDir] }));
     expect(v1.map((h) => [h.file, h.id, h.path])).toEqual([[files.v1, "L5", 4]]);
     const all = json(cli(["grep", "subagent", "--json", sessions]));
     expect(all.hits.map((h: Json) => h.file)).toEqual([files.sub]);

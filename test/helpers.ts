@@ -68,3 +68,12 @@ export function piBogusLines(path: string): Set<number> {
     });
   return out;
 }
+
+/** A run made once and shared by the tests that read it (the same command, spawned once). */
+export function once<T>(run: () => T): () => T {
+  let done: { value: T } | undefined;
+  return () => {
+    done ??= { value: run() };
+    return done.value;
+  };
+}

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { corpus, fingerprint, fixture, runCli } from "./helpers.js";
+import { contextJsonOut, showJsonOut, type TreeArgs, treeOut } from "./inproc.js";
 
 const ndjson = (s: string) =>
   s
@@ -8,7 +9,7 @@ const ndjson = (s: string) =>
     .map((l) => JSON.parse(l) as Record<string, unknown>);
 
 describe("pi 1.6 entries through the CLI", () => {
-  it("context --json names, for an edited message, the context_edit that shaped it", () => {
+  it("context --json names, for an edited message, the context_edit that shaped it", async () => {
     const f = fixture("context", "edits.jsonl");
     const before = fingerprint(f);
     const r = runCli(["context", f, "--json"]);
@@ -22,31 +23,33 @@ describe("pi 1.6 entries through the CLI", () => {
       { id: "e0000009", line: 10, type: "message" },
     ]);
     expect(doc.messages[1]?.content).toBe("My API key is [redacted]. Why does the build fail?");
-    const llm = JSON.parse(runCli(["context", f, "--llm", "--json"]).stdout) as { entries: Record<string, unknown>[] };
+    const llm = JSON.parse((await contextJsonOut(f, { llm: true })).stdout) as { entries: Record<string, unknown>[] };
     expect(llm.entries[1]).toEqual({ id: "e0000002", line: 3, type: "message", edit: { id: "e0000006", line: 7 } });
     expect(fingerprint(f)).toEqual(before);
   });
 
-  it("tree shows context edits as pi's /tree does and never shows usage entries under a filter", () => {
+  // The tree command itself is spawned in cli-tree.test.ts; here its report and renderers, in-process.
+  it("tree shows context edits as pi's /tree does and never shows usage entries under a filter", async () => {
     const f = corpus("pi16-written.jsonl");
-    const all = runCli(["tree", f, "--filter", "all", "--width", "200"]);
+    const all = await treeOut(f, { filter: "all", width: 200 });
     expect(all.stdout).toMatch(/\[context omit: cb279bd9\]/);
     expect(all.stdout).toMatch(/\[context replace: 68ce6e4d\] \[test output elided: 40 passed\]/);
     expect(all.stdout).toMatch(/\[system\]/);
-    const types = (args: string[]) => ndjson(runCli(["tree", f, "--ndjson", ...args]).stdout).map((o) => o.type);
-    expect(types(["--filter", "all"])).not.toContain("usage");
-    expect(types(["--filter", "all"])).toContain("context_edit");
-    expect(types([])).not.toContain("context_edit");
+    const types = async (a: TreeArgs) => ndjson((await treeOut(f, { output: "ndjson", ...a })).stdout).map((o) => o.type);
+    const allTypes = await types({ filter: "all" });
+    expect(allTypes).not.toContain("usage");
+    expect(allTypes).toContain("context_edit");
+    expect(await types({})).not.toContain("context_edit");
     // Without a filter (--json) every entry is there.
-    const doc = runCli(["tree", f, "--json"]).stdout;
+    const doc = (await treeOut(f, { output: "json" })).stdout;
     expect(doc).toContain('"type":"usage"');
-    const found = ndjson(runCli(["tree", f, "--ndjson", "--filter", "all", "--search", "context", "omit"]).stdout).map((o) => o.line);
+    const found = ndjson((await treeOut(f, { output: "ndjson", filter: "all", search: ["context", "omit"] })).stdout).map((o) => o.line);
     expect(found).toEqual([14, 15, 29]);
   });
 
-  it("show names a context edit's target, and every edit that names an entry", () => {
+  it("show names a context edit's target, and every edit that names an entry", async () => {
     const f = corpus("pi16-written.jsonl");
-    const edit = JSON.parse(runCli(["show", f, "@14", "--json"]).stdout) as Record<string, unknown>;
+    const edit = JSON.parse((await showJsonOut(f, "@14")).stdout) as Record<string, unknown>;
     expect(edit.target).toEqual({ id: "cb279bd9", line: 12 });
     const edited = JSON.parse(runCli(["show", f, "@18", "--json"]).stdout) as Record<string, unknown>;
     expect(edited.editedBy).toEqual([

@@ -1,8 +1,21 @@
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
-import { corpus, fingerprint, fixture, runCli } from "./helpers.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Session } from "../src/model/session.js";
+import { contextReport } from "../src/reports/context.js";
+import { diffReport } from "../src/reports/diff.js";
+import { grepReport } from "../src/reports/grep.js";
+import { infoReport } from "../src/reports/info.js";
+import { labelsReport } from "../src/reports/labels.js";
+import { lineageReport } from "../src/reports/lineage.js";
+import { lsReport } from "../src/reports/ls.js";
+import { openFile, openSession } from "../src/reports/open.js";
+import { ReportError } from "../src/reports/report.js";
+import { showReport } from "../src/reports/show.js";
+import { validateReport } from "../src/reports/validate.js";
+import { type CliResult, corpus, type FileFingerprint, fingerprint, fixture, runCli } from "./helpers.js";
+import { contextJsonOut, leavesNdjsonOut, pathNdjsonOut, treeOut } from "./inproc.js";
 
 // Files pi itself would rewrite (v1, v2) or overwrite (no header), plus broken ones: pisess must touch none of them.
 const sources = [
@@ -44,51 +57,111 @@ function listing(): string[] {
   return out.sort();
 }
 
+/** Runs a report; a ReportError is the CLI's one-line exit 2, anything else thrown is a failure. */
+async function exitOf(run: () => Promise<number> | number): Promise<number> {
+  try {
+    return await run();
+  } catch (err) {
+    if (err instanceof ReportError) return err.exitCode;
+    throw err;
+  }
+}
+
 describe("read-only guarantee, every command", () => {
-  it("leaves bytes, mtimes and the folder listing unchanged", () => {
-    const before = files.map(fingerprint);
-    const names = listing();
-    const [v1, v2, faults, cycle, noHeader, bad, branched] = files as [string, string, string, string, string, string, string];
-    const runs: string[][] = [];
-    for (const f of files) {
-      runs.push(["tree", f], ["tree", f, "--json"], ["path", f, "--ndjson"], ["context", f, "--json"], ["context", f, "--llm"]);
-      runs.push(
-        ["info", f, "--json"],
-        ["leaves", f],
-        ["labels", f, "--history"],
-        ["lineage", f],
-        ["show", f, "leaf", "--raw"],
-        ["validate", f, "--strict"],
-      );
-    }
-    runs.push(
-      ["diff", faults, "--leaves"],
-      ["diff", v1, v2],
-      ["diff", branched, "@3", "@7"],
-      ["ls"],
-      ["ls", "--all-projects", "--json"],
-      ["grep", "the", sessions],
-    );
-    runs.push(
-      ["context"],
-      ["validate", sessions, "--format", "sarif"],
-      ["tree", cycle, "--leaf", "@60"],
-      ["path", noHeader],
-      ["info", bad],
-    );
+  const [v1, v2, faults, cycle, noHeader, bad, branched] = files as [string, string, string, string, string, string, string];
+  // Every command and output form at least once, every file at least once; the reports behind them run on every
+  // file in-process below (the process adds argument parsing, file opening and writing stdout). `ls --json` and
+  // `context --json` without FILE are run once and read by the last test too.
+  const runs: string[][] = [
+    ["tree", cycle, "--leaf", "@60"],
+    ["tree", v2, "--json"],
+    ["path", faults, "--ndjson"],
+    ["context", cycle, "--json"],
+    ["context", branched, "--llm"],
+    ["context", "--json"],
+    ["info", bad, "--json"],
+    ["leaves", noHeader],
+    ["labels", branched, "--history"],
+    ["lineage", v2],
+    ["show", faults, "leaf", "--raw"],
+    ["validate", branched, "--strict"],
+    ["validate", sessions, "--format", "sarif"],
+    ["diff", faults, "--leaves"],
+    ["diff", v1, v2],
+    ["diff", branched, "@3", "@7"],
+    ["ls", "--json"],
+    ["ls", "--all-projects"],
+    ["grep", "the", sessions],
+  ];
+  const results = new Map<string, CliResult>();
+  let before: FileFingerprint[] = [];
+  let names: string[] = [];
+  beforeAll(() => {
+    before = files.map(fingerprint);
+    names = listing();
+    for (const args of runs) results.set(args.join(" "), runCli(args, { env, cwd }));
+  }, 300_000);
+
+  it("leaves bytes, mtimes and the folder listing unchanged: every command through the binary", () => {
     for (const args of runs) {
-      const r = runCli(args, { env, cwd });
+      const r = results.get(args.join(" ")) as CliResult;
       expect([0, 1, 2], `${args.join(" ")}: ${r.stderr}`).toContain(r.code);
       expect(r.stderr, args.join(" ")).not.toMatch(/\n\s+at /);
     }
     expect(files.map(fingerprint)).toEqual(before);
     expect(listing()).toEqual(names);
-  }, 300_000);
+  });
+
+  it("leaves bytes, mtimes and the folder listing unchanged: every command's report on every file (in process)", async () => {
+    const before = files.map(fingerprint);
+    const names = listing();
+    const pi = { ...process.env, ...env };
+    const withSession = async (f: string, fn: (s: Session) => Promise<number> | number) => {
+      const s = await openSession(f);
+      try {
+        return await fn(s);
+      } finally {
+        s.store.close();
+      }
+    };
+    for (const f of files) {
+      const runs: [string, () => Promise<number> | number][] = [
+        ["tree", async () => (await treeOut(f)).code],
+        ["tree --json", async () => (await treeOut(f, { output: "json" })).code],
+        ["path --ndjson", async () => (await pathNdjsonOut(f)).code],
+        ["context --json", async () => (await contextJsonOut(f)).code],
+        [
+          "context --llm",
+          () => withSession(f, (s) => contextReport(s, { llm: true, display: { thinking: true, maxOutput: 20 } }).exitCode),
+        ],
+        ["info --json", () => withSession(f, async (s) => (await infoReport(s)).exitCode)],
+        ["leaves", async () => (await leavesNdjsonOut(f)).code],
+        ["labels --history", () => withSession(f, (s) => labelsReport(s, { history: true }).exitCode)],
+        ["lineage", async () => (await lineageReport({ file: f, env: pi })).exitCode],
+        ["show leaf --raw", () => withSession(f, (s) => showReport(s, { ref: "leaf", raw: true }).exitCode)],
+        ["show leaf", () => withSession(f, (s) => showReport(s, { ref: "leaf" }).exitCode)],
+        ["validate --strict", async () => (await validateReport({ inputs: [f], strict: true, open: openFile })).exitCode],
+        ["diff --leaves", async () => (await diffReport({ file: f, leaves: true, open: openFile })).exitCode],
+      ];
+      for (const [name, run] of runs) expect([0, 1, 2], `${name} ${f}`).toContain(await exitOf(run));
+    }
+    for (const [a, b] of [
+      [files[0], files[1]],
+      [files[6], files[2]],
+    ] as [string, string][])
+      expect([0, 1, 2]).toContain(await exitOf(async () => (await diffReport({ file: a, a: b, open: openFile })).exitCode));
+    expect([0, 1, 2]).toContain(await exitOf(async () => (await lsReport({ allProjects: true, env: pi, cwd })).exitCode));
+    expect([0, 1, 2]).toContain(
+      await exitOf(async () => (await grepReport({ pattern: "the", targets: [sessions], env: pi, cwd })).exitCode),
+    );
+    expect(files.map(fingerprint)).toEqual(before);
+    expect(listing()).toEqual(names);
+  });
 
   it("runs from the project's working directory, so ls and context without FILE find these sessions", () => {
-    const r = runCli(["ls", "--json"], { env, cwd });
+    const r = results.get("ls --json") as CliResult;
     expect(r.code).toBe(0);
     expect((JSON.parse(r.stdout) as { sessions: unknown[] }).sessions.length).toBe(6); // no-header.jsonl is not a session for pi
-    expect(runCli(["context", "--json"], { env, cwd }).code).toBe(0);
+    expect(results.get("context --json")?.code).toBe(0);
   });
 });

@@ -7,7 +7,8 @@ import { computeStats } from "../src/ops/stats.js";
 import { copiedMask, sessionTotals, type KindTotals, type Totals } from "../src/ops/totals.js";
 import { buildTree } from "../src/ops/tree.js";
 import { expectGolden } from "./golden.js";
-import { corpus, fixture, runCli } from "./helpers.js";
+import { corpus, fixture, ROOT, runCli } from "./helpers.js";
+import { infoOut, leavesNdjsonOut, lsOut } from "./inproc.js";
 
 /**
  * Spend as pi 1.6 records it: assistant turns, tool results with usage, compactions and branch summaries with
@@ -322,12 +323,13 @@ describe("spend of a fork and its parent", () => {
     }
   });
 
-  it("info, leaves and ls --json carry the totals by kind; text shows them (golden)", () => {
+  // The JSON in-process, with the renderers the commands use; the text through the binary.
+  it("info, leaves and ls --json carry the totals by kind; text shows them (golden)", async () => {
     const pe = parse(parentPath);
     const fe = parse(forkPath);
     const parentKeys = new Set(pe.map(key));
     const own = sumOf(fe.filter((en) => !parentKeys.has(key(en))));
-    const info = JSON.parse(runCli(["info", forkPath, "--json"]).stdout) as Json;
+    const info = JSON.parse((await infoOut(forkPath, { json: true })).stdout) as Json;
     expectTotals(info.totals, own.total, "info");
     expectKinds(info.byKind, own.kinds, "info");
     expectKinds(info.copied.byKind, sumOf(fe.filter((en) => parentKeys.has(key(en)))).kinds, "info copied");
@@ -344,9 +346,9 @@ describe("spend of a fork and its parent", () => {
       "reasoning",
     ]);
     expectKinds(info.leaves[0].ownByKind, own.kinds, "info leaf");
-    const leaves = JSON.parse(runCli(["leaves", forkPath, "--json", "--include-copied"]).stdout) as Json;
-    expectKinds(leaves.leaves[0].byKind, sumOf(fe).kinds, "leaves --include-copied");
-    const ls = JSON.parse(runCli(["ls", parentPath, forkPath, "--json"]).stdout) as Json;
+    const leaves = JSON.parse((await leavesNdjsonOut(forkPath, { includeCopied: true })).stdout.split("\n")[0] as string) as Json;
+    expectKinds(leaves.byKind, sumOf(fe).kinds, "leaves --include-copied");
+    const ls = JSON.parse((await lsOut({ dirs: [parentPath, forkPath], env: {}, cwd: ROOT })).stdout) as Json;
     const lsFork = (ls.sessions as Json[]).find((s) => s.path === forkPath)!;
     expectTotals(lsFork.totals, own.total, "ls fork");
     expectKinds(lsFork.byKind, own.kinds, "ls fork");

@@ -8,6 +8,7 @@ import { buildTree, flattenNodes, flatTree } from "../src/ops/tree.js";
 import { buildView } from "../src/ops/view.js";
 import { treeJson, type TreeJsonDocument, type TreeJsonEntry } from "../src/render/tree-json.js";
 import { corpus, fixture, piBogusLines, runCli } from "./helpers.js";
+import { type TreeArgs, treeOut } from "./inproc.js";
 
 const files = readdirSync(corpus("")).filter((f) => f.endsWith(".jsonl"));
 
@@ -186,17 +187,13 @@ describe("tree --json against pi's getTree (corpus expected.json)", () => {
   }
 });
 
-describe("tree --json with --filter: the same entries --ndjson shows", () => {
+describe("tree --json with --filter: the same entries --ndjson shows (in process, the command's renderers)", () => {
   for (const file of ["gen-v3-branchy.jsonl", "gen16-branchy.jsonl"]) {
-    it(file, () => {
-      for (const args of [
-        ["--filter", "user-only"],
-        ["--filter", "all"],
-        ["--filter", "no-tools", "--search", "the"],
-      ]) {
-        const doc = JSON.parse(runCli(["tree", corpus(file), "--json", ...args]).stdout) as TreeJsonDocument;
-        const rows = runCli(["tree", corpus(file), "--ndjson", ...args])
-          .stdout.trim()
+    it(file, async () => {
+      for (const args of [{ filter: "user-only" }, { filter: "all" }, { filter: "no-tools", search: ["the"] }] as TreeArgs[]) {
+        const doc = JSON.parse((await treeOut(corpus(file), { output: "json", ...args })).stdout) as TreeJsonDocument;
+        const rows = (await treeOut(corpus(file), { output: "ndjson", ...args })).stdout
+          .trim()
           .split("\n")
           .filter(Boolean)
           .map((l) => JSON.parse(l) as { line: number; id: string; children: string[] });
@@ -224,9 +221,10 @@ describe.skipIf(!haveJq)(`tree --json through jq (${haveJq ? jq.stdout.trim() : 
   const runJq = (input: string, filter: string) =>
     spawnSync("jq", ["-r", filter], { input, encoding: "utf8", maxBuffer: 512 * 1024 * 1024 });
 
-  it("reads every corpus file: .leaf is pi's default leaf", () => {
+  // The bytes `tree --json` writes, rendered in-process (the README example below goes through the binary).
+  it("reads every corpus file: .leaf is pi's default leaf", async () => {
     for (const file of files) {
-      const out = runCli(["tree", corpus(file), "--json"]).stdout;
+      const out = (await treeOut(corpus(file), { output: "json" })).stdout;
       const r = runJq(out, ".leaf.line");
       expect(r.stderr, file).toBe("");
       const expected = JSON.parse(readFileSync(corpus(file.replace(".jsonl", ".expected.json")), "utf8")) as PiExpected;
@@ -245,7 +243,7 @@ describe.skipIf(!haveJq)(`tree --json through jq (${haveJq ? jq.stdout.trim() : 
     expect(runJq(out, `${path} | @json`).stdout.trim()).toBe("[11,10,9,8,7,2]");
   });
 
-  it("a chain of 5,000 entries (nested, it was 10,000 levels deep)", () => {
+  it("a chain of 5,000 entries (nested, it was 10,000 levels deep)", async () => {
     const path = join(dir, "chain.jsonl");
     const lines = ['{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00Z","cwd":"/"}'];
     for (let i = 0; i < 5000; i++)
@@ -253,7 +251,7 @@ describe.skipIf(!haveJq)(`tree --json through jq (${haveJq ? jq.stdout.trim() : 
         `{"type":"custom","id":"e${i}","parentId":${i === 0 ? "null" : `"e${i - 1}"`},"timestamp":"2025-01-01T00:00:00Z","customType":"k"}`,
       );
     writeFileSync(path, `${lines.join("\n")}\n`);
-    const r = runJq(runCli(["tree", path, "--json"]).stdout, '"\\(.leaf.id) \\(.entries | length) \\(.roots)"');
+    const r = runJq((await treeOut(path, { output: "json" })).stdout, '"\\(.leaf.id) \\(.entries | length) \\(.roots)"');
     expect(r.stderr).toBe("");
     expect(r.stdout.trim()).toBe("e4999 5000 [2]");
   });

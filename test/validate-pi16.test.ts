@@ -10,6 +10,7 @@ import { checkContextEdits, editInfo } from "../src/check/edits.js";
 import { checkSessionId } from "../src/check/session-id.js";
 import { CODES } from "../src/model/codes.js";
 import type { Diagnostic, EntryRec } from "../src/model/types.js";
+import { CliError, openInput } from "../src/commands/common.js";
 import { ROOT, corpus, fixture, runCli } from "./helpers.js";
 
 /** A session from lines held in memory (stdin-like), so each case is written out in the test. */
@@ -239,8 +240,20 @@ describe("files pisess does not read: agent-core v4 and versions above 3", () =>
       ],
       [FUTURE, /pi session file of version 4, newer than pisess supports \(pi session versions 1–3\)$/],
     ] as const) {
-      it(`reading commands exit 2 with one line on ${file.split("/").pop()}`, () => {
-        for (const [cmd, ...rest] of reading) {
+      // Every reading command through the binary on the foreign file; the future version takes the same refusal
+      // (openInput), so one command through the binary, and the refusal itself in-process.
+      it(`reading commands exit 2 with one line on ${file.split("/").pop()}`, async () => {
+        if (file === FUTURE) {
+          const err = await openInput(file).then(
+            () => undefined,
+            (e: unknown) => e,
+          );
+          expect(err).toBeInstanceOf(CliError);
+          expect((err as CliError).exitCode).toBe(2);
+          expect((err as CliError).message.startsWith(`${file}: `)).toBe(true);
+          expect((err as CliError).message).toMatch(what);
+        }
+        for (const [cmd, ...rest] of file === FUTURE ? reading.slice(0, 1) : reading) {
           const r = runCli([cmd as string, file, ...rest]);
           expect(r.code, cmd).toBe(2);
           expect(r.stdout, cmd).toBe("");

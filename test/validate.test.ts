@@ -8,12 +8,25 @@ import { CODES, type Code } from "../src/model/codes.js";
 import { exitStatus, summarize, type FileResult } from "../src/check/summary.js";
 import { formatMessage, codeTitle, diagnosticLine } from "../src/render/diagnostics.js";
 import { contextReport } from "../src/reports/context.js";
+import { makeStyle } from "../src/render/style.js";
 import { validateGithub } from "../src/render/validate-github.js";
+import { validateFindingLines, validateSummaryLines } from "../src/render/validate-text.js";
 import type { Diagnostic } from "../src/model/types.js";
 import { expectGolden } from "./golden.js";
-import { ROOT, corpus, fixture, fingerprint, runCli } from "./helpers.js";
+import { openFile } from "../src/reports/open.js";
+import { validateReport } from "../src/reports/validate.js";
+import { type CliResult, type FileFingerprint, ROOT, corpus, fixture, fingerprint, once, runCli } from "./helpers.js";
 
 const VDIR = fixture("validate");
+/** `pisess validate fixtures/corpus/gen-v3-faults.jsonl`, spawned once: the exit-status and golden tests read it. */
+const faultsText = once(() => runCli(["validate", "fixtures/corpus/gen-v3-faults.jsonl"]));
+
+/** What `pisess validate INPUTS` writes on stdout, rendered in-process as the command renders it. */
+async function validateText(inputs: string[], o: { quiet?: boolean; color?: boolean } = {}): Promise<string> {
+  const r = await validateReport({ inputs, quiet: o.quiet === true, open: openFile });
+  const style = makeStyle(o.color === true);
+  return `${[...validateFindingLines(r.data.shown, style), ...validateSummaryLines(r.data.summary, style)].join("\n")}\n`;
+}
 
 async function check(path: string, strict = false): Promise<Diagnostic[]> {
   const s = await loadSession({ kind: "file", path }, { name: path });
@@ -303,15 +316,29 @@ describe("validate: exit policy and summary", () => {
 });
 
 describe("validate CLI", () => {
-  beforeAll(() => {
-    if (!existsSync(join(ROOT, "dist", "commands", "validate.js"))) execFileSync("npx", ["tsc", "-p", "."], { cwd: ROOT });
-  });
   const F = (code: string) => `fixtures/validate/${code}.jsonl`;
   const FAULTS = "fixtures/corpus/gen-v3-faults.jsonl";
+  // Every file validate reads below, fingerprinted before the first run; `validate --format json fixtures/validate`
+  // runs once, for the read-only test and the folder test.
+  const ALL = () => [
+    ...readdirSync(VDIR)
+      .filter((f) => f.endsWith(".jsonl"))
+      .map((f) => join(VDIR, f)),
+    ...readdirSync(join(ROOT, "fixtures", "corpus"))
+      .filter((f) => f.endsWith(".jsonl"))
+      .map((f) => corpus(f)),
+  ];
+  let before: FileFingerprint[] = [];
+  let dirJson: CliResult;
+  beforeAll(() => {
+    if (!existsSync(join(ROOT, "dist", "commands", "validate.js"))) execFileSync("npx", ["tsc", "-p", "."], { cwd: ROOT });
+    before = ALL().map(fingerprint);
+    dirJson = runCli(["validate", "--format", "json", "fixtures/validate"]);
+  });
 
   it("exit 0 on a clean file, 1 on errors, 2 for a missing file (others still reported)", () => {
     expect(runCli(["validate", F("clean")]).code).toBe(0);
-    expect(runCli(["validate", FAULTS]).code).toBe(1);
+    expect(faultsText().code).toBe(1);
     const r = runCli(["validate", "--format", "json", "nope/missing.jsonl", F("duplicate-id")]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("nope/missing.jsonl: no such file");
@@ -320,20 +347,27 @@ describe("validate CLI", () => {
     expect(doc.files[1].diagnostics.map((x: Diagnostic) => x.code)).toEqual(["duplicate-id"]);
   });
 
+  it("--fail-on, --max-warnings (in process: the report's exit status)", async () => {
+    const exit = async (file: string, o: { failOn?: Diagnostic["severity"]; maxWarnings?: number } = {}) =>
+      (await validateReport({ inputs: [file], ...o, open: openFile })).exitCode;
+    expect(await exit(F("dangling-parent"))).toBe(1);
+    expect(await exit(F("label-target-missing"))).toBe(0);
+    expect(await exit(F("label-target-missing"), { failOn: "warning" })).toBe(1);
+    expect(await exit(F("label-target-missing"), { maxWarnings: 0 })).toBe(1);
+    expect(await exit(F("label-target-missing"), { maxWarnings: 1 })).toBe(0);
+    expect(await exit(F("blank-line"), { failOn: "warning" })).toBe(0);
+    expect(await exit(F("blank-line"), { failOn: "info" })).toBe(1);
+  });
+
   it("--fail-on, --max-warnings, usage errors", () => {
-    expect(runCli(["validate", F("dangling-parent")]).code).toBe(1);
-    expect(runCli(["validate", F("label-target-missing")]).code).toBe(0);
     expect(runCli(["validate", F("label-target-missing"), "--fail-on", "warning"]).code).toBe(1);
     expect(runCli(["validate", F("label-target-missing"), "--max-warnings", "0"]).code).toBe(1);
-    expect(runCli(["validate", F("label-target-missing"), "--max-warnings", "1"]).code).toBe(0);
-    expect(runCli(["validate", F("blank-line"), "--fail-on", "warning"]).code).toBe(0);
-    expect(runCli(["validate", F("blank-line"), "--fail-on", "info"]).code).toBe(1);
     expect(runCli(["validate", F("clean"), "--format", "xml"]).code).toBe(2);
     expect(runCli(["validate"]).code).toBe(2);
     expect(runCli(["validate", "-", "-"]).code).toBe(2);
   });
 
-  it("--quiet shows errors only; the exit status still counts all", () => {
+  it("--quiet shows errors only; the exit status still counts all", async () => {
     const r = runCli(["validate", FAULTS, "--quiet", "--format", "ndjson"]);
     const rows = r.stdout
       .trim()
@@ -341,8 +375,9 @@ describe("validate CLI", () => {
       .map((l) => JSON.parse(l) as Diagnostic);
     expect(rows.length).toBeGreaterThan(0);
     expect(rows.every((x) => x.severity === "error")).toBe(true);
-    const w = runCli(["validate", F("label-target-missing"), "--quiet", "--fail-on", "warning"]);
-    expect(w.code).toBe(1);
+    // The exit status with --quiet, in-process: the report's (the flag's wiring is the spawn above).
+    const w = await validateReport({ inputs: [F("label-target-missing")], quiet: true, failOn: "warning", open: openFile });
+    expect(w.exitCode).toBe(1);
   });
 
   it("--format json: one document with files, diagnostics and summary", () => {
@@ -413,8 +448,7 @@ describe("validate CLI", () => {
   });
 
   it("directories are searched recursively for *.jsonl, in sorted order", () => {
-    const r = runCli(["validate", "--format", "json", "fixtures/validate"]);
-    const doc = JSON.parse(r.stdout);
+    const doc = JSON.parse(dirJson.stdout);
     const names = doc.files.map((f: { file: string }) => f.file);
     expect(names).toEqual([...names].sort());
     expect(names).toContain("fixtures/validate/clean.jsonl");
@@ -422,19 +456,13 @@ describe("validate CLI", () => {
     expect(names.length).toBe(Object.keys(SCENARIOS).length + 2);
   });
 
-  it("never changes a file (bytes and mtime)", () => {
-    const files = readdirSync(VDIR)
-      .filter((f) => f.endsWith(".jsonl"))
-      .map((f) => join(VDIR, f));
-    files.push(
-      ...readdirSync(join(ROOT, "fixtures", "corpus"))
-        .filter((f) => f.endsWith(".jsonl"))
-        .map((f) => corpus(f)),
-    );
-    const before = files.map(fingerprint);
-    runCli(["validate", "--strict", "fixtures/validate", "fixtures/corpus"]);
-    for (const fmt of ["json", "sarif"]) runCli(["validate", "--format", fmt, "fixtures/validate"]);
-    expect(files.map(fingerprint)).toEqual(before);
+  it("never changes a file (bytes and mtime)", async () => {
+    // Every file checked in-process too, and through the binary in each format that reads more than the findings
+    // (json above; sarif here). readonly.test.ts holds every command, validate included, to the same guarantee.
+    await validateReport({ inputs: ["fixtures/validate", "fixtures/corpus"], strict: true, open: openFile });
+    expect(dirJson.code).toBe(1);
+    expect(runCli(["validate", "--format", "sarif", "fixtures/validate"]).code).toBe(1);
+    expect(ALL().map(fingerprint)).toEqual(before);
   });
 
   it("pisess schema lists and prints schemas", () => {
@@ -458,30 +486,31 @@ describe("validate CLI", () => {
 });
 
 describe("validate golden text output", () => {
-  const cases: [string, string[], Record<string, string>?][] = [
-    ["validate-faults.txt", ["validate", "fixtures/corpus/gen-v3-faults.jsonl"]],
+  // Through the binary: the command wires the report to the text renderer.
+  it("validate-faults.txt", async () => {
+    const r = faultsText();
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe(await validateText(["fixtures/corpus/gen-v3-faults.jsonl"]));
+    expectGolden("validate-faults.txt", r.stdout);
+  });
+  // The others in-process, with the same renderer (src/render/validate-text.ts) the command uses.
+  const cases: [string, string[], { quiet?: boolean; color?: boolean }?][] = [
     [
       "validate-multi.txt",
       [
-        "validate",
         "fixtures/validate/header-not-first.jsonl",
         "fixtures/validate/clean.jsonl",
         "fixtures/validate/duplicate-id.jsonl",
         "fixtures/validate/missing-file.jsonl",
       ],
     ],
-    ["validate-clean.txt", ["validate", "fixtures/validate/clean.jsonl", "fixtures/corpus/gen-v3-branchy.jsonl"]],
-    ["validate-quiet.txt", ["validate", "--quiet", "fixtures/corpus/gen-v3-cycle-crlf-bom.jsonl"]],
-    [
-      "validate-color.txt",
-      ["validate", "--color", "always", "fixtures/validate/parent-cycle.jsonl", "fixtures/validate/blank-line.jsonl"],
-      { NO_COLOR: undefined as unknown as string },
-    ],
+    ["validate-clean.txt", ["fixtures/validate/clean.jsonl", "fixtures/corpus/gen-v3-branchy.jsonl"]],
+    ["validate-quiet.txt", ["fixtures/corpus/gen-v3-cycle-crlf-bom.jsonl"], { quiet: true }],
+    ["validate-color.txt", ["fixtures/validate/parent-cycle.jsonl", "fixtures/validate/blank-line.jsonl"], { color: true }],
   ];
-  for (const [name, args, env] of cases) {
-    it(name, () => {
-      const r = runCli(args, env ? { env } : {});
-      expectGolden(name, r.stdout);
+  for (const [name, inputs, o] of cases) {
+    it(name, async () => {
+      expectGolden(name, await validateText(inputs, o));
     });
   }
 });
