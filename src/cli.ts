@@ -4,6 +4,14 @@ import { CliError, colorOption, STDIN_ARG, takeExitStatus } from "./commands/com
 import { loadCommands } from "./commands/index.js";
 import { packageVersion } from "./io/package.js";
 
+/** Puts "-" back wherever cli.ts swapped it for the marker (option values, positionals, arrays of either). */
+function unmarkStdin(argv: Record<string, unknown>): void {
+  for (const [k, v] of Object.entries(argv)) {
+    if (v === STDIN_ARG) argv[k] = "-";
+    else if (Array.isArray(v) && v.includes(STDIN_ARG)) argv[k] = v.map((x) => (x === STDIN_ARG ? "-" : x));
+  }
+}
+
 /** Runs the CLI; resolves with the exit code, the one place it is decided: commands request theirs (requestExit). */
 export async function main(argv: string[] = hideBin(process.argv)): Promise<number> {
   const debug = argv.includes("--debug");
@@ -15,6 +23,8 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<numb
     .usage("$0 <command> [options]\n\nRead-only forensics for pi coding agent session files.")
     .option("color", colorOption)
     .option("debug", { describe: "Print stack traces for errors", type: "boolean", default: false })
+    // Back from the marker: every command sees "-" as the user typed it; only documented file operands read stdin.
+    .middleware(unmarkStdin, true)
     .command(commands)
     .demandCommand(1, "Name a command; see pisess --help")
     .strict()

@@ -38,13 +38,14 @@ export function styleFor(args: GlobalArgs, stream: NodeJS.WriteStream = process.
 }
 
 /**
- * yargs turns a lone "-" into an empty string; cli.ts swaps "-" for this marker before parsing (a NUL can never
- * be part of a real path), and every input argument goes through `isStdin`.
+ * yargs turns a lone "-" into an empty string (and may hand it to two arguments at once); cli.ts swaps "-" for this
+ * marker before parsing and a middleware swaps it back, so no command ever sees the marker. "-" means stdin only
+ * for the file operands whose help says so (`isStdin`); anywhere else it is an ordinary value.
  */
 export const STDIN_ARG = "\u0000stdin";
 
 export function isStdin(file: string): boolean {
-  return file === STDIN_ARG || file === "-";
+  return file === "-";
 }
 
 /** How an input argument is shown to the user. */
