@@ -1,6 +1,6 @@
 import yargs from "yargs";
 import { hideBin } from "yargs/helpers";
-import { CliError, colorOption, STDIN_ARG, takeExitStatus } from "./commands/common.js";
+import { CliError, colorOption, exitStatusSoFar, OutputClosed, STDIN_ARG, takeExitStatus } from "./commands/common.js";
 import { loadCommands } from "./commands/index.js";
 import { packageVersion } from "./io/package.js";
 
@@ -12,8 +12,24 @@ function unmarkStdin(argv: Record<string, unknown>): void {
   }
 }
 
+let watchingStdout = false;
+
+/**
+ * A reader that leaves (`| head`) makes the next write fail with EPIPE. Stop at once, with the exit status the run
+ * had requested so far (1 once a finding or difference was known), instead of computing output nobody reads.
+ */
+function stopWhenStdoutCloses(): void {
+  if (watchingStdout) return;
+  watchingStdout = true;
+  process.stdout.on("error", (err: NodeJS.ErrnoException) => {
+    if (err.code === "EPIPE") process.exit(exitStatusSoFar());
+    throw err;
+  });
+}
+
 /** Runs the CLI; resolves with the exit code, the one place it is decided: commands request theirs (requestExit). */
 export async function main(argv: string[] = hideBin(process.argv)): Promise<number> {
+  stopWhenStdoutCloses();
   const debug = argv.includes("--debug");
   const dashAt = argv.indexOf("--");
   argv = argv.map((a, i) => (a === "-" && (dashAt === -1 || i < dashAt) ? STDIN_ARG : a));
@@ -55,7 +71,7 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<numb
       return err.exitCode;
     }
     const e = err as NodeJS.ErrnoException;
-    if (e?.code === "EPIPE") return 0;
+    if (err instanceof OutputClosed || e?.code === "EPIPE") return takeExitStatus();
     process.stderr.write(`pisess: ${e instanceof Error ? e.message : String(e)}\n`);
     if (debug && e instanceof Error && e.stack) process.stderr.write(`${e.stack}\n`);
     else process.stderr.write("pisess: (run with --debug for details)\n");

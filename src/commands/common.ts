@@ -120,14 +120,34 @@ export function progressReporter(verb: string, file: string, total: number): { u
   };
 }
 
-/** Writes chunks to stdout, waiting for the pipe to drain; a closed pipe (e.g. `| head`) ends quietly. */
+/**
+ * Thrown once stdout's reader has gone (EPIPE, e.g. `| head`): the run stops there and ends with the exit status
+ * requested so far (cli.ts), so a failing run stays failing however little of its output was read.
+ */
+export class OutputClosed extends Error {
+  constructor() {
+    super("stdout closed");
+  }
+}
+
+function outputClosed(): boolean {
+  return (process.stdout.errored as NodeJS.ErrnoException | null)?.code === "EPIPE";
+}
+
+/** Writes chunks to stdout, waiting for the pipe to drain; stops with OutputClosed when the reader has gone. */
 export async function writeOut(chunks: Iterable<string>): Promise<void> {
   for (const chunk of chunks) {
     if (!chunk) continue;
+    if (outputClosed()) throw new OutputClosed();
     if (!process.stdout.write(chunk)) {
-      await new Promise<void>((resolve) => process.stdout.once("drain", resolve));
+      await new Promise<void>((resolve) => {
+        // A reader that leaves while we wait sends no "drain"; cli.ts ends the run on the error itself.
+        process.stdout.once("drain", resolve);
+        process.stdout.once("error", () => resolve());
+      });
     }
   }
+  if (outputClosed()) throw new OutputClosed();
 }
 
 /** The one-line stderr note about a session's problems (counted by the one rule, problemCount); stdout stays pure data. */
@@ -141,6 +161,11 @@ let requestedExit = 0;
 /** The exit status a command asks for; cli.ts reads it once, when the command is done, and sets the process's. */
 export function requestExit(code: number): void {
   requestedExit = code;
+}
+
+/** The status requested so far, without taking it: what a run stopped by a closed stdout ends with. */
+export function exitStatusSoFar(): number {
+  return requestedExit;
 }
 
 export function takeExitStatus(): number {

@@ -84,13 +84,13 @@ export const contextCommand: CommandModule<object, ContextArgs> = {
         requestExit(r.exitCode);
         return;
       }
+      requestExit(r.exitCode);
       if (json) await writeOut(contextJsonChunks(session.file, leaf, c.context, c.messages, c.sources, c.editedBy, args.json === true));
       else if (c.display && args.format === "markdown") await writeOut(contextMarkdown(c.display));
       else if (c.display) await writeOut(contextText(c.display, { style: styleFor(args) }));
       if (note) process.stderr.write(leafNoteLine(session.file, leaf, note));
       for (const d of problems) if (d.severity !== "info") process.stderr.write(diagnosticLine(d));
       problemSummary(session.file, r.diagnostics);
-      requestExit(r.exitCode);
     } finally {
       session.store.close();
     }

@@ -67,6 +67,7 @@ export const grepCommand: CommandModule<object, GrepArgs> = {
     for (const f of r.data.failures) process.stderr.write(`pisess: ${f.path}: ${f.reason}\n`);
     const style = styleFor(args);
     let firstJson = true;
+    requestExit(r.exitCode);
     if (args.json) await writeOut(['{"hits":[']);
     for (const { file, hits } of r.data.files) {
       const out: string[] = [];
@@ -80,6 +81,5 @@ export const grepCommand: CommandModule<object, GrepArgs> = {
       await writeOut([out.join("")]);
     }
     if (args.json) await writeOut(["]}\n"]);
-    requestExit(r.exitCode);
   },
 };

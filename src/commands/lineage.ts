@@ -29,9 +29,9 @@ export const lineageCommand: CommandModule<object, LineageArgs> = {
       .example("$0 lineage fork.jsonl --json | jq -r '.ancestors[-1].path'", "the original session") as unknown as Argv<LineageArgs>,
   handler: async (args) => {
     const r = await lineageReport({ file: args.file, ...(args.forksIn !== undefined ? { forksIn: args.forksIn } : {}), env: process.env });
+    requestExit(r.exitCode);
     if (args.json) await writeOut([lineageJson(r.data)]);
     else if (args.ndjson) await writeOut([lineageNdjson(r.data)]);
     else await writeOut([lineageText(r.data, styleFor(args))]);
-    requestExit(r.exitCode);
   },
 };

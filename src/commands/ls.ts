@@ -54,6 +54,7 @@ export const lsCommand: CommandModule<object, LsArgs> = {
     if (progress) process.stderr.write("\r\u001b[2K");
     for (const f of d.failures) process.stderr.write(`pisess: ${f.path}: ${f.reason}\n`);
     if (d.skipped > 0) process.stderr.write(`pisess: skipped ${d.skipped} file${d.skipped === 1 ? "" : "s"} without a session header\n`);
+    requestExit(r.exitCode);
     if (args.json) await writeOut([lsJson(d.sessions)]);
     else if (args.ndjson) await writeOut([lsNdjson(d.sessions)]);
     else
@@ -63,6 +64,5 @@ export const lsCommand: CommandModule<object, LsArgs> = {
           ...(d.root !== undefined ? { relativeTo: d.root } : {}),
         }),
       ]);
-    requestExit(r.exitCode);
   },
 };

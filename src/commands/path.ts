@@ -41,6 +41,7 @@ export const pathCommand: CommandModule<object, PathArgs> = {
         requestExit(r.exitCode);
         return;
       }
+      requestExit(r.exitCode);
       if (args.ndjson || args.json) {
         const chunks = function* (): Generator<string> {
           if (args.json) {
@@ -69,7 +70,6 @@ export const pathCommand: CommandModule<object, PathArgs> = {
         await writeOut(out);
       }
       problemSummary(session.file, r.diagnostics);
-      requestExit(r.exitCode);
     } finally {
       session.store.close();
     }

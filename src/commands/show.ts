@@ -31,9 +31,9 @@ export const showCommand: CommandModule<object, ShowArgs> = {
     const session = await openInput(args.file);
     try {
       const r = showReport(session, { ref: String(args.ref), raw: args.raw === true });
+      requestExit(r.exitCode);
       if (r.data.raw !== undefined) await writeOut([`${r.data.raw}\n`]);
       else await writeOut([args.json ? showJson(r.data.entry) : showText(r.data.entry, styleFor(args))]);
-      requestExit(r.exitCode);
     } finally {
       session.store.close();
     }

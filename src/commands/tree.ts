@@ -55,12 +55,12 @@ export const treeCommand: CommandModule<object, TreeArgs> = {
         output: args.json ? "json" : args.ndjson ? "ndjson" : "text",
       });
       const { leaf, flat, view, rows } = r.data;
+      requestExit(r.exitCode);
       if (flat) await writeOut(treeJson(session, flat, leaf));
       else if (!view || !rows) throw new Error("tree report without a view");
       else if (args.ndjson) await writeOut(treeNdjson(session, view, rows, leaf));
       else await writeOut(mapLines(treeLines(session, view, rows, { style: styleFor(args), width: terminalWidth(args.width), leaf })));
       problemSummary(session.file, r.diagnostics);
-      requestExit(r.exitCode);
     } finally {
       session.store.close();
     }

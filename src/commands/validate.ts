@@ -72,6 +72,8 @@ export const validateCommand: CommandModule<object, ValidateArgs> = {
     });
     for (const n of r.data.notes) process.stderr.write(`pisess: ${n}\n`);
     const { shown, summary } = r.data;
+    // Known before a line is written: a reader that leaves early (`| head`) does not turn a failing run into 0.
+    common.requestExit(r.exitCode);
     switch (args.format) {
       case "json": {
         const { validateJson } = await import("../render/validate-json.js");
@@ -105,6 +107,5 @@ export const validateCommand: CommandModule<object, ValidateArgs> = {
         await common.writeOut([`${lines.join("\n")}\n`]);
       }
     }
-    common.requestExit(r.exitCode);
   },
 };
