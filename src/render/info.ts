@@ -32,6 +32,8 @@ export interface InfoReport {
     legacyBranchedFrom: boolean;
     /** Whether the parent file exists; null without a parent. */
     parentExists: boolean | null;
+    /** The chain of parents leads back to this file: nothing is counted as copied (the spend stays this file's). */
+    forkCycle: boolean;
   } | null;
   name: string | null;
   entries: number;
@@ -88,7 +90,9 @@ export function infoText(r: InfoReport, style: Style): string {
     kv("cwd", sanitizeLine(r.header.cwd ?? "?"));
     kv("created", r.header.created === null ? "?" : fmtTime(r.header.created));
     if (r.header.parentSession !== null) {
-      const state = r.header.parentExists ? "exists" : style.warning("missing");
+      const state =
+        (r.header.parentExists ? "exists" : style.warning("missing")) +
+        (r.header.forkCycle ? `; ${style.warning("the fork chain loops back to this file")}, nothing counted as copied` : "");
       kv("fork of", `${sanitizeLine(r.header.parentSession)} (${state}${r.header.legacyBranchedFrom ? ", legacy branchedFrom" : ""})`);
     }
   } else kv("session", style.error("no valid header"));

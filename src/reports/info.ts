@@ -35,6 +35,7 @@ export async function infoReport(session: Session, opts: InfoOptions = {}): Prom
           parentSession: parent ? parent.ref : null,
           legacyBranchedFrom: parent ? parent.legacy : false,
           parentExists: parent ? parent.exists : null,
+          forkCycle: parent ? parent.cycle : false,
         }
       : null,
     name: session.sessionName ?? null,
