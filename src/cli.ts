@@ -59,7 +59,9 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<numb
     .wrap(argv.includes("--help") || argv.includes("-h") ? Math.min(110, process.stdout.columns || 100) : null)
     .fail((msg, err) => {
       // Throwing stops yargs from running the handler after a usage error.
-      throw err ?? new CliError(`${msg}\nRun pisess --help for usage.`, 2);
+      // yargs's own usage errors (a missing option value: YError) are usage errors too, not failures.
+      if (err && err.name !== "YError") throw err;
+      throw new CliError(`${msg ?? err?.message}\nRun pisess --help for usage.`, 2);
     });
   takeExitStatus();
   try {

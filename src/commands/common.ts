@@ -53,6 +53,32 @@ export function displayName(file: string): string {
   return isStdin(file) ? "-" : file;
 }
 
+/** The accepted range of a numeric option: a whole number from `min` (and up to `max`), `note` saying what a value means. */
+export interface WholeRange {
+  min: number;
+  max?: number;
+  note?: string;
+}
+
+/**
+ * A yargs check that every numeric option given is a whole number in its range: a value that is not (`abc`, `-5`,
+ * `1.5`, given twice) stops the run with exit 2 and one line naming the option and the range, never passes silently.
+ * Keys are the options' long names.
+ */
+export function wholeNumbers(ranges: Record<string, WholeRange>): (argv: Record<string, unknown>) => true {
+  return (argv) => {
+    for (const [name, r] of Object.entries(ranges)) {
+      const v = argv[name];
+      if (v === undefined) continue;
+      if (typeof v !== "number" || !Number.isInteger(v) || v < r.min || (r.max !== undefined && v > r.max)) {
+        const range = r.max !== undefined ? `from ${r.min} to ${r.max}` : `≥ ${r.min}`;
+        throw new CliError(`--${name} takes a whole number ${range}${r.note ? ` (${r.note})` : ""}`);
+      }
+    }
+    return true;
+  };
+}
+
 /**
  * Loader findings that mean "not a file pisess can read": another program's format, or a pi session version newer
  * than pisess knows. Reading commands stop on them (exit 2); validate reports them as findings instead.

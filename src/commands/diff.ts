@@ -5,7 +5,7 @@ import { diagnosticLine } from "../render/diagnostics.js";
 import { contextDiffObject, pathDiffObject, type DiffJsonOptions } from "../render/diff-json.js";
 import { contextDiffText, pathDiffText, SIDE_BY_SIDE_MIN, type DiffTextOptions } from "../render/diff-text.js";
 import { diffReport, type DiffData, type DiffItem } from "../reports/diff.js";
-import { openInput, problemSummary, requestExit, styleFor, terminalWidth, writeOut, type GlobalArgs } from "./common.js";
+import { wholeNumbers, openInput, problemSummary, requestExit, styleFor, terminalWidth, writeOut, type GlobalArgs } from "./common.js";
 
 interface DiffArgs extends GlobalArgs {
   file: string;
@@ -42,8 +42,13 @@ export const diffCommand: CommandModule<object, DiffArgs> = {
       .option("context", { describe: "Compare what the model saw at the two leaves (as pisess context builds it)", type: "boolean" })
       .option("json", { describe: "One JSON document (with --leaves: one holding every pair)", type: "boolean" })
       .option("side-by-side", { describe: "Divergent entries in two columns (needs 100+ columns)", type: "boolean" })
-      .option("width", { describe: "Cut lines to N columns (default: terminal width on a TTY, else no cut)", type: "number" })
+      .option("width", {
+        describe: "Cut lines to N columns (default: terminal width on a TTY, else no cut; 0: no cut)",
+        type: "number",
+        requiresArg: true,
+      })
       .conflicts("json", "side-by-side")
+      .check(wholeNumbers({ width: { min: 0, note: "0: no cut" } }))
       .example("$0 diff session.jsonl @40 @52", "the branches ending at lines 40 and 52")
       .example("$0 diff session.jsonl label:try-a", "the branch at label try-a against the active leaf")
       .example("$0 diff session.jsonl --leaves", "every leaf against the active path")

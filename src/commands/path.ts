@@ -4,7 +4,7 @@ import type { Row, SessionView, ViewNode } from "../ops/view.js";
 import { diagnosticLine } from "../render/diagnostics.js";
 import { treeLines } from "../render/tree.js";
 import { pathReport } from "../reports/path.js";
-import { openInput, problemSummary, requestExit, styleFor, terminalWidth, writeOut, type GlobalArgs } from "./common.js";
+import { wholeNumbers, openInput, problemSummary, requestExit, styleFor, terminalWidth, writeOut, type GlobalArgs } from "./common.js";
 
 interface PathArgs extends GlobalArgs {
   file: string;
@@ -20,11 +20,12 @@ export const pathCommand: CommandModule<object, PathArgs> = {
   builder: (y: Argv) =>
     y
       .positional("file", { describe: "Session file (- for stdin)", type: "string", demandOption: true })
-      .option("leaf", { describe: "Leaf: id, id prefix, @LINE, label:NAME or leaf", type: "string", default: "leaf" })
-      .option("width", { describe: "Cut lines to N columns", type: "number" })
+      .option("leaf", { describe: "Leaf: id, id prefix, @LINE, label:NAME or leaf", type: "string", default: "leaf", requiresArg: true })
+      .option("width", { describe: "Cut lines to N columns (0: no cut)", type: "number", requiresArg: true })
       .option("json", { describe: 'One document {"file","leaf","entries":[{"line","entry"}]}', type: "boolean" })
       .option("ndjson", { describe: 'One {"line","entry"} per entry, root first (entry as migrated in memory)', type: "boolean" })
       .conflicts("json", "ndjson")
+      .check(wholeNumbers({ width: { min: 0, note: "0: no cut" } }))
       .example("$0 path session.jsonl --leaf @120", "the path to the entry on line 120")
       .example(
         "$0 path session.jsonl --leaf label:before-refactor --ndjson | jq -r '.entry.message.role // .entry.type'",

@@ -1,6 +1,6 @@
 import type { Argv, CommandModule } from "yargs";
 import type { Severity } from "../model/types.js";
-import { CliError, type GlobalArgs } from "./common.js";
+import { type GlobalArgs, wholeNumbers } from "./common.js";
 
 const FORMATS = ["text", "json", "ndjson", "github", "sarif"] as const;
 type Format = (typeof FORMATS)[number];
@@ -43,17 +43,14 @@ export const validateCommand: CommandModule<object, ValidateArgs> = {
         describe: "Exit 1 when there are more than N warnings (as ESLint); -1: no limit",
         type: "number",
         default: -1,
+        requiresArg: true,
       })
       .example("$0 validate session.jsonl", "every defect, then a summary table")
       .example("$0 validate ~/.pi/agent/sessions --quiet", "errors only, for every session below the folder")
       .example("$0 validate s.jsonl --format json | jq '.summary.byCode'", "counts per code")
       .example("$0 validate sessions/ --format github --fail-on warning", "annotations in a GitHub Actions job")
       .example("$0 validate sessions/ --format sarif > pisess.sarif", "for code scanning tools")
-      .check((a) => {
-        const mw = a["max-warnings"] as unknown;
-        if (typeof mw !== "number" || !Number.isInteger(mw)) throw new CliError("--max-warnings needs an integer");
-        return true;
-      }) as unknown as Argv<ValidateArgs>,
+      .check(wholeNumbers({ "max-warnings": { min: -1, note: "-1: no limit" } })) as unknown as Argv<ValidateArgs>,
   handler: async (args) => {
     const common = await import("./common.js");
     const { validateReport } = await import("../reports/validate.js");
