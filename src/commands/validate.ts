@@ -12,6 +12,7 @@ interface ValidateArgs extends GlobalArgs {
   quiet?: boolean;
   failOn: Severity;
   maxWarnings: number;
+  allowEmpty?: boolean;
 }
 
 export const validateCommand: CommandModule<object, ValidateArgs> = {
@@ -45,6 +46,10 @@ export const validateCommand: CommandModule<object, ValidateArgs> = {
         default: -1,
         requiresArg: true,
       })
+      .option("allow-empty", {
+        describe: "A folder without session files is fine (by default it is an input error, exit 2)",
+        type: "boolean",
+      })
       .example("$0 validate session.jsonl", "every defect, then a summary table")
       .example("$0 validate ~/.pi/agent/sessions --quiet", "errors only, for every session below the folder")
       .example("$0 validate s.jsonl --format json | jq '.summary.byCode'", "counts per code")
@@ -60,6 +65,7 @@ export const validateCommand: CommandModule<object, ValidateArgs> = {
       quiet: args.quiet === true,
       failOn: args.failOn,
       maxWarnings: args.maxWarnings,
+      allowEmpty: args.allowEmpty === true,
       // Files pisess does not read (foreign formats, future versions) are findings here, not errors.
       open: (file) => common.openInput(file, { unsupported: "read" }),
       isStdin: common.isStdin,

@@ -64,9 +64,16 @@ export async function ancestorsOf(
   return { ancestors, missing, cycle, loopsToSelf };
 }
 
-/** Every session below `searched` that descends from `file` (forks, their forks, …), generation by generation. */
-export async function forksOf(file: string, searched: string[]): Promise<LineageFork[]> {
-  const files = await collectFiles(searched, () => undefined);
+/**
+ * Every session below `searched` that descends from `file` (forks, their forks, …), generation by generation.
+ * A folder that cannot be searched (missing, unreadable) goes to `onError`.
+ */
+export async function forksOf(
+  file: string,
+  searched: string[],
+  onError: (path: string, err: unknown) => void = () => undefined,
+): Promise<LineageFork[]> {
+  const files = await collectFiles(searched, onError);
   // parent path → its forks, from every header found.
   const children = new Map<string, { path: string; id: string; legacy: boolean }[]>();
   for (const f of files) {

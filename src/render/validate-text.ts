@@ -45,9 +45,11 @@ export function* validateSummaryLines(summary: ValidateSummary, style: Style): G
   const total = summary.error + summary.warning + summary.info;
   const checked = plural(summary.files, "file");
   if (total === 0) {
-    yield summary.ioErrors > 0
-      ? `${checked}: no problems found in the files read (${plural(summary.ioErrors, "file")} could not be read)`
-      : `${checked} checked: no problems`;
+    const read = summary.files - summary.ioErrors;
+    const unread = `${plural(summary.ioErrors, "input")} could not be read`;
+    if (summary.ioErrors === 0) yield `${checked} checked: no problems`;
+    else if (read === 0) yield `no session file was read (${unread})`;
+    else yield `${plural(read, "file")} read: no problems found (${unread})`;
     return;
   }
   const byCode = new Table({

@@ -16,6 +16,11 @@ export interface ValidateOptions {
   /** Lowest severity that makes the exit status 1 (default error); more than maxWarnings warnings too (-1: no limit). */
   failOn?: Severity;
   maxWarnings?: number;
+  /**
+   * A folder holding no session file is an input error (exit 2: a mistyped folder must not pass CI as "no
+   * problems"); with allowEmpty it is only a note.
+   */
+  allowEmpty?: boolean;
   open: OpenSession;
   /** Whether an input names stdin (the CLI's marker for "-"). */
   isStdin?: (input: string) => boolean;
@@ -46,7 +51,7 @@ export async function validateReport(opts: ValidateOptions): Promise<Report<Vali
   const displayName = opts.displayName ?? ((i: string) => i);
   if (opts.inputs.filter((i) => isStdin(i)).length > 1) throw new ReportError("stdin (-) can be read only once");
   const notes: string[] = [];
-  const inputs = await expandInputs(opts.inputs, isStdin, notes);
+  const inputs = await expandInputs(opts.inputs, isStdin, notes, opts.allowEmpty === true);
   const results: FileResult[] = [];
   for (const input of inputs) {
     const name = displayName(input.name);
@@ -95,7 +100,12 @@ interface Input {
 }
 
 /** Files as given, directories expanded to every *.jsonl below them (sorted, symlinked folders not followed). */
-async function expandInputs(inputs: readonly string[], isStdin: (i: string) => boolean, notes: string[]): Promise<Input[]> {
+async function expandInputs(
+  inputs: readonly string[],
+  isStdin: (i: string) => boolean,
+  notes: string[],
+  allowEmpty: boolean,
+): Promise<Input[]> {
   const out: Input[] = [];
   for (const input of inputs) {
     if (isStdin(input)) {
@@ -114,7 +124,10 @@ async function expandInputs(inputs: readonly string[], isStdin: (i: string) => b
       continue;
     }
     const found = await listSessionFiles(input, (dir, err) => out.push({ name: dir, ioError: ioReason(err) }));
-    if (found.length === 0) notes.push(`${input}: no .jsonl files in this folder`);
+    if (found.length === 0) {
+      if (allowEmpty) notes.push(`${input}: no session files under this folder`);
+      else out.push({ name: input, ioError: "no session files under this folder (--allow-empty accepts that)" });
+    }
     for (const f of found) out.push({ name: f });
   }
   return out;
