@@ -6,7 +6,8 @@ import { formatMessage } from "../render/diagnostics.js";
 import { makeStyle, type Style } from "../render/style.js";
 import { ReportError as CliError } from "../reports/report.js";
 import { ioReason } from "../io/errors.js";
-import { problemCount } from "../ops/problems.js";
+import { problemTally } from "../ops/problems.js";
+import { readingProblemsLine } from "../render/problems.js";
 import type { Diagnostic } from "../model/types.js";
 
 /** An error meant for the user: printed as one line, exit code 2 unless said otherwise. No stack trace. */
@@ -176,10 +177,13 @@ export async function writeOut(chunks: Iterable<string>): Promise<void> {
   if (outputClosed()) throw new OutputClosed();
 }
 
-/** The one-line stderr note about a session's problems (counted by the one rule, problemCount); stdout stays pure data. */
+/**
+ * The one-line stderr note about a session's problems (counted by the one rule, problemTally; worded as validate
+ * words its total); stdout stays pure data.
+ */
 export function problemSummary(file: string, diagnostics: readonly Diagnostic[]): void {
-  const n = problemCount(diagnostics);
-  if (n > 0) process.stderr.write(`${file}: ${n} problem${n === 1 ? "" : "s"}; run pisess validate ${file}\n`);
+  const t = problemTally(diagnostics);
+  if (t.error + t.warning > 0) process.stderr.write(readingProblemsLine(file, t));
 }
 
 let requestedExit = 0;

@@ -106,7 +106,7 @@ export const validateCommand: CommandModule<object, ValidateArgs> = {
       default: {
         const { validateFindingLines, validateSummaryLines } = await import("../render/validate-text.js");
         const style = common.styleFor(args);
-        const lines = [...validateFindingLines(shown, style), ...validateSummaryLines(summary, style)];
+        const lines = [...validateFindingLines(shown, style), ...validateSummaryLines(summary, style, r.data.hidden)];
         await common.writeOut([`${lines.join("\n")}\n`]);
       }
     }

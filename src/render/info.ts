@@ -11,6 +11,7 @@ import {
   makeTable,
   tableText,
 } from "./info-format.js";
+import { problemWords } from "./problems.js";
 import { sanitizeLine } from "./sanitize.js";
 import type { Style } from "./style.js";
 
@@ -73,6 +74,8 @@ export interface InfoReport {
   })[];
   duration: { start: string; end: string; ms: number } | null;
   problems: number;
+  /** The same problems by severity. */
+  problemsBySeverity: { error: number; warning: number };
 }
 
 const ref = (r: Ref): string => `${r.id === null ? "(no id)" : sanitizeLine(r.id)} @${r.line}`;
@@ -141,7 +144,8 @@ export function infoText(r: InfoReport, style: Style): string {
       }`,
     );
   }
-  if (r.problems > 0) kv("problems", style.warning(`${r.problems} (run pisess validate)`));
+  if (r.problems > 0)
+    kv("problems", style.warning(`${problemWords(r.problemsBySeverity)} found while reading; pisess validate checks more`));
   out.push("");
 
   out.push(modelTable(r, style));

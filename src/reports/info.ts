@@ -1,7 +1,7 @@
 import type { Session } from "../model/session.js";
 import { forkParent } from "../ops/fork.js";
 import { treeShape } from "../ops/leaves.js";
-import { problemCount, sessionProblems } from "../ops/problems.js";
+import { problemCount, problemTally, sessionProblems } from "../ops/problems.js";
 import { sessionFacts, sessionTotals } from "../ops/totals.js";
 import { buildTree } from "../ops/tree.js";
 import type { InfoReport } from "../render/info.js";
@@ -93,6 +93,7 @@ export async function infoReport(session: Session, opts: InfoOptions = {}): Prom
         ? { start: new Date(facts.start).toISOString(), end: new Date(facts.end).toISOString(), ms: facts.end - facts.start }
         : null,
     problems: problemCount(diagnostics),
+    problemsBySeverity: problemTally(diagnostics),
   };
   return { data: report, diagnostics, exitCode: 0 };
 }

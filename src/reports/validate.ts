@@ -36,6 +36,8 @@ export interface ValidateData {
   /** The results shown (errors only with `quiet`) and their summary. */
   shown: FileResult[];
   summary: ValidateSummary;
+  /** With `quiet`: the findings left out of `shown` (warnings and infos), so no summary claims "no problems". */
+  hidden: { warning: number; info: number };
   /** Messages about inputs, in order: folders without session files, unreadable paths. */
   notes: string[];
 }
@@ -86,7 +88,10 @@ export async function validateReport(opts: ValidateOptions): Promise<Report<Vali
     }
   }
   const shown = opts.quiet ? atLeast(results, "error") : results;
-  const data: ValidateData = { results, shown, summary: summarize(shown), notes };
+  const hidden = { warning: 0, info: 0 };
+  if (opts.quiet)
+    for (const r of results) for (const d of r.diagnostics) if (d.severity === "warning" || d.severity === "info") hidden[d.severity]++;
+  const data: ValidateData = { results, shown, summary: summarize(shown), hidden, notes };
   return {
     data,
     diagnostics: results.flatMap((r) => r.diagnostics),
