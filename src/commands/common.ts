@@ -8,6 +8,7 @@ import { ReportError as CliError } from "../reports/report.js";
 import { ioReason } from "../io/errors.js";
 import { problemTally } from "../ops/problems.js";
 import { readingProblemsLine } from "../render/problems.js";
+import { sanitizeLine } from "../render/sanitize.js";
 import type { Diagnostic } from "../model/types.js";
 
 /** An error meant for the user: printed as one line, exit code 2 unless said otherwise. No stack trace. */
@@ -175,6 +176,11 @@ export async function writeOut(chunks: Iterable<string>): Promise<void> {
     }
   }
   if (outputClosed()) throw new OutputClosed();
+}
+
+/** The info note for a session without entries (pi's empty result, not an error). */
+export function emptyNote(file: string, what: "context" | "path"): string {
+  return `${sanitizeLine(file)}: note: the session has no entries; the ${what} is empty, as pi's\n`;
 }
 
 /**

@@ -6,7 +6,7 @@ import { contextText } from "../render/context-text.js";
 import { diagnosticLine } from "../render/diagnostics.js";
 import { sanitizeLine } from "../render/sanitize.js";
 import { contextReport, resolveSessionFile, type LeafNote } from "../reports/context.js";
-import { openInput, wholeNumbers, problemSummary, requestExit, styleFor, writeOut, type GlobalArgs } from "./common.js";
+import { emptyNote, openInput, wholeNumbers, problemSummary, requestExit, styleFor, writeOut, type GlobalArgs } from "./common.js";
 
 interface ContextArgs extends GlobalArgs {
   file?: string;
@@ -89,7 +89,8 @@ export const contextCommand: CommandModule<object, ContextArgs> = {
       if (json) await writeOut(contextJsonChunks(session.file, leaf, c.context, c.messages, c.sources, c.editedBy, args.json === true));
       else if (c.display && args.format === "markdown") await writeOut(contextMarkdown(c.display));
       else if (c.display) await writeOut(contextText(c.display, { style: styleFor(args) }));
-      if (note) process.stderr.write(leafNoteLine(session.file, leaf, note));
+      if (note && leaf) process.stderr.write(leafNoteLine(session.file, leaf, note));
+      if (!leaf) process.stderr.write(emptyNote(session.file, "context"));
       for (const d of problems) if (d.severity !== "info") process.stderr.write(diagnosticLine(d));
       problemSummary(session.file, r.diagnostics);
     } finally {

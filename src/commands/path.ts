@@ -4,7 +4,17 @@ import type { Row, SessionView, ViewNode } from "../ops/view.js";
 import { diagnosticLine } from "../render/diagnostics.js";
 import { treeLines } from "../render/tree.js";
 import { pathReport } from "../reports/path.js";
-import { wholeNumbers, openInput, problemSummary, requestExit, styleFor, terminalWidth, writeOut, type GlobalArgs } from "./common.js";
+import {
+  emptyNote,
+  wholeNumbers,
+  openInput,
+  problemSummary,
+  requestExit,
+  styleFor,
+  terminalWidth,
+  writeOut,
+  type GlobalArgs,
+} from "./common.js";
 
 interface PathArgs extends GlobalArgs {
   file: string;
@@ -46,7 +56,7 @@ export const pathCommand: CommandModule<object, PathArgs> = {
       if (args.ndjson || args.json) {
         const chunks = function* (): Generator<string> {
           if (args.json) {
-            yield `${JSON.stringify({ file: session.file, leaf: { id: leaf.id ?? null, line: leaf.line } }).slice(0, -1)},"entries":[`;
+            yield `${JSON.stringify({ file: session.file, leaf: leaf && { id: leaf.id ?? null, line: leaf.line } }).slice(0, -1)},"entries":[`;
           }
           let first = true;
           for (const rec of path) {
@@ -59,7 +69,7 @@ export const pathCommand: CommandModule<object, PathArgs> = {
           if (args.json) yield "]}\n";
         };
         await writeOut(chunks());
-      } else {
+      } else if (leaf) {
         const view: SessionView = { roots: [], onPath: new Set(path), shown: path.length };
         const rows: Row[] = path.map((rec, depth): Row => {
           const node: ViewNode = { rec, children: [], depth, cycleCut: false };
@@ -70,6 +80,7 @@ export const pathCommand: CommandModule<object, PathArgs> = {
           out.push(`${line}\n`);
         await writeOut(out);
       }
+      if (!leaf) process.stderr.write(emptyNote(session.file, "path"));
       problemSummary(session.file, r.diagnostics);
     } finally {
       session.store.close();
