@@ -33,6 +33,13 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<numb
   const debug = argv.includes("--debug");
   const dashAt = argv.indexOf("--");
   argv = argv.map((a, i) => (a === "-" && (dashAt === -1 || i < dashAt) ? STDIN_ARG : a));
+  // yargs's completion command prints the script even for --help; a user asking for help gets help.
+  if (argv[0] === "completion" && (argv.includes("--help") || argv.includes("-h"))) {
+    process.stdout.write(
+      "pisess completion\n\nPrints a shell completion script (bash/zsh). Install it with:\n  pisess completion >> ~/.bashrc   (or ~/.zshrc)\n",
+    );
+    return 0;
+  }
   const commands = await loadCommands(argv);
   const parser = yargs(argv)
     .scriptName("pisess")

@@ -43,7 +43,8 @@ export interface InfoReport {
   roots: Ref[];
   defaultLeaf: Ref | null;
   branchPoints: (Ref & { children: number })[];
-  maxDepth: number;
+  /** Entries above the deepest entry; null for a session without entries. */
+  maxDepth: number | null;
   compactions: (Ref & { tokensBefore: number | null; timestamp: unknown })[];
   labels: { targetId: string; targetLine: number | null; label: string }[];
   modelsUsed: { provider: string; model: string }[];
@@ -115,7 +116,7 @@ export function infoText(r: InfoReport, style: Style): string {
   kv("roots", r.roots.length === 0 ? "none" : r.roots.map(ref).join(", "));
   kv("leaves", `${r.leaves.length}${r.defaultLeaf ? ` (default ${ref(r.defaultLeaf)})` : ""}`);
   kv("branches", r.branchPoints.length === 0 ? "none" : r.branchPoints.map((b) => `${ref(b)} ×${b.children}`).join(", "));
-  kv("max depth", String(r.maxDepth));
+  kv("max depth", r.maxDepth === null ? "- (no entries)" : String(r.maxDepth));
   if (r.compactions.length > 0) {
     kv(
       "compactions",

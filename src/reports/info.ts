@@ -45,7 +45,8 @@ export async function infoReport(session: Session, opts: InfoOptions = {}): Prom
     roots: shape.roots.map(refOf),
     defaultLeaf: session.defaultLeaf ? refOf(session.defaultLeaf) : null,
     branchPoints: shape.branchPoints.map((b) => ({ ...refOf(b.rec), children: b.children })),
-    maxDepth: shape.maxDepth,
+    // No entries, no depth (ops counts -1 for an empty tree).
+    maxDepth: facts.entries === 0 ? null : shape.maxDepth,
     compactions: facts.compactions,
     labels: [...session.labels].map(([targetId, label]) => ({ targetId, targetLine: session.byId.get(targetId)?.line ?? null, label })),
     modelsUsed: facts.modelsUsed.map((m) => ({ provider: m.provider, model: m.model })),
