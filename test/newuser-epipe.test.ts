@@ -1,4 +1,7 @@
 import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { BIN, ROOT } from "./helpers.js";
 
@@ -25,6 +28,42 @@ function fullRun(args: string): { code: number; seconds: number } {
 }
 
 // 2,000 malformed lines: far more output than a pipe holds, so `head` leaves while pisess is still writing.
+/** A session: a root, `branches` branches of 20 messages below it, then a trunk of `trunk` messages (the active path). */
+function manyLeaves(branches: number, trunk: number): string {
+  let t = Date.UTC(2025, 0, 1, 10);
+  const msg = (id: string, parentId: string | null, role: string, text: string) =>
+    JSON.stringify({
+      type: "message",
+      id,
+      parentId,
+      timestamp: new Date((t += 1000)).toISOString(),
+      message: { role, content: role === "user" ? text : [{ type: "text", text }], timestamp: t },
+    });
+  const lines = [
+    JSON.stringify({
+      type: "session",
+      version: 3,
+      id: "0194dddd-0000-7000-8000-000000000001",
+      timestamp: "2025-01-01T10:00:00.000Z",
+      cwd: "/w",
+    }),
+  ];
+  lines.push(msg("r0", null, "user", "start"));
+  for (let b = 0; b < branches; b++) {
+    let p = "r0";
+    for (let i = 0; i < 20; i++) {
+      lines.push(msg(`b${b}_${i}`, p, i % 2 ? "assistant" : "user", `branch ${b} step ${i}`));
+      p = `b${b}_${i}`;
+    }
+  }
+  let p = "r0";
+  for (let i = 0; i < trunk; i++) {
+    lines.push(msg(`t${i}`, p, i % 2 ? "assistant" : "user", `trunk step ${i} `.repeat(5)));
+    p = `t${i}`;
+  }
+  return `${lines.join("\n")}\n`;
+}
+
 const FAULTS = "fixtures/newuser/many-faults.jsonl";
 
 describe.skipIf(!hasBash)("closed stdout (EPIPE)", () => {
@@ -40,12 +79,19 @@ describe.skipIf(!hasBash)("closed stdout (EPIPE)", () => {
   });
 
   it("diff --leaves | head -1 keeps exit 1 and stops at once", () => {
-    const file = "fixtures/corpus/gen-v3-long.jsonl";
-    const full = fullRun(`diff ${file} --leaves`);
-    expect(full.code).toBe(1);
-    const early = throughHead(`diff ${file} --leaves`);
-    expect(early.code).toBe(1);
-    // The whole run compares every leaf; one that stops after the first comparison takes a fraction of it.
-    expect(early.seconds).toBeLessThan(full.seconds * 0.6);
+    const dir = mkdtempSync(join(tmpdir(), "pisess-epipe-"));
+    try {
+      // 600 short branches off a 3,000-entry trunk: every comparison walks the trunk, the first comes at once.
+      const file = join(dir, "many-leaves.jsonl");
+      writeFileSync(file, manyLeaves(600, 3000));
+      const full = fullRun(`diff ${file} --leaves`);
+      expect(full.code).toBe(1);
+      const early = throughHead(`diff ${file} --leaves`);
+      expect(early.code).toBe(1);
+      // The whole run compares every leaf; one that stops after the first comparison takes a fraction of it.
+      expect(early.seconds).toBeLessThan(full.seconds * 0.4);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -170,8 +170,13 @@ export async function writeOut(chunks: Iterable<string>): Promise<void> {
     if (!process.stdout.write(chunk)) {
       await new Promise<void>((resolve) => {
         // A reader that leaves while we wait sends no "drain"; cli.ts ends the run on the error itself.
-        process.stdout.once("drain", resolve);
-        process.stdout.once("error", () => resolve());
+        const done = (): void => {
+          process.stdout.off("drain", done);
+          process.stdout.off("error", done);
+          resolve();
+        };
+        process.stdout.on("drain", done);
+        process.stdout.on("error", done);
       });
     }
   }
