@@ -27,18 +27,19 @@ function fullRun(args: string): { code: number; seconds: number } {
   return { code: r.status ?? -1, seconds: Number(process.hrtime.bigint() - t) / 1e9 };
 }
 
-// 2,000 malformed lines: far more output than a pipe holds, so `head` leaves while pisess is still writing.
 /** A session: a root, `branches` branches of 20 messages below it, then a trunk of `trunk` messages (the active path). */
 function manyLeaves(branches: number, trunk: number): string {
   let t = Date.UTC(2025, 0, 1, 10);
-  const msg = (id: string, parentId: string | null, role: string, text: string) =>
-    JSON.stringify({
+  const msg = (id: string, parentId: string | null, role: string, text: string): string => {
+    t += 1000;
+    return JSON.stringify({
       type: "message",
       id,
       parentId,
-      timestamp: new Date((t += 1000)).toISOString(),
+      timestamp: new Date(t).toISOString(),
       message: { role, content: role === "user" ? text : [{ type: "text", text }], timestamp: t },
     });
+  };
   const lines = [
     JSON.stringify({
       type: "session",
@@ -64,6 +65,7 @@ function manyLeaves(branches: number, trunk: number): string {
   return `${lines.join("\n")}\n`;
 }
 
+// 2,000 malformed lines: far more output than a pipe holds, so `head` leaves while pisess is still writing.
 const FAULTS = "fixtures/newuser/many-faults.jsonl";
 
 describe.skipIf(!hasBash)("closed stdout (EPIPE)", () => {
