@@ -1,20 +1,53 @@
 import yargs from "yargs";
 import { hideBin } from "yargs/helpers";
-import { CliError, colorOption, STDIN_ARG, takeExitStatus } from "./commands/common.js";
+import { CliError, colorOption, exitStatusSoFar, OutputClosed, STDIN_ARG, takeExitStatus } from "./commands/common.js";
 import { loadCommands } from "./commands/index.js";
 import { packageVersion } from "./io/package.js";
 
+/** Puts "-" back wherever cli.ts swapped it for the marker (option values, positionals, arrays of either). */
+function unmarkStdin(argv: Record<string, unknown>): void {
+  for (const [k, v] of Object.entries(argv)) {
+    if (v === STDIN_ARG) argv[k] = "-";
+    else if (Array.isArray(v) && v.includes(STDIN_ARG)) argv[k] = v.map((x) => (x === STDIN_ARG ? "-" : x));
+  }
+}
+
+let watchingStdout = false;
+
+/**
+ * A reader that leaves (`| head`) makes the next write fail with EPIPE. Stop at once, with the exit status the run
+ * had requested so far (1 once a finding or difference was known), instead of computing output nobody reads.
+ */
+function stopWhenStdoutCloses(): void {
+  if (watchingStdout) return;
+  watchingStdout = true;
+  process.stdout.on("error", (err: NodeJS.ErrnoException) => {
+    if (err.code === "EPIPE") process.exit(exitStatusSoFar());
+    throw err;
+  });
+}
+
 /** Runs the CLI; resolves with the exit code, the one place it is decided: commands request theirs (requestExit). */
 export async function main(argv: string[] = hideBin(process.argv)): Promise<number> {
+  stopWhenStdoutCloses();
   const debug = argv.includes("--debug");
   const dashAt = argv.indexOf("--");
   argv = argv.map((a, i) => (a === "-" && (dashAt === -1 || i < dashAt) ? STDIN_ARG : a));
+  // yargs's completion command prints the script even for --help; a user asking for help gets help.
+  if (argv[0] === "completion" && (argv.includes("--help") || argv.includes("-h"))) {
+    process.stdout.write(
+      "pisess completion\n\nPrints a shell completion script (bash/zsh). Install it with:\n  pisess completion >> ~/.bashrc   (or ~/.zshrc)\n",
+    );
+    return 0;
+  }
   const commands = await loadCommands(argv);
   const parser = yargs(argv)
     .scriptName("pisess")
     .usage("$0 <command> [options]\n\nRead-only forensics for pi coding agent session files.")
     .option("color", colorOption)
     .option("debug", { describe: "Print stack traces for errors", type: "boolean", default: false })
+    // Back from the marker: every command sees "-" as the user typed it; only documented file operands read stdin.
+    .middleware(unmarkStdin, true)
     .command(commands)
     .demandCommand(1, "Name a command; see pisess --help")
     .strict()
@@ -33,7 +66,9 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<numb
     .wrap(argv.includes("--help") || argv.includes("-h") ? Math.min(110, process.stdout.columns || 100) : null)
     .fail((msg, err) => {
       // Throwing stops yargs from running the handler after a usage error.
-      throw err ?? new CliError(`${msg}\nRun pisess --help for usage.`, 2);
+      // yargs's own usage errors (a missing option value: YError) are usage errors too, not failures.
+      if (err && err.name !== "YError") throw err;
+      throw new CliError(`${msg ?? err?.message}\nRun pisess --help for usage.`, 2);
     });
   takeExitStatus();
   try {
@@ -45,7 +80,7 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<numb
       return err.exitCode;
     }
     const e = err as NodeJS.ErrnoException;
-    if (e?.code === "EPIPE") return 0;
+    if (err instanceof OutputClosed || e?.code === "EPIPE") return takeExitStatus();
     process.stderr.write(`pisess: ${e instanceof Error ? e.message : String(e)}\n`);
     if (debug && e instanceof Error && e.stack) process.stderr.write(`${e.stack}\n`);
     else process.stderr.write("pisess: (run with --debug for details)\n");

@@ -166,7 +166,9 @@ describe("pisess tree (built binary)", () => {
     const r = runCli(["tree", tree("broken-links.jsonl"), "--json"]);
     expect(r.code).toBe(0);
     expect(() => JSON.parse(r.stdout)).not.toThrow();
-    expect(r.stderr).toBe(`${tree("broken-links.jsonl")}: 4 problems; run pisess validate ${tree("broken-links.jsonl")}\n`);
+    expect(r.stderr).toBe(
+      `${tree("broken-links.jsonl")}: 4 problems (4 errors, 0 warnings) found while reading; pisess validate ${tree("broken-links.jsonl")} checks more\n`,
+    );
   });
 
   it("shows cycle members once, cut open and marked (in process)", async () => {

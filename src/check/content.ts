@@ -151,7 +151,8 @@ function covered(e: SchemaError, rec: EntryRec, version: number, messageMissing:
   if (messageMissing && (top === "/message" || top.startsWith("/message/"))) return true;
   // missing-id (loader), dangling-parent and invalid-timestamp (tree) cover these fields.
   if (version >= 2 && rec.id === undefined && top === "/id") return true;
-  if (version >= 2 && rec.parentId === undefined && top === "/parentId") return true;
+  // Only an absent parentId: one of the wrong type (5, {}) is a schema violation as well as a dangling parent.
+  if (version >= 2 && rec.parentId === undefined && top === "/parentId" && e.missing !== undefined) return true;
   if (Number.isNaN(rec.time) && top === "/timestamp") return true;
   // context-edit-no-replacement and context-edit-bad-replacement cover the replacement's own shape.
   if (rec.type === "context_edit" && (top === "/replacement" || top === "/replacement/content")) return true;

@@ -6,7 +6,9 @@ import { formatMessage } from "../render/diagnostics.js";
 import { makeStyle, type Style } from "../render/style.js";
 import { ReportError as CliError } from "../reports/report.js";
 import { ioReason } from "../io/errors.js";
-import { problemCount } from "../ops/problems.js";
+import { problemTally } from "../ops/problems.js";
+import { readingProblemsLine } from "../render/problems.js";
+import { sanitizeLine } from "../render/sanitize.js";
 import type { Diagnostic } from "../model/types.js";
 
 /** An error meant for the user: printed as one line, exit code 2 unless said otherwise. No stack trace. */
@@ -38,18 +40,45 @@ export function styleFor(args: GlobalArgs, stream: NodeJS.WriteStream = process.
 }
 
 /**
- * yargs turns a lone "-" into an empty string; cli.ts swaps "-" for this marker before parsing (a NUL can never
- * be part of a real path), and every input argument goes through `isStdin`.
+ * yargs turns a lone "-" into an empty string (and may hand it to two arguments at once); cli.ts swaps "-" for this
+ * marker before parsing and a middleware swaps it back, so no command ever sees the marker. "-" means stdin only
+ * for the file operands whose help says so (`isStdin`); anywhere else it is an ordinary value.
  */
 export const STDIN_ARG = "\u0000stdin";
 
 export function isStdin(file: string): boolean {
-  return file === STDIN_ARG || file === "-";
+  return file === "-";
 }
 
 /** How an input argument is shown to the user. */
 export function displayName(file: string): string {
   return isStdin(file) ? "-" : file;
+}
+
+/** The accepted range of a numeric option: a whole number from `min` (and up to `max`), `note` saying what a value means. */
+export interface WholeRange {
+  min: number;
+  max?: number;
+  note?: string;
+}
+
+/**
+ * A yargs check that every numeric option given is a whole number in its range: a value that is not (`abc`, `-5`,
+ * `1.5`, given twice) stops the run with exit 2 and one line naming the option and the range, never passes silently.
+ * Keys are the options' long names.
+ */
+export function wholeNumbers(ranges: Record<string, WholeRange>): (argv: Record<string, unknown>) => true {
+  return (argv) => {
+    for (const [name, r] of Object.entries(ranges)) {
+      const v = argv[name];
+      if (v === undefined) continue;
+      if (typeof v !== "number" || !Number.isInteger(v) || v < r.min || (r.max !== undefined && v > r.max)) {
+        const range = r.max !== undefined ? `from ${r.min} to ${r.max}` : `≥ ${r.min}`;
+        throw new CliError(`--${name} takes a whole number ${range}${r.note ? ` (${r.note})` : ""}`);
+      }
+    }
+    return true;
+  };
 }
 
 /**
@@ -119,20 +148,53 @@ export function progressReporter(verb: string, file: string, total: number): { u
   };
 }
 
-/** Writes chunks to stdout, waiting for the pipe to drain; a closed pipe (e.g. `| head`) ends quietly. */
-export async function writeOut(chunks: Iterable<string>): Promise<void> {
-  for (const chunk of chunks) {
-    if (!chunk) continue;
-    if (!process.stdout.write(chunk)) {
-      await new Promise<void>((resolve) => process.stdout.once("drain", resolve));
-    }
+/**
+ * Thrown once stdout's reader has gone (EPIPE, e.g. `| head`): the run stops there and ends with the exit status
+ * requested so far (cli.ts), so a failing run stays failing however little of its output was read.
+ */
+export class OutputClosed extends Error {
+  constructor() {
+    super("stdout closed");
   }
 }
 
-/** The one-line stderr note about a session's problems (counted by the one rule, problemCount); stdout stays pure data. */
+function outputClosed(): boolean {
+  return (process.stdout.errored as NodeJS.ErrnoException | null)?.code === "EPIPE";
+}
+
+/** Writes chunks to stdout, waiting for the pipe to drain; stops with OutputClosed when the reader has gone. */
+export async function writeOut(chunks: Iterable<string>): Promise<void> {
+  for (const chunk of chunks) {
+    if (!chunk) continue;
+    if (outputClosed()) throw new OutputClosed();
+    if (!process.stdout.write(chunk)) {
+      await new Promise<void>((resolve) => {
+        // A reader that leaves while we wait sends no "drain"; cli.ts ends the run on the error itself.
+        const done = (): void => {
+          process.stdout.off("drain", done);
+          process.stdout.off("error", done);
+          resolve();
+        };
+        process.stdout.on("drain", done);
+        process.stdout.on("error", done);
+      });
+    }
+  }
+  if (outputClosed()) throw new OutputClosed();
+}
+
+/** The info note for a session without entries (pi's empty result, not an error). */
+export function emptyNote(file: string, what: "context" | "path"): string {
+  return `${sanitizeLine(file)}: note: the session has no entries; the ${what} is empty, as pi's\n`;
+}
+
+/**
+ * The one-line stderr note about a session's problems (counted by the one rule, problemTally; worded as validate
+ * words its total); stdout stays pure data.
+ */
 export function problemSummary(file: string, diagnostics: readonly Diagnostic[]): void {
-  const n = problemCount(diagnostics);
-  if (n > 0) process.stderr.write(`${file}: ${n} problem${n === 1 ? "" : "s"}; run pisess validate ${file}\n`);
+  const t = problemTally(diagnostics);
+  if (t.error + t.warning > 0) process.stderr.write(readingProblemsLine(file, t));
 }
 
 let requestedExit = 0;
@@ -140,6 +202,11 @@ let requestedExit = 0;
 /** The exit status a command asks for; cli.ts reads it once, when the command is done, and sets the process's. */
 export function requestExit(code: number): void {
   requestedExit = code;
+}
+
+/** The status requested so far, without taking it: what a run stopped by a closed stdout ends with. */
+export function exitStatusSoFar(): number {
+  return requestedExit;
 }
 
 export function takeExitStatus(): number {

@@ -4,7 +4,7 @@ import { contextMarkdown } from "../render/context-markdown.js";
 import { contextText } from "../render/context-text.js";
 import { diagnosticLine } from "../render/diagnostics.js";
 import { contextReport, resolveSessionFile } from "../reports/context.js";
-import { CliError, openInput, problemSummary, requestExit, styleFor, writeOut, type GlobalArgs } from "./common.js";
+import { emptyNote, openInput, wholeNumbers, problemSummary, requestExit, styleFor, writeOut, type GlobalArgs } from "./common.js";
 
 interface ContextArgs extends GlobalArgs {
   file?: string;
@@ -29,7 +29,7 @@ export const contextCommand: CommandModule<object, ContextArgs> = {
         describe: "Session file (- for stdin); default: the most recent session of the current directory",
         type: "string",
       })
-      .option("leaf", { describe: "Leaf: id, id prefix, @LINE, label:NAME or leaf", type: "string", default: "leaf" })
+      .option("leaf", { describe: "Leaf: id, id prefix, @LINE, label:NAME or leaf", type: "string", default: "leaf", requiresArg: true })
       .option("session", {
         describe: "Pick the session whose id starts with ID (in the current directory's folder)",
         type: "string",
@@ -41,7 +41,12 @@ export const contextCommand: CommandModule<object, ContextArgs> = {
       .option("llm", { describe: "Messages as sent to the LLM (after pi's convertToLlm)", type: "boolean" })
       .option("format", { describe: "Text rendering", choices: ["text", "markdown"], default: "text", type: "string" })
       .option("thinking", { describe: "Show thinking blocks (--no-thinking hides them)", type: "boolean", default: true })
-      .option("max-output", { describe: "Cut tool and command outputs to N lines (0 = all)", type: "number", default: 20 })
+      .option("max-output", {
+        describe: "Cut tool and command outputs to N lines (0 = all)",
+        type: "number",
+        default: 20,
+        requiresArg: true,
+      })
       .option("show-edits", {
         describe: "Text views: also show what edited messages said in the file, and the messages edits removed",
         type: "boolean",
@@ -49,11 +54,7 @@ export const contextCommand: CommandModule<object, ContextArgs> = {
       .conflicts("json", "ndjson")
       .conflicts("file", "session")
       .implies("all-projects", "session")
-      .check((a) => {
-        if (typeof a.maxOutput !== "number" || !Number.isInteger(a.maxOutput) || a.maxOutput < 0)
-          throw new CliError("--max-output takes a whole number ≥ 0");
-        return true;
-      })
+      .check(wholeNumbers({ "max-output": { min: 0, note: "0: all" } }))
       .example("$0 context", "the context of the most recent session here, at its leaf")
       .example("$0 context session.jsonl --leaf @120 --no-thinking", "what the model saw at line 120, without thinking")
       .example("$0 context session.jsonl --show-edits", "what the model saw, and what context edits changed or removed")
@@ -82,13 +83,14 @@ export const contextCommand: CommandModule<object, ContextArgs> = {
         requestExit(r.exitCode);
         return;
       }
+      requestExit(r.exitCode);
       if (json) await writeOut(contextJsonChunks(session.file, leaf, c.context, c.messages, c.sources, c.editedBy, args.json === true));
       else if (c.display && args.format === "markdown") await writeOut(contextMarkdown(c.display));
       else if (c.display) await writeOut(contextText(c.display, { style: styleFor(args) }));
       if (note) process.stderr.write(diagnosticLine(note));
+      if (!leaf) process.stderr.write(emptyNote(session.file, "context"));
       for (const d of problems) if (d.severity !== "info") process.stderr.write(diagnosticLine(d));
       problemSummary(session.file, r.diagnostics);
-      requestExit(r.exitCode);
     } finally {
       session.store.close();
     }

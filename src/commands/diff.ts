@@ -5,7 +5,7 @@ import { diagnosticLine } from "../render/diagnostics.js";
 import { contextDiffObject, pathDiffObject, type DiffJsonOptions } from "../render/diff-json.js";
 import { contextDiffText, pathDiffText, SIDE_BY_SIDE_MIN, type DiffTextOptions } from "../render/diff-text.js";
 import { diffReport, type DiffData, type DiffItem } from "../reports/diff.js";
-import { openInput, problemSummary, requestExit, styleFor, terminalWidth, writeOut, type GlobalArgs } from "./common.js";
+import { wholeNumbers, openInput, problemSummary, requestExit, styleFor, terminalWidth, writeOut, type GlobalArgs } from "./common.js";
 
 interface DiffArgs extends GlobalArgs {
   file: string;
@@ -42,8 +42,13 @@ export const diffCommand: CommandModule<object, DiffArgs> = {
       .option("context", { describe: "Compare what the model saw at the two leaves (as pisess context builds it)", type: "boolean" })
       .option("json", { describe: "One JSON document (with --leaves: one holding every pair)", type: "boolean" })
       .option("side-by-side", { describe: "Divergent entries in two columns (needs 100+ columns)", type: "boolean" })
-      .option("width", { describe: "Cut lines to N columns (default: terminal width on a TTY, else no cut)", type: "number" })
+      .option("width", {
+        describe: "Cut lines to N columns (default: terminal width on a TTY, else no cut; 0: no cut)",
+        type: "number",
+        requiresArg: true,
+      })
       .conflicts("json", "side-by-side")
+      .check(wholeNumbers({ width: { min: 0, note: "0: no cut" } }))
       .example("$0 diff session.jsonl @40 @52", "the branches ending at lines 40 and 52")
       .example("$0 diff session.jsonl label:try-a", "the branch at label try-a against the active leaf")
       .example("$0 diff session.jsonl --leaves", "every leaf against the active path")
@@ -52,6 +57,8 @@ export const diffCommand: CommandModule<object, DiffArgs> = {
       .example("$0 diff session.jsonl @40 @52 --json | jq '.right.entries | length'", "how many entries the right side adds")
       .epilogue("Exit codes: 0 the paths are the same, 1 they differ, 2 errors (as diff(1)).") as unknown as Argv<DiffArgs>,
   handler: async (args) => {
+    // --leaves writes each comparison as it is made: a reader that leaves (`| head`) stops the run at once.
+    const stream = args.leaves === true ? leavesWriter(args) : undefined;
     const r = await diffReport({
       file: args.file,
       ...(args.a !== undefined ? { a: args.a } : {}),
@@ -59,17 +66,59 @@ export const diffCommand: CommandModule<object, DiffArgs> = {
       leaves: args.leaves === true,
       context: args.context === true,
       open: (file) => openInput(file),
+      ...(stream ? { onItem: stream.item } : {}),
     });
     const d = r.data;
     for (const c of d.cycles) process.stderr.write(diagnosticLine(c));
     // A comparison stopped by a parent cycle: nothing on stdout.
     if (d.problems.length > 0) {
-      await writeOut(d.mode === "leaves" ? leavesOutput(d, args) : d.items.flatMap((item) => itemOutput(item, args)));
+      requestExit(r.exitCode);
+      if (stream) await stream.end(d);
+      else await writeOut(d.items.flatMap((item) => itemOutput(item, args)));
       for (const p of d.problems) problemSummary(p.file, p.diagnostics);
     }
     requestExit(r.exitCode);
   },
 };
+
+/** --leaves output, written one comparison at a time; the exit status is 1 from the first difference written. */
+function leavesWriter(args: DiffArgs): {
+  item: (item: DiffItem, head: { file: string; active: EntryRec }) => Promise<void>;
+  end: (d: DiffData) => Promise<void>;
+} {
+  let started = false;
+  let count = 0;
+  let seen = 0;
+  const start = async (file: string, active: EntryRec): Promise<void> => {
+    if (started) return;
+    started = true;
+    if (args.json)
+      await writeOut([`${JSON.stringify({ file, active: { id: active.id ?? null, line: active.line } }).slice(0, -1)},"diffs":[`]);
+  };
+  return {
+    async item(item, head) {
+      await start(head.file, head.active);
+      seen++;
+      if (item.kind === "cycle" || !item.diff.same) requestExit(1);
+      const sep = count > 0 ? (args.json ? "," : "\n") : "";
+      if (item.kind === "cycle") {
+        if (args.json)
+          await writeOut([
+            sep,
+            JSON.stringify({ leaf: { id: item.leaf.id ?? null, line: item.leaf.line }, error: "cycle", cycle: item.cycle }),
+          ]);
+        else return;
+      } else if (args.json) await writeOut([sep, itemOutput(item, args).join("").trimEnd()]);
+      else await writeOut([sep, ...itemOutput(item, args)]);
+      count++;
+    },
+    async end(d) {
+      await start(d.file as string, d.active as EntryRec);
+      if (args.json) await writeOut(["]}\n"]);
+      else if (seen === 0) await writeOut(["only one leaf: nothing to compare\n"]);
+    },
+  };
+}
 
 function itemOutput(item: DiffItem, args: DiffArgs): string[] {
   if (item.kind === "cycle") return [];
@@ -85,34 +134,4 @@ function itemOutput(item: DiffItem, args: DiffArgs): string[] {
   }
   if (args.json) return [`${JSON.stringify(pathDiffObject(item.diff, jsonOpts))}\n`];
   return [...pathDiffText(item.diff, textOptions(args, item))];
-}
-
-function leavesOutput(d: DiffData, args: DiffArgs): string[] {
-  const active = d.active as EntryRec;
-  const out: string[] = [];
-  const items: string[] = [];
-  for (const item of d.items) {
-    if (item.kind === "cycle") {
-      if (args.json)
-        items.push(JSON.stringify({ leaf: { id: item.leaf.id ?? null, line: item.leaf.line }, error: "cycle", cycle: item.cycle }));
-      continue;
-    }
-    const chunks = itemOutput(item, args);
-    if (args.json) items.push(chunks.join("").trimEnd());
-    else {
-      if (out.length > 0) out.push("\n");
-      out.push(...chunks);
-    }
-  }
-  if (args.json) {
-    out.push(
-      JSON.stringify({ file: d.file, active: { id: active.id ?? null, line: active.line } }).slice(0, -1) +
-        ',"diffs":[' +
-        items.join(",") +
-        "]}\n",
-    );
-  } else if (d.items.length === 0) {
-    out.push("only one leaf: nothing to compare\n");
-  }
-  return out;
 }

@@ -1,7 +1,7 @@
 import type { Argv, CommandModule } from "yargs";
 import { grepHitObject, grepTextLine } from "../render/grep.js";
 import { grepReport } from "../reports/grep.js";
-import { requestExit, styleFor, writeOut, type GlobalArgs } from "./common.js";
+import { wholeNumbers, requestExit, styleFor, writeOut, type GlobalArgs } from "./common.js";
 
 interface GrepArgs extends GlobalArgs {
   pattern: string;
@@ -46,10 +46,11 @@ export const grepCommand: CommandModule<object, GrepArgs> = {
         requiresArg: true,
         coerce: listArg,
       })
-      .option("context", { describe: "Characters of context each side of the match", type: "number", default: 60 })
+      .option("context", { describe: "Characters of context each side of the match", type: "number", default: 60, requiresArg: true })
       .option("json", { describe: 'One document {"hits":[…]}', type: "boolean" })
       .option("ndjson", { describe: 'One {"file","line","id","role","type","field","path","snippet"} per hit', type: "boolean" })
       .conflicts("json", "ndjson")
+      .check(wholeNumbers({ context: { min: 0 } }))
       .example("$0 grep 'ERR_STRING_TOO_LONG' ~/.pi/agent/sessions", "every session that hit the error")
       .example("$0 grep -i 'rm -rf' --role assistant --ndjson | jq -r '\"\\(.file) \\(.id)\"'", "assistant turns that mention rm -rf")
       .epilogue("Exit status: 0 when something matched, 1 when nothing did, 2 on errors (like grep).") as unknown as Argv<GrepArgs>,
@@ -67,6 +68,7 @@ export const grepCommand: CommandModule<object, GrepArgs> = {
     for (const f of r.data.failures) process.stderr.write(`pisess: ${f.path}: ${f.reason}\n`);
     const style = styleFor(args);
     let firstJson = true;
+    requestExit(r.exitCode);
     if (args.json) await writeOut(['{"hits":[']);
     for (const { file, hits } of r.data.files) {
       const out: string[] = [];
@@ -80,6 +82,5 @@ export const grepCommand: CommandModule<object, GrepArgs> = {
       await writeOut([out.join("")]);
     }
     if (args.json) await writeOut(["]}\n"]);
-    requestExit(r.exitCode);
   },
 };

@@ -24,9 +24,9 @@ export const infoCommand: CommandModule<object, InfoArgs> = {
     const session = await openInput(args.file);
     try {
       const r = await infoReport(session, { includeCopied: args.includeCopied === true });
+      requestExit(r.exitCode);
       await writeOut([args.json ? infoJson(r.data) : infoText(r.data, styleFor(args))]);
       problemSummary(session.file, r.diagnostics);
-      requestExit(r.exitCode);
     } finally {
       session.store.close();
     }

@@ -31,6 +31,7 @@ export const labelsCommand: CommandModule<object, LabelsArgs> = {
       const r = labelsReport(session, { history: args.history === true });
       const d = r.data;
       const style = styleFor(args);
+      requestExit(r.exitCode);
       if (d.history !== undefined) {
         if (args.json) await writeOut([labelsJson(d.file, "history", d.history)]);
         else if (args.ndjson) await writeOut([labelsNdjson(d.history)]);
@@ -41,7 +42,6 @@ export const labelsCommand: CommandModule<object, LabelsArgs> = {
         else await writeOut([labelsText(d.labels, style)]);
       }
       problemSummary(session.file, r.diagnostics);
-      requestExit(r.exitCode);
     } finally {
       session.store.close();
     }

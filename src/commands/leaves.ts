@@ -29,11 +29,11 @@ export const leavesCommand: CommandModule<object, LeavesArgs> = {
     const session = await openInput(args.file);
     try {
       const r = await leavesReport(session, { includeCopied: args.includeCopied === true });
+      requestExit(r.exitCode);
       if (args.json) await writeOut([leavesJson(r.data.file, r.data.leaves)]);
       else if (args.ndjson) await writeOut([leavesNdjson(r.data.leaves)]);
       else await writeOut([leavesText(r.data.leaves, styleFor(args))]);
       problemSummary(session.file, r.diagnostics);
-      requestExit(r.exitCode);
     } finally {
       session.store.close();
     }

@@ -1,4 +1,5 @@
 import type { Argv, CommandModule } from "yargs";
+import { sanitizeLine } from "../render/sanitize.js";
 import { lineageJson, lineageNdjson, lineageText } from "../render/lineage.js";
 import { lineageReport } from "../reports/lineage.js";
 import { requestExit, styleFor, writeOut, type GlobalArgs } from "./common.js";
@@ -29,9 +30,11 @@ export const lineageCommand: CommandModule<object, LineageArgs> = {
       .example("$0 lineage fork.jsonl --json | jq -r '.ancestors[-1].path'", "the original session") as unknown as Argv<LineageArgs>,
   handler: async (args) => {
     const r = await lineageReport({ file: args.file, ...(args.forksIn !== undefined ? { forksIn: args.forksIn } : {}), env: process.env });
+    for (const u of r.data.unsearched)
+      process.stderr.write(`pisess: warning: --forks-in ${sanitizeLine(u.path)}: ${u.reason}; no forks searched there\n`);
+    requestExit(r.exitCode);
     if (args.json) await writeOut([lineageJson(r.data)]);
     else if (args.ndjson) await writeOut([lineageNdjson(r.data)]);
     else await writeOut([lineageText(r.data, styleFor(args))]);
-    requestExit(r.exitCode);
   },
 };

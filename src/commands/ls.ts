@@ -1,7 +1,7 @@
 import type { Argv, CommandModule } from "yargs";
 import { lsJson, lsNdjson, lsText } from "../render/ls.js";
 import { LS_SORTS, lsReport, type LsSort } from "../reports/ls.js";
-import { requestExit, styleFor, writeOut, type GlobalArgs } from "./common.js";
+import { wholeNumbers, requestExit, styleFor, writeOut, type GlobalArgs } from "./common.js";
 
 const SORTS = LS_SORTS;
 type SortKey = LsSort;
@@ -27,10 +27,11 @@ export const lsCommand: CommandModule<object, LsArgs> = {
       })
       .option("all-projects", { alias: "a", describe: "Every project folder in the sessions dir", type: "boolean" })
       .option("sort", { describe: "Order (newest / largest first; name: A→Z)", choices: SORTS, default: "modified" as SortKey })
-      .option("limit", { alias: "n", describe: "Show at most N sessions", type: "number" })
+      .option("limit", { alias: "n", describe: "Show at most N sessions", type: "number", requiresArg: true })
       .option("json", { describe: 'One document {"sessions":[…]}', type: "boolean" })
       .option("ndjson", { describe: "One session object per line", type: "boolean" })
       .conflicts("json", "ndjson")
+      .check(wholeNumbers({ limit: { min: 0 } }))
       .example("$0 ls", "sessions of the current directory, newest first")
       .example("$0 ls --all-projects --sort size -n 10", "the ten largest sessions anywhere")
       .example("$0 ls -a --ndjson | jq -r 'select(.leaves > 1) | .path'", "sessions that branch") as unknown as Argv<LsArgs>,
@@ -54,6 +55,7 @@ export const lsCommand: CommandModule<object, LsArgs> = {
     if (progress) process.stderr.write("\r\u001b[2K");
     for (const f of d.failures) process.stderr.write(`pisess: ${f.path}: ${f.reason}\n`);
     if (d.skipped > 0) process.stderr.write(`pisess: skipped ${d.skipped} file${d.skipped === 1 ? "" : "s"} without a session header\n`);
+    requestExit(r.exitCode);
     if (args.json) await writeOut([lsJson(d.sessions)]);
     else if (args.ndjson) await writeOut([lsNdjson(d.sessions)]);
     else
@@ -63,6 +65,5 @@ export const lsCommand: CommandModule<object, LsArgs> = {
           ...(d.root !== undefined ? { relativeTo: d.root } : {}),
         }),
       ]);
-    requestExit(r.exitCode);
   },
 };

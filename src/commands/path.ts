@@ -4,7 +4,17 @@ import type { Row, SessionView, ViewNode } from "../ops/view.js";
 import { diagnosticLine } from "../render/diagnostics.js";
 import { treeLines } from "../render/tree.js";
 import { pathReport } from "../reports/path.js";
-import { openInput, problemSummary, requestExit, styleFor, terminalWidth, writeOut, type GlobalArgs } from "./common.js";
+import {
+  emptyNote,
+  wholeNumbers,
+  openInput,
+  problemSummary,
+  requestExit,
+  styleFor,
+  terminalWidth,
+  writeOut,
+  type GlobalArgs,
+} from "./common.js";
 
 interface PathArgs extends GlobalArgs {
   file: string;
@@ -20,11 +30,12 @@ export const pathCommand: CommandModule<object, PathArgs> = {
   builder: (y: Argv) =>
     y
       .positional("file", { describe: "Session file (- for stdin)", type: "string", demandOption: true })
-      .option("leaf", { describe: "Leaf: id, id prefix, @LINE, label:NAME or leaf", type: "string", default: "leaf" })
-      .option("width", { describe: "Cut lines to N columns", type: "number" })
+      .option("leaf", { describe: "Leaf: id, id prefix, @LINE, label:NAME or leaf", type: "string", default: "leaf", requiresArg: true })
+      .option("width", { describe: "Cut lines to N columns (0: no cut)", type: "number", requiresArg: true })
       .option("json", { describe: 'One document {"file","leaf","entries":[{"line","entry"}]}', type: "boolean" })
       .option("ndjson", { describe: 'One {"line","entry"} per entry, root first (entry as migrated in memory)', type: "boolean" })
       .conflicts("json", "ndjson")
+      .check(wholeNumbers({ width: { min: 0, note: "0: no cut" } }))
       .example("$0 path session.jsonl --leaf @120", "the path to the entry on line 120")
       .example(
         "$0 path session.jsonl --leaf label:before-refactor --ndjson | jq -r '.entry.message.role // .entry.type'",
@@ -41,10 +52,11 @@ export const pathCommand: CommandModule<object, PathArgs> = {
         requestExit(r.exitCode);
         return;
       }
+      requestExit(r.exitCode);
       if (args.ndjson || args.json) {
         const chunks = function* (): Generator<string> {
           if (args.json) {
-            yield `${JSON.stringify({ file: session.file, leaf: { id: leaf.id ?? null, line: leaf.line } }).slice(0, -1)},"entries":[`;
+            yield `${JSON.stringify({ file: session.file, leaf: leaf && { id: leaf.id ?? null, line: leaf.line } }).slice(0, -1)},"entries":[`;
           }
           let first = true;
           for (const rec of path) {
@@ -57,7 +69,7 @@ export const pathCommand: CommandModule<object, PathArgs> = {
           if (args.json) yield "]}\n";
         };
         await writeOut(chunks());
-      } else {
+      } else if (leaf) {
         const view: SessionView = { roots: [], onPath: new Set(path), shown: path.length };
         const rows: Row[] = path.map((rec, depth): Row => {
           const node: ViewNode = { rec, children: [], depth, cycleCut: false };
@@ -68,8 +80,8 @@ export const pathCommand: CommandModule<object, PathArgs> = {
           out.push(`${line}\n`);
         await writeOut(out);
       }
+      if (!leaf) process.stderr.write(emptyNote(session.file, "path"));
       problemSummary(session.file, r.diagnostics);
-      requestExit(r.exitCode);
     } finally {
       session.store.close();
     }

@@ -17,8 +17,8 @@ export const schemaCommand: CommandModule<object, SchemaArgs> = {
     const [{ schemaReport }, { writeOut, requestExit }] = await Promise.all([import("../reports/schema.js"), import("./common.js")]);
     const r = await schemaReport(args.name !== undefined ? { name: args.name } : {});
     const d = r.data;
+    requestExit(r.exitCode);
     if (d.names !== undefined) await writeOut([`${d.names.join("\n")}\n`]);
     else await writeOut([d.text.endsWith("\n") ? d.text : `${d.text}\n`]);
-    requestExit(r.exitCode);
   },
 };

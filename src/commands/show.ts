@@ -1,6 +1,8 @@
 import type { Argv, CommandModule } from "yargs";
 import { showJson, showText } from "../render/show.js";
-import { showReport } from "../reports/show.js";
+import { diagnosticLine } from "../render/diagnostics.js";
+import { sanitize } from "../render/sanitize.js";
+import { showReport, showSkippedReport } from "../reports/show.js";
 import { openInput, requestExit, styleFor, writeOut, type GlobalArgs } from "./common.js";
 
 interface ShowArgs extends GlobalArgs {
@@ -10,6 +12,11 @@ interface ShowArgs extends GlobalArgs {
   json?: boolean;
 }
 
+/** The exact line for a pipe or file; on a terminal, control, bidi and C1 characters shown as escapes (never raw). */
+function rawOut(text: string): string {
+  return process.stdout.isTTY === true ? sanitize(text) : text;
+}
+
 export const showCommand: CommandModule<object, ShowArgs> = {
   command: "show <file> <ref>",
   describe: "Show one entry: its line, parent, children, label and content",
@@ -17,7 +24,10 @@ export const showCommand: CommandModule<object, ShowArgs> = {
     y
       .positional("file", { describe: "Session file (- for stdin)", type: "string", demandOption: true })
       .positional("ref", { describe: "Entry: id, id prefix, @LINE, label:NAME or leaf", type: "string", demandOption: true })
-      .option("raw", { describe: "Print the exact original line, nothing else", type: "boolean" })
+      .option("raw", {
+        describe: "Print the exact original line, nothing else (control characters escaped on a terminal)",
+        type: "boolean",
+      })
       .option("json", {
         describe:
           'One document {"file","line","id","type","role","timestamp","parent","parentId","children","label","target","editedBy","entry"}',
@@ -30,10 +40,16 @@ export const showCommand: CommandModule<object, ShowArgs> = {
   handler: async (args) => {
     const session = await openInput(args.file);
     try {
-      const r = showReport(session, { ref: String(args.ref), raw: args.raw === true });
-      if (r.data.raw !== undefined) await writeOut([`${r.data.raw}\n`]);
-      else await writeOut([args.json ? showJson(r.data.entry) : showText(r.data.entry, styleFor(args))]);
+      const ref = String(args.ref);
+      const r = (await showSkippedReport(session, ref)) ?? showReport(session, { ref, raw: args.raw === true });
       requestExit(r.exitCode);
+      const d = r.data;
+      if (d.skipped !== undefined) {
+        for (const x of r.diagnostics) process.stderr.write(diagnosticLine(x));
+        if (args.json) await writeOut([`${JSON.stringify({ ...d.skipped, diagnostics: r.diagnostics })}\n`]);
+        else if (d.skipped.text !== null) await writeOut([`${rawOut(d.skipped.text)}\n`]);
+      } else if (d.raw !== undefined) await writeOut([`${rawOut(d.raw)}\n`]);
+      else await writeOut([args.json ? showJson(d.entry) : showText(d.entry, styleFor(args))]);
     } finally {
       session.store.close();
     }

@@ -3,7 +3,7 @@ import { FILTER_MODES, type FilterMode } from "../ops/view.js";
 import { treeJson, treeNdjson } from "../render/tree-json.js";
 import { treeLines } from "../render/tree.js";
 import { treeReport } from "../reports/tree.js";
-import { openInput, problemSummary, requestExit, styleFor, terminalWidth, writeOut, type GlobalArgs } from "./common.js";
+import { wholeNumbers, openInput, problemSummary, requestExit, styleFor, terminalWidth, writeOut, type GlobalArgs } from "./common.js";
 
 interface TreeArgs extends GlobalArgs {
   file: string;
@@ -23,18 +23,23 @@ export const treeCommand: CommandModule<object, TreeArgs> = {
   builder: (y: Argv) =>
     y
       .positional("file", { describe: "Session file (- for stdin)", type: "string", demandOption: true })
-      .option("leaf", { describe: "Active leaf: id, id prefix, @LINE, label:NAME or leaf", type: "string" })
+      .option("leaf", { describe: "Active leaf: id, id prefix, @LINE, label:NAME or leaf", type: "string", requiresArg: true })
       .option("filter", { describe: "Which entries to show, as pi's /tree filters", choices: FILTER_MODES, type: "string" })
-      .option("search", { describe: "Keep entries whose text holds every word", type: "string", array: true })
-      .option("depth", { describe: "Hide entries nested deeper than N branch levels", type: "number" })
-      .option("from", { describe: "Show only the subtree of this entry", type: "string" })
-      .option("width", { describe: "Cut lines to N columns (default: terminal width on a TTY, else no cut)", type: "number" })
+      .option("search", { describe: "Keep entries whose text holds every word", type: "string", array: true, requiresArg: true })
+      .option("depth", { describe: "Hide entries nested deeper than N branch levels", type: "number", requiresArg: true })
+      .option("from", { describe: "Show only the subtree of this entry", type: "string", requiresArg: true })
+      .option("width", {
+        describe: "Cut lines to N columns (default: terminal width on a TTY, else no cut; 0: no cut)",
+        type: "number",
+        requiresArg: true,
+      })
       .option("json", {
         describe: "One JSON document: every entry (unless --filter/--search) in file order, linked by line",
         type: "boolean",
       })
       .option("ndjson", { describe: "One JSON object per shown entry, in display order", type: "boolean" })
       .conflicts("json", "ndjson")
+      .check(wholeNumbers({ depth: { min: 0 }, width: { min: 0, note: "0: no cut" } }))
       .example("$0 tree session.jsonl", "the tree, active path marked with • and the leaf with ◆")
       .example("$0 tree session.jsonl --filter user-only --search refactor", "only user prompts mentioning refactor")
       .example("$0 tree session.jsonl --leaf label:checkpoint --from @40", "the subtree below line 40, with another leaf active")
@@ -55,12 +60,12 @@ export const treeCommand: CommandModule<object, TreeArgs> = {
         output: args.json ? "json" : args.ndjson ? "ndjson" : "text",
       });
       const { leaf, flat, view, rows } = r.data;
+      requestExit(r.exitCode);
       if (flat) await writeOut(treeJson(session, flat, leaf));
       else if (!view || !rows) throw new Error("tree report without a view");
       else if (args.ndjson) await writeOut(treeNdjson(session, view, rows, leaf));
       else await writeOut(mapLines(treeLines(session, view, rows, { style: styleFor(args), width: terminalWidth(args.width), leaf })));
       problemSummary(session.file, r.diagnostics);
-      requestExit(r.exitCode);
     } finally {
       session.store.close();
     }

@@ -1,6 +1,6 @@
 import type { Argv, CommandModule } from "yargs";
 import type { Severity } from "../model/types.js";
-import { CliError, type GlobalArgs } from "./common.js";
+import { type GlobalArgs, wholeNumbers } from "./common.js";
 
 const FORMATS = ["text", "json", "ndjson", "github", "sarif"] as const;
 type Format = (typeof FORMATS)[number];
@@ -12,6 +12,7 @@ interface ValidateArgs extends GlobalArgs {
   quiet?: boolean;
   failOn: Severity;
   maxWarnings: number;
+  allowEmpty?: boolean;
 }
 
 export const validateCommand: CommandModule<object, ValidateArgs> = {
@@ -43,17 +44,18 @@ export const validateCommand: CommandModule<object, ValidateArgs> = {
         describe: "Exit 1 when there are more than N warnings (as ESLint); -1: no limit",
         type: "number",
         default: -1,
+        requiresArg: true,
+      })
+      .option("allow-empty", {
+        describe: "A folder without session files is fine (by default it is an input error, exit 2)",
+        type: "boolean",
       })
       .example("$0 validate session.jsonl", "every defect, then a summary table")
       .example("$0 validate ~/.pi/agent/sessions --quiet", "errors only, for every session below the folder")
       .example("$0 validate s.jsonl --format json | jq '.summary.byCode'", "counts per code")
       .example("$0 validate sessions/ --format github --fail-on warning", "annotations in a GitHub Actions job")
       .example("$0 validate sessions/ --format sarif > pisess.sarif", "for code scanning tools")
-      .check((a) => {
-        const mw = a["max-warnings"] as unknown;
-        if (typeof mw !== "number" || !Number.isInteger(mw)) throw new CliError("--max-warnings needs an integer");
-        return true;
-      }) as unknown as Argv<ValidateArgs>,
+      .check(wholeNumbers({ "max-warnings": { min: -1, note: "-1: no limit" } })) as unknown as Argv<ValidateArgs>,
   handler: async (args) => {
     const common = await import("./common.js");
     const { validateReport } = await import("../reports/validate.js");
@@ -63,6 +65,7 @@ export const validateCommand: CommandModule<object, ValidateArgs> = {
       quiet: args.quiet === true,
       failOn: args.failOn,
       maxWarnings: args.maxWarnings,
+      allowEmpty: args.allowEmpty === true,
       // Files pisess does not read (foreign formats, future versions) are findings here, not errors.
       open: (file) => common.openInput(file, { unsupported: "read" }),
       isStdin: common.isStdin,
@@ -72,6 +75,8 @@ export const validateCommand: CommandModule<object, ValidateArgs> = {
     });
     for (const n of r.data.notes) process.stderr.write(`pisess: ${n}\n`);
     const { shown, summary } = r.data;
+    // Known before a line is written: a reader that leaves early (`| head`) does not turn a failing run into 0.
+    common.requestExit(r.exitCode);
     switch (args.format) {
       case "json": {
         const { validateJson } = await import("../render/validate-json.js");
@@ -101,10 +106,9 @@ export const validateCommand: CommandModule<object, ValidateArgs> = {
       default: {
         const { validateFindingLines, validateSummaryLines } = await import("../render/validate-text.js");
         const style = common.styleFor(args);
-        const lines = [...validateFindingLines(shown, style), ...validateSummaryLines(summary, style)];
+        const lines = [...validateFindingLines(shown, style), ...validateSummaryLines(summary, style, r.data.hidden)];
         await common.writeOut([`${lines.join("\n")}\n`]);
       }
     }
-    common.requestExit(r.exitCode);
   },
 };

@@ -17,7 +17,7 @@ function expandHome(p: string, home: string): string {
 }
 
 /** `$PI_CODING_AGENT_DIR`, else `~/.pi/agent`. */
-export function agentDir(env: PiEnv): string {
+export function agentDir(env: PiEnv = process.env): string {
   const home = env.HOME || homedir();
   const dir = env.PI_CODING_AGENT_DIR;
   return dir ? resolve(expandHome(dir, home)) : join(home, ".pi", "agent");
@@ -25,9 +25,9 @@ export function agentDir(env: PiEnv): string {
 
 /**
  * Where pi keeps sessions: `$PI_CODING_AGENT_SESSION_DIR`, else `sessionDir` from `<agent dir>/settings.json`
- * (relative to the agent dir, `~` allowed), else `<agent dir>/sessions`.
+ * (relative to the agent dir, `~` allowed), else `<agent dir>/sessions`. `env` defaults to the process environment.
  */
-export async function sessionsDir(env: PiEnv): Promise<string> {
+export async function sessionsDir(env: PiEnv = process.env): Promise<string> {
   const home = env.HOME || homedir();
   if (env.PI_CODING_AGENT_SESSION_DIR) return resolve(expandHome(env.PI_CODING_AGENT_SESSION_DIR, home));
   const agent = agentDir(env);

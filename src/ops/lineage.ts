@@ -35,10 +35,11 @@ function parentPath(ref: string, child: string): string {
 export async function ancestorsOf(
   file: string,
   header: HeaderInfo | undefined,
-): Promise<{ ancestors: LineageAncestor[]; missing: string[]; cycle: boolean }> {
+): Promise<{ ancestors: LineageAncestor[]; missing: string[]; cycle: boolean; loopsToSelf: boolean }> {
   const ancestors: LineageAncestor[] = [];
   const missing: string[] = [];
   let cycle = false;
+  let loopsToSelf = false;
   const onChain = new Set<string>([file]);
   let cur: { path: string; header: HeaderInfo | undefined } = { path: file, header };
   for (let generation = 1; cur.header; generation++) {
@@ -47,6 +48,7 @@ export async function ancestorsOf(
     const path = parentPath(p.ref, cur.path);
     if (onChain.has(path)) {
       cycle = true;
+      loopsToSelf = path === file;
       break;
     }
     onChain.add(path);
@@ -59,12 +61,19 @@ export async function ancestorsOf(
     }
     cur = { path, header: h };
   }
-  return { ancestors, missing, cycle };
+  return { ancestors, missing, cycle, loopsToSelf };
 }
 
-/** Every session below `searched` that descends from `file` (forks, their forks, …), generation by generation. */
-export async function forksOf(file: string, searched: string[]): Promise<LineageFork[]> {
-  const files = await collectFiles(searched, () => undefined);
+/**
+ * Every session below `searched` that descends from `file` (forks, their forks, …), generation by generation.
+ * A folder that cannot be searched (missing, unreadable) goes to `onError`.
+ */
+export async function forksOf(
+  file: string,
+  searched: string[],
+  onError: (path: string, err: unknown) => void = () => undefined,
+): Promise<LineageFork[]> {
+  const files = await collectFiles(searched, onError);
   // parent path → its forks, from every header found.
   const children = new Map<string, { path: string; id: string; legacy: boolean }[]>();
   for (const f of files) {

@@ -11,6 +11,13 @@ export function sessionProblems(session: Session, tree: Pick<SessionTree, "probl
   return tree ? [...session.diagnostics, ...tree.problems] : [...session.diagnostics];
 }
 
+/** The problems among the diagnostics by severity (errors and warnings; infos are not problems). */
+export function problemTally(diagnostics: readonly Diagnostic[]): { error: number; warning: number } {
+  const t = { error: 0, warning: 0 };
+  for (const d of diagnostics) if (d.severity === "error" || d.severity === "warning") t[d.severity]++;
+  return t;
+}
+
 /** How many of the diagnostics are problems (warnings and errors; infos are not). */
 export function problemCount(diagnostics: readonly Diagnostic[]): number {
   let n = 0;

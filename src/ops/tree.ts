@@ -92,7 +92,9 @@ export function buildTree(session: Session): SessionTree {
     if (!p) {
       parent.push(null);
       roots.push(node);
-      problems.push(diag("dangling-parent", file, rec.line, { parentId, missing: false }, rec.id === undefined ? {} : { entryId: rec.id }));
+      // An empty parentId names nothing: it has no usable parent, rather than a parent "" that is missing.
+      const missing = parentId === "";
+      problems.push(diag("dangling-parent", file, rec.line, { parentId, missing }, rec.id === undefined ? {} : { entryId: rec.id }));
       continue;
     }
     parent.push(p);

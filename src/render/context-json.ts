@@ -11,7 +11,8 @@ interface ContextEntryRef {
 /** `context --json`. */
 export interface ContextJson {
   file: string;
-  leaf: { id: string | null; line: number };
+  /** null for a session without entries. */
+  leaf: { id: string | null; line: number } | null;
   thinkingLevel?: string;
   model: unknown;
   messages: unknown[];
@@ -30,7 +31,7 @@ function entryRef(rec: EntryRec, edit: EntryRec | undefined): ContextEntryRef {
  */
 export function* contextJsonChunks(
   file: string,
-  leaf: EntryRec,
+  leaf: EntryRec | null,
   ctx: { thinkingLevel: string; model: unknown },
   messages: readonly unknown[],
   sources: readonly EntryRec[],
@@ -42,7 +43,12 @@ export function* contextJsonChunks(
     for (const m of messages) yield `${JSON.stringify(m)}\n`;
     return;
   }
-  const head = JSON.stringify({ file, leaf: { id: leaf.id ?? null, line: leaf.line }, thinkingLevel: ctx.thinkingLevel, model: ctx.model });
+  const head = JSON.stringify({
+    file,
+    leaf: leaf && { id: leaf.id ?? null, line: leaf.line },
+    thinkingLevel: ctx.thinkingLevel,
+    model: ctx.model,
+  });
   yield `${head.slice(0, -1)},"messages":[`;
   let buf = "";
   for (let i = 0; i < messages.length; i++) {

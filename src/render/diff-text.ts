@@ -65,11 +65,27 @@ function toolList(s: EntryStats): string {
   return `${s.toolCallCount}: ${lines.join(",\n")}`;
 }
 
-/** The per-side summary table (cli-table3), colour only in the header. */
-function statsTable(left: EntryStats, right: EntryStats, style: Style, heads: [string, string] = ["left", "right"]): string {
+/** The per-side summary table (cli-table3), colour only in the header; wrapped to fit `width` columns when given. */
+export function statsTable(
+  left: EntryStats,
+  right: EntryStats,
+  style: Style,
+  heads: [string, string] = ["left", "right"],
+  width?: number,
+): string {
+  const natural = buildStatsTable(left, right, style, heads, undefined);
+  if (width === undefined || Math.max(...natural.split("\n").map((l) => stringWidth(stripAnsi(l)))) <= width) return natural;
+  return buildStatsTable(left, right, style, heads, width);
+}
+
+function buildStatsTable(left: EntryStats, right: EntryStats, style: Style, heads: [string, string], width: number | undefined): string {
+  // Column widths count cli-table3's padding (one space each side); four borders join three columns.
+  const first = "assistant turns".length + 2;
+  const side = width === undefined ? 0 : Math.max(8, Math.floor((width - 4 - first) / 2));
   const table = new Table({
     head: ["", style.bold(heads[0]), style.bold(heads[1])],
     style: { head: [], border: [], compact: true },
+    ...(width === undefined ? {} : { colWidths: [first, side, side], wordWrap: true, wrapOnWordBoundary: false }),
   });
   const row = (name: string, f: (s: EntryStats) => string) => table.push([name, f(left), f(right)]);
   row("entries", (s) => groupDigits(s.entries));
@@ -166,10 +182,13 @@ export function* pathDiffText(d: PathDiff, opts: DiffTextOptions): Generator<str
     yield "the two paths are the same\n";
     return;
   }
-  yield `${statsTable(d.left.stats, d.right.stats, style, [
-    `left (${d.left.divergent.length} after fork)`,
-    `right (${d.right.divergent.length} after fork)`,
-  ])}\n`;
+  yield `${statsTable(
+    d.left.stats,
+    d.right.stats,
+    style,
+    [`left (${d.left.divergent.length} after fork)`, `right (${d.right.divergent.length} after fork)`],
+    opts.width,
+  )}\n`;
   yield* opts.sideBySide ? sideBySide(d.left, d.right, opts) : unified(d, opts);
 }
 
@@ -271,10 +290,13 @@ export function* contextDiffText(d: ContextDiff, opts: DiffTextOptions): Generat
     yield "the two contexts are the same\n";
     return;
   }
-  yield `${statsTable(d.left.stats, d.right.stats, style, [
-    `left (${d.left.divergent.length} messages)`,
-    `right (${d.right.divergent.length} messages)`,
-  ])}\n`;
+  yield `${statsTable(
+    d.left.stats,
+    d.right.stats,
+    style,
+    [`left (${d.left.divergent.length} messages)`, `right (${d.right.divergent.length} messages)`],
+    opts.width,
+  )}\n`;
   const block = function* (side: ContextSide, head: string, mark: string, colour: (s: string) => string): Generator<string> {
     const n = side.divergent.length;
     const shared = side.divergent.filter((i) => i.shared).length;

@@ -11,6 +11,7 @@ import {
   makeTable,
   tableText,
 } from "./info-format.js";
+import { problemWords } from "./problems.js";
 import { sanitizeLine } from "./sanitize.js";
 import type { Style } from "./style.js";
 
@@ -32,6 +33,8 @@ export interface InfoReport {
     legacyBranchedFrom: boolean;
     /** Whether the parent file exists; null without a parent. */
     parentExists: boolean | null;
+    /** The chain of parents leads back to this file: nothing is counted as copied (the spend stays this file's). */
+    forkCycle: boolean;
   } | null;
   name: string | null;
   entries: number;
@@ -40,7 +43,8 @@ export interface InfoReport {
   roots: Ref[];
   defaultLeaf: Ref | null;
   branchPoints: (Ref & { children: number })[];
-  maxDepth: number;
+  /** Entries above the deepest entry; null for a session without entries. */
+  maxDepth: number | null;
   compactions: (Ref & { tokensBefore: number | null; timestamp: unknown })[];
   labels: { targetId: string; targetLine: number | null; label: string }[];
   modelsUsed: { provider: string; model: string }[];
@@ -71,6 +75,8 @@ export interface InfoReport {
   })[];
   duration: { start: string; end: string; ms: number } | null;
   problems: number;
+  /** The same problems by severity. */
+  problemsBySeverity: { error: number; warning: number };
 }
 
 const ref = (r: Ref): string => `${r.id === null ? "(no id)" : sanitizeLine(r.id)} @${r.line}`;
@@ -88,7 +94,9 @@ export function infoText(r: InfoReport, style: Style): string {
     kv("cwd", sanitizeLine(r.header.cwd ?? "?"));
     kv("created", r.header.created === null ? "?" : fmtTime(r.header.created));
     if (r.header.parentSession !== null) {
-      const state = r.header.parentExists ? "exists" : style.warning("missing");
+      const state =
+        (r.header.parentExists ? "exists" : style.warning("missing")) +
+        (r.header.forkCycle ? `; ${style.warning("the fork chain loops back to this file")}, nothing counted as copied` : "");
       kv("fork of", `${sanitizeLine(r.header.parentSession)} (${state}${r.header.legacyBranchedFrom ? ", legacy branchedFrom" : ""})`);
     }
   } else kv("session", style.error("no valid header"));
@@ -108,7 +116,7 @@ export function infoText(r: InfoReport, style: Style): string {
   kv("roots", r.roots.length === 0 ? "none" : r.roots.map(ref).join(", "));
   kv("leaves", `${r.leaves.length}${r.defaultLeaf ? ` (default ${ref(r.defaultLeaf)})` : ""}`);
   kv("branches", r.branchPoints.length === 0 ? "none" : r.branchPoints.map((b) => `${ref(b)} ×${b.children}`).join(", "));
-  kv("max depth", String(r.maxDepth));
+  kv("max depth", r.maxDepth === null ? "- (no entries)" : String(r.maxDepth));
   if (r.compactions.length > 0) {
     kv(
       "compactions",
@@ -137,7 +145,8 @@ export function infoText(r: InfoReport, style: Style): string {
       }`,
     );
   }
-  if (r.problems > 0) kv("problems", style.warning(`${r.problems} (run pisess validate)`));
+  if (r.problems > 0)
+    kv("problems", style.warning(`${problemWords(r.problemsBySeverity)} found while reading; pisess validate checks more`));
   out.push("");
 
   out.push(modelTable(r, style));

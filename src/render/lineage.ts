@@ -17,6 +17,8 @@ export interface LineageReport {
   cycle: boolean;
   /** Where forks were searched. */
   searched: string[];
+  /** Folders named with --forks-in that could not be searched, and why. */
+  unsearched: { path: string; reason: string }[];
 }
 
 export function lineageJson(r: LineageReport): string {

@@ -2,6 +2,7 @@ import Table from "cli-table3";
 import type { FileResult, ValidateSummary } from "../check/summary.js";
 import type { Diagnostic, Severity } from "../model/types.js";
 import { formatMessage } from "./diagnostics.js";
+import { problemWords } from "./problems.js";
 import { sanitizeLine } from "./sanitize.js";
 import type { Style } from "./style.js";
 
@@ -41,13 +42,26 @@ export function* validateFindingLines(results: readonly FileResult[], style: Sty
 const PLAIN_TABLE = { head: [] as string[], border: [] as string[], compact: true };
 
 /** The closing summary: counts per code and per file (cli-table3), then one line of totals. */
-export function* validateSummaryLines(summary: ValidateSummary, style: Style): Generator<string> {
+export function* validateSummaryLines(
+  summary: ValidateSummary,
+  style: Style,
+  hidden: { warning: number; info: number } = { warning: 0, info: 0 },
+): Generator<string> {
   const total = summary.error + summary.warning + summary.info;
   const checked = plural(summary.files, "file");
+  // --quiet: the findings left out are counted, never passed off as "no problems".
+  const left = [...(hidden.warning > 0 ? [plural(hidden.warning, "warning")] : []), ...(hidden.info > 0 ? [`${hidden.info} info`] : [])];
+  const quiet = left.length > 0 ? ` (${left.join(", ")} not shown: --quiet)` : "";
+  if (total === 0 && quiet) {
+    yield summary.ioErrors > 0 ? `no errors in the files read${quiet}` : `${checked} checked: no errors${quiet}`;
+    return;
+  }
   if (total === 0) {
-    yield summary.ioErrors > 0
-      ? `${checked}: no problems found in the files read (${plural(summary.ioErrors, "file")} could not be read)`
-      : `${checked} checked: no problems`;
+    const read = summary.files - summary.ioErrors;
+    const unread = `${plural(summary.ioErrors, "input")} could not be read`;
+    if (summary.ioErrors === 0) yield `${checked} checked: no problems`;
+    else if (read === 0) yield `no session file was read (${unread})`;
+    else yield `${plural(read, "file")} read: no problems found (${unread})`;
     return;
   }
   const byCode = new Table({
@@ -70,10 +84,6 @@ export function* validateSummaryLines(summary: ValidateSummary, style: Style): G
   yield "";
   yield* byFile.toString().split("\n");
   yield "";
-  const parts = [
-    paint(style, "error", plural(summary.error, "error")),
-    paint(style, "warning", plural(summary.warning, "warning")),
-    paint(style, "info", `${summary.info} info`),
-  ];
-  yield `${plural(total, "problem")} (${parts.join(", ")}) in ${summary.filesWithFindings} of ${checked}`;
+  const words = problemWords(summary, (severity, s) => paint(style, severity, s));
+  yield `${words} in ${summary.filesWithFindings} of ${checked}${quiet}`;
 }

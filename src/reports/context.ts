@@ -11,7 +11,7 @@ import { buildTree, cycleProblem } from "../ops/tree.js";
 import { checkContextEdits } from "../check/edits.js";
 import { sanitizeLine } from "../render/sanitize.js";
 import { ReportError, type Report } from "./report.js";
-import { entryRef } from "./refs.js";
+import { entryRef, isEmptyAtDefault } from "./refs.js";
 
 /** The session file to read when none is named: pi's own choice for the current directory, or one picked by id. */
 export async function resolveSessionFile(opts: {
@@ -52,7 +52,8 @@ export interface ContextOptions {
 
 export interface ContextData {
   file: string;
-  leaf: EntryRec;
+  /** null for a session without entries (header only): pi's empty context (no messages, thinking off, no model). */
+  leaf: EntryRec | null;
   /** null when the path runs into a parent cycle (the diagnostics name it; exit 1). */
   context: {
     path: EntryRec[];
@@ -80,8 +81,9 @@ function leafNote(session: Session, leaf: EntryRec): Diagnostic | null {
 
 /** `pisess context`: exactly what the model saw at a leaf (pi's session context). */
 export function contextReport(session: Session, opts: ContextOptions = {}): Report<ContextData> {
-  const leaf = entryRef(session, opts.leaf ?? "leaf");
-  const result = pathTo(session, leaf);
+  const empty = isEmptyAtDefault(session, opts.leaf);
+  const leaf = empty ? null : entryRef(session, opts.leaf ?? "leaf");
+  const result = leaf === null ? { ok: true as const, path: [] } : pathTo(session, leaf);
   if (!result.ok) {
     return {
       data: { file: session.file, leaf, context: null, note: null, problems: [] },
@@ -102,9 +104,9 @@ export function contextReport(session: Session, opts: ContextOptions = {}): Repo
   const sources = opts.llm ? llm.from.map((i) => ctx.sources[i] as EntryRec) : ctx.sources;
   const editedBy = opts.llm ? llm.from.map((i) => ctx.editedBy[i]) : ctx.editedBy;
   const context: NonNullable<ContextData["context"]> = { path, context: ctx, messages, sources, editedBy };
-  if (opts.display) context.display = describeContext(session, leaf, path, ctx, llm.messages.length, opts.display);
+  if (opts.display && leaf) context.display = describeContext(session, leaf, path, ctx, llm.messages.length, opts.display);
   return {
-    data: { file: session.file, leaf, context, note: leafNote(session, leaf), problems },
+    data: { file: session.file, leaf, context, note: leaf ? leafNote(session, leaf) : null, problems },
     diagnostics: sessionProblems(session, tree),
     exitCode: 0,
   };

@@ -34,6 +34,11 @@ export interface DiffOptions {
   context?: boolean;
   /** How session files are opened (the CLI passes its own, which reads stdin for "-"). */
   open: OpenSession;
+  /**
+   * --leaves: each comparison as soon as it is made (the session still open), instead of collecting them in
+   * `data.items`; a caller writes it at once and stops the run by throwing (a reader that went away).
+   */
+  onItem?: (item: DiffItem, head: { file: string; active: EntryRec }) => Promise<void> | void;
 }
 
 /** One comparison: the diff, and what the renderers show at the top (one file's name, or two files and their lineage). */
@@ -120,7 +125,7 @@ export async function diffReport(opts: DiffOptions): Promise<Report<DiffData>> {
     if (opts.a !== undefined) throw new ReportError("--leaves takes one file and no entry references");
     const session = await opts.open(opts.file);
     try {
-      return finish(await leavesMode(session, context, cycles));
+      return finish(await leavesMode(session, context, cycles, opts.onItem));
     } finally {
       session.store.close();
     }
@@ -172,7 +177,7 @@ export async function diffReport(opts: DiffOptions): Promise<Report<DiffData>> {
 }
 
 /** Every leaf against the active path; a leaf whose path runs into a cycle is left out, and named. */
-async function leavesMode(session: Session, context: boolean, cycles: Diagnostic[]): Promise<DiffData> {
+async function leavesMode(session: Session, context: boolean, cycles: Diagnostic[], onItem: DiffOptions["onItem"]): Promise<DiffData> {
   const active = session.defaultLeaf;
   if (!active) throw new ReportError(`${sanitizeLine(session.file)}: the session has no entries`);
   const base = sidePath(session, active);
@@ -181,18 +186,20 @@ async function leavesMode(session: Session, context: boolean, cycles: Diagnostic
     return { mode: "leaves", file: session.file, active, items: [], differ: false, problems: [], cycles };
   }
   const items: DiffItem[] = [];
+  const head = { file: session.file, active };
+  const take = onItem ? (item: DiffItem) => onItem(item, head) : (item: DiffItem) => void items.push(item);
   let differ = false;
   for (const leaf of leafRecs(session).filter((l) => l !== active)) {
     const r = sidePath(session, leaf);
     if (!r.ok) {
       cycles.push(cycleProblem(session.file, r.cycle));
-      items.push({ kind: "cycle", leaf, cycle: r.cycle.map((c) => c.line) });
+      await take({ kind: "cycle", leaf, cycle: r.cycle.map((c) => c.line) });
       continue;
     }
     const item = await compare({ left: input(session, active), right: input(session, leaf) }, context, cycles);
     if (item) {
-      items.push(item);
       differ = differs(item) || differ;
+      await take(item);
     }
   }
   return { mode: "leaves", file: session.file, active, items, differ, problems: [problemsOf(session)], cycles };

@@ -44,7 +44,7 @@ function compile(pattern: string, ignoreCase: boolean): RegExp {
 export async function grepReport(opts: GrepOptions): Promise<Report<GrepData>> {
   const re = compile(String(opts.pattern), opts.ignoreCase === true);
   const context = opts.context ?? 60;
-  if (!Number.isInteger(context) || context < 0) throw new ReportError("--context wants a whole number ≥ 0");
+  if (!Number.isInteger(context) || context < 0) throw new ReportError("--context takes a whole number ≥ 0");
   const failures: IoFailure[] = [];
   const fail = (path: string, err: unknown): void => {
     failures.push({ path, reason: ioReason(err) });

@@ -1,7 +1,7 @@
 import type { Session } from "../model/session.js";
 import { forkParent } from "../ops/fork.js";
 import { treeShape } from "../ops/leaves.js";
-import { problemCount, sessionProblems } from "../ops/problems.js";
+import { problemCount, problemTally, sessionProblems } from "../ops/problems.js";
 import { sessionFacts, sessionTotals } from "../ops/totals.js";
 import { buildTree } from "../ops/tree.js";
 import type { InfoReport } from "../render/info.js";
@@ -35,6 +35,7 @@ export async function infoReport(session: Session, opts: InfoOptions = {}): Prom
           parentSession: parent ? parent.ref : null,
           legacyBranchedFrom: parent ? parent.legacy : false,
           parentExists: parent ? parent.exists : null,
+          forkCycle: parent ? parent.cycle : false,
         }
       : null,
     name: session.sessionName ?? null,
@@ -44,7 +45,8 @@ export async function infoReport(session: Session, opts: InfoOptions = {}): Prom
     roots: shape.roots.map(refOf),
     defaultLeaf: session.defaultLeaf ? refOf(session.defaultLeaf) : null,
     branchPoints: shape.branchPoints.map((b) => ({ ...refOf(b.rec), children: b.children })),
-    maxDepth: shape.maxDepth,
+    // No entries, no depth (ops counts -1 for an empty tree).
+    maxDepth: facts.entries === 0 ? null : shape.maxDepth,
     compactions: facts.compactions,
     labels: [...session.labels].map(([targetId, label]) => ({ targetId, targetLine: session.byId.get(targetId)?.line ?? null, label })),
     modelsUsed: facts.modelsUsed.map((m) => ({ provider: m.provider, model: m.model })),
@@ -92,6 +94,7 @@ export async function infoReport(session: Session, opts: InfoOptions = {}): Prom
         ? { start: new Date(facts.start).toISOString(), end: new Date(facts.end).toISOString(), ms: facts.end - facts.start }
         : null,
     problems: problemCount(diagnostics),
+    problemsBySeverity: problemTally(diagnostics),
   };
   return { data: report, diagnostics, exitCode: 0 };
 }

@@ -26,7 +26,12 @@ export async function lineageReport(opts: LineageOptions): Promise<Report<Lineag
   const self = await readHeader(file);
   const { ancestors, missing, cycle } = await ancestorsOf(file, self);
   const searched = opts.forksIn && opts.forksIn.length > 0 ? opts.forksIn.map((d) => resolve(d)) : [await sessionsDir(opts.env)];
-  const forks = await forksOf(file, searched);
-  const data: LineageReport = { file, id: self?.id ?? null, ancestors, forks, missing, cycle, searched };
+  const unsearched: { path: string; reason: string }[] = [];
+  // A folder the user named that cannot be searched is worth a warning (a typo finds no forks); pi's own sessions
+  // folder missing only means there are none yet.
+  const onError =
+    opts.forksIn && opts.forksIn.length > 0 ? (path: string, err: unknown) => unsearched.push({ path, reason: ioReason(err) }) : undefined;
+  const forks = await forksOf(file, searched, onError);
+  const data: LineageReport = { file, id: self?.id ?? null, ancestors, forks, missing, cycle, searched, unsearched };
   return { data, diagnostics: [], exitCode: missing.length > 0 || cycle ? 1 : 0 };
 }

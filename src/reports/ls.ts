@@ -61,7 +61,7 @@ export async function lsReport(opts: LsOptions): Promise<Report<LsData>> {
     failures.push({ path, reason: ioReason(err) });
   };
   if (opts.limit !== undefined && (!Number.isInteger(opts.limit) || opts.limit < 0))
-    throw new ReportError("--limit wants a whole number ≥ 0");
+    throw new ReportError("--limit takes a whole number ≥ 0");
   const sort = opts.sort ?? "modified";
   const explicit = (opts.dirs ?? []).length > 0;
   if (explicit && opts.allProjects) throw new ReportError("--all-projects takes no folders");

@@ -4,7 +4,7 @@ import { pathTo } from "../ops/path.js";
 import { sessionProblems } from "../ops/problems.js";
 import { buildTree, cycleProblem } from "../ops/tree.js";
 import type { Report } from "./report.js";
-import { entryRef } from "./refs.js";
+import { entryRef, isEmptyAtDefault } from "./refs.js";
 
 export interface PathOptions {
   /** Leaf: id, id prefix, @LINE, label:NAME or leaf (default "leaf"). */
@@ -13,13 +13,16 @@ export interface PathOptions {
 
 export interface PathData {
   file: string;
-  leaf: EntryRec;
+  /** null for a session without entries (header only): the path is empty, as pi's. */
+  leaf: EntryRec | null;
   /** Root first; null when the walk runs into a parent cycle (the diagnostics name it; exit 1). */
   path: EntryRec[] | null;
 }
 
 /** `pisess path`: the entries from the root to a leaf. */
 export function pathReport(session: Session, opts: PathOptions = {}): Report<PathData> {
+  if (isEmptyAtDefault(session, opts.leaf))
+    return { data: { file: session.file, leaf: null, path: [] }, diagnostics: sessionProblems(session, buildTree(session)), exitCode: 0 };
   const leaf = entryRef(session, opts.leaf ?? "leaf");
   const result = pathTo(session, leaf);
   if (!result.ok)

@@ -3,6 +3,14 @@ import type { EntryRec } from "../model/types.js";
 import { resolveRef } from "../ops/refs.js";
 import { ReportError } from "./report.js";
 
+/**
+ * A session without entries (a header only) asked for its default leaf: pi builds an empty context and an empty
+ * path there, so path and context do too (exit 0, with a note) instead of failing.
+ */
+export function isEmptyAtDefault(session: Session, ref: string | undefined): boolean {
+  return session.defaultLeaf === null && session.entries.length === 0 && (ref === undefined || ref === "leaf");
+}
+
 /** Resolves an entry reference or fails with exit 2, listing candidates when it is ambiguous. */
 export function entryRef(session: Session, ref: string): EntryRec {
   const r = resolveRef(session, ref);

@@ -1,3 +1,4 @@
+import { readLines } from "../io/scan/index.js";
 import { readEntry, type Session } from "../model/session.js";
 import { editsTargeting } from "../ops/edits.js";
 import { buildTree } from "../ops/tree.js";
@@ -12,7 +13,48 @@ export interface ShowOptions {
   raw?: boolean;
 }
 
-export type ShowData = { raw: string } | { raw?: undefined; entry: ShowReport };
+/** A line the loader did not read as an entry (malformed JSON, not an object, …): its text and why. */
+export interface SkippedLine {
+  file: string;
+  line: number;
+  reason: "blank" | "malformed" | "header" | "non-object";
+  /** The line as written; null when it cannot be read back (stdin keeps only entries). */
+  text: string | null;
+}
+
+export type ShowData =
+  | { raw: string; skipped?: undefined }
+  | { raw?: undefined; skipped?: undefined; entry: ShowReport }
+  | { raw?: undefined; skipped: SkippedLine };
+
+/** `@N` naming a line the loader skipped: that line, or undefined. */
+function skippedAt(session: Session, ref: string): Session["skipped"][number] | undefined {
+  const m = /^@(\d+)$/.exec(ref);
+  if (!m) return undefined;
+  const line = Number(m[1]);
+  if (session.entries.some((r) => r.line === line)) return undefined;
+  return session.skipped.find((s) => s.line === line && s.reason !== "blank");
+}
+
+async function lineText(path: string, line: number): Promise<string | null> {
+  let text: string | null = null;
+  await readLines({ kind: "file", path }, (l) => {
+    if (l.line === line) text = l.text;
+  });
+  return text;
+}
+
+/**
+ * `pisess show` on a line that is not an entry (`@N` of a malformed line): the line as written and the findings
+ * about it (exit 1: a finding), instead of "no entry matches". Undefined when the reference names no such line.
+ */
+export async function showSkippedReport(session: Session, ref: string): Promise<Report<ShowData> | undefined> {
+  const s = skippedAt(session, ref);
+  if (!s) return undefined;
+  const text = session.path !== undefined ? await lineText(session.path, s.line) : null;
+  const diagnostics = session.diagnostics.filter((d) => d.line === s.line);
+  return { data: { skipped: { file: session.file, line: s.line, reason: s.reason, text } }, diagnostics, exitCode: 1 };
+}
 
 /** `pisess show`: one entry with its line, parent, children, label and content (or its raw line). */
 export function showReport(session: Session, opts: ShowOptions): Report<ShowData> {

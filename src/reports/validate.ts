@@ -16,6 +16,11 @@ export interface ValidateOptions {
   /** Lowest severity that makes the exit status 1 (default error); more than maxWarnings warnings too (-1: no limit). */
   failOn?: Severity;
   maxWarnings?: number;
+  /**
+   * A folder holding no session file is an input error (exit 2: a mistyped folder must not pass CI as "no
+   * problems"); with allowEmpty it is only a note.
+   */
+  allowEmpty?: boolean;
   open: OpenSession;
   /** Whether an input names stdin (the CLI's marker for "-"). */
   isStdin?: (input: string) => boolean;
@@ -31,6 +36,8 @@ export interface ValidateData {
   /** The results shown (errors only with `quiet`) and their summary. */
   shown: FileResult[];
   summary: ValidateSummary;
+  /** With `quiet`: the findings left out of `shown` (warnings and infos), so no summary claims "no problems". */
+  hidden: { warning: number; info: number };
   /** Messages about inputs, in order: folders without session files, unreadable paths. */
   notes: string[];
 }
@@ -46,7 +53,7 @@ export async function validateReport(opts: ValidateOptions): Promise<Report<Vali
   const displayName = opts.displayName ?? ((i: string) => i);
   if (opts.inputs.filter((i) => isStdin(i)).length > 1) throw new ReportError("stdin (-) can be read only once");
   const notes: string[] = [];
-  const inputs = await expandInputs(opts.inputs, isStdin, notes);
+  const inputs = await expandInputs(opts.inputs, isStdin, notes, opts.allowEmpty === true);
   const results: FileResult[] = [];
   for (const input of inputs) {
     const name = displayName(input.name);
@@ -81,7 +88,10 @@ export async function validateReport(opts: ValidateOptions): Promise<Report<Vali
     }
   }
   const shown = opts.quiet ? atLeast(results, "error") : results;
-  const data: ValidateData = { results, shown, summary: summarize(shown), notes };
+  const hidden = { warning: 0, info: 0 };
+  if (opts.quiet)
+    for (const r of results) for (const d of r.diagnostics) if (d.severity === "warning" || d.severity === "info") hidden[d.severity]++;
+  const data: ValidateData = { results, shown, summary: summarize(shown), hidden, notes };
   return {
     data,
     diagnostics: results.flatMap((r) => r.diagnostics),
@@ -95,7 +105,12 @@ interface Input {
 }
 
 /** Files as given, directories expanded to every *.jsonl below them (sorted, symlinked folders not followed). */
-async function expandInputs(inputs: readonly string[], isStdin: (i: string) => boolean, notes: string[]): Promise<Input[]> {
+async function expandInputs(
+  inputs: readonly string[],
+  isStdin: (i: string) => boolean,
+  notes: string[],
+  allowEmpty: boolean,
+): Promise<Input[]> {
   const out: Input[] = [];
   for (const input of inputs) {
     if (isStdin(input)) {
@@ -114,7 +129,10 @@ async function expandInputs(inputs: readonly string[], isStdin: (i: string) => b
       continue;
     }
     const found = await listSessionFiles(input, (dir, err) => out.push({ name: dir, ioError: ioReason(err) }));
-    if (found.length === 0) notes.push(`${input}: no .jsonl files in this folder`);
+    if (found.length === 0) {
+      if (allowEmpty) notes.push(`${input}: no session files under this folder`);
+      else out.push({ name: input, ioError: "no session files under this folder (--allow-empty accepts that)" });
+    }
     for (const f of found) out.push({ name: f });
   }
   return out;

@@ -1,0 +1,110 @@
+import { spawnSync } from "node:child_process";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { cwdFolderName } from "../src/io/discover.js";
+import { BIN, ROOT, runCli } from "./helpers.js";
+
+// The README's samples come from real runs, and its shell examples run: each `pisess …` line of a ```sh block runs
+// in bash (pipefail), against the sessions of fixtures/readme/ under the names the README uses. jq is needed for
+// the examples that pipe into it; without jq those are skipped (and said so).
+
+const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+const hasBash = spawnSync("bash", ["-c", "true"]).status === 0;
+const hasJq = spawnSync("jq", ["--version"]).status === 0;
+
+describe("README samples are real output", () => {
+  // "Output of `pisess ARGS`…:" followed by a ``` block.
+  const samples = [...readme.matchAll(/Output of `pisess ([^`]+)`[\s\S]*?\n```\n([\s\S]*?)```/g)];
+
+  it("there is at least one", () => {
+    expect(samples.length).toBeGreaterThan(0);
+  });
+
+  for (const [, args, block] of samples) {
+    it(`pisess ${args}`, () => {
+      const r = runCli((args as string).split(" "));
+      expect(r.stdout).toBe(block);
+    });
+  }
+});
+
+/** Every line of a ```sh block that runs pisess (comment lines and `npm …` lines left out). */
+function examples(): string[] {
+  const out: string[] = [];
+  for (const m of readme.matchAll(/```(?:sh|bash)\n([\s\S]*?)```/g)) {
+    let open = "";
+    for (const line of (m[1] as string).split("\n")) {
+      // A quoted jq program may span lines: keep reading until its quotes close.
+      const t = open ? `${open}\n${line}` : line.trim();
+      if ((t.match(/'/g) ?? []).length % 2 === 1) {
+        open = t;
+        continue;
+      }
+      open = "";
+      if (t === "" || t.startsWith("#") || !/\bpisess\b/.test(t)) continue;
+      out.push(t);
+    }
+  }
+  return out;
+}
+
+const home = mkdtempSync(join(tmpdir(), "pisess-readme-"));
+const work = join(home, "work");
+afterAll(() => rmSync(home, { recursive: true, force: true }));
+
+/** A home with pi's sessions folder and a working directory holding the files the README names. */
+function sandbox(): void {
+  const src = (name: string) => join(ROOT, "fixtures", "readme", name);
+  const put = (from: string, to: string) => {
+    mkdirSync(dirname(to), { recursive: true });
+    copyFileSync(from, to);
+  };
+  for (const name of ["session.jsonl", "fork.jsonl", "parent.jsonl"]) {
+    put(src(name), join(work, name));
+    put(src(name), join(work, "sessions", name));
+  }
+  put(src("session.jsonl"), join(work, "s.jsonl"));
+  put(src("parent.jsonl"), join(work, "main.jsonl"));
+  // This directory's sessions, as pi files them: `pisess ls`, `pisess context`, `pisess grep PATTERN`.
+  const project = join(home, ".pi", "agent", "sessions", cwdFolderName(work));
+  put(src("session.jsonl"), join(project, "2025-03-01T10-00-00-000Z_0194a000-0000-7000-8000-0000000000aa.jsonl"));
+  put(src("fork.jsonl"), join(project, "2025-03-01T10-20-00-000Z_0194c000-0000-7000-8000-0000000000cc.jsonl"));
+  put(src("parent.jsonl"), join(project, "parent.jsonl"));
+}
+
+describe.skipIf(!hasBash)("README examples run", () => {
+  sandbox();
+  const all = examples();
+
+  it("there are examples", () => {
+    expect(all.length).toBeGreaterThan(40);
+  });
+
+  for (const line of all) {
+    const needsJq = /\|\s*jq\b/.test(line);
+    it.skipIf(needsJq && !hasJq)(line, () => {
+      // `pisess` on PATH is the built binary; a fake HOME keeps the user's own sessions out.
+      const bin = join(home, "bin");
+      mkdirSync(bin, { recursive: true });
+      const shim = join(bin, "pisess");
+      if (spawnSync("test", ["-x", shim]).status !== 0) {
+        spawnSync("bash", [
+          "-c",
+          `printf '#!/bin/sh\\nexec "%s" "%s" "$@"\\n' "${process.execPath}" "${BIN}" > "${shim}" && chmod +x "${shim}"`,
+        ]);
+      }
+      const r = spawnSync("bash", ["-o", "pipefail", "-c", line], {
+        cwd: work,
+        env: { PATH: `${bin}:${process.env.PATH ?? ""}`, HOME: home, NO_COLOR: "1" },
+        encoding: "utf8",
+        timeout: 30_000,
+      });
+      // 0 ok, 1 findings/differences/no match (the documented meanings); 141: a reader (head) left early.
+      expect([0, 1, 141], `${line}\nstderr: ${r.stderr}`).toContain(r.status);
+      expect(r.stderr).not.toMatch(/^pisess: (?!warning:)/m);
+      expect(r.stderr).not.toMatch(/jq: error|command not found/);
+    });
+  }
+});
