@@ -150,6 +150,15 @@ export function checkResult(argv: readonly string[], res: ProcResult, allowedDep
     }
     if (worst > allowedDepth) ps.push({ kind: "ndjson-depth", detail: `depth ${worst} > ${allowedDepth}` });
   }
+  // A crash half-way through printing leaves invalid JSON behind: one defect, reported as the crash.
+  const crash = ps.find((p) => p.kind === "internal-error" || p.kind === "stack-trace");
+  if (crash) {
+    const cut = ps.findIndex((p) => p.kind === "json-parse" || p.kind === "ndjson-parse");
+    if (cut !== -1) {
+      crash.detail += " (stdout left as invalid JSON)";
+      ps.splice(cut, 1);
+    }
+  }
   return ps;
 }
 
