@@ -45,6 +45,8 @@ describe("fuzz harness", () => {
     expect(kinds(["info", "f", "--json"], res(0, '{"a":1}'))).toEqual([]);
     expect(kinds(["info", "f", "--json"], res(3, "{}"))).toEqual(["exit-code"]);
     expect(kinds(["info", "f", "--json"], res(0, "{"))).toEqual(["json-parse"]);
+    expect(kinds(["info", "f", "--json"], res(0, ""))).toEqual(["json-empty"]);
+    expect(kinds(["path", "f", "--json"], res(1, "", "pisess: f: the path of line 3 runs into a parent cycle\n"))).toEqual([]);
     expect(kinds(["leaves", "f", "--ndjson"], res(0, '{"a":1}\n{\n'))).toEqual(["ndjson-parse"]);
     expect(kinds(["tree", "f", "--json"], res(0, `${"[".repeat(65)}${"]".repeat(65)}`))).toEqual(["json-depth"]);
     expect(kinds(["validate", "f", "-f", "ndjson"], res(1, `${"[".repeat(65)}${"]".repeat(65)}\n`))).toEqual(["ndjson-depth"]);
@@ -66,7 +68,7 @@ describe("fuzz harness", () => {
   it(`short run (seed ${short.seed}): no defect outside the known ones, every command run`, async () => {
     const report = await fuzz(short);
     const text = formatReport(report);
-    if (report.failed) console.error(`${text}\nShrink and keep it: npm run fuzz -- --seed ${short.seed} --runs ${short.runs} --commands 2 --max-keep 40 --no-whole --max-huge 65536 --max-depth 200 --max-mutations 4 --path ${report.classes[0]?.caseIndex ?? 0} --save`);
+    if (report.failed) console.error(`${text}\nShrink and keep it: ${report.repro ?? ""} --path ${report.classes[0]?.caseIndex ?? 0} --save`);
     expect(report.classes.map((c) => `${c.signature}: ${c.example.detail}`)).toEqual([]);
     expect(Object.keys(report.perCommand).sort()).toEqual([...COMMANDS].sort());
   });

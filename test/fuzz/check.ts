@@ -124,10 +124,10 @@ export function checkResult(argv: readonly string[], res: ProcResult, allowedDep
   }
   const mode = outputMode(argv);
   const stdout = res.stdout.toString("utf8");
-  const ok = res.code === 0 || res.code === 1;
   if (mode.json && !mode.ndjson) {
     if (stdout.trim() === "") {
-      if (ok) ps.push({ kind: "json-empty", detail: `exit ${res.code} with nothing on stdout` });
+      // Exit 1 with a message (a path into a parent cycle) documents why there is no document; silence does not.
+      if (res.code === 0 || (res.code === 1 && stderr.trim() === "")) ps.push({ kind: "json-empty", detail: `exit ${res.code} with nothing on stdout or stderr` });
     } else {
       try {
         const d = jsonDepth(JSON.parse(stdout));
