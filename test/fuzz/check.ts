@@ -1,0 +1,178 @@
+import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
+import { readFileSync, statSync } from "node:fs";
+
+export interface ProcResult {
+  code: number | null;
+  signal: string | null;
+  timedOut: boolean;
+  ms: number;
+  stdout: Buffer;
+  stderr: Buffer;
+}
+
+const OUTPUT_CAP = 256 * 1024 * 1024;
+
+/** Spawns `node bin argv…`, feeding `input` to stdin; killed (SIGKILL) after `timeoutMs`. */
+export function runProc(bin: string, argv: string[], opts: { cwd: string; env: NodeJS.ProcessEnv; input?: Buffer; timeoutMs: number }): Promise<ProcResult> {
+  return new Promise((resolve, reject) => {
+    const t0 = Date.now();
+    const child = spawn(process.execPath, [bin, ...argv], { cwd: opts.cwd, env: opts.env, stdio: ["pipe", "pipe", "pipe"] });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    let size = 0;
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill("SIGKILL");
+    }, opts.timeoutMs);
+    const collect = (into: Buffer[]) => (b: Buffer) => {
+      size += b.length;
+      if (size > OUTPUT_CAP) child.kill("SIGKILL");
+      else into.push(b);
+    };
+    child.stdout.on("data", collect(out));
+    child.stderr.on("data", collect(err));
+    // The command may exit before reading stdin (a usage error): that is not our failure.
+    child.stdin.on("error", () => undefined);
+    child.stdin.end(opts.input ?? Buffer.alloc(0));
+    child.on("error", (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
+    child.on("close", (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, timedOut, ms: Date.now() - t0, stdout: Buffer.concat(out), stderr: Buffer.concat(err) });
+    });
+  });
+}
+
+/** Nesting depth of a parsed JSON value (a scalar is 0, `[]` is 1), without recursion. */
+export function jsonDepth(value: unknown): number {
+  let max = 0;
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length) {
+    const [v, d] = stack.pop() as [unknown, number];
+    if (v === null || typeof v !== "object") {
+      if (d > max) max = d;
+      continue;
+    }
+    if (d + 1 > max) max = d + 1;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, d + 1]);
+  }
+  return max;
+}
+
+/** The deepest JSON line of a session file: content pisess echoes verbatim may be that deep. */
+export function inputDepth(buf: Buffer): number {
+  let max = 0;
+  for (const line of buf.toString("utf8").split("\n")) {
+    try {
+      max = Math.max(max, jsonDepth(JSON.parse(line.replace(/^\ufeff/, ""))));
+    } catch {
+      // not JSON: contributes nothing
+    }
+  }
+  return max;
+}
+
+export type ProblemKind =
+  | "timeout" | "signal" | "exit-code" | "stack-trace" | "internal-error" | "stderr-control"
+  | "json-parse" | "json-depth" | "ndjson-parse" | "ndjson-depth" | "json-empty" | "input-changed";
+
+export interface Problem {
+  kind: ProblemKind;
+  detail: string;
+}
+
+export const DEPTH_LIMIT = 64;
+/** Levels pisess may wrap around content it echoes verbatim (document → list → item → entry → …). */
+const ECHO_SLACK = 8;
+
+const STACK_LINE = /^\s+at (?:async )?\S.*(?::\d+:\d+\)?|\(native\)|<anonymous>\)?)$/m;
+// C0 (but tab and newline), DEL, C1, bidi embeddings/overrides/isolates: none should reach a terminal raw.
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/u;
+
+function escape(s: string): string {
+  return JSON.stringify(s.length > 300 ? `${s.slice(0, 300)}…` : s);
+}
+
+export function outputMode(argv: readonly string[]): { json: boolean; ndjson: boolean } {
+  const fi = argv.findIndex((a) => a === "-f" || a === "--format");
+  const vfmt = argv[0] === "validate" && fi !== -1 ? argv[fi + 1] : undefined;
+  return {
+    json: argv.includes("--json") || vfmt === "json" || vfmt === "sarif",
+    ndjson: argv.includes("--ndjson") || vfmt === "ndjson",
+  };
+}
+
+/** Every invariant that holds for any input; `allowedDepth` accounts for deep content in the input. */
+export function checkResult(argv: readonly string[], res: ProcResult, allowedDepth: number): Problem[] {
+  const ps: Problem[] = [];
+  if (res.timedOut) return [{ kind: "timeout", detail: `no exit after ${res.ms} ms` }];
+  if (res.code === null) return [{ kind: "signal", detail: `killed by ${res.signal ?? "?"}` }];
+  if (res.code !== 0 && res.code !== 1 && res.code !== 2) ps.push({ kind: "exit-code", detail: `exit ${res.code}` });
+  const stderr = res.stderr.toString("utf8");
+  const firstErr = stderr.split("\n").find((l) => l.trim() !== "") ?? "";
+  if (STACK_LINE.test(stderr) || stderr.includes("node:internal")) ps.push({ kind: "stack-trace", detail: escape(firstErr) });
+  if (stderr.includes("(run with --debug for details)")) ps.push({ kind: "internal-error", detail: escape(firstErr) });
+  const ctl = CONTROL.exec(stderr);
+  if (ctl) {
+    const lineStart = stderr.lastIndexOf("\n", ctl.index) + 1;
+    const line = stderr.slice(lineStart, stderr.indexOf("\n", ctl.index) === -1 ? undefined : stderr.indexOf("\n", ctl.index));
+    ps.push({ kind: "stderr-control", detail: `U+${(ctl[0].codePointAt(0) ?? 0).toString(16).padStart(4, "0")} in ${escape(line)}` });
+  }
+  const mode = outputMode(argv);
+  const stdout = res.stdout.toString("utf8");
+  if (mode.json && !mode.ndjson) {
+    if (stdout.trim() === "") {
+      // Exit 1 with a message (a path into a parent cycle) documents why there is no document; silence does not.
+      if (res.code === 0 || (res.code === 1 && stderr.trim() === "")) ps.push({ kind: "json-empty", detail: `exit ${res.code} with nothing on stdout or stderr` });
+    } else {
+      try {
+        const d = jsonDepth(JSON.parse(stdout));
+        if (d > allowedDepth) ps.push({ kind: "json-depth", detail: `depth ${d} > ${allowedDepth}` });
+      } catch (e) {
+        ps.push({ kind: "json-parse", detail: `${(e as Error).message} in ${escape(stdout.slice(0, 120))}` });
+      }
+    }
+  } else if (mode.ndjson && !mode.json) {
+    const lines = stdout.split("\n");
+    if (lines[lines.length - 1] === "") lines.pop();
+    let worst = 0;
+    for (const [i, l] of lines.entries()) {
+      try {
+        worst = Math.max(worst, jsonDepth(JSON.parse(l)));
+      } catch (e) {
+        ps.push({ kind: "ndjson-parse", detail: `line ${i + 1}: ${(e as Error).message} in ${escape(l.slice(0, 120))}` });
+        break;
+      }
+    }
+    if (worst > allowedDepth) ps.push({ kind: "ndjson-depth", detail: `depth ${worst} > ${allowedDepth}` });
+  }
+  // A crash half-way through printing leaves invalid JSON behind: one defect, reported as the crash.
+  const crash = ps.find((p) => p.kind === "internal-error" || p.kind === "stack-trace");
+  if (crash) {
+    const cut = ps.findIndex((p) => p.kind === "json-parse" || p.kind === "ndjson-parse");
+    if (cut !== -1) {
+      crash.detail += " (stdout left as invalid JSON)";
+      ps.splice(cut, 1);
+    }
+  }
+  return ps;
+}
+
+export function allowedDepthFor(input: Buffer): number {
+  return Math.max(DEPTH_LIMIT, inputDepth(input) + ECHO_SLACK);
+}
+
+export interface Fingerprint {
+  sha256: string;
+  mtimeMs: number;
+  size: number;
+}
+
+export function fingerprint(path: string): Fingerprint {
+  const st = statSync(path);
+  return { sha256: createHash("sha256").update(readFileSync(path)).digest("hex"), mtimeMs: st.mtimeMs, size: st.size };
+}
