@@ -40,7 +40,10 @@ const int = (name) => {
 };
 const seed = a.seed === undefined ? (Date.now() ^ (Math.random() * 0x7fffffff)) | 0 : int("seed");
 const corpusDir = join(root, "fixtures", "corpus");
-const corpus = readdirSync(corpusDir).filter((f) => f.endsWith(".jsonl")).sort().map((f) => join(corpusDir, f));
+const corpus = readdirSync(corpusDir)
+  .filter((f) => f.endsWith(".jsonl"))
+  .sort()
+  .map((f) => join(corpusDir, f));
 const { module: h } = await runnerImport(join(root, "test", "fuzz", "harness.ts"), { configFile: false, logLevel: "silent" });
 const opts = {
   seed,

@@ -10,7 +10,10 @@ import { keptFailures, replay } from "./fuzz/replay.js";
 import { BIN, ROOT, runCli } from "./helpers.js";
 
 const corpusDir = join(ROOT, "fixtures", "corpus");
-const corpus = readdirSync(corpusDir).filter((f) => f.endsWith(".jsonl")).sort().map((f) => join(corpusDir, f));
+const corpus = readdirSync(corpusDir)
+  .filter((f) => f.endsWith(".jsonl"))
+  .sort()
+  .map((f) => join(corpusDir, f));
 const keptDir = join(ROOT, "fixtures", "fuzz");
 
 // The short run of `npm test`: small windows of the corpus, two commands per mutated file, two processes at a time.
@@ -40,7 +43,14 @@ describe("fuzz harness", () => {
   });
 
   it("flags each invariant it promises to check", () => {
-    const res = (code: number | null, stdout: string, stderr = "") => ({ code, signal: null, timedOut: false, ms: 1, stdout: Buffer.from(stdout), stderr: Buffer.from(stderr) });
+    const res = (code: number | null, stdout: string, stderr = "") => ({
+      code,
+      signal: null,
+      timedOut: false,
+      ms: 1,
+      stdout: Buffer.from(stdout),
+      stderr: Buffer.from(stderr),
+    });
     const kinds = (argv: string[], r: ReturnType<typeof res>) => checkResult(argv, r, 64).map((p) => p.kind);
     expect(kinds(["info", "f", "--json"], res(0, '{"a":1}'))).toEqual([]);
     expect(kinds(["info", "f", "--json"], res(3, "{}"))).toEqual(["exit-code"]);
@@ -53,7 +63,9 @@ describe("fuzz harness", () => {
     expect(kinds(["show", "f", "x"], res(2, "", "pisess: boom\n    at f (file:///x.js:1:2)\n"))).toEqual(["stack-trace"]);
     expect(kinds(["show", "f", "x"], res(2, "", "pisess: no entry \u001b[31m\n"))).toEqual(["stderr-control"]);
     expect(kinds(["show", "f", "x"], res(2, "", "pisess: no entry \u202e\n"))).toEqual(["stderr-control"]);
-    expect(kinds(["show", "f", "x"], res(2, "", "pisess: x is not a function\npisess: (run with --debug for details)\n"))).toEqual(["internal-error"]);
+    expect(kinds(["show", "f", "x"], res(2, "", "pisess: x is not a function\npisess: (run with --debug for details)\n"))).toEqual([
+      "internal-error",
+    ]);
     expect(checkResult(["tree", "f"], { ...res(null, ""), timedOut: true }, 64).map((p) => p.kind)).toEqual(["timeout"]);
   });
 
@@ -68,16 +80,16 @@ describe("fuzz harness", () => {
   it(`short run (seed ${short.seed}): no defect outside the known ones, every command run`, async () => {
     const report = await fuzz(short);
     const text = formatReport(report);
-    if (report.failed) console.error(`${text}\nShrink and keep it: ${report.repro ?? ""} --path ${report.classes[0]?.caseIndex ?? 0} --save`);
+    if (report.failed)
+      console.error(`${text}\nShrink and keep it: ${report.repro ?? ""} --path ${report.classes[0]?.caseIndex ?? 0} --save`);
     expect(report.classes.map((c) => `${c.signature}: ${c.example.detail}`)).toEqual([]);
     expect(Object.keys(report.perCommand).sort()).toEqual([...COMMANDS].sort());
   });
 });
 
 describe("defects the fuzzer found", () => {
-  // stdin-marker-leak: README says the second argument of diff may be `-` (stdin); cli.ts turns it into its internal
-  // marker and diff looks it up as an entry reference. Remove `.fails` when fixed.
-  it.fails("diff FILE - reads the second session from stdin", () => {
+  // stdin-marker-leak (fixed): README says the second argument of diff may be `-` (stdin).
+  it("diff FILE - reads the second session from stdin", () => {
     const file = join(keptDir, "stdin-marker-leak.jsonl");
     const r = runCli(["diff", file, "-"], { input: readFileSync(file) });
     expect(r.stderr).toBe("");
@@ -88,7 +100,11 @@ describe("defects the fuzzer found", () => {
 describe("kept fuzz failures (fixtures/fuzz)", () => {
   const kept = keptFailures(keptDir);
   it("each known defect class has a kept input", () => {
-    for (const k of KNOWN) expect(kept.some((f) => f.known === k.id), k.id).toBe(true);
+    for (const k of KNOWN)
+      expect(
+        kept.some((f) => f.known === k.id),
+        k.id,
+      ).toBe(true);
   });
   for (const k of kept) {
     let result: Promise<Problem[][]> | undefined;
@@ -98,7 +114,9 @@ describe("kept fuzz failures (fixtures/fuzz)", () => {
       // Still open: each command line must still show the symptom it was kept for (so the harness still sees it)…
       it(`${k.name} still shows its defect (known: ${k.known})`, async () => {
         const per = await run();
-        expect(k.checks.map((c, i) => `${c.argv.join(" ")} → ${(per[i] ?? []).some((p) => p.kind === c.kind) ? c.kind : "fixed?"}`)).toEqual(k.checks.map((c) => `${c.argv.join(" ")} → ${c.kind}`));
+        expect(
+          k.checks.map((c, i) => `${c.argv.join(" ")} → ${(per[i] ?? []).some((p) => p.kind === c.kind) ? c.kind : "fixed?"}`),
+        ).toEqual(k.checks.map((c) => `${c.argv.join(" ")} → ${c.kind}`));
       });
       // …and this is expected to fail until it is fixed; then drop the `known` mark (and its entry in known.ts).
       it.fails(`${k.name} is fixed`, async () => {

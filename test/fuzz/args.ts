@@ -1,6 +1,19 @@
 import { int, oddString, pick, rng, type Rng } from "./rng.js";
 
-export const COMMANDS = ["tree", "path", "context", "diff", "ls", "info", "leaves", "show", "labels", "lineage", "grep", "validate"] as const;
+export const COMMANDS = [
+  "tree",
+  "path",
+  "context",
+  "diff",
+  "ls",
+  "info",
+  "leaves",
+  "show",
+  "labels",
+  "lineage",
+  "grep",
+  "validate",
+] as const;
 export type CommandName = (typeof COMMANDS)[number];
 
 /** What a command line may name: the mutated file, a second (unmutated) session, their folder, and what is in them. */
@@ -25,18 +38,40 @@ const ODD_NUMBERS = ["-1", "0", "NaN", "abc", "1e309", "9007199254740993", "-0",
 function ref(r: Rng, c: ArgContext, odd: boolean): string {
   if (odd && r() < 0.5) {
     return pick(r, [
-      "@0", "@-1", "@99999999999999999999", "@", "label:", "", "-", "--x", "@1e3", " leaf", "L1", "leaf ", "@1.5",
-      `label:${oddString(r, 6)}`, oddString(r, 8), "label:label:x", "@+2", "@0x2",
+      "@0",
+      "@-1",
+      "@99999999999999999999",
+      "@",
+      "label:",
+      "",
+      "-",
+      "--x",
+      "@1e3",
+      " leaf",
+      "L1",
+      "leaf ",
+      "@1.5",
+      `label:${oddString(r, 6)}`,
+      oddString(r, 8),
+      "label:label:x",
+      "@+2",
+      "@0x2",
     ]);
   }
   const id = c.ids.length ? pick(r, c.ids) : "leaf";
   switch (int(r, 6)) {
-    case 0: return id;
-    case 1: return id.slice(0, 1 + int(r, 4));
-    case 2: return `@${1 + int(r, Math.max(1, c.lines))}`;
-    case 3: return c.labels.length ? `label:${pick(r, c.labels)}` : "leaf";
-    case 4: return "leaf";
-    default: return `@${1 + int(r, 3)}`;
+    case 0:
+      return id;
+    case 1:
+      return id.slice(0, 1 + int(r, 4));
+    case 2:
+      return `@${1 + int(r, Math.max(1, c.lines))}`;
+    case 3:
+      return c.labels.length ? `label:${pick(r, c.labels)}` : "leaf";
+    case 4:
+      return "leaf";
+    default:
+      return `@${1 + int(r, 3)}`;
   }
 }
 
@@ -66,34 +101,78 @@ export function buildInvocation(cmd: CommandName, c: ArgContext, argSeed: number
   let argv: string[];
   switch (cmd) {
     case "tree":
-      argv = [F, ...outMode(r, odd, ["--json", "--ndjson"]),
+      argv = [
+        F,
+        ...outMode(r, odd, ["--json", "--ndjson"]),
         ...sometimes(r, p(0.3), ["--leaf", ref(r, c, odd)]),
-        ...sometimes(r, p(0.3), ["--filter", odd && r() < 0.3 ? oddString(r, 4) : pick(r, ["default", "no-tools", "user-only", "labeled-only", "all"])]),
-        ...sometimes(r, p(0.2), ["--search", c.words.length ? pick(r, c.words) : "a", ...(r() < 0.5 ? [odd ? oddString(r, 3) : "the"] : [])]),
+        ...sometimes(r, p(0.3), [
+          "--filter",
+          odd && r() < 0.3 ? oddString(r, 4) : pick(r, ["default", "no-tools", "user-only", "labeled-only", "all"]),
+        ]),
+        ...sometimes(r, p(0.2), [
+          "--search",
+          c.words.length ? pick(r, c.words) : "a",
+          ...(r() < 0.5 ? [odd ? oddString(r, 3) : "the"] : []),
+        ]),
         ...sometimes(r, p(0.2), ["--depth", num(r, odd, 4)]),
         ...sometimes(r, p(0.2), ["--from", ref(r, c, odd)]),
-        ...sometimes(r, p(0.2), ["--width", num(r, odd, 120)])];
+        ...sometimes(r, p(0.2), ["--width", num(r, odd, 120)]),
+      ];
       break;
     case "path":
-      argv = [F, ...outMode(r, odd, ["--json", "--ndjson"]), ...sometimes(r, p(0.6), ["--leaf", ref(r, c, odd)]), ...sometimes(r, p(0.2), ["--width", num(r, odd, 120)])];
+      argv = [
+        F,
+        ...outMode(r, odd, ["--json", "--ndjson"]),
+        ...sometimes(r, p(0.6), ["--leaf", ref(r, c, odd)]),
+        ...sometimes(r, p(0.2), ["--width", num(r, odd, 120)]),
+      ];
       break;
     case "context": {
-      const which = odd && r() < 0.2 ? (r() < 0.5 ? [] : ["--session", pick(r, [...c.ids.map((i) => i.slice(0, 2)), "0", oddString(r, 3)])]) : [F];
-      argv = [...which, ...outMode(r, odd, ["--json", "--ndjson"]), ...sometimes(r, p(0.5), ["--leaf", ref(r, c, odd)]),
-        ...sometimes(r, 0.3, ["--llm"]), ...sometimes(r, 0.2, ["--format", odd && r() < 0.3 ? "html" : "markdown"]),
-        ...sometimes(r, 0.2, ["--no-thinking"]), ...sometimes(r, p(0.2), ["--max-output", num(r, odd, 5)]), ...sometimes(r, 0.2, ["--show-edits"])];
+      const which =
+        odd && r() < 0.2 ? (r() < 0.5 ? [] : ["--session", pick(r, [...c.ids.map((i) => i.slice(0, 2)), "0", oddString(r, 3)])]) : [F];
+      argv = [
+        ...which,
+        ...outMode(r, odd, ["--json", "--ndjson"]),
+        ...sometimes(r, p(0.5), ["--leaf", ref(r, c, odd)]),
+        ...sometimes(r, 0.3, ["--llm"]),
+        ...sometimes(r, 0.2, ["--format", odd && r() < 0.3 ? "html" : "markdown"]),
+        ...sometimes(r, 0.2, ["--no-thinking"]),
+        ...sometimes(r, p(0.2), ["--max-output", num(r, odd, 5)]),
+        ...sometimes(r, 0.2, ["--show-edits"]),
+      ];
       break;
     }
     case "diff": {
       const form = int(r, 5);
-      const refs = form === 0 ? [ref(r, c, odd), ref(r, c, odd)] : form === 1 ? [ref(r, c, odd)] : form === 2 ? ["--leaves"] : form === 3 ? [c.other] : [ref(r, c, odd), ref(r, c, odd), "--context"];
-      argv = [F, ...refs, ...sometimes(r, 0.5, ["--json"]), ...sometimes(r, 0.2, ["--context"]), ...sometimes(r, 0.2, ["--side-by-side"]), ...sometimes(r, p(0.2), ["--width", num(r, odd, 200)])];
+      const refs =
+        form === 0
+          ? [ref(r, c, odd), ref(r, c, odd)]
+          : form === 1
+            ? [ref(r, c, odd)]
+            : form === 2
+              ? ["--leaves"]
+              : form === 3
+                ? [c.other]
+                : [ref(r, c, odd), ref(r, c, odd), "--context"];
+      argv = [
+        F,
+        ...refs,
+        ...sometimes(r, 0.5, ["--json"]),
+        ...sometimes(r, 0.2, ["--context"]),
+        ...sometimes(r, 0.2, ["--side-by-side"]),
+        ...sometimes(r, p(0.2), ["--width", num(r, odd, 200)]),
+      ];
       argv = [...new Set(argv)];
       break;
     }
     case "ls":
-      argv = [...(r() < 0.7 ? [r() < 0.5 ? c.dir : c.file] : []), ...outMode(r, odd, ["--json", "--ndjson"]), ...sometimes(r, 0.2, ["-a"]),
-        ...sometimes(r, 0.3, ["--sort", odd && r() < 0.3 ? "size,name" : pick(r, ["modified", "created", "size", "name"])]), ...sometimes(r, p(0.2), ["--limit", num(r, odd, 3)])];
+      argv = [
+        ...(r() < 0.7 ? [r() < 0.5 ? c.dir : c.file] : []),
+        ...outMode(r, odd, ["--json", "--ndjson"]),
+        ...sometimes(r, 0.2, ["-a"]),
+        ...sometimes(r, 0.3, ["--sort", odd && r() < 0.3 ? "size,name" : pick(r, ["modified", "created", "size", "name"])]),
+        ...sometimes(r, p(0.2), ["--limit", num(r, odd, 3)]),
+      ];
       break;
     case "info":
       argv = [F, ...sometimes(r, 0.6, ["--json"]), ...sometimes(r, 0.3, ["--include-copied"])];
@@ -108,24 +187,40 @@ export function buildInvocation(cmd: CommandName, c: ArgContext, argSeed: number
       argv = [F, ...outMode(r, odd, ["--json", "--ndjson"]), ...sometimes(r, 0.4, ["--history"])];
       break;
     case "lineage":
-      argv = [c.file, ...outMode(r, odd, ["--json", "--ndjson"]), ...sometimes(r, 0.5, ["--forks-in", odd && r() < 0.3 ? oddString(r, 4) : c.dir])];
+      argv = [
+        c.file,
+        ...outMode(r, odd, ["--json", "--ndjson"]),
+        ...sometimes(r, 0.5, ["--forks-in", odd && r() < 0.3 ? oddString(r, 4) : c.dir]),
+      ];
       break;
     case "grep": {
-      const pattern = odd && r() < 0.5
-        ? pick(r, ["(", "[", "", "\\", "\\p{L}", "(?<n>a)\\k<n>", "^", "$", ".", "a{2,1}", oddString(r, 3), "-", "--json"])
-        : c.words.length ? pick(r, c.words) : "e";
+      const pattern =
+        odd && r() < 0.5
+          ? pick(r, ["(", "[", "", "\\", "\\p{L}", "(?<n>a)\\k<n>", "^", "$", ".", "a{2,1}", oddString(r, 3), "-", "--json"])
+          : c.words.length
+            ? pick(r, c.words)
+            : "e";
       const pos = [pattern, ...(r() < 0.8 ? [r() < 0.6 ? F : c.dir] : [])];
-      const opts = [...outMode(r, odd, ["--json", "--ndjson"]),
-        ...sometimes(r, 0.3, ["-i"]), ...sometimes(r, 0.2, ["--role", pick(r, ["user", "assistant,toolResult", "", "x"])]),
-        ...sometimes(r, 0.2, ["--type", pick(r, ["message", "compaction,branch_summary", "label", ""])]), ...sometimes(r, p(0.2), ["--context", num(r, odd, 80)])];
+      const opts = [
+        ...outMode(r, odd, ["--json", "--ndjson"]),
+        ...sometimes(r, 0.3, ["-i"]),
+        ...sometimes(r, 0.2, ["--role", pick(r, ["user", "assistant,toolResult", "", "x"])]),
+        ...sometimes(r, 0.2, ["--type", pick(r, ["message", "compaction,branch_summary", "label", ""])]),
+        ...sometimes(r, p(0.2), ["--context", num(r, odd, 80)]),
+      ];
       // A pattern that looks like an option needs `--` before it, as in grep(1).
       argv = pattern.startsWith("-") ? [...opts, "--", ...pos] : [...pos, ...opts];
       break;
     }
     case "validate":
-      argv = [r() < 0.15 ? c.dir : F, ...sometimes(r, 0.7, ["-f", odd && r() < 0.2 ? "xml" : pick(r, ["text", "json", "ndjson", "github", "sarif"])]),
-        ...sometimes(r, 0.2, ["--strict"]), ...sometimes(r, 0.2, ["-q"]), ...sometimes(r, 0.2, ["--fail-on", pick(r, ["error", "warning", "info"])]),
-        ...sometimes(r, p(0.1), ["--max-warnings", num(r, odd, 5)])];
+      argv = [
+        r() < 0.15 ? c.dir : F,
+        ...sometimes(r, 0.7, ["-f", odd && r() < 0.2 ? "xml" : pick(r, ["text", "json", "ndjson", "github", "sarif"])]),
+        ...sometimes(r, 0.2, ["--strict"]),
+        ...sometimes(r, 0.2, ["-q"]),
+        ...sometimes(r, 0.2, ["--fail-on", pick(r, ["error", "warning", "info"])]),
+        ...sometimes(r, p(0.1), ["--max-warnings", num(r, odd, 5)]),
+      ];
       break;
   }
   if (odd && r() < 0.1) argv.push("--color", "never");

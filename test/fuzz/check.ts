@@ -14,7 +14,11 @@ export interface ProcResult {
 const OUTPUT_CAP = 256 * 1024 * 1024;
 
 /** Spawns `node bin argv…`, feeding `input` to stdin; killed (SIGKILL) after `timeoutMs`. */
-export function runProc(bin: string, argv: string[], opts: { cwd: string; env: NodeJS.ProcessEnv; input?: Buffer; timeoutMs: number }): Promise<ProcResult> {
+export function runProc(
+  bin: string,
+  argv: string[],
+  opts: { cwd: string; env: NodeJS.ProcessEnv; input?: Buffer; timeoutMs: number },
+): Promise<ProcResult> {
   return new Promise((resolve, reject) => {
     const t0 = Date.now();
     const child = spawn(process.execPath, [bin, ...argv], { cwd: opts.cwd, env: opts.env, stdio: ["pipe", "pipe", "pipe"] });
@@ -77,8 +81,18 @@ export function inputDepth(buf: Buffer): number {
 }
 
 export type ProblemKind =
-  | "timeout" | "signal" | "exit-code" | "stack-trace" | "internal-error" | "stderr-control"
-  | "json-parse" | "json-depth" | "ndjson-parse" | "ndjson-depth" | "json-empty" | "input-changed";
+  | "timeout"
+  | "signal"
+  | "exit-code"
+  | "stack-trace"
+  | "internal-error"
+  | "stderr-control"
+  | "json-parse"
+  | "json-depth"
+  | "ndjson-parse"
+  | "ndjson-depth"
+  | "json-empty"
+  | "input-changed";
 
 export interface Problem {
   kind: ProblemKind;
@@ -127,7 +141,8 @@ export function checkResult(argv: readonly string[], res: ProcResult, allowedDep
   if (mode.json && !mode.ndjson) {
     if (stdout.trim() === "") {
       // Exit 1 with a message (a path into a parent cycle) documents why there is no document; silence does not.
-      if (res.code === 0 || (res.code === 1 && stderr.trim() === "")) ps.push({ kind: "json-empty", detail: `exit ${res.code} with nothing on stdout or stderr` });
+      if (res.code === 0 || (res.code === 1 && stderr.trim() === ""))
+        ps.push({ kind: "json-empty", detail: `exit ${res.code} with nothing on stdout or stderr` });
     } else {
       try {
         const d = jsonDepth(JSON.parse(stdout));

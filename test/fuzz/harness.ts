@@ -97,9 +97,14 @@ function pickArb(cmd: fc.Arbitrary<number>): fc.Arbitrary<CmdPick> {
 }
 
 export function caseArb(o: Pick<FuzzOptions, "commandsPerCase" | "limits" | "maxKeep" | "wholeFiles" | "corpus">): fc.Arbitrary<FuzzCase> {
-  const cmds = o.commandsPerCase >= COMMANDS.length
-    ? fc.tuple(...COMMANDS.map((_, i) => pickArb(fc.constant(i))))
-    : fc.uniqueArray(pickArb(fc.nat({ max: COMMANDS.length - 1 })), { selector: (p) => p.cmd, minLength: o.commandsPerCase, maxLength: o.commandsPerCase });
+  const cmds =
+    o.commandsPerCase >= COMMANDS.length
+      ? fc.tuple(...COMMANDS.map((_, i) => pickArb(fc.constant(i))))
+      : fc.uniqueArray(pickArb(fc.nat({ max: COMMANDS.length - 1 })), {
+          selector: (p) => p.cmd,
+          minLength: o.commandsPerCase,
+          maxLength: o.commandsPerCase,
+        });
   return fc.record({
     base: fc.nat({ max: o.corpus.length - 1 }),
     start: fc.nat(),
@@ -135,14 +140,21 @@ export interface CaseRun {
 }
 
 /** Runs the picked commands on the case's files in a fresh workspace; every invariant violation is a finding. */
-export async function runCase(c: FuzzCase, picks: CmdPick[], o: Pick<FuzzOptions, "bin" | "corpus" | "concurrency" | "timeoutMs">): Promise<CaseRun & { placeholders: string[][] }> {
+export async function runCase(
+  c: FuzzCase,
+  picks: CmdPick[],
+  o: Pick<FuzzOptions, "bin" | "corpus" | "concurrency" | "timeoutMs">,
+): Promise<CaseRun & { placeholders: string[][] }> {
   const { file, other } = caseBytes(c, o.corpus);
   const ws = makeWorkspace(file, other);
   try {
     const ctx = argContext(ws, file);
     const allowed = allowedDepthFor(file);
     const before = [fingerprint(ws.file), fingerprint(ws.other)];
-    const invs = picks.map((p) => ({ cmd: COMMANDS[p.cmd % COMMANDS.length] as CommandName, inv: buildInvocation(COMMANDS[p.cmd % COMMANDS.length] as CommandName, ctx, p.argSeed, p.odd) }));
+    const invs = picks.map((p) => ({
+      cmd: COMMANDS[p.cmd % COMMANDS.length] as CommandName,
+      inv: buildInvocation(COMMANDS[p.cmd % COMMANDS.length] as CommandName, ctx, p.argSeed, p.odd),
+    }));
     const results = await pool(invs, o.concurrency, async ({ cmd, inv }) => {
       const argv = inv.argv.map((a) => a.replace(/\0/g, ""));
       const res = await runProc(o.bin, argv, { cwd: ws.cwd, env: ws.env, input: inv.stdin ? file : undefined, timeoutMs: o.timeoutMs });
@@ -151,7 +163,15 @@ export async function runCase(c: FuzzCase, picks: CmdPick[], o: Pick<FuzzOptions
     const findings = results.flat();
     const after = [fingerprint(ws.file), fingerprint(ws.other)];
     if (JSON.stringify(before) !== JSON.stringify(after)) {
-      for (const { cmd, inv } of invs) findings.push({ kind: "input-changed", detail: `${JSON.stringify(before)} → ${JSON.stringify(after)}`, cmd, argv: inv.argv, code: null, ms: 0 });
+      for (const { cmd, inv } of invs)
+        findings.push({
+          kind: "input-changed",
+          detail: `${JSON.stringify(before)} → ${JSON.stringify(after)}`,
+          cmd,
+          argv: inv.argv,
+          code: null,
+          ms: 0,
+        });
     }
     return { findings, ran: invs.map((i) => i.cmd), placeholders: findings.map((f) => toPlaceholders(f.argv, ws)) };
   } finally {
@@ -168,12 +188,21 @@ export function signature(f: Finding): string {
 
 export function reproCommand(o: FuzzOptions, path?: string): string {
   const extra = o.commandsPerCase >= COMMANDS.length ? "" : ` --commands ${o.commandsPerCase}`;
-  const size = o.wholeFiles ? "" : ` --max-keep ${o.maxKeep} --max-huge ${o.limits.maxHuge} --max-depth ${o.limits.maxDepth} --max-mutations ${o.limits.maxMutations} --no-whole`;
+  const size = o.wholeFiles
+    ? ""
+    : ` --max-keep ${o.maxKeep} --max-huge ${o.limits.maxHuge} --max-depth ${o.limits.maxDepth} --max-mutations ${o.limits.maxMutations} --no-whole`;
   return `npm run fuzz -- --seed ${o.seed} --runs ${o.runs}${extra}${size}${path ? ` --path ${path}` : ""}`;
 }
 
 /** Saves the case's file, the second session, and a sidecar naming the failing command lines. */
-export function saveFailure(dir: string, c: FuzzCase, failures: Finding[], placeholders: string[][], o: FuzzOptions, path?: string): string[] {
+export function saveFailure(
+  dir: string,
+  c: FuzzCase,
+  failures: Finding[],
+  placeholders: string[][],
+  o: FuzzOptions,
+  path?: string,
+): string[] {
   mkdirSync(dir, { recursive: true });
   const { file, other } = caseBytes(c, o.corpus);
   const f0 = failures[0] as Finding;
@@ -202,7 +231,16 @@ interface Hit {
  */
 export async function fuzz(o: FuzzOptions): Promise<FuzzReport> {
   const log = o.log ?? (() => undefined);
-  const report: FuzzReport = { seed: o.seed, runs: o.runs, failed: false, processes: 0, perCommand: {}, known: [], classes: [], minimal: [] };
+  const report: FuzzReport = {
+    seed: o.seed,
+    runs: o.runs,
+    failed: false,
+    processes: 0,
+    perCommand: {},
+    known: [],
+    classes: [],
+    minimal: [],
+  };
   const known = new Map<string, KnownHit>();
   const classes = new Map<string, DefectClass>();
   let focus: string | null = null;
@@ -212,7 +250,8 @@ export async function fuzz(o: FuzzOptions): Promise<FuzzReport> {
   const prop = fc.asyncProperty(caseArb(o), async (c) => {
     if (focus !== null && ++shrinkRuns > o.shrinkBudget) return true;
     // focus "": a --path replay, locked onto the class of its first failure.
-    const picks = focus === null || focus === "" ? c.cmds : c.cmds.filter((p) => (focus as string).startsWith(`${COMMANDS[p.cmd % COMMANDS.length]}:`));
+    const picks =
+      focus === null || focus === "" ? c.cmds : c.cmds.filter((p) => (focus as string).startsWith(`${COMMANDS[p.cmd % COMMANDS.length]}:`));
     const run = await runCase(c, picks, o);
     report.processes += picks.length;
     const failures: Finding[] = [];
@@ -257,7 +296,8 @@ export async function fuzz(o: FuzzOptions): Promise<FuzzReport> {
   report.failed = classes.size > 0;
   report.repro = reproCommand(o);
   // Phase 2: one replay per class (or the one given by --path), shrunk unless told not to.
-  const todo: Array<{ sig: string | null; path: string }> = o.path !== undefined ? [{ sig: null, path: o.path }] : report.classes.map((cl) => ({ sig: cl.signature, path: String(cl.caseIndex) }));
+  const todo: Array<{ sig: string | null; path: string }> =
+    o.path !== undefined ? [{ sig: null, path: o.path }] : report.classes.map((cl) => ({ sig: cl.signature, path: String(cl.caseIndex) }));
   for (const t of todo.slice(0, o.maxShrinks ?? 8)) {
     focus = t.sig ?? "";
     shrinkRuns = 0;
@@ -288,13 +328,22 @@ const cmdLine = (argv: string[]): string => `pisess ${argv.map((a) => JSON.strin
 
 export function formatReport(r: FuzzReport): string {
   const out: string[] = [];
-  out.push(`seed ${r.seed}, ${r.runs} cases, ${r.processes} processes; per command: ${Object.entries(r.perCommand).map(([k, v]) => `${k} ${v}`).join(", ")}`);
-  for (const k of r.known) out.push(`known defect ${k.id} (${k.count}×): ${k.why}\n    e.g. ${cmdLine(k.example.argv)} → ${k.example.kind}: ${k.example.detail}`);
+  out.push(
+    `seed ${r.seed}, ${r.runs} cases, ${r.processes} processes; per command: ${Object.entries(r.perCommand)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(", ")}`,
+  );
+  for (const k of r.known)
+    out.push(`known defect ${k.id} (${k.count}×): ${k.why}\n    e.g. ${cmdLine(k.example.argv)} → ${k.example.kind}: ${k.example.detail}`);
   for (const cl of r.classes) {
-    out.push(`DEFECT ${cl.signature} (${cl.count}×, first in case ${cl.caseIndex}): ${cl.example.detail}\n    ${cmdLine(cl.example.argv)} (exit ${cl.example.code}, ${cl.example.ms} ms)`);
+    out.push(
+      `DEFECT ${cl.signature} (${cl.count}×, first in case ${cl.caseIndex}): ${cl.example.detail}\n    ${cmdLine(cl.example.argv)} (exit ${cl.example.code}, ${cl.example.ms} ms)`,
+    );
   }
   for (const m of r.minimal) {
-    out.push(`SHRUNK ${m.signature} (${m.numShrinks} shrinks): mutations ${JSON.stringify(m.case.muts)}, lines kept ${m.case.keep ?? "all"}`);
+    out.push(
+      `SHRUNK ${m.signature} (${m.numShrinks} shrinks): mutations ${JSON.stringify(m.case.muts)}, lines kept ${m.case.keep ?? "all"}`,
+    );
     for (const f of m.failures) out.push(`    ${cmdLine(f.argv)} → ${f.kind}: ${f.detail}`);
     if (m.saved) out.push(`    saved: ${m.saved.join(", ")}`);
     out.push(`    reproduce: ${m.repro}`);

@@ -13,16 +13,6 @@ export interface KnownDefect {
 
 export const KNOWN: KnownDefect[] = [
   {
-    id: "tree-json-nesting",
-    why: "tree --json nests one level per entry (a long chain is hundreds deep); being changed to a flat document",
-    match: (cmd, argv, kind) => cmd === "tree" && argv.includes("--json") && kind === "json-depth",
-  },
-  {
-    id: "stdin-marker-leak",
-    why: "cli.ts turns every `-` argument into its internal stdin marker (NUL + \"stdin\"), option values and diff's second argument included: `diff FILE -` does not read stdin as the second file (README says it does), `--leaf -` fails quoting the marker, NUL included",
-    match: (_cmd, _argv, kind, detail) => kind === "stderr-control" && detail.includes("\\u0000stdin"),
-  },
-  {
     id: "stderr-raw-reference",
     why: "an unknown, ambiguous or malformed entry reference (and, for an ambiguous one, the candidate ids from the session) is quoted raw in the error on stderr: escape sequences and bidi controls reach the terminal",
     match: (_cmd, _argv, kind, detail) => kind === "stderr-control" && /no entry matches|is ambiguous|is not a line reference/.test(detail),
@@ -35,7 +25,8 @@ export const KNOWN: KnownDefect[] = [
   {
     id: "deep-value-stack-overflow",
     why: "a value nested a few thousand levels deep in an entry (JSON.parse reads it) overflows the stack when path, show or context print the entry or message (JSON.stringify is recursive): an internal error, exit 2, and with --json the document is left cut off on stdout",
-    match: (cmd, _argv, kind, detail) => ["path", "show", "context"].includes(cmd) && kind === "internal-error" && detail.includes("Maximum call stack size exceeded"),
+    match: (cmd, _argv, kind, detail) =>
+      ["path", "show", "context"].includes(cmd) && kind === "internal-error" && detail.includes("Maximum call stack size exceeded"),
   },
 ];
 

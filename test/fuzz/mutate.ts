@@ -142,34 +142,100 @@ function targetObject(obj: Obj): Obj {
 }
 
 const FIELD_KEYS = [
-  "type", "id", "parentId", "timestamp", "role", "content", "firstKeptEntryId", "firstKeptEntryIndex", "targetId",
-  "label", "fromId", "summary", "version", "cwd", "parentSession", "branchedFrom", "usage", "stopReason", "toolCallId",
-  "name", "customType", "display", "tokensBefore", "provider", "modelId", "thinkingLevel", "details", "command",
+  "type",
+  "id",
+  "parentId",
+  "timestamp",
+  "role",
+  "content",
+  "firstKeptEntryId",
+  "firstKeptEntryIndex",
+  "targetId",
+  "label",
+  "fromId",
+  "summary",
+  "version",
+  "cwd",
+  "parentSession",
+  "branchedFrom",
+  "usage",
+  "stopReason",
+  "toolCallId",
+  "name",
+  "customType",
+  "display",
+  "tokensBefore",
+  "provider",
+  "modelId",
+  "thinkingLevel",
+  "details",
+  "command",
 ];
 const TYPES = [
-  "session", "message", "compaction", "branch_summary", "label", "custom", "custom_message", "model_change",
-  "thinking_level_change", "session_info", "context_edit", "bogus", "",
+  "session",
+  "message",
+  "compaction",
+  "branch_summary",
+  "label",
+  "custom",
+  "custom_message",
+  "model_change",
+  "thinking_level_change",
+  "session_info",
+  "context_edit",
+  "bogus",
+  "",
 ];
-const ROLES = ["user", "assistant", "toolResult", "bashExecution", "custom", "system", "compactionSummary", "branchSummary", "hookMessage", "x"];
+const ROLES = [
+  "user",
+  "assistant",
+  "toolResult",
+  "bashExecution",
+  "custom",
+  "system",
+  "compactionSummary",
+  "branchSummary",
+  "hookMessage",
+  "x",
+];
 
 function oddValue(r: Rng, key: string, ids: string[]): Json {
   switch (int(r, 16)) {
-    case 0: return null;
-    case 1: return int(r, 3) - 1;
-    case 2: return pick(r, [1e308, -0, 1.5, 2 ** 53 + 2, -1e-300]);
-    case 3: return "";
-    case 4: return [];
-    case 5: return {};
-    case 6: return ids.length ? pick(r, ids) : "x";
-    case 7: return oddString(r, 12);
-    case 8: return pick(r, TYPES);
-    case 9: return pick(r, ROLES);
-    case 10: return pick(r, ["2025-13-45T99:99:99Z", "not a date", "1970-01-01T00:00:00.000Z", "+275760-09-13T00:00:00.000Z", 0]);
-    case 11: return [{ type: "text", text: oddString(r, 8) }, { type: "toolCall", id: pick(r, [...ids, "c"]), name: oddString(r, 4), arguments: null }];
-    case 12: return { cost: { total: "NaN" }, input: -1, output: Number.MAX_SAFE_INTEGER };
-    case 13: return key === "version" ? pick(r, [0, 1, 2, 3, 4, 99, "3"]) : true;
-    case 14: return ids.length ? pick(r, ids).slice(0, 1 + int(r, 3)) : "";
-    default: return [pick(r, ids.length ? ids : ["x"])];
+    case 0:
+      return null;
+    case 1:
+      return int(r, 3) - 1;
+    case 2:
+      return pick(r, [1e308, -0, 1.5, 2 ** 53 + 2, -1e-300]);
+    case 3:
+      return "";
+    case 4:
+      return [];
+    case 5:
+      return {};
+    case 6:
+      return ids.length ? pick(r, ids) : "x";
+    case 7:
+      return oddString(r, 12);
+    case 8:
+      return pick(r, TYPES);
+    case 9:
+      return pick(r, ROLES);
+    case 10:
+      return pick(r, ["2025-13-45T99:99:99Z", "not a date", "1970-01-01T00:00:00.000Z", "+275760-09-13T00:00:00.000Z", 0]);
+    case 11:
+      return [
+        { type: "text", text: oddString(r, 8) },
+        { type: "toolCall", id: pick(r, [...ids, "c"]), name: oddString(r, 4), arguments: null },
+      ];
+    case 12:
+      return { cost: { total: "NaN" }, input: -1, output: Number.MAX_SAFE_INTEGER };
+    case 13:
+      return key === "version" ? pick(r, [0, 1, 2, 3, 4, 99, "3"]) : true;
+    case 14:
+      return ids.length ? pick(r, ids).slice(0, 1 + int(r, 3)) : "";
+    default:
+      return [pick(r, ids.length ? ids : ["x"])];
   }
 }
 
@@ -192,7 +258,11 @@ function applyOne(buf: Buffer, m: Mutation): Buffer {
   if (m.k === "truncate") return buf.subarray(0, buf.length ? m.at % (buf.length + 1) : 0);
   if (m.k === "rawBytes") {
     const r = rng(m.seed);
-    const bytes = Buffer.from(Array.from({ length: 1 + int(r, 6) }, () => pick(r, [0, 1, 0x1b, 0x0d, 0x0a, 0x7f, 0x80, 0xc0, 0xed, 0xa0, 0xff, 0xfe, 0xef, 0xbb, 0xbf, 0x22, 0x5c, 0x7b, 0x7d])));
+    const bytes = Buffer.from(
+      Array.from({ length: 1 + int(r, 6) }, () =>
+        pick(r, [0, 1, 0x1b, 0x0d, 0x0a, 0x7f, 0x80, 0xc0, 0xed, 0xa0, 0xff, 0xfe, 0xef, 0xbb, 0xbf, 0x22, 0x5c, 0x7b, 0x7d]),
+      ),
+    );
     const at = m.at % (buf.length + 1);
     return Buffer.concat([buf.subarray(0, at), bytes, buf.subarray(at)]);
   }
@@ -227,23 +297,44 @@ function applyOne(buf: Buffer, m: Mutation): Buffer {
       const other = ids.length ? (ids[m.target % ids.length] ?? null) : null;
       const self = typeof o.id === "string" ? o.id : null;
       switch (m.how) {
-        case 0: o.parentId = other; break; // any other entry, often a descendant: cycles
-        case 1: o.parentId = self; break; // self-parent
-        case 2: o.parentId = null; break; // a second root
-        case 3: delete o.parentId; break;
-        case 4: o.parentId = `${other ?? "x"}-missing`; break; // dangling
-        case 5: o.id = other; break; // duplicate id
-        case 6: delete o.id; break;
-        case 7: o.parentId = (other ?? "").slice(0, 2); break; // a prefix of an id, not an id
-        case 8: o.parentId = m.target; break; // a number
-        default: o.id = ""; break;
+        case 0:
+          o.parentId = other;
+          break; // any other entry, often a descendant: cycles
+        case 1:
+          o.parentId = self;
+          break; // self-parent
+        case 2:
+          o.parentId = null;
+          break; // a second root
+        case 3:
+          delete o.parentId;
+          break;
+        case 4:
+          o.parentId = `${other ?? "x"}-missing`;
+          break; // dangling
+        case 5:
+          o.id = other;
+          break; // duplicate id
+        case 6:
+          delete o.id;
+          break;
+        case 7:
+          o.parentId = (other ?? "").slice(0, 2);
+          break; // a prefix of an id, not an id
+        case 8:
+          o.parentId = m.target;
+          break; // a number
+        default:
+          o.id = "";
+          break;
       }
       break;
     }
     case "field": {
       const r = rng(m.seed);
       const key = FIELD_KEYS[m.key % FIELD_KEYS.length] ?? "type";
-      const into = key === "role" || key === "content" || key === "usage" || key === "stopReason" || key === "toolCallId" ? targetObject(o) : o;
+      const into =
+        key === "role" || key === "content" || key === "usage" || key === "stopReason" || key === "toolCallId" ? targetObject(o) : o;
       into[key] = oddValue(rng(m.value ^ m.seed), key, ids);
       if (r() < 0.2) delete into[key];
       break;

@@ -5,7 +5,8 @@ import { allowedDepthFor, checkResult, fingerprint, runProc, type Problem, type 
 import { fromPlaceholders, makeWorkspace } from "./workspace.js";
 
 /** The second session when a kept failure has none of its own (its commands name only the first). */
-const OTHER_HEADER = '{"type":"session","version":3,"id":"0195a000-0000-7000-8000-0000000000ff","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/x"}';
+const OTHER_HEADER =
+  '{"type":"session","version":3,"id":"0195a000-0000-7000-8000-0000000000ff","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/x"}';
 
 /** A kept failing input: NAME.jsonl, NAME.other.jsonl (the second session, optional) and this sidecar NAME.json. */
 export interface KeptFailure {
@@ -41,7 +42,11 @@ export async function replay(dir: string, k: KeptFailure, bin: string, timeoutMs
       out.push(checkResult(argv, res, allowedDepthFor(file)));
     }
     const after = [fingerprint(ws.file), fingerprint(ws.other)];
-    out.push(JSON.stringify(before) === JSON.stringify(after) ? [] : [{ kind: "input-changed", detail: `${JSON.stringify(before)} → ${JSON.stringify(after)}` }]);
+    out.push(
+      JSON.stringify(before) === JSON.stringify(after)
+        ? []
+        : [{ kind: "input-changed", detail: `${JSON.stringify(before)} → ${JSON.stringify(after)}` }],
+    );
     return out;
   } finally {
     ws.dispose();

@@ -50,9 +50,18 @@ export function argContext(ws: Workspace, bytes: Buffer): ArgContext {
     file: ws.file,
     other: ws.other,
     dir: ws.dir,
-    ids: uniq([...text.matchAll(/"id":"([^"\\]*)"/g)].map((m) => m[1] ?? ""), 64),
-    labels: uniq([...text.matchAll(/"label":"([^"\\]*)"/g)].map((m) => m[1] ?? ""), 16),
-    words: uniq([...text.matchAll(/[A-Za-z]{5,12}/g)].map((m) => m[0]), 64),
+    ids: uniq(
+      [...text.matchAll(/"id":"([^"\\]*)"/g)].map((m) => m[1] ?? ""),
+      64,
+    ),
+    labels: uniq(
+      [...text.matchAll(/"label":"([^"\\]*)"/g)].map((m) => m[1] ?? ""),
+      16,
+    ),
+    words: uniq(
+      [...text.matchAll(/[A-Za-z]{5,12}/g)].map((m) => m[0]),
+      64,
+    ),
     lines: text.split("\n").length,
   };
 }
