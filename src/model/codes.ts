@@ -40,6 +40,7 @@ export const CODES = {
   "first-kept-missing": "warning",
   "first-kept-off-path": "warning",
   "first-kept-index-out-of-range": "warning",
+  "first-kept-not-message": "warning",
   "label-target-missing": "warning",
   "branch-summary-from-missing": "warning",
   "context-edit-target-missing": "warning",
