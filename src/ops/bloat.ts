@@ -82,6 +82,18 @@ export interface BloatMeasure {
   topBlocks: TopBlock[];
 }
 
+/** What `pisess bloat` reports: the measure, and the leaf and fork facts it was taken with. */
+export interface BloatData extends BloatMeasure {
+  file: string;
+  leaf: { id: string | null; line: number };
+  /** Where the path ran into a parent cycle, the places are those of an empty path. */
+  pathCycle: boolean;
+  /** What a /fork of the active path would leave behind: the entries not on it. */
+  fork: { leftBehindBytes: number; leftBehindTokens: number; keptBytes: number };
+  /** The fork parent's file, when one was read to find the copied entries. */
+  forkParent: string | null;
+}
+
 /** pi's estimate counts an image as 4,800 characters, 1,200 tokens. */
 export const IMAGE_TOKENS = 1200;
 

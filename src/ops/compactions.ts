@@ -64,6 +64,14 @@ export type CompactionNote =
   | { kind: "tokens-before-mismatch"; tokensBefore: number; estimate: number }
   | { kind: "older-compaction-kept"; line: number; id: string | null };
 
+/** What `pisess compactions` reports. */
+export interface CompactionsData {
+  file: string;
+  leaf: { id: string | null; line: number };
+  /** Compactions on the path first (path order), then, with `all`, the others in file order. */
+  compactions: CompactionFacts[];
+}
+
 function counts(m: Map<string, number>): Count[] {
   return [...m].map(([name, count]) => ({ name, count })).sort((a, b) => b.count - a.count || (a.name < b.name ? -1 : 1));
 }

@@ -1,4 +1,4 @@
-import type { BloatData } from "../reports/bloat.js";
+import type { BloatData } from "../ops/bloat.js";
 import { makeTable, tableText } from "./info-format.js";
 import { sanitizeLine } from "./sanitize.js";
 import type { Style } from "./style.js";

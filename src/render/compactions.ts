@@ -1,5 +1,4 @@
-import type { CompactionFacts } from "../ops/compactions.js";
-import type { CompactionsData } from "../reports/compactions.js";
+import type { CompactionFacts, CompactionsData } from "../ops/compactions.js";
 import { fmtBytes } from "./bloat.js";
 import { diagnosticLine } from "./diagnostics.js";
 import { sanitizeLine } from "./sanitize.js";
@@ -7,6 +6,10 @@ import type { Style } from "./style.js";
 
 function list(rows: { name: string; count: number }[]): string {
   return rows.map((r) => `${sanitizeLine(r.name)} ${r.count}`).join(", ");
+}
+
+function n(count: number, one: string, many = `${one}s`): string {
+  return `${count} ${count === 1 ? one : many}`;
 }
 
 function lines(ls: number[]): string {
@@ -54,10 +57,12 @@ function block(c: CompactionFacts, style: Style): string {
     : c.keptFrom
       ? `kept from line ${c.keptFrom.line}`
       : "nothing kept";
-  out.push(`  ${from}: ${c.kept.entries} entries, ${c.kept.messages} messages, ~${c.kept.tokens} tokens; lines ${lines(c.kept.lines)}`);
+  const held = `${n(c.kept.entries, "entry", "entries")}, ${n(c.kept.messages, "message")}, ~${c.kept.tokens} tokens; lines ${lines(c.kept.lines)}`;
+  // kept and dropped are judged at the leaf: for an older compaction, what a later one summarised counts as dropped.
+  out.push(c.inEffect ? `  ${from}: ${held}` : `  ${from}; still in the context at the leaf: ${held}`);
   const d = c.dropped;
   out.push(
-    `  dropped: ${d.entries} entries, ${d.messages} messages (${list(d.byRole) || "none"}), ~${d.tokens} tokens, ${fmtBytes(d.bytes)}; lines ${lines(d.lines)}`,
+    `  dropped: ${n(d.entries, "entry", "entries")}, ${n(d.messages, "message")} (${list(d.byRole) || "none"}), ~${d.tokens} tokens, ${fmtBytes(d.bytes)}; lines ${lines(d.lines)}`,
   );
   if (d.toolCalls.length > 0) out.push(`  dropped tool calls: ${list(d.toolCalls)}`);
   if (d.files.length > 0) out.push(`  files they touched: ${d.files.map(sanitizeLine).join(", ")}`);
@@ -65,12 +70,12 @@ function block(c: CompactionFacts, style: Style): string {
   out.push(
     `  summary: ${c.summary.chars} chars, ~${c.summary.tokens} tokens${c.ratio === null ? "" : ` (${(c.ratio * 100).toFixed(1)}% of what it replaced)`}`,
   );
-  for (const n of c.notes) {
-    if (n.kind === "tokens-before-mismatch")
+  for (const note of c.notes) {
+    if (note.kind === "tokens-before-mismatch")
       out.push(
-        `  note: tokensBefore ${n.tokensBefore} is ${(n.tokensBefore / n.estimate).toFixed(1)}× pisess's estimate of the context before it (~${n.estimate})`,
+        `  note: tokensBefore ${note.tokensBefore} is ${(note.tokensBefore / note.estimate).toPrecision(2)}× pisess's estimate of the context before it (~${note.estimate})`,
       );
-    else out.push(`  note: the kept range holds the older compaction on line ${n.line}; pi leaves its summary out`);
+    else out.push(`  note: the kept range holds the older compaction on line ${note.line}; pi leaves its summary out`);
   }
   for (const w of c.warnings) out.push(`  ${style.warning(diagnosticLine(w).trimEnd())}`);
   return `${out.join("\n")}\n`;

@@ -1,6 +1,6 @@
 import type { Session } from "../model/session.js";
 import type { EntryRec } from "../model/types.js";
-import { entryPlaces, measureBloat, type BloatMeasure } from "../ops/bloat.js";
+import { entryPlaces, measureBloat, type BloatData } from "../ops/bloat.js";
 import { lightEntry } from "../ops/kept.js";
 import { buildContext } from "../ops/context.js";
 import { forkParent } from "../ops/fork.js";
@@ -8,6 +8,8 @@ import { pathTo } from "../ops/path.js";
 import { sessionProblems } from "../ops/problems.js";
 import { buildTree, cycleProblem } from "../ops/tree.js";
 import { ReportError, type Report } from "./report.js";
+
+export type { BloatData } from "../ops/bloat.js";
 import { entryRef } from "./refs.js";
 
 export interface BloatOptions {
@@ -17,17 +19,6 @@ export interface BloatOptions {
   top?: number;
   /** Look for the fork parent to tell copied entries apart (default true). */
   forkParent?: boolean;
-}
-
-export interface BloatData extends BloatMeasure {
-  file: string;
-  leaf: { id: string | null; line: number };
-  /** Where the path ran into a parent cycle, the places are those of an empty path. */
-  pathCycle: boolean;
-  /** What a /fork of the active path would leave behind: the entries not on it. */
-  fork: { leftBehindBytes: number; leftBehindTokens: number; keptBytes: number };
-  /** The fork parent's file, when one was read to find the copied entries. */
-  forkParent: string | null;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { readEntry, type Session } from "../model/session.js";
 import type { EntryRec } from "../model/types.js";
-import { describeCompaction, prefixContexts, type CompactionFacts } from "../ops/compactions.js";
+import { describeCompaction, prefixContexts, type CompactionsData } from "../ops/compactions.js";
 import { buildContext } from "../ops/context.js";
 import { pathTo } from "../ops/path.js";
 import { sessionProblems } from "../ops/problems.js";
@@ -8,18 +8,13 @@ import { buildTree, cycleProblem } from "../ops/tree.js";
 import type { Report } from "./report.js";
 import { entryRef } from "./refs.js";
 
+export type { CompactionsData } from "../ops/compactions.js";
+
 export interface CompactionsOptions {
   /** Leaf: id, id prefix, @LINE, label:NAME or leaf (default "leaf"). */
   leaf?: string;
   /** Also every compaction off the path, each judged on its own path (at the compaction). */
   all?: boolean;
-}
-
-export interface CompactionsData {
-  file: string;
-  leaf: { id: string | null; line: number };
-  /** Compactions on the path first (path order), then, with `all`, the others in file order. */
-  compactions: CompactionFacts[];
 }
 
 /**
