@@ -226,6 +226,15 @@ describe("bloat: CLI", () => {
     expect(r.stdout).toContain(`A /fork of the active path would leave behind ${Buffer.byteLength(side) + 1} B`);
   });
 
+  it("read-only: bloat and compactions leave the file's bytes and mtime as they were", () => {
+    const path = fixture("bloat", "kinds-crlf-bom.jsonl");
+    const before = { bytes: readFileSync(path), mtime: statSync(path).mtimeMs };
+    runCli(["bloat", path]);
+    runCli(["compactions", path, "--all", "--json"]);
+    expect(readFileSync(path).equals(before.bytes)).toBe(true);
+    expect(statSync(path).mtimeMs).toBe(before.mtime);
+  });
+
   it("stdin is refused (the file is read twice)", () => {
     const r = runCli(["bloat", "-"], { input: readFileSync(fixture("bloat", "kinds.jsonl")) });
     expect(r.code).toBe(2);

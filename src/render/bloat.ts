@@ -24,10 +24,10 @@ export function fmtBytes(n: number): string {
   return `${(n / 1024 ** 3).toFixed(2)} GiB`;
 }
 
-function section(title: string, head: string[], rows: (string | number)[][], style: Style): string {
+function section(title: string, head: string[], rows: (string | number)[][], style: Style, aligns?: ("left" | "right")[]): string {
   const t = makeTable(
     head.map((h) => style.bold(h)),
-    head.map((_, i) => (i === 0 || i === head.length - 1 ? "left" : "right")),
+    aligns ?? head.map((_, i) => (i === 0 || i === head.length - 1 ? "left" : "right")),
   );
   for (const r of rows) t.push(r.map(String));
   return `${style.bold(title)}\n${tableText(t)}\n`;
@@ -121,6 +121,7 @@ export function bloatText(d: BloatData, style: Style): string {
           e.place,
         ]),
         style,
+        ["right", "left", "left", "left", "right", "left"],
       ),
     );
   if (d.topBlocks.length > 0)
@@ -137,6 +138,7 @@ export function bloatText(d: BloatData, style: Style): string {
           sanitizeLine(b.mimeType ?? ""),
         ]),
         style,
+        ["right", "left", "left", "left", "right", "left"],
       ),
     );
   const f = d.fork;
