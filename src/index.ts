@@ -48,6 +48,8 @@ export { lineageReport, type LineageOptions } from "./reports/lineage.js";
 export { grepReport, type GrepOptions, type GrepData } from "./reports/grep.js";
 export { validateReport, type ValidateOptions, type ValidateData } from "./reports/validate.js";
 export { schemaReport, type SchemaOptions, type SchemaData } from "./reports/schema.js";
+export { bloatReport, type BloatOptions, type BloatData } from "./reports/bloat.js";
+export { compactionsReport, type CompactionsOptions, type CompactionsData } from "./reports/compactions.js";
 export type { InfoReport } from "./render/info.js";
 export type { LineageReport } from "./render/lineage.js";
 export type { ContextJson } from "./render/context-json.js";

@@ -66,6 +66,8 @@ describe("library entry point (built package)", async () => {
       "grepReport",
       "validateReport",
       "schemaReport",
+      "bloatReport",
+      "compactionsReport",
     ];
     for (const n of names) expect(typeof all[n], n).toBe("function");
     type R = { data: Record<string, unknown>; diagnostics: unknown[]; exitCode: number };

@@ -85,6 +85,7 @@ const SCENARIOS: Record<
   "timestamp-regression": { line: 5, args: { previousLine: 4 } },
   "first-kept-missing": { line: 4 },
   "first-kept-off-path": { line: 5, args: { targetLine: 3 } },
+  "first-kept-not-message": { line: 5, args: { targetLine: 4, targetType: "label" } },
   "first-kept-index-out-of-range": { line: 4, args: { index: 99 }, also: ["pi-would-rewrite"] },
   "label-target-missing": { line: 4, args: { targetId: "gone0001" } },
   "branch-summary-from-missing": { line: 4, args: { fromId: "gone0001" } },

@@ -2,6 +2,7 @@ import { CODES, diag, isCode } from "../model/codes.js";
 import type { Session } from "../model/session.js";
 import type { Diagnostic } from "../model/types.js";
 import { buildTree } from "../ops/tree.js";
+import { checkCompactions } from "./compactions.js";
 import { checkEntries, checkHeader } from "./content.js";
 import { checkContextEdits } from "./edits.js";
 import { checkSessionId } from "./session-id.js";
@@ -76,6 +77,7 @@ export function checkSession(session: Session, opts: CheckOptions = {}): Diagnos
   checkTimeOrder(session, out);
   checkReferences(session, out);
   checkPaths(session, tree, out);
+  checkCompactions(session, tree, out);
   out.push(...checkSessionId(session), ...checkContextEdits(session, tree));
   for (const d of out) if (!isCode(d.code)) throw new Error(`unregistered diagnostic code ${d.code}`);
   return out.sort(compareDiagnostics);

@@ -20,6 +20,8 @@ export const commandLoaders: readonly (readonly [name: string, load: () => Promi
   ["labels", async () => (await import("./labels.js")).labelsCommand],
   ["lineage", async () => (await import("./lineage.js")).lineageCommand],
   ["grep", async () => (await import("./grep.js")).grepCommand],
+  ["bloat", async () => (await import("./bloat.js")).bloatCommand],
+  ["compactions", async () => (await import("./compactions.js")).compactionsCommand],
   ["validate", async () => (await import("./validate.js")).validateCommand],
   ["schema", async () => (await import("./schema.js")).schemaCommand],
 ];

@@ -38,6 +38,7 @@ export type CodeArgs = {
   "timestamp-regression": { timestamp: string; previousLine: number; previous: string };
   "first-kept-missing": { firstKeptEntryId: string | null };
   "first-kept-off-path": { firstKeptEntryId: string; targetLine: number };
+  "first-kept-not-message": { firstKeptEntryId: string; targetLine: number; targetType: string };
   "first-kept-index-out-of-range": { index: number };
   "label-target-missing": { label: string; targetId: string };
   "branch-summary-from-missing": { fromId: string };
@@ -100,6 +101,7 @@ export const CODES = {
   "first-kept-missing": "warning",
   "first-kept-off-path": "warning",
   "first-kept-index-out-of-range": "warning",
+  "first-kept-not-message": "warning",
   "label-target-missing": "warning",
   "branch-summary-from-missing": "warning",
   "context-edit-target-missing": "warning",

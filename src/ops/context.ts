@@ -329,7 +329,7 @@ function textLen(content: unknown, imageChars: number): number {
 }
 
 /** Characters/4, as pi's own estimate counts them (images as 4,800 characters). */
-function estimateMessageTokens(m: unknown): number {
+export function estimateMessageTokens(m: unknown): number {
   if (!isObject(m)) return 0;
   let chars = 0;
   switch (m.role) {
@@ -374,7 +374,7 @@ interface ContextSize {
  * failed turn, plus characters/4 for the messages after it. A usage from before the compaction summary counted a
  * longer history, so only usages after the compaction count.
  */
-function contextSize(ctx: SessionContext, path: readonly EntryRec[]): ContextSize {
+export function contextSize(ctx: SessionContext, path: readonly EntryRec[]): ContextSize {
   const { messages } = ctx;
   let floor = 0;
   if (ctx.compaction) {

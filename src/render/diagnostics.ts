@@ -52,6 +52,8 @@ const MESSAGES = {
   "first-kept-off-path":
     "compaction keeps from {firstKeptEntryId} (line {targetLine}), which is not on its path; the context keeps nothing before it",
   "first-kept-index-out-of-range": "compaction firstKeptEntryIndex {index} names no earlier entry; nothing is kept",
+  "first-kept-not-message":
+    "compaction keeps from {firstKeptEntryId} (line {targetLine}), a {targetType} entry, not a message; pi always cuts at a message",
   "label-target-missing": "label {label} points to {targetId}, which does not exist",
   "branch-summary-from-missing": "branch summary fromId {fromId} does not exist",
   "context-edit-target-missing": "context edit targets {targetId}, which does not exist; it changes nothing",
@@ -126,6 +128,7 @@ const TITLES: Record<Code, string> = {
   "first-kept-missing": "Compaction firstKeptEntryId does not exist",
   "first-kept-off-path": "Compaction firstKeptEntryId not on its path",
   "first-kept-index-out-of-range": "v1 compaction firstKeptEntryIndex out of range",
+  "first-kept-not-message": "Compaction firstKeptEntryId names an entry that is not a message",
   "label-target-missing": "Label target does not exist",
   "branch-summary-from-missing": "Branch summary fromId does not exist",
   "context-edit-target-missing": "Context edit target does not exist",

@@ -1,0 +1,232 @@
+import type { Session } from "../model/session.js";
+import type { Diagnostic, EntryRec } from "../model/types.js";
+import { givesMessages } from "./bloat.js";
+import { buildContext, contextSize, estimateMessageTokens, type SessionContext } from "./context.js";
+import { firstKeptNotMessage } from "./kept.js";
+
+type Obj = Record<string, unknown>;
+
+function isObj(v: unknown): v is Obj {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+export interface Count {
+  name: string;
+  count: number;
+}
+
+export interface CompactionFacts {
+  line: number;
+  id: string | null;
+  timestamp: unknown;
+  tokensBefore: unknown;
+  /** The summary call, where the entry records it. */
+  model: string | null;
+  usage: { input: number; output: number; totalTokens: number; cost: number } | null;
+  fromHook: boolean;
+  systemMessage: boolean;
+  onPath: boolean;
+  /** The compaction the context at the leaf starts from. */
+  inEffect: boolean;
+  firstKeptEntryId: unknown;
+  keptFrom: { line: number; id: string | null } | null;
+  /** firstKeptEntryId is the compaction's own id: pi 1.6's "keep nothing". */
+  keepsNothing: boolean;
+  kept: { lines: number[]; entries: number; messages: number; tokens: number };
+  dropped: {
+    lines: number[];
+    entries: number;
+    messages: number;
+    byRole: Count[];
+    tokens: number;
+    bytes: number;
+    toolCalls: Count[];
+    files: string[];
+    images: number;
+  };
+  summary: { chars: number; tokens: number };
+  /** summary tokens / dropped tokens; null when nothing was dropped. */
+  ratio: number | null;
+  contextBefore: { messages: number; tokens: number };
+  contextAfter: { messages: number; tokens: number };
+  /** first-kept-missing, first-kept-off-path (buildContext's own), first-kept-not-message. */
+  warnings: Diagnostic[];
+  /** What is worth a look but is how pi works: see CompactionNote. */
+  notes: CompactionNote[];
+}
+
+/**
+ * Observations that are not defects of the file (validate stays silent on them): a `tokensBefore` more than twice or
+ * less than half pisess's estimate of the context just before; an older compaction inside the kept range (pi 1.6
+ * drops its summary from the context).
+ */
+export type CompactionNote =
+  | { kind: "tokens-before-mismatch"; tokensBefore: number; estimate: number }
+  | { kind: "older-compaction-kept"; line: number; id: string | null };
+
+/** What `pisess compactions` reports. */
+export interface CompactionsData {
+  file: string;
+  leaf: { id: string | null; line: number };
+  /** Compactions on the path first (path order), then, with `all`, the others in file order. */
+  compactions: CompactionFacts[];
+}
+
+function counts(m: Map<string, number>): Count[] {
+  return [...m].map(([name, count]) => ({ name, count })).sort((a, b) => b.count - a.count || (a.name < b.name ? -1 : 1));
+}
+
+function bump(m: Map<string, number>, k: string): void {
+  m.set(k, (m.get(k) ?? 0) + 1);
+}
+
+/** The messages an entry would add, as the entry recorded them (the shapes estimateMessageTokens reads). */
+function ownMessages(rec: EntryRec, o: Obj): unknown[] {
+  switch (rec.type) {
+    case "message":
+      return isObj(o.message) ? [o.message] : [];
+    case "custom_message":
+      return [{ role: "custom", content: o.content ?? [] }];
+    case "branch_summary":
+      return o.summary ? [{ role: "branchSummary", summary: o.summary }] : [];
+    default:
+      return [];
+  }
+}
+
+const FILE_KEYS = ["path", "file_path", "filePath"];
+
+/**
+ * One compaction on `path` (the path to the leaf, or to the compaction itself for one elsewhere), judged against
+ * `leafCtx`, the context buildContext gives at the end of `path`: kept = entries before the compaction whose
+ * messages that context holds; dropped = entries before it that would add messages but are not in it.
+ */
+export function describeCompaction(
+  session: Session,
+  path: readonly EntryRec[],
+  leafCtx: SessionContext,
+  c: EntryRec,
+  read: (rec: EntryRec) => Obj,
+  sizeOf: (upTo: number) => { ctx: SessionContext; path: EntryRec[] },
+): CompactionFacts {
+  const pos = path.indexOf(c);
+  const body = read(c);
+  const inContext = new Set(leafCtx.sources);
+  const kept: EntryRec[] = [];
+  const dropped: EntryRec[] = [];
+  for (let i = 0; i < pos; i++) {
+    const rec = path[i] as EntryRec;
+    if (rec.type === "compaction" || !givesMessages(rec)) continue;
+    (inContext.has(rec) ? kept : dropped).push(rec);
+  }
+  const keptSet = new Set(kept);
+  let keptMessages = 0;
+  let keptTokens = 0;
+  leafCtx.sources.forEach((src, i) => {
+    if (keptSet.has(src)) {
+      keptMessages++;
+      keptTokens += estimateMessageTokens(leafCtx.messages[i]);
+    }
+  });
+
+  const byRole = new Map<string, number>();
+  const tools = new Map<string, number>();
+  const files = new Set<string>();
+  let droppedMessages = 0;
+  let droppedTokens = 0;
+  let droppedBytes = 0;
+  let images = 0;
+  for (const rec of dropped) {
+    droppedBytes += rec.length;
+    for (const m of ownMessages(rec, read(rec))) {
+      if (!isObj(m)) continue;
+      droppedMessages++;
+      droppedTokens += estimateMessageTokens(m);
+      bump(byRole, typeof m.role === "string" ? m.role : "?");
+      if (!Array.isArray(m.content)) continue;
+      for (const b of m.content) {
+        if (!isObj(b)) continue;
+        if (b.type === "image") images++;
+        if (b.type === "toolCall") {
+          bump(tools, String(b.name ?? "?"));
+          if (isObj(b.arguments)) for (const k of FILE_KEYS) if (typeof b.arguments[k] === "string") files.add(b.arguments[k] as string);
+        }
+      }
+    }
+  }
+
+  const before = sizeOf(pos - 1);
+  const after = sizeOf(pos);
+  const summaryText = typeof body.summary === "string" ? body.summary : "";
+  const summaryTokens = Math.ceil(summaryText.length / 4);
+  const u = isObj(body.usage) ? body.usage : null;
+  const num = (o: Obj, k: string) => (typeof o[k] === "number" ? (o[k] as number) : 0);
+  const model = typeof body.model === "string" ? (typeof body.provider === "string" ? `${body.provider}/${body.model}` : body.model) : null;
+  const keptFrom = after.ctx.keptFrom;
+  // Findings about the compaction itself, from the same producers as `context` and validate (the context right
+  // after it).
+  const warnings = after.ctx.problems.filter(
+    (d) => d.line === c.line && (d.code === "first-kept-missing" || d.code === "first-kept-off-path"),
+  );
+  const notKept = firstKeptNotMessage(session.file, c, keptFrom);
+  if (notKept) warnings.push(notKept);
+  const notes: CompactionNote[] = [];
+  const estimate = contextSize(before.ctx, before.path).tokens;
+  const tb = body.tokensBefore;
+  if (typeof tb === "number" && tb > 0 && estimate > 0 && (tb > 2 * estimate || estimate > 2 * tb))
+    notes.push({ kind: "tokens-before-mismatch", tokensBefore: tb, estimate });
+  if (keptFrom) {
+    for (let i = path.indexOf(keptFrom); i >= 0 && i < pos; i++) {
+      const r = path[i] as EntryRec;
+      if (r.type === "compaction") notes.push({ kind: "older-compaction-kept", line: r.line, id: r.id ?? null });
+    }
+  }
+  return {
+    line: c.line,
+    id: c.id ?? null,
+    timestamp: c.timestamp,
+    tokensBefore: body.tokensBefore,
+    model,
+    usage: u
+      ? {
+          input: num(u, "input"),
+          output: num(u, "output"),
+          totalTokens: num(u, "totalTokens"),
+          cost: isObj(u.cost) ? num(u.cost, "total") : 0,
+        }
+      : null,
+    fromHook: body.fromHook === true,
+    systemMessage: isObj(body.systemMessage),
+    onPath: true,
+    inEffect: leafCtx.compaction === c,
+    firstKeptEntryId: body.firstKeptEntryId,
+    keptFrom: keptFrom ? { line: keptFrom.line, id: keptFrom.id ?? null } : null,
+    keepsNothing: body.firstKeptEntryId !== undefined && body.firstKeptEntryId === c.id,
+    kept: { lines: kept.map((r) => r.line), entries: kept.length, messages: keptMessages, tokens: keptTokens },
+    dropped: {
+      lines: dropped.map((r) => r.line),
+      entries: dropped.length,
+      messages: droppedMessages,
+      byRole: counts(byRole),
+      tokens: droppedTokens,
+      bytes: droppedBytes,
+      toolCalls: counts(tools),
+      files: [...files].sort(),
+      images,
+    },
+    summary: { chars: summaryText.length, tokens: summaryTokens },
+    ratio: droppedTokens > 0 ? summaryTokens / droppedTokens : null,
+    contextBefore: { messages: before.ctx.messages.length, tokens: estimate },
+    contextAfter: { messages: after.ctx.messages.length, tokens: contextSize(after.ctx, after.path).tokens },
+    warnings,
+    notes,
+  };
+}
+
+/** Contexts of the prefixes of a path, built on demand with the same rules as `context`, sharing one reader. */
+export function prefixContexts(session: Session, path: readonly EntryRec[], read: (rec: EntryRec) => Obj) {
+  return (upTo: number): { ctx: SessionContext; path: EntryRec[] } => {
+    const p = path.slice(0, upTo + 1);
+    return { ctx: buildContext(session, p, read), path: p };
+  };
+}

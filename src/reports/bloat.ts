@@ -1,0 +1,63 @@
+import type { Session } from "../model/session.js";
+import type { EntryRec } from "../model/types.js";
+import { entryPlaces, measureBloat, type BloatData } from "../ops/bloat.js";
+import { lightEntry } from "../ops/kept.js";
+import { buildContext } from "../ops/context.js";
+import { forkParent } from "../ops/fork.js";
+import { pathTo } from "../ops/path.js";
+import { sessionProblems } from "../ops/problems.js";
+import { buildTree, cycleProblem } from "../ops/tree.js";
+import { ReportError, type Report } from "./report.js";
+
+export type { BloatData } from "../ops/bloat.js";
+import { entryRef } from "./refs.js";
+
+export interface BloatOptions {
+  /** Leaf: id, id prefix, @LINE, label:NAME or leaf (default "leaf"). */
+  leaf?: string;
+  /** How many of the largest entries and blocks to list (default 10). */
+  top?: number;
+  /** Look for the fork parent to tell copied entries apart (default true). */
+  forkParent?: boolean;
+}
+
+/**
+ * `pisess bloat`: every byte of the file by entry type, content kind and place (each adds up to the file size),
+ * the largest entries and blocks, and what a fork of the active path would leave behind. Streams the file once
+ * more after loading; needs a file on disk (not stdin).
+ */
+export async function bloatReport(session: Session, opts: BloatOptions = {}): Promise<Report<BloatData>> {
+  if (session.path === undefined) throw new ReportError("bloat reads the file twice and needs a file, not standard input");
+  const leaf = session.entries.length > 0 ? entryRef(session, opts.leaf ?? "leaf") : null;
+  const result = leaf ? pathTo(session, leaf) : { ok: true as const, path: [] as EntryRec[] };
+  const path = result.ok ? result.path : [];
+  const ctx = buildContext(session, path, (rec) => lightEntry(session, rec));
+  const onPath = new Uint8Array(session.entries.length);
+  for (const rec of path) onPath[rec.index] = 1;
+  const parent = opts.forkParent === false ? null : await forkParent(session);
+  const places = entryPlaces(session, path, ctx, parent?.copied);
+  const m = await measureBloat(session, session.path, places, onPath, opts.top ?? 10);
+  let leftBehindBytes = 0;
+  let leftBehindTokens = 0;
+  for (const p of m.byPlace) {
+    if (p.place === "other-branches") {
+      leftBehindBytes += p.bytes;
+      leftBehindTokens += p.tokens;
+    }
+  }
+  const tree = buildTree(session);
+  const diagnostics = sessionProblems(session, tree);
+  if (!result.ok) diagnostics.push(cycleProblem(session.file, result.cycle));
+  return {
+    data: {
+      file: session.file,
+      leaf: { id: leaf?.id ?? null, line: leaf?.line ?? 0 },
+      pathCycle: !result.ok,
+      ...m,
+      fork: { leftBehindBytes, leftBehindTokens, keptBytes: m.bytes - leftBehindBytes },
+      forkParent: parent?.copied ? parent.path : null,
+    },
+    diagnostics,
+    exitCode: result.ok ? 0 : 1,
+  };
+}
