@@ -50,3 +50,4 @@ export { validateReport, type ValidateOptions, type ValidateData } from "./repor
 export { schemaReport, type SchemaOptions, type SchemaData } from "./reports/schema.js";
 export type { InfoReport } from "./render/info.js";
 export type { LineageReport } from "./render/lineage.js";
+export { usageReport, type UsageOptions, type UsageData } from "./reports/usage.js";

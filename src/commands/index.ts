@@ -22,6 +22,7 @@ export const commandLoaders: readonly (readonly [name: string, load: () => Promi
   ["grep", async () => (await import("./grep.js")).grepCommand],
   ["validate", async () => (await import("./validate.js")).validateCommand],
   ["schema", async () => (await import("./schema.js")).schemaCommand],
+  ["usage", async () => (await import("./usage.js")).usageCommand],
 ];
 
 /**
