@@ -15,12 +15,12 @@ export class ParentCache {
   constructor(private readonly capacity = 64) {}
 
   /** The copied-entry mask of a fork (undefined: not a fork, or a parent that cannot be read) and its parent path. */
-  async copied(session: Session): Promise<{ mask: Uint8Array | undefined; parent: string | undefined }> {
+  async copied(session: Session): Promise<{ mask: Uint8Array | undefined; parent: string | undefined; exists: boolean }> {
     const ref = forkParentRef(session.header);
-    if (!ref) return { mask: undefined, parent: undefined };
+    if (!ref) return { mask: undefined, parent: undefined, exists: false };
     const path = resolveForkRef(ref.ref, session.path) ?? ref.ref;
     const parent = await this.load(path);
-    return { mask: parent ? copiedMask(session, parent) : undefined, parent: path };
+    return { mask: parent ? copiedMask(session, parent) : undefined, parent: path, exists: parent !== null || (await isFile(path)) };
   }
 
   private async load(path: string): Promise<Session | null> {
