@@ -1,9 +1,9 @@
 import type { Argv, CommandModule } from "yargs";
+import { fleetProgress } from "../render/usage-progress.js";
 import { sqlCsv, sqlJson, sqlNdjson, sqlText } from "../render/sql.js";
 import { damageLine } from "../render/usage.js";
 import { sqlReport } from "../reports/sql.js";
 import { requestExit, styleFor, writeOut, type GlobalArgs } from "./common.js";
-import { fleetProgress } from "./usage.js";
 
 interface SqlArgs extends GlobalArgs {
   query: string;
@@ -34,7 +34,7 @@ export const sqlCommand: CommandModule<object, SqlArgs> = {
       .example('$0 sql "SELECT tool, count(*) FROM tool_calls WHERE is_error GROUP BY 1 ORDER BY 2 DESC"', "the tools that error most")
       .example('$0 sql --tables /tmp/pi-tables "SELECT count(*) FROM sessions"', "over tables written before") as unknown as Argv<SqlArgs>,
   handler: async (args) => {
-    const progress = args.tables === undefined ? fleetProgress("pisess sql") : undefined;
+    const progress = args.tables === undefined ? fleetProgress("pisess sql", process.stderr) : undefined;
     let r: Awaited<ReturnType<typeof sqlReport>>;
     try {
       r = await sqlReport({

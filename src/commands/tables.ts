@@ -1,9 +1,9 @@
 import type { Argv, CommandModule } from "yargs";
+import { fleetProgress } from "../render/usage-progress.js";
 import { damageLine } from "../render/usage.js";
 import { tablesText } from "../render/tables.js";
 import { TABLE_FORMATS, type TableFormat, tablesReport } from "../reports/tables.js";
 import { requestExit, styleFor, writeOut, type GlobalArgs } from "./common.js";
-import { fleetProgress } from "./usage.js";
 
 interface TablesArgs extends GlobalArgs {
   targets?: string[];
@@ -26,7 +26,7 @@ export const tablesCommand: CommandModule<object, TablesArgs> = {
       .example("$0 tables --out /tmp/pi-tables", "every session as parquet tables")
       .example("$0 tables ~/.pi/agent/sessions --out t --format ndjson", "NDJSON, one object per row") as unknown as Argv<TablesArgs>,
   handler: async (args) => {
-    const progress = fleetProgress("pisess tables");
+    const progress = fleetProgress("pisess tables", process.stderr);
     let r: Awaited<ReturnType<typeof tablesReport>>;
     try {
       r = await tablesReport({

@@ -1,7 +1,7 @@
-import cliProgress from "cli-progress";
 import type { Argv, CommandModule } from "yargs";
 import { GROUP_KEYS, type GroupKey } from "../ops/fleet-usage.js";
 import { damageLine, usageJson, usageNdjson, usageText } from "../render/usage.js";
+import { fleetProgress } from "../render/usage-progress.js";
 import { usageReport } from "../reports/usage.js";
 import { CliError, requestExit, styleFor, writeOut, type GlobalArgs } from "./common.js";
 
@@ -16,28 +16,6 @@ interface UsageArgs extends GlobalArgs {
   ndjson?: boolean;
   breakdown?: boolean;
   includeCopied?: boolean;
-}
-
-/** A progress bar on stderr (cli-progress), only on a TTY and only once the run is long enough to need one. */
-export function fleetProgress(label: string): { update: (done: number, total: number) => void; stop: () => void } | undefined {
-  if (process.stderr.isTTY !== true) return undefined;
-  const bar = new cliProgress.SingleBar(
-    { stream: process.stderr, format: `${label} [{bar}] {value}/{total} sessions`, clearOnComplete: true, hideCursor: true },
-    cliProgress.Presets.shades_classic,
-  );
-  const started = Date.now();
-  let shown = false;
-  return {
-    update(done, total) {
-      if (!shown && Date.now() - started > 500 && done < total) {
-        shown = true;
-        bar.start(total, done);
-      } else if (shown) bar.update(done);
-    },
-    stop() {
-      if (shown) bar.stop();
-    },
-  };
 }
 
 export const usageCommand: CommandModule<object, UsageArgs> = {
@@ -68,7 +46,7 @@ export const usageCommand: CommandModule<object, UsageArgs> = {
     for (const k of by)
       if (!(GROUP_KEYS as readonly string[]).includes(k))
         throw new CliError(`--by: unknown key ${JSON.stringify(k)} (one of ${GROUP_KEYS.join(", ")})`);
-    const progress = fleetProgress("pisess usage");
+    const progress = fleetProgress("pisess usage", process.stderr);
     let r: Awaited<ReturnType<typeof usageReport>>;
     try {
       r = await usageReport({

@@ -4,6 +4,9 @@
  * them equal; DuckDB column types come from it too.
  */
 
+/** A value of a query result, as JSON gives it. */
+export type SqlValue = string | number | boolean | null | SqlValue[] | { [k: string]: SqlValue };
+
 export type ColumnType = "string" | "integer" | "number" | "boolean" | "timestamp" | "json";
 
 export interface Column {

@@ -1,4 +1,4 @@
-import type { SqlValue } from "../reports/sql.js";
+import type { SqlValue } from "../ops/fleet-tables.js";
 import { makeTable, tableText } from "./info-format.js";
 import { sanitizeLine } from "./sanitize.js";
 import type { Style } from "./style.js";

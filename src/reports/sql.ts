@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { PiEnv } from "../io/discover.js";
 import type { DamageNote, FleetFailure } from "../ops/fleet-files.js";
-import { type ColumnType, TABLE_NAMES, TABLES, type TableName } from "../ops/fleet-tables.js";
+import { type ColumnType, type SqlValue, TABLE_NAMES, TABLES, type TableName } from "../ops/fleet-tables.js";
 import { ReportError, type Report } from "./report.js";
 import { writeNdjsonTables } from "./tables.js";
 
@@ -91,8 +91,6 @@ export interface SqlOptions {
   cwd: string;
   onProgress?: (done: number, total: number) => void;
 }
-
-export type SqlValue = string | number | boolean | null | SqlValue[] | { [k: string]: SqlValue };
 
 export interface SqlData {
   columns: string[];
