@@ -53,3 +53,7 @@ export { compactionsReport, type CompactionsOptions, type CompactionsData } from
 export type { InfoReport } from "./render/info.js";
 export type { LineageReport } from "./render/lineage.js";
 export type { ContextJson } from "./render/context-json.js";
+export { usageReport, type UsageOptions, type UsageData } from "./reports/usage.js";
+export { tablesReport, type TablesOptions, type TablesData } from "./reports/tables.js";
+export { sqlReport, type SqlOptions, type SqlData } from "./reports/sql.js";
+export { TABLES, TABLE_NAMES, tableSchema, type TableName } from "./ops/fleet-tables.js";

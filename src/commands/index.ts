@@ -24,6 +24,9 @@ export const commandLoaders: readonly (readonly [name: string, load: () => Promi
   ["compactions", async () => (await import("./compactions.js")).compactionsCommand],
   ["validate", async () => (await import("./validate.js")).validateCommand],
   ["schema", async () => (await import("./schema.js")).schemaCommand],
+  ["usage", async () => (await import("./usage.js")).usageCommand],
+  ["tables", async () => (await import("./tables.js")).tablesCommand],
+  ["sql", async () => (await import("./sql.js")).sqlCommand],
 ];
 
 /**

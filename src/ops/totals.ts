@@ -85,7 +85,7 @@ function addUsage(t: Totals, u: Usage | Totals): void {
 }
 
 /** Cost sums carry binary-float noise; 10 decimals is far below any price granularity. */
-function roundCost(x: number): number {
+export function roundCost(x: number): number {
   return Math.round(x * 1e10) / 1e10;
 }
 
@@ -256,7 +256,7 @@ interface ModelRef {
  * since pi 0.84 `fromId` is the leaf that was left (before, it was the entry branched to, which sits on the
  * summary's own path); otherwise at the summary itself. No model anywhere above: "?"/"?".
  */
-function spendModels(session: Session): (rec: EntryRec) => ModelRef {
+export function spendModels(session: Session): (rec: EntryRec) => ModelRef {
   let setterOf: ((rec: EntryRec) => EntryRec | null) | undefined;
   const unknown: ModelRef = { provider: "?", model: "?" };
   return (rec) => {

@@ -1,0 +1,52 @@
+import type { Argv, CommandModule } from "yargs";
+import { fleetProgress } from "../render/usage-progress.js";
+import { damageLine } from "../render/usage.js";
+import { tablesText } from "../render/tables.js";
+import { TABLE_FORMATS, type TableFormat, tablesReport } from "../reports/tables.js";
+import { requestExit, styleFor, writeOut, type GlobalArgs } from "./common.js";
+
+interface TablesArgs extends GlobalArgs {
+  targets?: string[];
+  out: string;
+  format: TableFormat;
+}
+
+export const tablesCommand: CommandModule<object, TablesArgs> = {
+  command: "tables [targets..]",
+  describe: "Write sessions, entries, messages, tool_calls and usage as flat tables (parquet or NDJSON) for SQL engines",
+  builder: (y: Argv) =>
+    y
+      .positional("targets", {
+        describe: "Folders (searched recursively) or files; default: the whole sessions dir",
+        type: "string",
+        array: true,
+      })
+      .option("out", { describe: "A new or empty directory to write the tables to", type: "string", demandOption: true })
+      .option("format", { describe: "parquet (through DuckDB) or ndjson", choices: TABLE_FORMATS, default: "parquet" as TableFormat })
+      .example("$0 tables --out /tmp/pi-tables", "every session as parquet tables")
+      .example("$0 tables ~/.pi/agent/sessions --out t --format ndjson", "NDJSON, one object per row") as unknown as Argv<TablesArgs>,
+  handler: async (args) => {
+    const progress = fleetProgress("pisess tables", process.stderr);
+    let r: Awaited<ReturnType<typeof tablesReport>>;
+    try {
+      r = await tablesReport({
+        ...(args.targets !== undefined ? { targets: args.targets } : {}),
+        out: args.out,
+        format: args.format,
+        env: process.env,
+        cwd: process.cwd(),
+        ...(progress ? { onProgress: progress.update } : {}),
+      });
+    } finally {
+      progress?.stop();
+    }
+    const d = r.data;
+    if (d.missingRoot !== undefined) process.stderr.write(`pisess: no sessions folder ${d.missingRoot}\n`);
+    for (const f of d.failures) process.stderr.write(`pisess: ${f.path}: ${f.reason}\n`);
+    for (const n of d.damage) process.stderr.write(damageLine(n));
+    if (d.skipped.length > 0)
+      process.stderr.write(`pisess: skipped ${d.skipped.length} file${d.skipped.length === 1 ? "" : "s"} without a pi session header\n`);
+    await writeOut([tablesText(d.files, d.rows, styleFor(args))]);
+    requestExit(r.exitCode);
+  },
+};

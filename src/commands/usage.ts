@@ -1,0 +1,79 @@
+import type { Argv, CommandModule } from "yargs";
+import { GROUP_KEYS, type GroupKey } from "../ops/fleet-usage.js";
+import { damageLine, usageJson, usageNdjson, usageText } from "../render/usage.js";
+import { fleetProgress } from "../render/usage-progress.js";
+import { usageReport } from "../reports/usage.js";
+import { CliError, requestExit, styleFor, writeOut, type GlobalArgs } from "./common.js";
+
+interface UsageArgs extends GlobalArgs {
+  targets?: string[];
+  by?: string[];
+  since?: string;
+  until?: string;
+  timezone?: string;
+  project?: string;
+  json?: boolean;
+  ndjson?: boolean;
+  breakdown?: boolean;
+  includeCopied?: boolean;
+}
+
+export const usageCommand: CommandModule<object, UsageArgs> = {
+  command: "usage [targets..]",
+  describe: "Tokens and cost across sessions by day, week, month, model, project, session or leaf; fork copies counted once",
+  builder: (y: Argv) =>
+    y
+      .positional("targets", {
+        describe: "Folders (searched recursively) or files; default: the whole sessions dir",
+        type: "string",
+        array: true,
+      })
+      .option("by", { describe: `Group by (several: --by day,model): ${GROUP_KEYS.join(", ")}`, type: "string", array: true })
+      .option("since", { describe: "From this day (YYYY-MM-DD, in --timezone)", type: "string" })
+      .option("until", { describe: "To this day, included", type: "string" })
+      .option("timezone", { describe: "IANA time zone for days, weeks (ISO, from Monday) and months; default: local", type: "string" })
+      .option("project", { describe: "Only sessions whose cwd contains this text", type: "string" })
+      .option("breakdown", { describe: "Per model inside each row", type: "boolean" })
+      .option("include-copied", { describe: "Also count what forks copied from their parents (naive counting)", type: "boolean" })
+      .option("json", { describe: 'One document {"by":[…],"rows":[…],"totals":{…}}', type: "boolean" })
+      .option("ndjson", { describe: "One row per line", type: "boolean" })
+      .conflicts("json", "ndjson")
+      .example("$0 usage --by day", "tokens and cost per day, every project")
+      .example("$0 usage --by week,model --since 2026-01-01 --json", "per ISO week and model")
+      .example("$0 usage --by project --breakdown", "per project, with each model inside") as unknown as Argv<UsageArgs>,
+  handler: async (args) => {
+    const by = (args.by ?? []).flatMap((s) => s.split(",")).filter((s) => s !== "");
+    for (const k of by)
+      if (!(GROUP_KEYS as readonly string[]).includes(k))
+        throw new CliError(`--by: unknown key ${JSON.stringify(k)} (one of ${GROUP_KEYS.join(", ")})`);
+    const progress = fleetProgress("pisess usage", process.stderr);
+    let r: Awaited<ReturnType<typeof usageReport>>;
+    try {
+      r = await usageReport({
+        ...(args.targets !== undefined ? { targets: args.targets } : {}),
+        by: by as GroupKey[],
+        ...(args.since !== undefined ? { since: args.since } : {}),
+        ...(args.until !== undefined ? { until: args.until } : {}),
+        ...(args.timezone !== undefined ? { timezone: args.timezone } : {}),
+        ...(args.project !== undefined ? { project: args.project } : {}),
+        breakdown: args.breakdown === true,
+        includeCopied: args.includeCopied === true,
+        env: process.env,
+        cwd: process.cwd(),
+        ...(progress ? { onProgress: progress.update } : {}),
+      });
+    } finally {
+      progress?.stop();
+    }
+    const d = r.data;
+    if (d.missingRoot !== undefined) process.stderr.write(`pisess: no sessions folder ${d.missingRoot}\n`);
+    for (const f of d.failures) process.stderr.write(`pisess: ${f.path}: ${f.reason}\n`);
+    for (const n of d.damage) process.stderr.write(damageLine(n));
+    if (d.skipped.length > 0)
+      process.stderr.write(`pisess: skipped ${d.skipped.length} file${d.skipped.length === 1 ? "" : "s"} without a pi session header\n`);
+    if (args.json) await writeOut([usageJson(d.by, d.rows, d.totals)]);
+    else if (args.ndjson) await writeOut([usageNdjson(d.by, d.rows)]);
+    else await writeOut([usageText(d.by, d.rows, d.totals, styleFor(args))]);
+    requestExit(r.exitCode);
+  },
+};

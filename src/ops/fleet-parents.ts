@@ -1,0 +1,48 @@
+import { forkParentRef, isFile, resolveForkRef } from "../io/discover.js";
+import { loadSession } from "../model/load.js";
+import type { Session } from "../model/session.js";
+import { copiedMask } from "./totals.js";
+
+/**
+ * Fork parents for a run over many sessions: each parent file is read once (skeleton detail: ids and timestamps
+ * are all copiedMask needs) and kept while it is among the recently used, so a parent with many forks is not read
+ * again for each. The parent is the one the fork-parent rule names (forkParentRef), found on disk whether or not it
+ * is among the inputs.
+ */
+export class ParentCache {
+  private readonly cache = new Map<string, Session | null>();
+
+  constructor(private readonly capacity = 64) {}
+
+  /** The copied-entry mask of a fork (undefined: not a fork, or a parent that cannot be read) and its parent path. */
+  async copied(session: Session): Promise<{ mask: Uint8Array | undefined; parent: string | undefined; exists: boolean }> {
+    const ref = forkParentRef(session.header);
+    if (!ref) return { mask: undefined, parent: undefined, exists: false };
+    const path = resolveForkRef(ref.ref, session.path) ?? ref.ref;
+    const parent = await this.load(path);
+    return { mask: parent ? copiedMask(session, parent) : undefined, parent: path, exists: parent !== null || (await isFile(path)) };
+  }
+
+  private async load(path: string): Promise<Session | null> {
+    if (this.cache.has(path)) {
+      const hit = this.cache.get(path) as Session | null;
+      // Re-insert: Map order is the recency order.
+      this.cache.delete(path);
+      this.cache.set(path, hit);
+      return hit;
+    }
+    let parent: Session | null = null;
+    if (await isFile(path)) {
+      try {
+        parent = await loadSession({ kind: "file", path }, { detail: "skeleton" });
+        // Only the index is kept; the file is not read again.
+        parent.store.close();
+      } catch {
+        parent = null;
+      }
+    }
+    this.cache.set(path, parent);
+    if (this.cache.size > this.capacity) this.cache.delete(this.cache.keys().next().value as string);
+    return parent;
+  }
+}

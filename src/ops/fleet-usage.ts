@@ -1,0 +1,192 @@
+import type { Session } from "../model/session.js";
+import type { EntryRec } from "../model/types.js";
+import { ownerLeaves } from "./fleet-leaf.js";
+import type { calendar } from "./fleet-time.js";
+import { roundCost, spendModels, spendOf } from "./totals.js";
+import { buildTree } from "./tree.js";
+
+/**
+ * Spend across many sessions, grouped by calendar bucket, model, project, session or leaf. The rule for what is
+ * spend is the one of src/ops/totals.ts (spendOf, spendModels); entries a fork copied from its parent are left out
+ * unless asked for, so each model call counts in the file that first wrote it.
+ */
+
+export const GROUP_KEYS = ["day", "week", "month", "model", "project", "session", "leaf"] as const;
+export type GroupKey = (typeof GROUP_KEYS)[number];
+
+export interface UsageSums {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  /** Of cacheWrite, written with one-hour retention. */
+  cacheWrite1h: number;
+  /** input + output + cacheRead + cacheWrite. */
+  totalTokens: number;
+  /** usage.cost.total as pi recorded it, summaryCost included. */
+  cost: number;
+  /** Of cost, what was not an assistant turn: compactions, branch summaries, usage entries, tool results with usage. */
+  summaryCost: number;
+  /** Sessions with at least one counted entry in the row. */
+  sessions: number;
+  /** Assistant messages (model calls), with or without usage. */
+  turns: number;
+}
+
+export type UsageKeys = Partial<Record<GroupKey, string | null>>;
+
+export interface UsageRow extends UsageSums {
+  keys: UsageKeys;
+  /** With breakdown: the same sums per "provider/model", most expensive first. */
+  models?: (UsageSums & { model: string })[];
+}
+
+export function emptySums(): UsageSums {
+  return {
+    input: 0,
+    output: 0,
+    cacheRead: 0,
+    cacheWrite: 0,
+    cacheWrite1h: 0,
+    totalTokens: 0,
+    cost: 0,
+    summaryCost: 0,
+    sessions: 0,
+    turns: 0,
+  };
+}
+
+interface Acc {
+  sums: UsageSums;
+  /** The last session (by ordinal) counted in `sessions`. */
+  lastSession: number;
+}
+
+interface RowAcc extends Acc {
+  keys: UsageKeys;
+  models: Map<string, Acc>;
+}
+
+export interface SessionScope {
+  /** Whole days "YYYY-MM-DD" in the zone, both ends included; entries without a valid timestamp are then left out. */
+  since?: string;
+  until?: string;
+  /** Project of the session (its header cwd). */
+  project: string | null;
+  /** How the session is named in rows (its path). */
+  name: string;
+  /** Entries (by index) copied from the fork parent. */
+  copied?: Uint8Array;
+  includeCopied?: boolean;
+}
+
+/** Sums spend into rows keyed by `by`; sessions are added one at a time and can be dropped after. */
+export class UsageAggregator {
+  private readonly rows = new Map<string, RowAcc>();
+  private readonly total: Acc = { sums: emptySums(), lastSession: -1 };
+  private ordinal = 0;
+
+  constructor(
+    readonly by: readonly GroupKey[],
+    private readonly cal: ReturnType<typeof calendar>,
+    private readonly breakdown = false,
+  ) {}
+
+  addSession(session: Session, scope: SessionScope): void {
+    const ord = this.ordinal++;
+    const modelOf = spendModels(session);
+    const needLeaf = this.by.includes("leaf");
+    let owner: Int32Array | undefined;
+    const filtered = scope.since !== undefined || scope.until !== undefined;
+    for (const rec of session.entries) {
+      const kind = spendOf(rec);
+      if (kind === undefined) continue;
+      if (!scope.includeCopied && scope.copied?.[rec.index] === 1) continue;
+      const bucket = Number.isFinite(rec.time) ? this.cal(rec.time) : null;
+      if (filtered) {
+        if (bucket === null) continue;
+        if (scope.since !== undefined && bucket.day < scope.since) continue;
+        if (scope.until !== undefined && bucket.day > scope.until) continue;
+      }
+      const m = modelOf(rec);
+      const model = `${m.provider}/${m.model}`;
+      const keys: UsageKeys = {};
+      for (const k of this.by) {
+        if (k === "day" || k === "week" || k === "month") keys[k] = bucket === null ? null : bucket[k];
+        else if (k === "model") keys[k] = model;
+        else if (k === "project") keys[k] = scope.project;
+        else if (k === "session") keys[k] = scope.name;
+        else if (needLeaf) {
+          owner ??= ownerLeaves(session, buildTree(session));
+          const leaf = session.entries[owner[rec.index] as number] as EntryRec;
+          keys[k] = `${scope.name}@${leaf.line}`;
+        }
+      }
+      const key = this.by.map((k) => keys[k] ?? "\u0001").join("\u0000");
+      let row = this.rows.get(key);
+      if (!row) {
+        row = { keys, sums: emptySums(), lastSession: -1, models: new Map() };
+        this.rows.set(key, row);
+      }
+      const assistant = kind.source === "assistant";
+      add(row, rec, assistant, ord);
+      add(this.total, rec, assistant, ord);
+      if (this.breakdown) {
+        let sub = row.models.get(model);
+        if (!sub) {
+          sub = { sums: emptySums(), lastSession: -1 };
+          row.models.set(model, sub);
+        }
+        add(sub, rec, assistant, ord);
+      }
+    }
+  }
+
+  /** Rows sorted by their keys in `by` order (unknown keys last), costs rounded; and the grand totals. */
+  result(): { rows: UsageRow[]; totals: UsageSums } {
+    const rows: UsageRow[] = [...this.rows.values()].map((r) => {
+      const row: UsageRow = { keys: r.keys, ...finish(r.sums) };
+      if (this.breakdown) {
+        row.models = [...r.models.entries()]
+          .map(([model, a]) => ({ model, ...finish(a.sums) }))
+          .sort((a, b) => b.cost - a.cost || (a.model < b.model ? -1 : a.model > b.model ? 1 : 0));
+      }
+      return row;
+    });
+    rows.sort((a, b) => {
+      for (const k of this.by) {
+        const x = a.keys[k] ?? null;
+        const y = b.keys[k] ?? null;
+        if (x === y) continue;
+        if (x === null) return 1;
+        if (y === null) return -1;
+        return x < y ? -1 : 1;
+      }
+      return 0;
+    });
+    return { rows, totals: finish(this.total.sums) };
+  }
+}
+
+function add(acc: Acc, rec: EntryRec, assistant: boolean, ord: number): void {
+  const s = acc.sums;
+  if (acc.lastSession !== ord) {
+    acc.lastSession = ord;
+    s.sessions++;
+  }
+  if (assistant) s.turns++;
+  const u = rec.usage;
+  if (!u) return;
+  s.input += u.input;
+  s.output += u.output;
+  s.cacheRead += u.cacheRead;
+  s.cacheWrite += u.cacheWrite;
+  s.cacheWrite1h += u.cacheWrite1h;
+  s.totalTokens += u.input + u.output + u.cacheRead + u.cacheWrite;
+  s.cost += u.cost;
+  if (!assistant) s.summaryCost += u.cost;
+}
+
+function finish(s: UsageSums): UsageSums {
+  return { ...s, cost: roundCost(s.cost), summaryCost: roundCost(s.summaryCost) };
+}

@@ -1,0 +1,140 @@
+import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { PiEnv } from "../io/discover.js";
+import type { DamageNote, FleetFailure } from "../ops/fleet-files.js";
+import { type ColumnType, type SqlValue, TABLE_NAMES, TABLES, type TableName } from "../ops/fleet-tables.js";
+import { ReportError, type Report } from "./report.js";
+import { writeNdjsonTables } from "./tables.js";
+
+/**
+ * DuckDB (@duckdb/node-api, an optional dependency) is loaded here only, on demand: `pisess sql` and
+ * `pisess tables --format parquet` need it; nothing else does.
+ */
+
+type DuckApi = typeof import("@duckdb/node-api");
+type Connection = Awaited<ReturnType<Awaited<ReturnType<DuckApi["DuckDBInstance"]["create"]>>["connect"]>>;
+
+export interface Duck {
+  conn: Connection;
+  close(): void;
+}
+
+export async function openDuck(): Promise<Duck> {
+  let api: DuckApi;
+  try {
+    api = await import("@duckdb/node-api");
+  } catch {
+    throw new ReportError(
+      "this needs DuckDB, an optional dependency that is not installed: npm install @duckdb/node-api (or use tables --format ndjson)",
+    );
+  }
+  const instance = await api.DuckDBInstance.create(":memory:");
+  const conn = await instance.connect();
+  // Timestamps are shown in UTC whatever the machine's zone.
+  await conn.run("SET TimeZone = 'UTC'");
+  return {
+    conn,
+    close() {
+      conn.closeSync();
+      instance.closeSync();
+    },
+  };
+}
+
+const DUCK_TYPE: Record<ColumnType, string> = {
+  string: "VARCHAR",
+  integer: "BIGINT",
+  number: "DOUBLE",
+  boolean: "BOOLEAN",
+  timestamp: "TIMESTAMPTZ",
+  json: "VARCHAR",
+};
+
+function quote(s: string): string {
+  return `'${s.replace(/'/g, "''")}'`;
+}
+
+/** read_json with the table's declared columns and types, so an empty table still has them. */
+export function readNdjsonExpr(table: TableName, path: string): string {
+  const cols = TABLES[table].columns.map((c) => `${quote(c.name)}: ${quote(DUCK_TYPE[c.type])}`).join(", ");
+  return `read_json(${quote(path)}, format = 'newline_delimited', columns = {${cols}})`;
+}
+
+export async function copyToParquet(duck: Duck, table: TableName, ndjson: string, parquet: string): Promise<void> {
+  await duck.conn.run(`COPY (SELECT * FROM ${readNdjsonExpr(table, ndjson)}) TO ${quote(parquet)} (FORMAT parquet)`);
+}
+
+/** Views named as the tables over files written by `pisess tables` (parquet or ndjson, whichever is there). */
+export async function createViews(duck: Duck, dir: string): Promise<void> {
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    throw new ReportError(`--tables ${dir}: not a readable directory`);
+  }
+  for (const t of TABLE_NAMES) {
+    let from: string;
+    if (names.includes(`${t}.parquet`)) from = `read_parquet(${quote(join(dir, `${t}.parquet`))})`;
+    else if (names.includes(`${t}.ndjson`)) from = readNdjsonExpr(t, join(dir, `${t}.ndjson`));
+    else throw new ReportError(`--tables ${dir}: no ${t}.parquet or ${t}.ndjson (write them with pisess tables)`);
+    await duck.conn.run(`CREATE VIEW ${t} AS SELECT * FROM ${from}`);
+  }
+}
+
+export interface SqlOptions {
+  query: string;
+  targets?: string[];
+  /** Tables written by `pisess tables`, instead of reading sessions. */
+  tables?: string;
+  env: PiEnv;
+  cwd: string;
+  onProgress?: (done: number, total: number) => void;
+}
+
+export interface SqlData {
+  columns: string[];
+  types: string[];
+  rows: SqlValue[][];
+  failures: FleetFailure[];
+  damage: DamageNote[];
+  missingRoot?: string;
+}
+
+const INTEGER = /^(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|UTINYINT|USMALLINT|UINTEGER|UBIGINT|UHUGEINT)$/;
+
+/** `pisess sql`: a query over the tables (as views), with embedded DuckDB. */
+export async function sqlReport(opts: SqlOptions): Promise<Report<SqlData>> {
+  if (opts.tables !== undefined && (opts.targets ?? []).length > 0)
+    throw new ReportError("--tables reads written tables: give no session paths with it");
+  const duck = await openDuck();
+  let work: string | undefined;
+  const data: SqlData = { columns: [], types: [], rows: [], failures: [], damage: [] };
+  try {
+    if (opts.tables !== undefined) await createViews(duck, opts.tables);
+    else {
+      work = await mkdtemp(join(tmpdir(), "pisess-sql-"));
+      const t = await writeNdjsonTables(opts.targets ?? [], work, opts.env, opts.cwd, opts.onProgress);
+      data.failures = t.failures;
+      data.damage = t.damage;
+      if (t.missingRoot !== undefined) data.missingRoot = t.missingRoot;
+      await createViews(duck, work);
+    }
+    let reader: Awaited<ReturnType<Connection["runAndReadAll"]>>;
+    try {
+      reader = await duck.conn.runAndReadAll(opts.query);
+    } catch (err) {
+      throw new ReportError(`query: ${(err instanceof Error ? err.message : String(err)).split("\n")[0]}`);
+    }
+    data.columns = reader.columnNames();
+    data.types = reader.columnTypes().map(String);
+    const ints = data.types.map((t) => INTEGER.test(t));
+    data.rows = (reader.getRowsJson() as SqlValue[][]).map((row) =>
+      row.map((v, i) => (ints[i] && typeof v === "string" && Number.isSafeInteger(Number(v)) ? Number(v) : v)),
+    );
+    return { data, diagnostics: [], exitCode: data.failures.length > 0 ? 2 : 0 };
+  } finally {
+    duck.close();
+    if (work !== undefined) await rm(work, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,158 @@
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import { describe, expect, it } from "vitest";
+import { TABLE_NAMES, tableSchema } from "../src/ops/fleet-tables.js";
+import { sqlReport } from "../src/reports/sql.js";
+import { tablesReport } from "../src/reports/tables.js";
+import { fingerprint, fixture, ROOT, runCli } from "./helpers.js";
+
+/** `pisess tables` and `pisess sql`, read back with DuckDB; expected values from the fixture files (JSON.parse). */
+
+type Json = Record<string, any>;
+const SESSIONS = fixture("fleet", "sessions");
+const env = { HOME: "/nonexistent", PI_CODING_AGENT_DIR: "/nonexistent" };
+
+function files(): string[] {
+  return (readdirSync(SESSIONS, { recursive: true }) as string[]).filter((f) => f.endsWith(".jsonl")).map((f) => join(SESSIONS, f));
+}
+
+function objects(path: string): Json[] {
+  const out: Json[] = [];
+  for (const l of readFileSync(path, "utf8").split("\n")) {
+    try {
+      const o = JSON.parse(l);
+      if (o && typeof o === "object" && !Array.isArray(o)) out.push(o);
+    } catch {
+      // damaged line
+    }
+  }
+  return out;
+}
+
+const ENTRIES = files().flatMap((f) => objects(f).slice(1));
+const EXPECT = {
+  sessions: files().length,
+  entries: ENTRIES.length,
+  messages: ENTRIES.filter((e) => e.type === "message").length,
+  tool_calls: ENTRIES.flatMap((e) => (e.message?.role === "assistant" ? e.message.content.filter((b: Json) => b.type === "toolCall") : []))
+    .length,
+  usage: ENTRIES.filter((e) => e.message?.role === "assistant" || (e.type !== "message" && e.usage)).length,
+};
+
+const tmp = () => mkdtempSync(join(tmpdir(), "pisess-tables-test-"));
+
+async function query(sql: string) {
+  return (await sqlReport({ query: sql, tables: OUT_PARQUET, env, cwd: "/" })).data;
+}
+
+let OUT_PARQUET = "";
+
+describe("tables", () => {
+  it("parquet: DuckDB reads back every table with the expected row counts and types", async () => {
+    OUT_PARQUET = join(tmp(), "out");
+    const before = files().map(fingerprint);
+    const r = await tablesReport({ targets: [SESSIONS], out: OUT_PARQUET, format: "parquet", env, cwd: "/" });
+    expect(r.data.rows).toEqual(EXPECT);
+    expect(files().map(fingerprint)).toEqual(before);
+    for (const t of TABLE_NAMES) {
+      const n = await query(`SELECT count(*) AS n FROM read_parquet('${join(OUT_PARQUET, `${t}.parquet`)}')`);
+      expect([t, n.rows[0]?.[0]]).toEqual([t, EXPECT[t]]);
+    }
+    const types = await query(`SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM usage)`);
+    const byName = Object.fromEntries(types.rows.map((r) => [r[0], r[1]]));
+    expect(byName).toMatchObject({
+      line: "BIGINT",
+      cost: "DOUBLE",
+      is_copied: "BOOLEAN",
+      timestamp: "TIMESTAMP WITH TIME ZONE",
+      model: "VARCHAR",
+    });
+  });
+
+  it("known values: a failed bash call, copied rows of a fork, the cost counted once", async () => {
+    const bash = await query("SELECT session, line, result_line, is_error, duration_ms, arguments FROM tool_calls WHERE tool = 'bash'");
+    expect(bash.rows).toEqual([[join(SESSIONS, "--home-dev-proj-b--", "b-branchy.jsonl"), 3, 4, true, 2000, '{"command":"false"}']]);
+    const copied = await query("SELECT count(*) FROM messages WHERE is_copied AND session LIKE '%/a-fork.jsonl'");
+    expect(copied.rows[0]?.[0]).toBe(4);
+    // Cost of every spend record not copied, from the files.
+    const keysOf = (p: string) => new Set(objects(p).map((e) => `${e.id}|${e.timestamp}`));
+    let want = 0;
+    for (const f of files()) {
+      const h = objects(f)[0] as Json;
+      const ref = h.parentSession || h.branchedFrom;
+      let parent = new Set<string>();
+      try {
+        if (ref) parent = keysOf(join(f, "..", ref));
+      } catch {
+        // no parent on disk
+      }
+      for (const e of objects(f).slice(1)) {
+        const u = e.type === "message" ? e.message?.usage : e.usage;
+        if (u && !parent.has(`${e.id}|${e.timestamp}`)) want += u.cost.total;
+      }
+    }
+    const got = await query("SELECT sum(cost) FROM usage WHERE NOT is_copied");
+    expect(got.rows[0]?.[0]).toBeCloseTo(want, 9);
+    const s = await query("SELECT copied_entries, parent_exists FROM sessions WHERE file LIKE '%/c-fork.jsonl'");
+    expect(s.rows).toEqual([[2, true]]);
+  });
+
+  it("ndjson: every row matches its table's JSON Schema, and the shipped schemas are the current ones", async () => {
+    const out = join(tmp(), "nd");
+    await tablesReport({ targets: [SESSIONS], out, format: "ndjson", env, cwd: "/" });
+    const ajv = new Ajv2020({ strict: false, validateFormats: false });
+    for (const t of TABLE_NAMES) {
+      const shipped = JSON.parse(readFileSync(join(ROOT, "schemas", "tables", `${t}.json`), "utf8"));
+      expect(shipped).toEqual(tableSchema(t));
+      const validate = ajv.compile(shipped);
+      const rows = readFileSync(join(out, `${t}.ndjson`), "utf8")
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l));
+      expect(rows).toHaveLength(EXPECT[t]);
+      for (const row of rows) expect([t, validate(row), validate.errors ?? null]).toEqual([t, true, null]);
+    }
+  });
+
+  it("--out must be new or empty (exit 2), nothing written", () => {
+    const dir = tmp();
+    writeFileSync(join(dir, "keep.txt"), "x");
+    const r = runCli(["tables", SESSIONS, "--out", dir, "--format", "ndjson"]);
+    expect([r.code, r.stderr]).toEqual([2, expect.stringContaining("not empty")]);
+    expect(readdirSync(dir)).toEqual(["keep.txt"]);
+  });
+});
+
+describe("sql CLI", () => {
+  const q = "SELECT tool, count(*) AS calls, count(*) FILTER (WHERE is_error) AS errors FROM tool_calls GROUP BY tool ORDER BY tool";
+  const want = [
+    { tool: "bash", calls: 1, errors: 1 },
+    { tool: "read", calls: 3, errors: 0 },
+  ];
+
+  it("over session files: --json, --ndjson, --csv and the table", () => {
+    const j = runCli(["sql", q, SESSIONS, "--json"]);
+    expect(j.code).toBe(0);
+    expect(JSON.parse(j.stdout)).toEqual({ columns: ["tool", "calls", "errors"], rows: want });
+    const nd = runCli(["sql", q, SESSIONS, "--ndjson"]);
+    expect(
+      nd.stdout
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l)),
+    ).toEqual(want);
+    expect(runCli(["sql", q, SESSIONS, "--csv"]).stdout).toBe("tool,calls,errors\r\nbash,1,1\r\nread,3,0\r\n");
+    expect(runCli(["sql", q, SESSIONS]).stdout).toMatch(/^tool\s+calls\s+errors\nbash\s+1\s+1\nread\s+3\s+0\n$/);
+  });
+
+  it("--tables reuses written tables; a bad query is one line, exit 2", async () => {
+    const out = join(tmp(), "t");
+    expect(runCli(["tables", SESSIONS, "--out", out]).code).toBe(0);
+    expect(JSON.parse(runCli(["sql", "--tables", out, q, "--json"]).stdout).rows).toEqual(want);
+    const bad = runCli(["sql", "--tables", out, "SELECT nope FROM sessions"]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr.trim().split("\n")).toHaveLength(1);
+  });
+});
