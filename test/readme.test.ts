@@ -38,7 +38,8 @@ function examples(): string[] {
     for (const line of (m[1] as string).split("\n")) {
       // A quoted jq program may span lines: keep reading until its quotes close.
       const t = open ? `${open}\n${line}` : line.trim();
-      if ((t.match(/'/g) ?? []).length % 2 === 1) {
+      // A quoted jq program or SQL query may span lines: keep reading until its quotes close.
+      if ((t.match(/'/g) ?? []).length % 2 === 1 || (t.match(/"/g) ?? []).length % 2 === 1) {
         open = t;
         continue;
       }

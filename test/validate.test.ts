@@ -25,7 +25,7 @@ const faultsText = once(() => runCli(["validate", "fixtures/corpus/gen-v3-faults
 async function validateText(inputs: string[], o: { quiet?: boolean; color?: boolean } = {}): Promise<string> {
   const r = await validateReport({ inputs, quiet: o.quiet === true, open: openFile });
   const style = makeStyle(o.color === true);
-  return `${[...validateFindingLines(r.data.shown, style), ...validateSummaryLines(r.data.summary, style)].join("\n")}\n`;
+  return `${[...validateFindingLines(r.data.shown, style), ...validateSummaryLines(r.data.summary, style, r.data.hidden)].join("\n")}\n`;
 }
 
 async function check(path: string, strict = false): Promise<Diagnostic[]> {
