@@ -276,6 +276,7 @@ function rowElement(row: Row, i: number): HTMLElement {
   const div = el("div", "row");
   div.style.top = `${i * ROW_HEIGHT}px`;
   div.dataset.index = String(rec.index);
+  div.dataset.line = String(rec.line);
   if (onPath.has(rec)) div.classList.add("on-path");
   if (rec === leaf) div.classList.add("selected");
   div.append(el("span", "prefix", prefixOf(row)));
