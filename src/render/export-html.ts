@@ -35,7 +35,7 @@ const sha256 = (s: string) => `'sha256-${createHash("sha256").update(s, "utf8").
 const CSS = `
 *{box-sizing:border-box}
 body{margin:0;font:14px/1.45 system-ui,sans-serif;color:#1d1d1f;background:#fafafa;display:grid;grid-template-rows:auto 1fr;height:100vh}
-header.top{padding:8px 14px;border-bottom:1px solid #ddd;background:#fff;display:flex;gap:18px;flex-wrap:wrap;max-height:40vh;overflow:auto}
+header.top{padding:8px 14px;border-bottom:1px solid #ddd;background:#fff;display:grid;grid-template-columns:minmax(0,1fr) 480px;gap:18px;max-height:42vh;overflow:auto}
 h1{font-size:17px;margin:0 0 6px}
 h2{font-size:15px;margin:4px 0}
 table.facts{border-collapse:collapse;font-size:12px}

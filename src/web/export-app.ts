@@ -132,6 +132,7 @@ function fromHash(): void {
   const rec = m ? recOfRef(decodeURIComponent(m[1] as string)) : undefined;
   leaf = rec ?? (recs[payload.leaf] as EntryRec);
   renderTree();
+  revealLeaf();
   renderContext();
   renderContextChart();
 }
@@ -222,15 +223,19 @@ function renderLeafChart(): void {
 let rows: Row[] = [];
 let onPath = new Set<EntryRec>();
 
+/** Deeper rows show their last levels only, after the depth: a long chain of branches stays readable. */
+const MAX_LEVELS = 8;
+
 function prefixOf(row: Row): string {
-  let s = "";
+  const levels: string[] = [];
   for (let level = 0; level < row.indent; level++) {
     const gutter = row.gutters.find((g) => g.position === level);
-    if (gutter) s += gutter.show ? "│  " : "   ";
-    else if (row.connector !== "none" && level === row.indent - 1) s += row.connector === "last" ? "└─ " : "├─ ";
-    else s += "   ";
+    if (gutter) levels.push(gutter.show ? "│  " : "   ");
+    else if (row.connector !== "none" && level === row.indent - 1) levels.push(row.connector === "last" ? "└─ " : "├─ ");
+    else levels.push("   ");
   }
-  return s;
+  if (levels.length <= MAX_LEVELS) return levels.join("");
+  return `${row.indent}⋯ ${levels.slice(-MAX_LEVELS).join("")}`;
 }
 
 /** The rows left after folding: a folded node's descendants follow it in pre-order, so they are skipped as a run. */
@@ -258,6 +263,17 @@ function renderTree(): void {
   const spacer = document.getElementById("tree-rows") as HTMLElement;
   spacer.style.height = `${rows.length * ROW_HEIGHT}px`;
   (document.getElementById("tree-count") as HTMLElement).textContent = `${rows.length} rows`;
+  drawRows();
+}
+
+/** Scrolls the tree so the selected entry's row is in sight (when the filter shows it). */
+function revealLeaf(): void {
+  const pane = document.getElementById("tree") as HTMLElement;
+  const i = rows.findIndex((r) => r.node.rec === leaf);
+  if (i < 0) return;
+  const top = i * ROW_HEIGHT;
+  if (top < pane.scrollTop || top > pane.scrollTop + pane.clientHeight - ROW_HEIGHT)
+    pane.scrollTop = Math.max(0, top - pane.clientHeight / 2);
   drawRows();
 }
 
