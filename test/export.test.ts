@@ -157,6 +157,21 @@ describe("export: output and read-only rules", () => {
     expect(fingerprint(src)).toEqual(before);
   });
 
+  it("reads only: every format of faulty, CRLF/BOM, pi-written and hostile files leaves bytes and mtimes unchanged", () => {
+    const inputs = [
+      ...["gen16-faults.jsonl", "gen-v3-cycle-crlf-bom.jsonl", "pi16-written.jsonl", "real-v1-large-session.jsonl"].map((f) => corpus(f)),
+      fixture("export", "hostile.jsonl"),
+    ];
+    const before = inputs.map(fingerprint);
+    for (const f of inputs) {
+      for (const format of ["html", "markdown", "jsonl"]) {
+        const r = runCli(["export", f, "--format", format]);
+        expect([0, 1], `${f} ${format}: ${r.stderr}`).toContain(r.code);
+      }
+    }
+    expect(inputs.map(fingerprint)).toEqual(before);
+  }, 120_000);
+
   it("picks the format from -o (.html) and writes HTML to a pipe by default", () => {
     const src = corpus("gen-v2.jsonl");
     const html = join(dir, "x.html");

@@ -1,6 +1,4 @@
 import { randomUUID } from "node:crypto";
-import { existsSync, readFileSync, realpathSync, statSync } from "node:fs";
-import { open } from "node:fs/promises";
 import { resolve } from "node:path";
 import type { Argv, CommandModule } from "yargs";
 import type { Session } from "../model/session.js";
@@ -10,8 +8,18 @@ import { exportHtml } from "../render/export-html.js";
 import { branchMarkdown } from "../render/export-markdown.js";
 import { sanitizeLine } from "../render/sanitize.js";
 import { resolveSessionFile } from "../reports/context.js";
-import { branchEntries, exportFacts, exportJsonl, exportPath, htmlPayload } from "../reports/export.js";
-import { CliError, isStdin, openInput, requestExit, writeOut, type GlobalArgs } from "./common.js";
+import {
+  branchEntries,
+  checkOutput,
+  exportFacts,
+  exportJsonl,
+  exportPath,
+  fileModified,
+  htmlPayload,
+  readBundle,
+  writeChunksTo,
+} from "../reports/export.js";
+import { isStdin, openInput, requestExit, writeOut, type GlobalArgs } from "./common.js";
 
 type Format = "html" | "markdown" | "jsonl";
 
@@ -26,9 +34,6 @@ interface ExportArgs extends GlobalArgs {
   images: boolean;
 }
 
-/** The browser bundle (scripts/build-web.mjs); dist/ and src/ both sit one level below the package root. */
-const BUNDLE = new URL("../../dist/web/export-app.bundle.js", import.meta.url);
-
 function pickFormat(args: ExportArgs): Format {
   if (args.format) return args.format;
   const out = args.output?.toLowerCase();
@@ -38,33 +43,9 @@ function pickFormat(args: ExportArgs): Format {
   return process.stdout.isTTY === true && out === undefined ? "markdown" : "html";
 }
 
-/** Refuses an output that would overwrite the input, any existing session file, or anything without --force. */
-function checkOutput(out: string, input: string | undefined, force: boolean): void {
-  const same = (() => {
-    if (input === undefined || !existsSync(out)) return false;
-    try {
-      return realpathSync(out) === realpathSync(input);
-    } catch {
-      return resolve(out) === resolve(input);
-    }
-  })();
-  if (same) throw new CliError(`${out}: is the input file; export never writes to it`);
-  if (!existsSync(out)) return;
-  if (out.toLowerCase().endsWith(".jsonl"))
-    throw new CliError(`${out}: exists and is a .jsonl file; export never overwrites session files`);
-  if (statSync(out).isDirectory()) throw new CliError(`${out}: is a directory`);
-  if (!force) throw new CliError(`${out}: exists (use --force to overwrite)`);
-}
-
 async function writeChunks(chunks: Iterable<string>, out: string | undefined, force: boolean): Promise<void> {
   if (out === undefined) return writeOut(chunks);
-  // "wx" fails if the file appeared since the check: a race cannot make export overwrite anything.
-  const fh = await open(out, force ? "w" : "wx");
-  try {
-    for (const c of chunks) if (c) await fh.write(c);
-  } finally {
-    await fh.close();
-  }
+  return writeChunksTo(chunks, out, force);
 }
 
 export const exportCommand: CommandModule<object, ExportArgs> = {
@@ -114,7 +95,7 @@ export const exportCommand: CommandModule<object, ExportArgs> = {
         requestExit(1);
         return;
       }
-      const facts = await exportFacts(session, stdin ? null : statSync(file).mtime.toISOString());
+      const facts = await exportFacts(session, stdin ? null : fileModified(file));
       const rows = factRows(facts);
       if (format === "markdown") {
         await writeChunks(
@@ -131,14 +112,6 @@ export const exportCommand: CommandModule<object, ExportArgs> = {
     }
   },
 };
-
-function readBundle(): string {
-  try {
-    return readFileSync(BUNDLE, "utf8");
-  } catch {
-    throw new CliError("the HTML viewer is not built (dist/web/export-app.bundle.js); run npm run build");
-  }
-}
 
 async function jsonl(session: Session, args: ExportArgs, stdin: boolean): Promise<void> {
   const r = await exportJsonl(session, args.leaf, {

@@ -1,3 +1,6 @@
+import { existsSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { open } from "node:fs/promises";
+import { resolve } from "node:path";
 import { Readable } from "node:stream";
 import { checkSession } from "../check/validate.js";
 import { loadSession } from "../model/load.js";
@@ -11,7 +14,7 @@ import type { ExportFacts } from "../render/export-facts.js";
 import type { HtmlPayload } from "../render/export-html.js";
 import { infoReport } from "./info.js";
 import { entryRef } from "./refs.js";
-import type { Report } from "./report.js";
+import { ReportError, type Report } from "./report.js";
 
 /** Entry types and roles that only some pi versions write, shown as "features seen". */
 const FEATURE_TYPES = ["usage", "context_edit", "custom_message", "session_info", "label", "compaction", "branch_summary"];
@@ -164,4 +167,48 @@ export function htmlPayload(session: Session, leaf: EntryRec, facts: ExportFacts
     leaves,
     imagesDropped: !images,
   };
+}
+
+/** The browser bundle (scripts/build-web.mjs); dist/ and src/ both sit one level below the package root. */
+const BUNDLE = new URL("../../dist/web/export-app.bundle.js", import.meta.url);
+
+/** The HTML page's script, built by `npm run build`. */
+export function readBundle(): string {
+  try {
+    return readFileSync(BUNDLE, "utf8");
+  } catch {
+    throw new ReportError("the HTML viewer is not built (dist/web/export-app.bundle.js); run npm run build");
+  }
+}
+
+export function fileModified(path: string): string {
+  return statSync(path).mtime.toISOString();
+}
+
+/** Refuses an output that would overwrite the input, any existing session file, or anything without --force. */
+export function checkOutput(out: string, input: string | undefined, force: boolean): void {
+  if (!existsSync(out)) return;
+  let same = false;
+  if (input !== undefined) {
+    try {
+      same = realpathSync(out) === realpathSync(input);
+    } catch {
+      same = resolve(out) === resolve(input);
+    }
+  }
+  if (same) throw new ReportError(`${out}: is the input file; export never writes to it`);
+  if (out.toLowerCase().endsWith(".jsonl"))
+    throw new ReportError(`${out}: exists and is a .jsonl file; export never overwrites session files`);
+  if (statSync(out).isDirectory()) throw new ReportError(`${out}: is a directory`);
+  if (!force) throw new ReportError(`${out}: exists (use --force to overwrite)`);
+}
+
+/** Writes the export to OUT; "wx" without --force, so a file that appeared since the check is never overwritten. */
+export async function writeChunksTo(chunks: Iterable<string>, out: string, force: boolean): Promise<void> {
+  const fh = await open(out, force ? "w" : "wx");
+  try {
+    for (const c of chunks) if (c) await fh.write(c);
+  } finally {
+    await fh.close();
+  }
 }
