@@ -180,3 +180,30 @@ describe("export: output and read-only rules", () => {
     expect(runCli(["export", src]).stdout).toMatch(/^<!doctype html>/);
   });
 });
+
+describe("export --format html: the file itself", () => {
+  it("embeds data safely: no '<' or U+2028/2029 inside the JSON block, which parses back to the value", async () => {
+    const { scriptJson } = await import("../src/render/export-html.js");
+    const value = { a: "</script><script>alert(1)</script><!--", b: "line\u2028sep\u2029", c: ["<img onerror=x>"] };
+    const out = scriptJson(value);
+    expect(out).not.toMatch(/[<\u2028\u2029]/);
+    expect(JSON.parse(out)).toEqual(value);
+  });
+
+  it("allows nothing but its own script and style and data: images; --no-images drops image data", () => {
+    const r = runCli(["export", fixture("export", "hostile.jsonl"), "--format", "html"]);
+    expect(r.code).toBe(0);
+    const csp = /<meta http-equiv="Content-Security-Policy" content="([^"]+)">/.exec(r.stdout)?.[1] ?? "";
+    expect(csp).toMatch(/default-src 'none'/);
+    expect(csp).toMatch(/script-src 'sha256-[^']+'(;|$)/);
+    expect(csp).not.toMatch(/unsafe|https?:|\*/);
+    // Exactly two script elements: the JSON data and the page script; no src=, no external anything.
+    expect([...r.stdout.matchAll(/<script\b/g)].length).toBe(2);
+    expect(r.stdout).not.toMatch(/\b(src|href)="(https?:)?\/\//);
+    const png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+    expect(r.stdout).toContain(png);
+    const none = runCli(["export", fixture("export", "hostile.jsonl"), "--format", "html", "--no-images"]);
+    expect(none.code).toBe(0);
+    expect(none.stdout).not.toContain(png);
+  });
+});
