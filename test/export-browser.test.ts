@@ -113,7 +113,7 @@ function compare(got: Shown[], want: Obj[], where: string): void {
   for (const [i, m] of want.entries()) expect(words((got[i] as Shown).text), `${where} #${i + 1}`).toBe(words(expectedText(m)));
 }
 
-const FILES = ["gen16-branchy.jsonl", "gen16-edits.jsonl", "pi16-written.jsonl", "real-v1-before-compaction.jsonl"];
+const FILES = ["gen16-branchy.jsonl", "gen16-edits.jsonl", "gen16-faults.jsonl", "pi16-written.jsonl", "real-v1-before-compaction.jsonl"];
 
 describe.skipIf(!EXECUTABLE)("export --format html in Chromium", () => {
   let browser: Browser;

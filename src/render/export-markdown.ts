@@ -55,6 +55,12 @@ function bodyMd(rec: EntryRec, o: Obj): string[] {
     const m = isObj(o.message) ? o.message : {};
     if (m.role === "bashExecution") return [textBlock(`$ ${String(m.command ?? "")}\n${String(m.output ?? "")}`, "console")];
     if (m.role === "compactionSummary" || m.role === "branchSummary") return [textBlock(String(m.summary ?? ""), "markdown")];
+    if (m.role === "system" && isObj(m.sections)) {
+      const out = blocksMd(m.content);
+      for (const [name, text] of Object.entries(m.sections))
+        out.push(text === null ? `*section ${cell(name)} removed*` : `*section ${cell(name)}:*\n\n${textBlock(String(text), "markdown")}`);
+      return out;
+    }
     const out = blocksMd(m.content);
     if (typeof m.errorMessage === "string") out.push(`*error:* ${cell(m.errorMessage)}`);
     return out;
