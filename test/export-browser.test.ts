@@ -160,15 +160,21 @@ describe.skipIf(!EXECUTABLE)("export --format html in Chromium", () => {
   async function clickRow(page: Page, line: number): Promise<void> {
     await page.selectOption("#filter", "all");
     const row = page.locator(`#tree .row[data-line="${line}"]`);
-    await page.$eval("#tree", (t) => {
-      t.scrollTop = 0;
-    });
-    for (let i = 0; i < 500 && (await row.count()) === 0; i++) {
-      await page.$eval("#tree", (t) => {
-        t.scrollTop += t.clientHeight;
-      });
-      await page.waitForTimeout(10);
-    }
+    // Scrolls in the page, a frame at a time, so the virtual list has drawn before each look (load-independent).
+    const found = await page.evaluate(async (want) => {
+      const pane = document.getElementById("tree") as HTMLElement;
+      const frame = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r(null))));
+      pane.scrollTop = 0;
+      await frame();
+      for (let i = 0; i < 5000; i++) {
+        if (pane.querySelector(`.row[data-line="${want}"]`)) return true;
+        if (pane.scrollTop + pane.clientHeight >= pane.scrollHeight) return false;
+        pane.scrollTop += pane.clientHeight / 2;
+        await frame();
+      }
+      return false;
+    }, line);
+    expect(found, `row of line ${line}`).toBe(true);
     await row.click();
   }
 
