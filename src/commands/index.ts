@@ -12,6 +12,7 @@ export const commandLoaders: readonly (readonly [name: string, load: () => Promi
   ["tree", async () => (await import("./tree.js")).treeCommand],
   ["path", async () => (await import("./path.js")).pathCommand],
   ["context", async () => (await import("./context.js")).contextCommand],
+  ["export", async () => (await import("./export.js")).exportCommand],
   ["diff", async () => (await import("./diff.js")).diffCommand],
   ["ls", async () => (await import("./ls.js")).lsCommand],
   ["info", async () => (await import("./info.js")).infoCommand],

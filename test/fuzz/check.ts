@@ -107,7 +107,7 @@ const STACK_LINE = /^\s+at (?:async )?\S.*(?::\d+:\d+\)?|\(native\)|<anonymous>\
 // C0 (but tab and newline), DEL, C1, bidi embeddings/overrides/isolates: none should reach a terminal raw.
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/u;
 
-function escape(s: string): string {
+function escapeText(s: string): string {
   return JSON.stringify(s.length > 300 ? `${s.slice(0, 300)}…` : s);
 }
 
@@ -128,13 +128,13 @@ export function checkResult(argv: readonly string[], res: ProcResult, allowedDep
   if (res.code !== 0 && res.code !== 1 && res.code !== 2) ps.push({ kind: "exit-code", detail: `exit ${res.code}` });
   const stderr = res.stderr.toString("utf8");
   const firstErr = stderr.split("\n").find((l) => l.trim() !== "") ?? "";
-  if (STACK_LINE.test(stderr) || stderr.includes("node:internal")) ps.push({ kind: "stack-trace", detail: escape(firstErr) });
-  if (stderr.includes("(run with --debug for details)")) ps.push({ kind: "internal-error", detail: escape(firstErr) });
+  if (STACK_LINE.test(stderr) || stderr.includes("node:internal")) ps.push({ kind: "stack-trace", detail: escapeText(firstErr) });
+  if (stderr.includes("(run with --debug for details)")) ps.push({ kind: "internal-error", detail: escapeText(firstErr) });
   const ctl = CONTROL.exec(stderr);
   if (ctl) {
     const lineStart = stderr.lastIndexOf("\n", ctl.index) + 1;
     const line = stderr.slice(lineStart, stderr.indexOf("\n", ctl.index) === -1 ? undefined : stderr.indexOf("\n", ctl.index));
-    ps.push({ kind: "stderr-control", detail: `U+${(ctl[0].codePointAt(0) ?? 0).toString(16).padStart(4, "0")} in ${escape(line)}` });
+    ps.push({ kind: "stderr-control", detail: `U+${(ctl[0].codePointAt(0) ?? 0).toString(16).padStart(4, "0")} in ${escapeText(line)}` });
   }
   const mode = outputMode(argv);
   const stdout = res.stdout.toString("utf8");
@@ -148,7 +148,7 @@ export function checkResult(argv: readonly string[], res: ProcResult, allowedDep
         const d = jsonDepth(JSON.parse(stdout));
         if (d > allowedDepth) ps.push({ kind: "json-depth", detail: `depth ${d} > ${allowedDepth}` });
       } catch (e) {
-        ps.push({ kind: "json-parse", detail: `${(e as Error).message} in ${escape(stdout.slice(0, 120))}` });
+        ps.push({ kind: "json-parse", detail: `${(e as Error).message} in ${escapeText(stdout.slice(0, 120))}` });
       }
     }
   } else if (mode.ndjson && !mode.json) {
@@ -159,7 +159,7 @@ export function checkResult(argv: readonly string[], res: ProcResult, allowedDep
       try {
         worst = Math.max(worst, jsonDepth(JSON.parse(l)));
       } catch (e) {
-        ps.push({ kind: "ndjson-parse", detail: `line ${i + 1}: ${(e as Error).message} in ${escape(l.slice(0, 120))}` });
+        ps.push({ kind: "ndjson-parse", detail: `line ${i + 1}: ${(e as Error).message} in ${escapeText(l.slice(0, 120))}` });
         break;
       }
     }

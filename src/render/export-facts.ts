@@ -1,0 +1,37 @@
+import type { InfoReport } from "./info.js";
+import { fmtCost, fmtInt, fmtTime, fmtTotals, kindLabel } from "./info-format.js";
+import { sanitizeLine } from "./sanitize.js";
+
+/** The header facts every export format shows: `pisess info`'s report and validate's findings counted by code. */
+export interface ExportFacts {
+  info: InfoReport;
+  /** The file's modification time (ISO), where it is a file. */
+  modified: string | null;
+  /** Format version and the entry types and roles of later pi versions found in the file. */
+  features: string[];
+  /** validate's findings (warnings and errors) by code, most frequent first. */
+  problems: { code: string; severity: string; count: number }[];
+}
+
+/** The header facts of an export, as label/value pairs (sanitized, one line each): Markdown and HTML show the same. */
+export function factRows(f: ExportFacts): [string, string][] {
+  const i = f.info;
+  const rows: [string, string][] = [];
+  rows.push(["file", sanitizeLine(i.file)]);
+  rows.push(["name", i.name === null ? "(none)" : sanitizeLine(i.name)]);
+  rows.push(["id", sanitizeLine(i.header?.id ?? "?")]);
+  rows.push(["cwd", sanitizeLine(i.header?.cwd ?? "?")]);
+  if (i.header?.parentSession) rows.push(["parent session", sanitizeLine(i.header.parentSession)]);
+  rows.push(["created", i.header?.created ? fmtTime(i.header.created) : "?"]);
+  rows.push(["modified", f.modified === null ? "?" : fmtTime(f.modified)]);
+  rows.push(["features seen", f.features.map(sanitizeLine).join(", ")]);
+  rows.push(["models", i.modelsUsed.map((m) => sanitizeLine(`${m.provider}/${m.model}`)).join(", ") || "(none)"]);
+  rows.push(["tokens", fmtTotals(i.totals)]);
+  for (const k of i.byKind) rows.push([`  ${kindLabel(k)}`, `${fmtInt(k.entries)} × ${fmtTotals(k)}`]);
+  rows.push(["cost", fmtCost(i.totals.cost)]);
+  rows.push(["entries", fmtInt(i.entries)]);
+  rows.push(["leaves", fmtInt(i.leaves.length)]);
+  rows.push(["compactions", fmtInt(i.compactions.length)]);
+  rows.push(["problems", f.problems.length === 0 ? "none" : f.problems.map((p) => `${p.code} ×${p.count} (${p.severity})`).join(", ")]);
+  return rows;
+}

@@ -1,0 +1,214 @@
+import { existsSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { open } from "node:fs/promises";
+import { resolve } from "node:path";
+import { Readable } from "node:stream";
+import { checkSession } from "../check/validate.js";
+import { loadSession } from "../model/load.js";
+import { readEntry, type Session } from "../model/session.js";
+import type { Diagnostic, EntryRec } from "../model/types.js";
+import { buildContext } from "../ops/context.js";
+import { exportEntries, exportHeader, type ExportHeaderFacts } from "../ops/export-jsonl.js";
+import { pathTo } from "../ops/path.js";
+import { cycleProblem } from "../ops/tree.js";
+import type { ExportFacts } from "../render/export-facts.js";
+import type { HtmlPayload } from "../render/export-html.js";
+import { infoReport } from "./info.js";
+import { entryRef } from "./refs.js";
+import { ReportError, type Report } from "./report.js";
+
+/** Entry types and roles that only some pi versions write, shown as "features seen". */
+const FEATURE_TYPES = ["usage", "context_edit", "custom_message", "session_info", "label", "compaction", "branch_summary"];
+const FEATURE_ROLES = ["system", "bashExecution", "custom", "branchSummary", "compactionSummary"];
+
+export async function exportFacts(session: Session, modified: string | null): Promise<ExportFacts> {
+  const info = (await infoReport(session)).data;
+  const features = [`v${String(session.version)}`];
+  for (const t of FEATURE_TYPES) if ((info.byType[t] ?? 0) > 0) features.push(t);
+  for (const r of FEATURE_ROLES) if ((info.byRole[r] ?? 0) > 0) features.push(`role ${r}`);
+  const counts = new Map<string, { code: string; severity: string; count: number }>();
+  for (const d of checkSession(session)) {
+    if (d.severity === "info") continue;
+    const c = counts.get(d.code) ?? { code: d.code, severity: d.severity, count: 0 };
+    c.count++;
+    counts.set(d.code, c);
+  }
+  const problems = [...counts.values()].sort((a, b) => b.count - a.count || (a.code < b.code ? -1 : 1));
+  return { info, modified, features, problems };
+}
+
+/** The path root → leaf, or the cycle diagnostic when there is none (exit 1). */
+export function exportPath(session: Session, leafRef: string): { leaf: EntryRec; path: EntryRec[] | null; diagnostics: Diagnostic[] } {
+  const leaf = entryRef(session, leafRef);
+  const r = pathTo(session, leaf);
+  if (!r.ok) return { leaf, path: null, diagnostics: [cycleProblem(session.file, r.cycle)] };
+  return { leaf, path: r.path, diagnostics: [] };
+}
+
+export interface JsonlExport {
+  leaf: EntryRec;
+  /** The lines of the new file, each without its newline. */
+  lines: string[];
+  /** Entries of the path left out, each with the finding that made it go (line = the original's line). */
+  leftOut: Diagnostic[];
+  /** Findings about the new file that leaving entries out could not fix (its header, …). */
+  remaining: Diagnostic[];
+  /** Whether pisess builds the same context at the new file's last entry as at the leaf of the original. */
+  sameContext: boolean;
+}
+
+function contextKey(session: Session, path: EntryRec[]): string {
+  const c = buildContext(session, path, (rec) => readEntry(session, rec));
+  return JSON.stringify([c.messages, c.thinkingLevel, c.model]);
+}
+
+/**
+ * `pisess export --format jsonl`: the path as a clean v3 file. The candidate file is loaded and validated in memory
+ * with the same checks `pisess validate` runs; entries with a warning or an error are left out (rechained) until
+ * it is clean, and the context at its last entry is compared with the original's at the leaf.
+ */
+export async function exportJsonl(session: Session, leafRef: string, header: ExportHeaderFacts): Promise<Report<JsonlExport | null>> {
+  const { leaf, path, diagnostics } = exportPath(session, leafRef);
+  if (path === null) return { data: null, diagnostics, exitCode: 1 };
+  const want = contextKey(session, path);
+  const leaveOut = new Set<EntryRec>();
+  // Entries whose finding stays: leaving them out would change the context (a branch summary whose fromId is off
+  // the path, a message pi sends although its schema is wrong).
+  const keep = new Set<EntryRec>();
+  const leftOut: Diagnostic[] = [];
+  const headLine = JSON.stringify(exportHeader(session, header));
+  for (;;) {
+    const kept = path.filter((r) => !leaveOut.has(r));
+    const lines = [headLine, ...exportEntries(session, path, leaveOut).map((o) => JSON.stringify(o))];
+    const name = "export";
+    const copy = await loadSession({ kind: "stream", name, stream: Readable.from([`${lines.join("\n")}\n`]) }, { name });
+    const found = checkSession(copy, { fileExists: () => true }).filter((d) => d.severity !== "info");
+    const entryOf = (d: Diagnostic) => (d.line !== null && d.line >= 2 ? kept[d.line - 2] : undefined);
+    const candidates = found.filter((d) => {
+      const rec = entryOf(d);
+      return rec !== undefined && !keep.has(rec);
+    });
+    let changed = false;
+    for (const d of candidates) {
+      const rec = entryOf(d) as EntryRec;
+      if (leaveOut.has(rec) || keep.has(rec)) continue;
+      leaveOut.add(rec);
+      if (
+        contextKey(
+          session,
+          path.filter((r) => !leaveOut.has(r)),
+        ) === want
+      ) {
+        leftOut.push({ ...d, file: session.file, line: rec.line });
+        changed = true;
+      } else {
+        leaveOut.delete(rec);
+        keep.add(rec);
+      }
+    }
+    if (!changed) {
+      const last = copy.defaultLeaf;
+      const copyPath = last ? pathTo(copy, last) : null;
+      const same = copyPath?.ok === true && contextKey(copy, copyPath.path) === want;
+      copy.store.close();
+      const remaining = found.map((d) => {
+        const rec = entryOf(d);
+        return { ...d, file: session.file, line: rec ? rec.line : null };
+      });
+      const exitCode = remaining.length > 0 || !same ? 1 : 0;
+      return { data: { leaf, lines, leftOut, remaining, sameContext: same }, diagnostics: [], exitCode };
+    }
+    copy.store.close();
+  }
+}
+
+/** The entries of the branch root → leaf, read whole one at a time (for the Markdown export). */
+export function* branchEntries(session: Session, path: readonly EntryRec[]): Generator<{ rec: EntryRec; entry: Record<string, unknown> }> {
+  for (const rec of path) yield { rec, entry: readEntry(session, rec) };
+}
+
+/** An entry line with every image block's data emptied (--no-images); other lines stay exactly as found. */
+function dropImages(line: string): string {
+  if (!line.includes('"image"')) return line;
+  const walk = (v: unknown): void => {
+    if (Array.isArray(v)) for (const x of v) walk(x);
+    else if (typeof v === "object" && v !== null) {
+      const o = v as Record<string, unknown>;
+      if (o.type === "image" && typeof o.data === "string") o.data = "";
+      for (const x of Object.values(o)) walk(x);
+    }
+  };
+  const o = JSON.parse(line) as unknown;
+  walk(o);
+  return JSON.stringify(o);
+}
+
+export function htmlPayload(session: Session, leaf: EntryRec, facts: ExportFacts, rows: [string, string][], images: boolean): HtmlPayload {
+  const byId = [...session.byId].map(([id, rec]) => [id, rec.index] as [string, number]);
+  const lines = session.entries.map((r) => (images ? session.store.rawLine(r) : dropImages(session.store.rawLine(r))));
+  const byLine = new Map(session.entries.map((r) => [r.line, r]));
+  const leaves = facts.info.leaves.map((l) => {
+    const rec = byLine.get(l.line) as EntryRec;
+    const t = l.totals;
+    return { index: rec.index, input: t.input, output: t.output, cacheRead: t.cacheRead, cacheWrite: t.cacheWrite, cost: t.cost };
+  });
+  return {
+    file: session.file,
+    header: session.header,
+    headerLine: session.headerLine,
+    version: session.version,
+    recs: session.entries,
+    lines,
+    byId,
+    labels: [...session.labels],
+    sessionName: session.sessionName ?? null,
+    defaultLeaf: session.defaultLeaf?.index ?? null,
+    leaf: leaf.index,
+    facts: rows,
+    leaves,
+    imagesDropped: !images,
+  };
+}
+
+/** The browser bundle (scripts/build-web.mjs); dist/ and src/ both sit one level below the package root. */
+const BUNDLE = new URL("../../dist/web/export-app.bundle.js", import.meta.url);
+
+/** The HTML page's script, built by `npm run build`. */
+export function readBundle(): string {
+  try {
+    return readFileSync(BUNDLE, "utf8");
+  } catch {
+    throw new ReportError("the HTML viewer is not built (dist/web/export-app.bundle.js); run npm run build");
+  }
+}
+
+export function fileModified(path: string): string {
+  return statSync(path).mtime.toISOString();
+}
+
+/** Refuses an output that would overwrite the input, any existing session file, or anything without --force. */
+export function checkOutput(out: string, input: string | undefined, force: boolean): void {
+  if (!existsSync(out)) return;
+  let same = false;
+  if (input !== undefined) {
+    try {
+      same = realpathSync(out) === realpathSync(input);
+    } catch {
+      same = resolve(out) === resolve(input);
+    }
+  }
+  if (same) throw new ReportError(`${out}: is the input file; export never writes to it`);
+  if (out.toLowerCase().endsWith(".jsonl"))
+    throw new ReportError(`${out}: exists and is a .jsonl file; export never overwrites session files`);
+  if (statSync(out).isDirectory()) throw new ReportError(`${out}: is a directory`);
+  if (!force) throw new ReportError(`${out}: exists (use --force to overwrite)`);
+}
+
+/** Writes the export to OUT; "wx" without --force, so a file that appeared since the check is never overwritten. */
+export async function writeChunksTo(chunks: Iterable<string>, out: string, force: boolean): Promise<void> {
+  const fh = await open(out, force ? "w" : "wx");
+  try {
+    for (const c of chunks) if (c) await fh.write(c);
+  } finally {
+    await fh.close();
+  }
+}

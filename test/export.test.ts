@@ -1,0 +1,209 @@
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Readable } from "node:stream";
+import { describe, expect, it } from "vitest";
+import { checkSession } from "../src/check/validate.js";
+import { loadSession } from "../src/model/load.js";
+import { readEntry } from "../src/model/session.js";
+import { buildContext } from "../src/ops/context.js";
+import { pathTo } from "../src/ops/path.js";
+import { exportJsonl } from "../src/reports/export.js";
+import { corpus, fingerprint, fixture, ROOT, runCli } from "./helpers.js";
+
+interface Leaf {
+  line: number;
+  error?: string;
+  contextError?: unknown;
+  contextLeafLine?: number;
+  path?: number[];
+  context?: { thinkingLevel?: string; model?: unknown; messages: unknown[] };
+}
+
+const files = readdirSync(join(ROOT, "fixtures", "corpus")).filter((f) => f.endsWith(".jsonl"));
+const expected = (f: string): { leaves: Leaf[] } => JSON.parse(readFileSync(corpus(f.replace(/\.jsonl$/, ".expected.json")), "utf8"));
+const json = (v: unknown): unknown => JSON.parse(JSON.stringify(v));
+const HEADER = { id: "0196f000-0000-7000-8000-000000000001", timestamp: "2026-01-01T00:00:00.000Z" };
+
+describe("export --format jsonl: the new file's context at its last entry is pi's context at the leaf", () => {
+  it.each(files)("%s", async (f) => {
+    const session = await loadSession({ kind: "file", path: corpus(f) });
+    let checked = 0;
+    try {
+      for (const leaf of expected(f).leaves) {
+        if (leaf.error !== undefined || leaf.contextError !== undefined || !leaf.context) continue;
+        const r = await exportJsonl(session, `@${leaf.contextLeafLine ?? leaf.line}`, { ...HEADER, parentSession: corpus(f) });
+        const data = r.data;
+        if (data === null) throw new Error(`${f}:${leaf.line}: no export`);
+        const text = `${data.lines.join("\n")}\n`;
+        const copy = await loadSession({ kind: "stream", name: "copy", stream: Readable.from([text]) }, { name: "copy" });
+        const last = copy.defaultLeaf;
+        if (last === null) throw new Error("empty export");
+        const p = pathTo(copy, last);
+        if (!p.ok) throw new Error("cycle in export");
+        // Every entry of the new file is on one chain: the path, nothing else.
+        expect(p.path.length, `${f}:${leaf.line}`).toBe(copy.entries.length);
+        const ctx = buildContext(copy, p.path, (rec) => readEntry(copy, rec));
+        expect(json({ thinkingLevel: ctx.thinkingLevel, model: ctx.model, messages: ctx.messages }), `${f}:${leaf.line}`).toEqual(
+          leaf.context,
+        );
+        // Clean, except for findings the export reports as kept (leaving those entries out would change the context).
+        const kept = new Set(data.remaining.map((d) => d.code));
+        const findings = checkSession(copy, { fileExists: () => true }).filter((d) => d.severity !== "info" && !kept.has(d.code));
+        expect(findings, `${f}:${leaf.line}`).toEqual([]);
+        copy.store.close();
+        checked++;
+      }
+    } finally {
+      session.store.close();
+    }
+    expect(checked).toBeGreaterThan(0);
+  });
+
+  it("writes a fresh v3 header naming the original as parentSession; the path's entries keep their ids", async () => {
+    const f = corpus("gen-v1.jsonl");
+    const r = runCli(["export", f, "--format", "jsonl"]);
+    expect(r.code).toBe(0);
+    const lines = r.stdout
+      .trimEnd()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    const head = lines[0] as Record<string, unknown>;
+    const original = JSON.parse(readFileSync(f, "utf8").split("\n")[0] as string) as Record<string, unknown>;
+    expect(head.type).toBe("session");
+    expect(head.version).toBe(3);
+    expect(head.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    expect(head.id).not.toBe(original.id);
+    expect(head.cwd).toBe(original.cwd);
+    expect(head.parentSession).toBe(f);
+    // v1 has no ids (pi invents them on load): one entry per path entry, each with its own id, chained.
+    const exp = JSON.parse(readFileSync(corpus("gen-v1.expected.json"), "utf8")) as { leaves: Leaf[] };
+    const def = exp.leaves.find((l) => (l as { default?: boolean }).default) as Leaf;
+    expect(lines.length - 1).toBe(def.path?.length);
+    expect(new Set(lines.slice(1).map((o) => o.id)).size).toBe(lines.length - 1);
+    for (let i = 1; i < lines.length; i++)
+      expect((lines[i] as Record<string, unknown>).parentId).toBe(i === 1 ? null : (lines[i - 1] as Record<string, unknown>).id);
+  });
+
+  it("reports each left-out line on stderr with its code", () => {
+    const r = runCli(["export", corpus("gen-v3-long.jsonl"), "--format", "jsonl"]);
+    expect(r.stderr).toMatch(/gen-v3-long\.jsonl:511: left out of the export: label-target-missing: /);
+    expect(r.stdout).not.toContain('"label":"before refactor');
+  });
+});
+
+describe("export --format markdown", () => {
+  it("holds the header facts and every entry of the branch root → leaf", () => {
+    const f = corpus("gen16-edits.jsonl");
+    const r = runCli(["export", f, "--format", "markdown", "--leaf", "@200"]);
+    expect(r.code).toBe(0);
+    const exp = expected("gen16-edits.jsonl").leaves;
+    const raw = readFileSync(f, "utf8").split("\n");
+    const header = JSON.parse(raw[0] as string) as { id: string; cwd: string };
+    expect(r.stdout).toContain(`| id | ${header.id} |`);
+    expect(r.stdout).toMatch(/\| problems \| .*schema-violation ×3 \(error\)/);
+    // The path to line 200 as pi resolves it: walk parentLine in expected.json.
+    const entries = (
+      JSON.parse(readFileSync(corpus("gen16-edits.expected.json"), "utf8")) as { entries: { line: number; parentLine: number | null }[] }
+    ).entries;
+    const parent = new Map(entries.map((e) => [e.line, e.parentLine]));
+    const path: number[] = [];
+    for (let l: number | null | undefined = 200; l != null; l = parent.get(l)) path.unshift(l);
+    const headings = [...r.stdout.matchAll(/^### \d+\. .* · line (\d+) · /gm)].map((m) => Number(m[1]));
+    expect(headings).toEqual(path);
+    expect(exp.length).toBeGreaterThan(0);
+  });
+
+  it("keeps hostile session text inside code fences (no raw HTML outside them)", () => {
+    const r = runCli(["export", fixture("export", "hostile.jsonl"), "--format", "markdown"]);
+    expect(r.code).toBe(0);
+    let inFence: string | null = null;
+    for (const line of r.stdout.split("\n")) {
+      const m = /^(`{3,})/.exec(line);
+      if (m && (inFence === null || (m[1] as string).length >= inFence.length)) {
+        inFence = inFence === null ? (m[1] as string) : null;
+        continue;
+      }
+      // Outside fences a "<" is escaped ("\\<"), which Markdown shows as text.
+      if (inFence === null) expect(line).not.toMatch(/(^|[^\\])<(script|img|svg|iframe|a |style)/i);
+    }
+    expect(r.stdout).not.toContain("\u202e");
+    expect(r.stdout).not.toContain("\u0007");
+  });
+});
+
+describe("export: output and read-only rules", () => {
+  const dir = mkdtempSync(join(tmpdir(), "pisess-export-"));
+
+  it("refuses (exit 2) the input file, an existing .jsonl, or an existing file without --force; the input is unchanged", () => {
+    const src = join(dir, "s.jsonl");
+    writeFileSync(src, readFileSync(corpus("gen-v3-branchy.jsonl")));
+    const before = fingerprint(src);
+    expect(runCli(["export", src, "-o", src, "--format", "markdown"]).code).toBe(2);
+    const other = join(dir, "other.jsonl");
+    writeFileSync(other, "x\n");
+    const r = runCli(["export", src, "-o", other, "--format", "jsonl", "--force"]);
+    expect(r.code).toBe(2);
+    expect(readFileSync(other, "utf8")).toBe("x\n");
+    const md = join(dir, "out.md");
+    writeFileSync(md, "keep\n");
+    expect(runCli(["export", src, "-o", md]).code).toBe(2);
+    expect(readFileSync(md, "utf8")).toBe("keep\n");
+    expect(runCli(["export", src, "-o", md, "--force"]).code).toBe(0);
+    expect(readFileSync(md, "utf8")).toMatch(/^# Session/);
+    const fresh = join(dir, "new.jsonl");
+    expect(runCli(["export", src, "-o", fresh]).code).toBe(0);
+    expect(readFileSync(fresh, "utf8").split("\n")[0]).toContain('"type":"session"');
+    expect(fingerprint(src)).toEqual(before);
+  });
+
+  it("reads only: every format of faulty, CRLF/BOM, pi-written and hostile files leaves bytes and mtimes unchanged", () => {
+    const inputs = [
+      ...["gen16-faults.jsonl", "gen-v3-cycle-crlf-bom.jsonl", "pi16-written.jsonl", "real-v1-large-session.jsonl"].map((f) => corpus(f)),
+      fixture("export", "hostile.jsonl"),
+    ];
+    const before = inputs.map(fingerprint);
+    for (const f of inputs) {
+      for (const format of ["html", "markdown", "jsonl"]) {
+        const r = runCli(["export", f, "--format", format]);
+        expect([0, 1], `${f} ${format}: ${r.stderr}`).toContain(r.code);
+      }
+    }
+    expect(inputs.map(fingerprint)).toEqual(before);
+  }, 120_000);
+
+  it("picks the format from -o (.html) and writes HTML to a pipe by default", () => {
+    const src = corpus("gen-v2.jsonl");
+    const html = join(dir, "x.html");
+    expect(runCli(["export", src, "-o", html]).code).toBe(0);
+    expect(readFileSync(html, "utf8")).toMatch(/^<!doctype html>/);
+    expect(runCli(["export", src]).stdout).toMatch(/^<!doctype html>/);
+  });
+});
+
+describe("export --format html: the file itself", () => {
+  it("embeds data safely: no '<' or U+2028/2029 inside the JSON block, which parses back to the value", async () => {
+    const { scriptJson } = await import("../src/render/export-html.js");
+    const value = { a: "</script><script>alert(1)</script><!--", b: "line\u2028sep\u2029", c: ["<img onerror=x>"] };
+    const out = scriptJson(value);
+    expect(out).not.toMatch(/[<\u2028\u2029]/);
+    expect(JSON.parse(out)).toEqual(value);
+  });
+
+  it("allows nothing but its own script and style and data: images; --no-images drops image data", () => {
+    const r = runCli(["export", fixture("export", "hostile.jsonl"), "--format", "html"]);
+    expect(r.code).toBe(0);
+    const csp = /<meta http-equiv="Content-Security-Policy" content="([^"]+)">/.exec(r.stdout)?.[1] ?? "";
+    expect(csp).toMatch(/default-src 'none'/);
+    expect(csp).toMatch(/script-src 'sha256-[^']+'(;|$)/);
+    expect(csp).not.toMatch(/unsafe|https?:|\*/);
+    // Exactly two script elements: the JSON data and the page script; no src=, no external anything.
+    expect([...r.stdout.matchAll(/<script\b/g)].length).toBe(2);
+    expect(r.stdout).not.toMatch(/\b(src|href)="(https?:)?\/\//);
+    const png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+    expect(r.stdout).toContain(png);
+    const none = runCli(["export", fixture("export", "hostile.jsonl"), "--format", "html", "--no-images"]);
+    expect(none.code).toBe(0);
+    expect(none.stdout).not.toContain(png);
+  });
+});
