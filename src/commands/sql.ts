@@ -1,7 +1,7 @@
 import type { Argv, CommandModule } from "yargs";
 import { fleetProgress } from "../render/usage-progress.js";
 import { sqlCsv, sqlJson, sqlNdjson, sqlText } from "../render/sql.js";
-import { damageLine } from "../render/usage.js";
+import { fleetNoteLines } from "../render/usage.js";
 import { sqlReport } from "../reports/sql.js";
 import { requestExit, styleFor, writeOut, type GlobalArgs } from "./common.js";
 
@@ -49,9 +49,7 @@ export const sqlCommand: CommandModule<object, SqlArgs> = {
       progress?.stop();
     }
     const d = r.data;
-    if (d.missingRoot !== undefined) process.stderr.write(`pisess: no sessions folder ${d.missingRoot}\n`);
-    for (const f of d.failures) process.stderr.write(`pisess: ${f.path}: ${f.reason}\n`);
-    for (const n of d.damage) process.stderr.write(damageLine(n));
+    for (const line of fleetNoteLines(d)) process.stderr.write(line);
     if (args.json) await writeOut([sqlJson(d.columns, d.rows)]);
     else if (args.ndjson) await writeOut([sqlNdjson(d.columns, d.rows)]);
     else if (args.csv) await writeOut([sqlCsv(d.columns, d.rows)]);

@@ -1,6 +1,6 @@
 import type { Argv, CommandModule } from "yargs";
 import { fleetProgress } from "../render/usage-progress.js";
-import { damageLine } from "../render/usage.js";
+import { fleetNoteLines } from "../render/usage.js";
 import { tablesText } from "../render/tables.js";
 import { TABLE_FORMATS, type TableFormat, tablesReport } from "../reports/tables.js";
 import { requestExit, styleFor, writeOut, type GlobalArgs } from "./common.js";
@@ -41,11 +41,7 @@ export const tablesCommand: CommandModule<object, TablesArgs> = {
       progress?.stop();
     }
     const d = r.data;
-    if (d.missingRoot !== undefined) process.stderr.write(`pisess: no sessions folder ${d.missingRoot}\n`);
-    for (const f of d.failures) process.stderr.write(`pisess: ${f.path}: ${f.reason}\n`);
-    for (const n of d.damage) process.stderr.write(damageLine(n));
-    if (d.skipped.length > 0)
-      process.stderr.write(`pisess: skipped ${d.skipped.length} file${d.skipped.length === 1 ? "" : "s"} without a pi session header\n`);
+    for (const line of fleetNoteLines(d)) process.stderr.write(line);
     await writeOut([tablesText(d.files, d.rows, styleFor(args))]);
     requestExit(r.exitCode);
   },

@@ -1,6 +1,6 @@
 import type { Argv, CommandModule } from "yargs";
 import { GROUP_KEYS, type GroupKey } from "../ops/fleet-usage.js";
-import { damageLine, usageJson, usageNdjson, usageText } from "../render/usage.js";
+import { fleetNoteLines, usageJson, usageNdjson, usageText } from "../render/usage.js";
 import { fleetProgress } from "../render/usage-progress.js";
 import { usageReport } from "../reports/usage.js";
 import { CliError, requestExit, styleFor, writeOut, type GlobalArgs } from "./common.js";
@@ -66,11 +66,7 @@ export const usageCommand: CommandModule<object, UsageArgs> = {
       progress?.stop();
     }
     const d = r.data;
-    if (d.missingRoot !== undefined) process.stderr.write(`pisess: no sessions folder ${d.missingRoot}\n`);
-    for (const f of d.failures) process.stderr.write(`pisess: ${f.path}: ${f.reason}\n`);
-    for (const n of d.damage) process.stderr.write(damageLine(n));
-    if (d.skipped.length > 0)
-      process.stderr.write(`pisess: skipped ${d.skipped.length} file${d.skipped.length === 1 ? "" : "s"} without a pi session header\n`);
+    for (const line of fleetNoteLines(d)) process.stderr.write(line);
     if (args.json) await writeOut([usageJson(d.by, d.rows, d.totals)]);
     else if (args.ndjson) await writeOut([usageNdjson(d.by, d.rows)]);
     else await writeOut([usageText(d.by, d.rows, d.totals, styleFor(args))]);

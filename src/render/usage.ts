@@ -75,8 +75,27 @@ export function usageText(by: readonly GroupKey[], rows: UsageRow[], totals: Usa
   return `${tableText(t)}\n`;
 }
 
+/**
+ * The stderr notes of a fleet run (usage, tables, sql): a missing sessions folder, unreadable files, damaged files,
+ * files skipped for want of a header. Session paths are escaped: they reach a terminal.
+ */
+export function fleetNoteLines(d: {
+  missingRoot?: string | undefined;
+  failures: readonly { path: string; reason: string }[];
+  damage: readonly DamageNote[];
+  skipped?: readonly string[];
+}): string[] {
+  const out: string[] = [];
+  if (d.missingRoot !== undefined) out.push(`pisess: no sessions folder ${sanitizeLine(d.missingRoot)}\n`);
+  for (const f of d.failures) out.push(`pisess: ${sanitizeLine(f.path)}: ${sanitizeLine(f.reason)}\n`);
+  for (const n of d.damage) out.push(damageLine(n));
+  const skipped = d.skipped?.length ?? 0;
+  if (skipped > 0) out.push(`pisess: skipped ${skipped} file${skipped === 1 ? "" : "s"} without a pi session header\n`);
+  return out;
+}
+
 /** One stderr line per damaged file and code. */
 export function damageLine(n: DamageNote): string {
   const at = n.firstLine !== null ? ` (first at line ${n.firstLine})` : "";
-  return `pisess: ${n.file}: ${n.count}× ${n.code}${at}; counted every readable line\n`;
+  return `pisess: ${sanitizeLine(n.file)}: ${n.count}× ${n.code}${at}; counted every readable line\n`;
 }
