@@ -2,6 +2,7 @@ import { readLineBytes, LINE_CRLF, LINE_UNTERMINATED } from "../io/scan/index.js
 import type { Session } from "../model/session.js";
 import type { EntryRec } from "../model/types.js";
 import { base64Decoded, JsonBytes, type Member, type Span } from "./json-bytes.js";
+import { givesMessages } from "./context.js";
 
 /**
  * Where a byte sits. Every byte has exactly one place: a fork's copied entries count as "fork-copy" wherever they
@@ -429,19 +430,4 @@ export function entryPlaces(
   for (const rec of ctx.sources) places[rec.index] = "context";
   if (copied) for (const rec of session.entries) if (copied[rec.index] === 1) places[rec.index] = "fork-copy";
   return places;
-}
-
-/** Entries that add messages to a context when they are in it (pi's sessionEntryToContextMessages). */
-export function givesMessages(rec: EntryRec): boolean {
-  switch (rec.type) {
-    case "message":
-      return rec.hasMessage === true;
-    case "custom_message":
-    case "compaction":
-      return true;
-    case "branch_summary":
-      return rec.summaryEmpty !== true;
-    default:
-      return false;
-  }
 }

@@ -1,7 +1,6 @@
 import type { Session } from "../model/session.js";
 import type { Diagnostic, EntryRec } from "../model/types.js";
-import { givesMessages } from "./bloat.js";
-import { buildContext, contextSize, estimateMessageTokens, type SessionContext } from "./context.js";
+import { buildContext, contextSize, givesMessages, estimateMessageTokens, type SessionContext } from "./context.js";
 import { firstKeptNotMessage } from "./kept.js";
 
 type Obj = Record<string, unknown>;

@@ -94,6 +94,21 @@ function entryMessages(rec: EntryRec, o: Obj): unknown[] {
   }
 }
 
+/** Entries that add messages to a context when they are in it (pi's sessionEntryToContextMessages). */
+export function givesMessages(rec: EntryRec): boolean {
+  switch (rec.type) {
+    case "message":
+      return rec.hasMessage === true;
+    case "custom_message":
+    case "compaction":
+      return true;
+    case "branch_summary":
+      return rec.summaryEmpty !== true;
+    default:
+      return false;
+  }
+}
+
 /** A message with an edit's replacement content, as pi applies it; roles without editable content stay as they are. */
 function withReplacement(m: unknown, content: unknown): unknown {
   const o = m as Obj;
