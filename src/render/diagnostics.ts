@@ -10,6 +10,8 @@ const MESSAGES = {
   "malformed-json": "line is not valid JSON ({reason}); pi drops it silently",
   "non-object-line": "line holds a JSON {kind}, not an object; pi cannot use it",
   "truncated-line": "last line is cut off mid-JSON ({reason}), as a crash or full disk leaves it",
+  "incomplete-last-line":
+    "last line has no newline yet ({bytes} bytes) in a file modified in the last 5 seconds: a write in progress, left out of this reading",
   "blank-line": "blank line (pi skips it)",
   bom: "file starts with a byte order mark",
   crlf: "{lines} lines end in CRLF",
@@ -100,6 +102,7 @@ const TITLES: Record<Code, string> = {
   "malformed-json": "Line is not valid JSON",
   "non-object-line": "Line is valid JSON but not an object",
   "truncated-line": "Last line is cut off",
+  "incomplete-last-line": "Last line still being written",
   "blank-line": "Blank line",
   bom: "Byte order mark",
   crlf: "CRLF line endings",
