@@ -176,9 +176,9 @@ export class LineSplitter {
     }
   }
 
-  /** The bytes of the unfinished line held so far. */
-  get pendingLength(): number {
-    return this.pendingBytes;
+  /** The unfinished line held so far (bytes after the last newline), or null when there is none. */
+  held(): HeldTail | null {
+    return this.pendingBytes === 0 ? null : { line: this.lineNo + 1, offset: this.lineStart, length: this.pendingBytes };
   }
 
   /**
