@@ -14,6 +14,7 @@ export {
   LineSplitter,
   readLineBytes,
   type HeldTail,
+  snapshotHook,
   type SnapshotOptions,
   readLines,
   type LineSourceFacts,

@@ -100,6 +100,12 @@ export interface SnapshotOptions {
   now?: number;
 }
 
+/**
+ * For tests only: called with the path once a snapshot's size is taken and before its bytes are read, so that a
+ * test can grow the file at the worst moment. Null otherwise.
+ */
+export const snapshotHook: { afterSize: ((path: string) => void) | null } = { afterSize: null };
+
 /** Whether a file modified at `mtimeMs` counts as being written at `now` (a clock set back counts as live). */
 export function isLive(mtimeMs: number, now: number): boolean {
   return now - mtimeMs < LIVE_WINDOW_MS;
@@ -256,6 +262,7 @@ export async function readLines(
   try {
     const st = await fh.stat();
     live = isLive(st.mtimeMs, options.now ?? Date.now());
+    snapshotHook.afterSize?.(source.path);
     if (st.size > 0) {
       const stream = fh.createReadStream({ start: 0, end: st.size - 1, highWaterMark: chunkSize, autoClose: false });
       for await (const chunk of stream) splitter.push(chunk as Buffer);
@@ -281,6 +288,7 @@ export async function readLineBytes(
   try {
     const st = await fd.stat();
     const live = isLive(st.mtimeMs, options.now ?? Date.now());
+    snapshotHook.afterSize?.(path);
     /** Bytes of the snapshot not read yet. */
     let left = st.size;
     let buf = Buffer.allocUnsafeSlow(chunkSize);
