@@ -10,8 +10,7 @@ const MESSAGES = {
   "malformed-json": "line is not valid JSON ({reason}); pi drops it silently",
   "non-object-line": "line holds a JSON {kind}, not an object; pi cannot use it",
   "truncated-line": "last line is cut off mid-JSON ({reason}), as a crash or full disk leaves it",
-  "incomplete-last-line":
-    "last line has no newline yet ({bytes} bytes) in a file modified in the last 5 seconds: a write in progress, left out of this reading",
+  "incomplete-last-line": "last line has no newline yet ({bytes} bytes): a write still in progress, left out of this reading",
   "blank-line": "blank line (pi skips it)",
   bom: "file starts with a byte order mark",
   crlf: "{lines} lines end in CRLF",
