@@ -124,10 +124,7 @@ describe("follow --ndjson while a writer process appends, truncates and replaces
     for (const s of states) {
       const rows = (await treeOut(s, { output: "ndjson", filter: "all" })).stdout.split("\n").filter(Boolean);
       expect(rows.length).toBeGreaterThan(1);
-      const mine = printed.slice(
-        expected.findIndex((e) => e.state === s),
-        expected.findLastIndex((e) => e.state === s) + 1,
-      );
+      const mine = printed.filter((_, k) => (expected[k] as (typeof expected)[number]).state === s);
       for (const r of rows.map((x) => JSON.parse(x) as Record<string, unknown>)) {
         const o = mine.find((m) => m.line === r.line) as Record<string, unknown>;
         const pick = (x: Record<string, unknown>) => [x.id, x.line, x.parentId, x.depth, x.type, x.role, x.label];
