@@ -1,5 +1,4 @@
 import type { Argv, CommandModule } from "yargs";
-import { FileTail } from "../io/tail.js";
 import { diagnosticLine } from "../render/diagnostics.js";
 import { followLines, followNdjson, followStatus } from "../render/follow.js";
 import { sanitizeLine } from "../render/sanitize.js";
@@ -65,12 +64,6 @@ export const followCommand: CommandModule<object, FollowArgs> = {
   handler: async (args) => {
     const env = process.env;
     const file = args.file ?? (await resolveSessionFile({ session: args.session, allProjects: args.allProjects, cwd: process.cwd(), env }));
-    // Opened once here for a one-line error (missing, unreadable, a directory) before following starts.
-    try {
-      await (await FileTail.open(file, { watch: false })).close();
-    } catch (err) {
-      throw new CliError(`${file}: ${ioReason(err)}`);
-    }
     const style = styleFor(args);
     const width = terminalWidth(args.width);
     const tty = process.stderr.isTTY === true;
@@ -87,6 +80,7 @@ export const followCommand: CommandModule<object, FollowArgs> = {
       clearStatus();
       process.stderr.write(s);
     };
+    let started = false;
     try {
       const events = followSession({
         file,
@@ -100,10 +94,11 @@ export const followCommand: CommandModule<object, FollowArgs> = {
       for await (const ev of events) {
         switch (ev.kind) {
           case "open":
-            if (tty)
-              note(
-                `following ${sanitizeLine(ev.file)} (${ev.existing} entries${args.fromStart ? "" : " before; --from-start shows them"})\n`,
-              );
+            // Said off a terminal too: a script (or a test) knows from it when appends start to count as new.
+            started = true;
+            note(
+              `pisess follow: following ${sanitizeLine(ev.file)} (${ev.existing} entries${args.fromStart ? "" : " before, not shown"})\n`,
+            );
             break;
           case "entry":
             clearStatus();
@@ -138,6 +133,10 @@ export const followCommand: CommandModule<object, FollowArgs> = {
             break;
         }
       }
+    } catch (err) {
+      // The file could not be opened or read at the start (missing, unreadable, a directory): one line, exit 2.
+      if (!started && typeof (err as NodeJS.ErrnoException).code === "string") throw new CliError(`${file}: ${ioReason(err)}`);
+      throw err;
     } finally {
       process.off("SIGINT", stop);
       process.off("SIGTERM", stop);
