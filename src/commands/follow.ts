@@ -1,4 +1,6 @@
 import type { Argv, CommandModule } from "yargs";
+import type { Session } from "../model/session.js";
+import type { FollowTotals } from "../ops/follow.js";
 import { diagnosticLine } from "../render/diagnostics.js";
 import { followLines, followNdjson, followStatus } from "../render/follow.js";
 import { sanitizeLine } from "../render/sanitize.js";
@@ -80,6 +82,22 @@ export const followCommand: CommandModule<object, FollowArgs> = {
       clearStatus();
       process.stderr.write(s);
     };
+    let contextAt = 0;
+    let contextTokens: number | null = null;
+    /** The status line (a terminal only): totals and the context size, cut to the terminal's width. */
+    const drawStatus = (f: string, session: Session, totals: FollowTotals): void => {
+      if (!tty) return;
+      clearStatus();
+      // The context size reads the leaf's path back from the file: at most every 2 s on a busy session.
+      const now = Date.now();
+      if (now - contextAt >= 2000) {
+        contextAt = now;
+        contextTokens = followContextTokens(session);
+      }
+      status = followStatus(f, totals, contextTokens);
+      const cols = process.stderr.columns;
+      process.stderr.write(cols !== undefined && cols > 1 && status.length >= cols ? `${status.slice(0, cols - 2)}…` : status);
+    };
     let started = false;
     try {
       const events = followSession({
@@ -99,6 +117,7 @@ export const followCommand: CommandModule<object, FollowArgs> = {
             note(
               `pisess follow: following ${sanitizeLine(ev.file)} (${ev.existing} entries${args.fromStart ? "" : " before, not shown"})\n`,
             );
+            drawStatus(ev.file, ev.session, ev.totals);
             break;
           case "entry":
             clearStatus();
@@ -106,12 +125,7 @@ export const followCommand: CommandModule<object, FollowArgs> = {
             else await writeOut([`${followLines(ev.session, ev.rec, ev.step, { style, width }).join("\n")}\n`]);
             break;
           case "idle":
-            if (tty) {
-              clearStatus();
-              status = followStatus(ev.file, ev.totals, followContextTokens(ev.session));
-              const cols = process.stderr.columns;
-              process.stderr.write(cols !== undefined && cols > 1 && status.length >= cols ? `${status.slice(0, cols - 2)}…` : status);
-            }
+            drawStatus(ev.file, ev.session, ev.totals);
             break;
           case "reset":
             if (ev.held) note(diagnosticLine(ev.held));

@@ -31,7 +31,7 @@ export interface FollowOptions {
 
 export type FollowEvent =
   /** The file is open and its existing entries indexed. */
-  | { kind: "open"; file: string; session: Session; existing: number }
+  | { kind: "open"; file: string; session: Session; existing: number; totals: FollowTotals }
   | {
       kind: "entry";
       file: string;
@@ -147,7 +147,7 @@ export async function* followSession(opts: FollowOptions): AsyncGenerator<Follow
       cur.store.batch.clear();
       if (first) {
         first = false;
-        yield { kind: "open", file: cur.file, session: cur.ix.session(FACTS), existing: entries };
+        yield { kind: "open", file: cur.file, session: cur.ix.session(FACTS), existing: entries, totals: cur.state.totals };
       } else if (events.length > 0) {
         yield { kind: "idle", file: cur.file, session: cur.ix.session(FACTS), totals: cur.state.totals };
       }
