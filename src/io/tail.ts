@@ -15,6 +15,8 @@ export type TailEvent =
   | { kind: "gone"; held: HeldTail | null };
 
 const CHUNK = 1 << 16;
+/** At most this many bytes per read(): a big file is taken in steps, so a batch of lines never holds all of it. */
+const MAX_READ = 4 << 20;
 
 /**
  * Follows a file as another program appends to it: each read() reads only the bytes added since the last one,
@@ -34,6 +36,8 @@ export class FileTail {
   private lastByte = -1;
   private lastMtime = -1;
   private missing = 0;
+  /** The file's size at the last look. */
+  private size = 0;
   private watcher: FSWatcher | null = null;
   private wake: (() => void) | null = null;
   private changed = false;
@@ -64,6 +68,11 @@ export class FileTail {
     return this.splitter.held();
   }
 
+  /** The last read stopped short of the file's size (MAX_READ): call read() again without waiting. */
+  get behind(): boolean {
+    return this.offset < this.size;
+  }
+
   /** Bytes consumed so far of the current file. */
   get position(): number {
     return this.offset;
@@ -82,6 +91,8 @@ export class FileTail {
       this.missing++;
     }
     await this.drain();
+    // A replaced file is read to its end before the new one is opened (its last lines come first).
+    if (pathIno !== null && pathIno !== this.ino) while (this.behind) await this.drain();
     if (pathIno === null) {
       if (this.missing >= 2) this.batch.push({ kind: "gone", held: this.splitter.held() });
     } else if (pathIno !== this.ino) {
@@ -101,6 +112,7 @@ export class FileTail {
   private restart(): void {
     this.splitter = this.newSplitter();
     this.offset = 0;
+    this.size = 0;
     this.lastByte = -1;
     this.lastMtime = -1;
   }
@@ -116,7 +128,8 @@ export class FileTail {
       this.restart();
     }
     this.lastMtime = st.mtimeMs;
-    const size = st.size;
+    this.size = st.size;
+    const size = Math.min(st.size, this.offset + MAX_READ);
     while (this.offset < size) {
       const { bytesRead } = await this.fh.read(this.buf, 0, Math.min(CHUNK, size - this.offset), this.offset);
       if (bytesRead === 0) break;

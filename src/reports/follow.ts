@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { type PiEnv, cwdFolderName, mostRecentSession, sessionsDir } from "../io/discover.js";
 import { stat } from "node:fs/promises";
-import type { HeldTail, LineSourceFacts } from "../io/scan/index.js";
+import type { HeldTail, LineSourceFacts, RawLine } from "../io/scan/index.js";
 import { FileRangeReader } from "../io/store.js";
 import { FileTail } from "../io/tail.js";
 import { createIndexer, heldTailDiagnostic, type SessionIndexer } from "../model/load.js";
@@ -59,17 +59,17 @@ export async function projectSessionFolder(cwd: string, env: PiEnv): Promise<str
 }
 
 /**
- * Reads back entries of the followed file: the lines of the batch being reported from memory (they may be gone
- * from the path by the time they are read, if the file is replaced), older ones from the file by offset.
+ * Reads back entries of the followed file: the line being reported from memory (the path may hold another file by
+ * the time it is read back), older ones from the file by offset.
  */
 class BatchStore implements EntryStore {
-  readonly batch = new Map<number, string>();
+  line: RawLine | null = null;
   private readonly reader: FileRangeReader;
   constructor(path: string) {
     this.reader = new FileRangeReader(path);
   }
   rawLine(rec: EntryRec): string {
-    return this.batch.get(rec.line) ?? this.reader.read(rec.offset, rec.length);
+    return this.line !== null && this.line.line === rec.line ? this.line.text : this.reader.read(rec.offset, rec.length);
   }
   close(): void {
     this.reader.close();
@@ -115,10 +115,10 @@ export async function* followSession(opts: FollowOptions): AsyncGenerator<Follow
   let folderMtime = opts.newestIn !== undefined ? await mtimeOf(opts.newestIn) : -1;
   let lastChange = Date.now();
   let first = true;
+  let existing = 0;
   try {
     for (;;) {
       const events = await cur.tail.read();
-      let entries = 0;
       let gone: Diagnostic | null | undefined;
       for (const ev of events) {
         if (ev.kind === "reset") {
@@ -133,22 +133,26 @@ export async function* followSession(opts: FollowOptions): AsyncGenerator<Follow
           gone = held(cur.file, ev.held);
           break;
         }
-        cur.store.batch.set(ev.raw.line, ev.raw.text);
         const rec = cur.ix.line(ev.raw);
         if (rec === undefined) continue;
         const s = cur.ix.session(FACTS);
         const step = cur.state.step(s, rec);
-        entries++;
+        if (first) existing++;
         if (first && opts.fromStart !== true) continue;
         const e: FollowEvent = { kind: "entry", file: cur.file, session: s, rec, step, totals: cur.state.totals };
-        if (opts.wholeEntries) e.entry = readEntry(s, rec);
+        if (opts.wholeEntries) {
+          // Read from the line just read: the path may already hold another file.
+          cur.store.line = ev.raw;
+          e.entry = readEntry(s, rec);
+          cur.store.line = null;
+        }
         yield e;
       }
-      cur.store.batch.clear();
-      if (first) {
+      const behind = cur.tail.behind;
+      if (first && !behind) {
         first = false;
-        yield { kind: "open", file: cur.file, session: cur.ix.session(FACTS), existing: entries, totals: cur.state.totals };
-      } else if (events.length > 0) {
+        yield { kind: "open", file: cur.file, session: cur.ix.session(FACTS), existing, totals: cur.state.totals };
+      } else if (!first && !behind && events.length > 0) {
         yield { kind: "idle", file: cur.file, session: cur.ix.session(FACTS), totals: cur.state.totals };
       }
       if (gone !== undefined) {
@@ -172,6 +176,7 @@ export async function* followSession(opts: FollowOptions): AsyncGenerator<Follow
           }
         }
       }
+      if (behind && gone === undefined && !opts.signal?.aborted) continue;
       if (opts.signal?.aborted) {
         yield { kind: "end", file: cur.file, reason: "stopped", held: held(cur.file, cur.tail.held()) };
         return;
