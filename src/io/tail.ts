@@ -73,10 +73,6 @@ export class FileTail {
     return this.offset < this.size;
   }
 
-  /** Bytes consumed so far of the current file. */
-  get position(): number {
-    return this.offset;
-  }
 
   /** Reads what was appended since the last call (everything, on the first). */
   async read(): Promise<TailEvent[]> {

@@ -25,7 +25,7 @@ function cost(x: number): string {
 }
 
 /** The words of an announcement: the key facts of a compaction, branch summary, context edit or usage entry. */
-export function announcementText(a: Announcement): string {
+function announcementText(a: Announcement): string {
   switch (a.kind) {
     case "compaction":
       return `compaction: ${a.tokensBefore === null ? "?" : formatTokens(a.tokensBefore)} tokens before; kept from ${ref(a.firstKept)}`;

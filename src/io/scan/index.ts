@@ -9,7 +9,6 @@ export {
   LINE_CRLF,
   LINE_INVALID_UTF8,
   LINE_UNTERMINATED,
-  isLive,
   LIVE_WINDOW_MS,
   LineSplitter,
   readLineBytes,

@@ -107,7 +107,7 @@ export interface SnapshotOptions {
 export const snapshotHook: { afterSize: ((path: string) => void) | null } = { afterSize: null };
 
 /** Whether a file modified at `mtimeMs` counts as being written at `now` (a clock set back counts as live). */
-export function isLive(mtimeMs: number, now: number): boolean {
+function isLive(mtimeMs: number, now: number): boolean {
   return now - mtimeMs < LIVE_WINDOW_MS;
 }
 
