@@ -73,7 +73,6 @@ export class FileTail {
     return this.offset < this.size;
   }
 
-
   /** Reads what was appended since the last call (everything, on the first). */
   async read(): Promise<TailEvent[]> {
     this.batch = [];
