@@ -59,3 +59,13 @@ export { usageReport, type UsageOptions, type UsageData } from "./reports/usage.
 export { tablesReport, type TablesOptions, type TablesData } from "./reports/tables.js";
 export { sqlReport, type SqlOptions, type SqlData } from "./reports/sql.js";
 export { TABLES, TABLE_NAMES, tableSchema, type TableName } from "./ops/fleet-tables.js";
+export {
+  followSession,
+  followContextTokens,
+  projectSessionFolder,
+  type FollowOptions,
+  type FollowEvent,
+} from "./reports/follow.js";
+export { FollowState, type FollowStep, type FollowTotals, type Announcement } from "./ops/follow.js";
+export { FileTail, type TailEvent } from "./io/tail.js";
+export { LIVE_WINDOW_MS, type HeldTail } from "./io/scan/index.js";

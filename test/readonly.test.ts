@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Session } from "../src/model/session.js";
 import { contextReport } from "../src/reports/context.js";
 import { diffReport } from "../src/reports/diff.js";
+import { followSession } from "../src/reports/follow.js";
 import { grepReport } from "../src/reports/grep.js";
 import { infoReport } from "../src/reports/info.js";
 import { labelsReport } from "../src/reports/labels.js";
@@ -92,6 +93,9 @@ describe("read-only guarantee, every command", () => {
     ["ls", "--json"],
     ["ls", "--all-projects"],
     ["grep", "the", sessions],
+    ["follow", cycle, "--from-start", "--until-idle", "0.2"],
+    ["follow", bad, "--ndjson", "--from-start", "--until-idle", "0.2"],
+    ["follow", "--newest", "--until-idle", "0.2"],
   ];
   const results = new Map<string, CliResult>();
   let before: FileFingerprint[] = [];
@@ -142,6 +146,13 @@ describe("read-only guarantee, every command", () => {
         ["show leaf", () => withSession(f, (s) => showReport(s, { ref: "leaf" }).exitCode)],
         ["validate --strict", async () => (await validateReport({ inputs: [f], strict: true, open: openFile })).exitCode],
         ["diff --leaves", async () => (await diffReport({ file: f, leaves: true, open: openFile })).exitCode],
+        [
+          "follow --from-start --ndjson",
+          async () => {
+            for await (const ev of followSession({ file: f, fromStart: true, wholeEntries: true, untilIdleMs: 50, pollMs: 10 })) void ev;
+            return 0;
+          },
+        ],
       ];
       for (const [name, run] of runs) expect([0, 1, 2], `${name} ${f}`).toContain(await exitOf(run));
     }

@@ -1,5 +1,5 @@
 import { describe, it, expect, beforeAll } from "vitest";
-import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { execFileSync } from "node:child_process";
 import { loadSession } from "../src/model/load.js";
@@ -28,8 +28,10 @@ async function validateText(inputs: string[], o: { quiet?: boolean; color?: bool
   return `${[...validateFindingLines(r.data.shown, style), ...validateSummaryLines(r.data.summary, style, r.data.hidden)].join("\n")}\n`;
 }
 
-async function check(path: string, strict = false): Promise<Diagnostic[]> {
-  const s = await loadSession({ kind: "file", path }, { name: path });
+async function check(path: string, strict = false, live = false): Promise<Diagnostic[]> {
+  // A live file: read as if just after its last modification (the snapshot rule), without waiting or touching it.
+  const now = live ? { now: statSync(path).mtimeMs + 1000 } : {};
+  const s = await loadSession({ kind: "file", path }, { name: path, ...now });
   try {
     return checkSession(s, { strict });
   } finally {
@@ -53,11 +55,12 @@ type ValidateCode = Exclude<Code, keyof typeof OTHER_COMMANDS>;
 
 const SCENARIOS: Record<
   ValidateCode,
-  { line: number | null; column?: boolean; args?: Record<string, unknown>; also?: Code[]; strict?: boolean }
+  { line: number | null; column?: boolean; args?: Record<string, unknown>; also?: Code[]; strict?: boolean; live?: boolean }
 > = {
   "malformed-json": { line: 4, column: true },
   "non-object-line": { line: 4 },
   "truncated-line": { line: 4, column: true },
+  "incomplete-last-line": { line: 4, args: { bytes: 60 }, live: true },
   "blank-line": { line: 4 },
   bom: { line: 1 },
   crlf: { line: null, args: { lines: 3 } },
@@ -163,7 +166,7 @@ describe("validate: one fixture per code", () => {
 
   for (const [code, sc] of Object.entries(SCENARIOS)) {
     it(code, async () => {
-      const ds = await check(join(VDIR, `${code}.jsonl`), sc.strict === true);
+      const ds = await check(join(VDIR, `${code}.jsonl`), sc.strict === true, sc.live === true);
       const hit = ds.find((d) => d.code === code);
       expect(hit, JSON.stringify(ds)).toBeDefined();
       expect(hit!.severity).toBe(CODES[code as Code]);

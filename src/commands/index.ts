@@ -14,6 +14,7 @@ export const commandLoaders: readonly (readonly [name: string, load: () => Promi
   ["context", async () => (await import("./context.js")).contextCommand],
   ["export", async () => (await import("./export.js")).exportCommand],
   ["diff", async () => (await import("./diff.js")).diffCommand],
+  ["follow", async () => (await import("./follow.js")).followCommand],
   ["ls", async () => (await import("./ls.js")).lsCommand],
   ["info", async () => (await import("./info.js")).infoCommand],
   ["leaves", async () => (await import("./leaves.js")).leavesCommand],

@@ -11,6 +11,7 @@ export type CodeArgs = {
   "malformed-json": { reason: string };
   "non-object-line": { kind: string };
   "truncated-line": { reason: string };
+  "incomplete-last-line": { bytes: number };
   "blank-line": None;
   bom: None;
   crlf: { lines: number };
@@ -70,6 +71,7 @@ export const CODES = {
   "malformed-json": "error",
   "non-object-line": "error",
   "truncated-line": "error",
+  "incomplete-last-line": "info",
   "blank-line": "info",
   bom: "info",
   crlf: "info",

@@ -9,6 +9,7 @@ import {
   protectedKeys,
   readLineBytes,
   readLines,
+  type HeldTail,
   type LineSourceFacts,
   type RawLine,
   type Source,
@@ -38,6 +39,11 @@ export interface LoadOptions {
   detail?: "full" | "skeleton";
   /** Use the byte-level pre-pass for long lines (default true); false parses every line whole (for tests). */
   fastScan?: boolean;
+  /**
+   * The time (ms since the epoch) the snapshot rule compares the file's mtime with (io/scan/lines.ts,
+   * LIVE_WINDOW_MS); default: the clock when the file is opened. Tests set it instead of waiting.
+   */
+  now?: number;
 }
 
 /** The keys the pre-pass must not cut: the ones the index reads whole. */
@@ -98,6 +104,52 @@ export async function loadSession(source: Source, options: LoadOptions = {}): Pr
   const file = options.name ?? (source.kind === "file" ? source.path : source.name);
   const memory = source.kind === "file" ? null : new MemoryStore();
   const store: EntryStore = source.kind === "file" ? new FileStore(source.path) : (memory as MemoryStore);
+  const ix = createIndexer(file, source.kind === "file" ? source.path : undefined, store, memory, options);
+  const snapshot = options.now === undefined ? {} : { now: options.now };
+  // Skeleton mode: most lines are read by the byte-level scanner (skeleton.ts) straight from the chunk; the lines
+  // it is unsure about, and everything before the first parsed line, take the ordinary path.
+  const skeleton = options.detail === "skeleton" && memory === null && options.fastScan !== false;
+  let facts: LineSourceFacts;
+  try {
+    facts =
+      skeleton && source.kind === "file"
+        ? await readLineBytes(source.path, ix.onBytes, 1 << 20, snapshot)
+        : await readLines(source, ix.onLine, 1 << 20, { lazyText: true, ...snapshot });
+  } catch (err) {
+    store.close();
+    throw err;
+  }
+  return ix.finish(facts);
+}
+
+/** The finding for a live file's unterminated last line, left out of the reading (the snapshot rule). */
+export function heldTailDiagnostic(file: string, tail: HeldTail): Diagnostic {
+  return diag("incomplete-last-line", file, tail.line, { bytes: tail.length });
+}
+
+/**
+ * Builds a session index line by line, in file order: what loadSession does for a whole file, and what
+ * `pisess follow` does for lines as they are appended.
+ */
+export interface SessionIndexer {
+  /** Feeds the next line; returns the entry it added to the index, if it added one. */
+  line(raw: RawLine): EntryRec | undefined;
+  onLine(raw: RawLine): void;
+  onBytes(buf: Buffer, start: number, end: number, line: number, offset: number, flags: number): void;
+  /** The session as indexed so far (it shares the index, which goes on growing with further lines). */
+  session(facts: LineSourceFacts): Session;
+  /** The session once every line is in: whole-file findings added, v1 bookkeeping dropped. Call once. */
+  finish(facts: LineSourceFacts): Session;
+}
+
+/** An indexer for `file`, whose entries `store` reads back (`memory`: the store that keeps the lines, for streams). */
+export function createIndexer(
+  file: string,
+  path: string | undefined,
+  store: EntryStore,
+  memory: { put(line: number, text: string): void } | null,
+  options: LoadOptions = {},
+): SessionIndexer {
   const diagnostics: Diagnostic[] = [];
   const entries: EntryRec[] = [];
   const byId = new Map<string, EntryRec>();
@@ -127,9 +179,14 @@ export async function loadSession(source: Source, options: LoadOptions = {}): Pr
     }
   };
 
-  /** Indexes a record made by either path: role migration, type check, ids (last duplicate wins). */
+  const labels = new Map<string, string>();
+  let sessionName: string | undefined;
+  let added: EntryRec | undefined;
+
+  /** Indexes a record made by either path: role migration, type check, ids (last duplicate wins), labels. */
   const addRec = (rec: EntryRec, line: number): void => {
     entries.push(rec);
+    added = rec;
     if ((version as unknown as number) < 3 && rec.role === "hookMessage") rec.role = "custom";
     if (!KNOWN_ENTRY_TYPES.has(rec.type)) {
       diagnostics.push(diag("unknown-entry-type", file, line, { type: rec.type }, rec.id ? { entryId: rec.id } : {}));
@@ -141,6 +198,13 @@ export async function loadSession(source: Source, options: LoadOptions = {}): Pr
       }
       byId.set(rec.id, rec);
     }
+    // Labels and the name resolve as pi resolves them, in file order.
+    if (rec.type === "label" && rec.targetId !== undefined) {
+      if (rec.labelText) labels.set(rec.targetId, rec.labelText);
+      else labels.delete(rec.targetId);
+    } else if (rec.type === "session_info" && rec.name !== undefined && rec.name.trim() !== "") {
+      sessionName = rec.name.trim();
+    }
   };
 
   const onLine = (raw: RawLine): void => {
@@ -150,9 +214,6 @@ export async function loadSession(source: Source, options: LoadOptions = {}): Pr
     parseLine(raw);
   };
 
-  // Skeleton mode: most lines are read by the byte-level scanner (skeleton.ts) straight from the chunk; the lines
-  // it is unsure about, and everything before the first parsed line, take the ordinary path.
-  const skeleton = options.detail === "skeleton" && memory === null && fast;
   const onBytes = (buf: Buffer, start: number, end: number, line: number, offset: number, flags: number): void => {
     if ((flags & LINE_CRLF) !== 0) crlfLines++;
     const invalidUtf8 = (flags & LINE_INVALID_UTF8) !== 0;
@@ -283,36 +344,9 @@ export async function loadSession(source: Source, options: LoadOptions = {}): Pr
     addRec(rec, raw.line);
   };
 
-  let facts: LineSourceFacts;
-  try {
-    facts =
-      skeleton && source.kind === "file"
-        ? await readLineBytes(source.path, onBytes)
-        : await readLines(source, onLine, 1 << 20, { lazyText: true });
-  } catch (err) {
-    store.close();
-    throw err;
-  }
-  if (facts.bom) diagnostics.push(diag("bom", file, 1));
-  if (crlfLines > 0) diagnostics.push(diag("crlf", file, null, { lines: crlfLines }));
-  if (!sawFirstParsed) diagnostics.push(diag("header-missing", file, null, { found: "empty" }));
-  // The entries index was only needed for v1 migration.
-  entryByLine.clear();
-
-  const labels = new Map<string, string>();
-  let sessionName: string | undefined;
-  for (const rec of entries) {
-    if (rec.type === "label" && rec.targetId !== undefined) {
-      if (rec.labelText) labels.set(rec.targetId, rec.labelText);
-      else labels.delete(rec.targetId);
-    } else if (rec.type === "session_info" && rec.name !== undefined && rec.name.trim() !== "") {
-      sessionName = rec.name.trim();
-    }
-  }
-
-  return {
+  const session = (facts: LineSourceFacts): Session => ({
     file,
-    path: source.kind === "file" ? source.path : undefined,
+    path,
     header,
     headerLine,
     version,
@@ -325,6 +359,26 @@ export async function loadSession(source: Source, options: LoadOptions = {}): Pr
     facts: { ...facts, crlfLines },
     skipped,
     store,
+  });
+
+  return {
+    line(raw) {
+      added = undefined;
+      onLine(raw);
+      return added;
+    },
+    onLine,
+    onBytes,
+    session,
+    finish(facts) {
+      if (facts.heldTail !== undefined) diagnostics.push(heldTailDiagnostic(file, facts.heldTail));
+      if (facts.bom) diagnostics.push(diag("bom", file, 1));
+      if (crlfLines > 0) diagnostics.push(diag("crlf", file, null, { lines: crlfLines }));
+      if (!sawFirstParsed) diagnostics.push(diag("header-missing", file, null, { found: "empty" }));
+      // The entries index was only needed for v1 migration.
+      entryByLine.clear();
+      return session(facts);
+    },
   };
 }
 

@@ -1,4 +1,4 @@
-import { createReadStream, readSync } from "node:fs";
+import { readSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { isAscii, isUtf8 } from "node:buffer";
 import type { Readable } from "node:stream";
@@ -71,9 +71,44 @@ export class LazyLine implements RawLine {
 
 export interface LineSourceFacts {
   bom: boolean;
+  /** Bytes read (the snapshot, cut at its last complete line when a live tail was held back). */
   bytes: number;
   lines: number;
   finalNewline: boolean;
+  /** The unterminated last line of a live file, left out of the snapshot (see LIVE_WINDOW_MS). */
+  heldTail?: HeldTail;
+}
+
+/** An incomplete last line that was not read as a line: its would-be number, byte offset and length. */
+export interface HeldTail {
+  line: number;
+  offset: number;
+  length: number;
+}
+
+/**
+ * The snapshot rule. A file is read up to the size it had when reading began (bytes appended meanwhile are not
+ * read). If it was modified less than LIVE_WINDOW_MS before that moment, it is taken to be one a program (pi) is
+ * still writing: an unterminated last line is a write in progress, so it is held back (cut at the last complete
+ * line) and reported as `heldTail` instead of being read as a line. An older file's unterminated last line is read
+ * as usual (a crash or a full disk left it; the loader reports it if it does not parse).
+ */
+export const LIVE_WINDOW_MS = 5000;
+
+export interface SnapshotOptions {
+  /** The time (ms since the epoch) the file's mtime is compared with; default: the clock when the file is opened. */
+  now?: number;
+}
+
+/**
+ * For tests only: called with the path once a snapshot's size is taken and before its bytes are read, so that a
+ * test can grow the file at the worst moment. Null otherwise.
+ */
+export const snapshotHook: { afterSize: ((path: string) => void) | null } = { afterSize: null };
+
+/** Whether a file modified at `mtimeMs` counts as being written at `now` (a clock set back counts as live). */
+function isLive(mtimeMs: number, now: number): boolean {
+  return now - mtimeMs < LIVE_WINDOW_MS;
 }
 
 type LineSink = (line: RawLine) => void;
@@ -147,12 +182,27 @@ export class LineSplitter {
     }
   }
 
-  end(): LineSourceFacts {
+  /** The unfinished line held so far (bytes after the last newline), or null when there is none. */
+  held(): HeldTail | null {
+    return this.pendingBytes === 0 ? null : { line: this.lineNo + 1, offset: this.lineStart, length: this.pendingBytes };
+  }
+
+  /**
+   * Ends the source. With `holdTail`, an unfinished last line is not emitted but described in `facts.heldTail`
+   * (and left out of `facts.bytes`).
+   */
+  end(holdTail = false): LineSourceFacts {
     if (!this.bomChecked && this.pendingBytes > 0) {
       this.bomChecked = true;
       this.sawAnyByte = true;
     }
-    if (this.pendingBytes > 0) {
+    if (holdTail && this.pendingBytes > 0) {
+      this.facts.heldTail = { line: this.lineNo + 1, offset: this.lineStart, length: this.pendingBytes };
+      this.facts.bytes -= this.pendingBytes;
+      this.pending = [];
+      this.pendingBytes = 0;
+      this.facts.finalNewline = this.lineNo > 0;
+    } else if (this.pendingBytes > 0) {
       const lineBuf = Buffer.concat(this.pending, this.pendingBytes);
       this.pending = [];
       this.pendingBytes = 0;
@@ -190,29 +240,57 @@ function isBomPrefix(b: Buffer): boolean {
 /** A file is opened read-only by path; anything else (stdin) comes as a stream. */
 export type Source = { kind: "file"; path: string } | { kind: "stream"; name: string; stream: Readable };
 
-/** Streams a source and calls `sink` for every line; resolves with the facts about the whole source. */
+/**
+ * Streams a source and calls `sink` for every line; resolves with the facts about the whole source. A file is read
+ * as a snapshot (LIVE_WINDOW_MS); a stream has no size or mtime and is read to its end.
+ */
 export async function readLines(
   source: Source,
   sink: LineSink,
   chunkSize = 1 << 20,
-  options: SplitterOptions = {},
+  options: SplitterOptions & SnapshotOptions = {},
 ): Promise<LineSourceFacts> {
-  const stream: Readable = source.kind === "file" ? createReadStream(source.path, { flags: "r", highWaterMark: chunkSize }) : source.stream;
   const splitter = new LineSplitter(sink, options);
-  for await (const chunk of stream) {
-    splitter.push(typeof chunk === "string" ? Buffer.from(chunk, "utf8") : (chunk as Buffer));
+  if (source.kind !== "file") {
+    for await (const chunk of source.stream) {
+      splitter.push(typeof chunk === "string" ? Buffer.from(chunk, "utf8") : (chunk as Buffer));
+    }
+    return splitter.end();
   }
-  return splitter.end();
+  const fh = await open(source.path, "r");
+  let live: boolean;
+  try {
+    const st = await fh.stat();
+    live = isLive(st.mtimeMs, options.now ?? Date.now());
+    snapshotHook.afterSize?.(source.path);
+    if (st.size > 0) {
+      const stream = fh.createReadStream({ start: 0, end: st.size - 1, highWaterMark: chunkSize, autoClose: false });
+      for await (const chunk of stream) splitter.push(chunk as Buffer);
+    }
+  } finally {
+    await fh.close();
+  }
+  return splitter.end(live);
 }
 
 /**
  * Reads a file line by line into one reused buffer (grown for a longer line) and passes each line as a byte range
  * of it: no chunk, copy or object per line. Same lines, numbers, offsets and facts as LineSplitter.
  */
-export async function readLineBytes(path: string, sink: ByteLineSink, chunkSize = 1 << 20): Promise<LineSourceFacts> {
+export async function readLineBytes(
+  path: string,
+  sink: ByteLineSink,
+  chunkSize = 1 << 20,
+  options: SnapshotOptions = {},
+): Promise<LineSourceFacts> {
   const facts: LineSourceFacts = { bom: false, bytes: 0, lines: 0, finalNewline: false };
   const fd = await open(path, "r");
   try {
+    const st = await fd.stat();
+    const live = isLive(st.mtimeMs, options.now ?? Date.now());
+    snapshotHook.afterSize?.(path);
+    /** Bytes of the snapshot not read yet. */
+    let left = st.size;
     let buf = Buffer.allocUnsafeSlow(chunkSize);
     /** buf[0, filled) holds the unfinished line (and, before the BOM check, the first bytes). */
     let filled = 0;
@@ -231,7 +309,8 @@ export async function readLineBytes(path: string, sink: ByteLineSink, chunkSize 
       }
       // Synchronous reads: waiting on the thread pool for every chunk costs more than the copy itself. The event
       // loop still gets a turn every few chunks.
-      const bytesRead = readSync(fd.fd, buf, filled, buf.length - filled, null);
+      const bytesRead = left === 0 ? 0 : readSync(fd.fd, buf, filled, Math.min(buf.length - filled, left), null);
+      left -= bytesRead;
       if (++reads % 16 === 0) await new Promise<void>((resolve) => setImmediate(resolve));
       facts.bytes += bytesRead;
       const end = filled + bytesRead;
@@ -269,7 +348,11 @@ export async function readLineBytes(path: string, sink: ByteLineSink, chunkSize 
         }
       }
       if (eof) {
-        if (from < end) {
+        if (from < end && live) {
+          facts.heldTail = { line: lineNo + 1, offset: base + from, length: end - from };
+          facts.bytes -= end - from;
+          facts.finalNewline = lineNo > 0;
+        } else if (from < end) {
           lineNo++;
           let flags = LINE_UNTERMINATED;
           let stop = end;

@@ -1,0 +1,164 @@
+import type { Argv, CommandModule } from "yargs";
+import type { Session } from "../model/session.js";
+import type { FollowTotals } from "../ops/follow.js";
+import { diagnosticLine } from "../render/diagnostics.js";
+import { followLines, followNdjson, followStatus } from "../render/follow.js";
+import { sanitizeLine } from "../render/sanitize.js";
+import { resolveSessionFile } from "../reports/context.js";
+import { followContextTokens, followSession, projectSessionFolder } from "../reports/follow.js";
+import { CliError, ioReason, requestExit, styleFor, terminalWidth, writeOut, type GlobalArgs } from "./common.js";
+
+interface FollowArgs extends GlobalArgs {
+  file?: string;
+  fromStart?: boolean;
+  ndjson?: boolean;
+  untilIdle?: number;
+  newest?: boolean;
+  session?: string;
+  allProjects?: boolean;
+  width?: number;
+}
+
+/** Poll interval; tests shorten it. fs.watch wakes the reader earlier where it works. */
+function pollMs(): number {
+  const v = Number(process.env.PISESS_FOLLOW_POLL_MS);
+  return Number.isFinite(v) && v > 0 ? v : 1000;
+}
+
+export const followCommand: CommandModule<object, FollowArgs> = {
+  command: "follow [file]",
+  describe: "Print entries as pi appends them to a session (like tail -f, in the tree's style)",
+  builder: (y: Argv) =>
+    y
+      .positional("file", { describe: "Session file; default: the most recent session of the current directory", type: "string" })
+      .option("from-start", { describe: "Print the entries already in the file first", type: "boolean" })
+      .option("ndjson", { describe: "One JSON object per new entry: the fields of tree --ndjson, plus entry", type: "boolean" })
+      .option("until-idle", { describe: "Exit after SECONDS without a change", type: "number", requiresArg: true })
+      .option("newest", { describe: "Without FILE: switch to a newer session when pi starts one in this project", type: "boolean" })
+      .option("session", {
+        describe: "Follow the session whose id starts with ID (as context --session)",
+        type: "string",
+        requiresArg: true,
+      })
+      .option("all-projects", { describe: "With --session: search the folders of every project", type: "boolean" })
+      .option("width", {
+        describe: "Cut lines to N columns (default: terminal width on a TTY; 0: no cut)",
+        type: "number",
+        requiresArg: true,
+      })
+      .conflicts("file", "session")
+      .conflicts("file", "newest")
+      .implies("all-projects", "session")
+      .check((a) => {
+        const idle = a["until-idle"];
+        if (idle !== undefined && (typeof idle !== "number" || !Number.isFinite(idle) || idle <= 0))
+          throw new CliError("--until-idle takes a number of seconds > 0");
+        const w = a.width;
+        if (w !== undefined && (typeof w !== "number" || !Number.isInteger(w) || w < 0))
+          throw new CliError("--width takes a whole number ≥ 0 (0: no cut)");
+        return true;
+      })
+      .example("$0 follow", "watch the newest session of this directory")
+      .example("$0 follow session.jsonl --from-start", "replay the session, then keep following it")
+      .example("$0 follow --newest", "keep following whatever session pi is writing in this project")
+      .example("$0 follow s.jsonl --ndjson | jq -r 'select(.type==\"compaction\") | .line'", "lines of compactions as they happen")
+      .example("$0 follow s.jsonl --ndjson --until-idle 30", "stop after 30 s without a change") as unknown as Argv<FollowArgs>,
+  handler: async (args) => {
+    const env = process.env;
+    const file = args.file ?? (await resolveSessionFile({ session: args.session, allProjects: args.allProjects, cwd: process.cwd(), env }));
+    const style = styleFor(args);
+    const width = terminalWidth(args.width);
+    const tty = process.stderr.isTTY === true;
+    const ac = new AbortController();
+    const stop = (): void => ac.abort();
+    process.on("SIGINT", stop);
+    process.on("SIGTERM", stop);
+    let status = "";
+    const clearStatus = (): void => {
+      if (status) process.stderr.write("\r\u001b[2K");
+      status = "";
+    };
+    const note = (s: string): void => {
+      clearStatus();
+      process.stderr.write(s);
+    };
+    let contextAt = 0;
+    let contextTokens: number | null = null;
+    /** The status line (a terminal only): totals and the context size, cut to the terminal's width. */
+    const drawStatus = (f: string, session: Session, totals: FollowTotals): void => {
+      if (!tty) return;
+      clearStatus();
+      // The context size reads the leaf's path back from the file: at most every 2 s on a busy session.
+      const now = Date.now();
+      if (now - contextAt >= 2000) {
+        contextAt = now;
+        contextTokens = followContextTokens(session);
+      }
+      status = followStatus(f, totals, contextTokens);
+      const cols = process.stderr.columns;
+      process.stderr.write(cols !== undefined && cols > 1 && status.length >= cols ? `${status.slice(0, cols - 2)}…` : status);
+    };
+    let started = false;
+    try {
+      const events = followSession({
+        file,
+        pollMs: pollMs(),
+        signal: ac.signal,
+        wholeEntries: args.ndjson === true,
+        ...(args.fromStart ? { fromStart: true } : {}),
+        ...(args.untilIdle !== undefined ? { untilIdleMs: args.untilIdle * 1000 } : {}),
+        ...(args.newest && args.file === undefined ? { newestIn: await projectSessionFolder(process.cwd(), env) } : {}),
+      });
+      for await (const ev of events) {
+        switch (ev.kind) {
+          case "open":
+            // Said off a terminal too: a script (or a test) knows from it when appends start to count as new.
+            started = true;
+            note(
+              `pisess follow: following ${sanitizeLine(ev.file)} (${ev.existing} entries${args.fromStart ? "" : " before, not shown"})\n`,
+            );
+            drawStatus(ev.file, ev.session, ev.totals);
+            break;
+          case "entry":
+            clearStatus();
+            if (args.ndjson) await writeOut([followNdjson(ev.session, ev.rec, ev.step, ev.entry ?? {})]);
+            else await writeOut([`${followLines(ev.session, ev.rec, ev.step, { style, width }).join("\n")}\n`]);
+            break;
+          case "idle":
+            drawStatus(ev.file, ev.session, ev.totals);
+            break;
+          case "reset":
+            if (ev.held) note(diagnosticLine(ev.held));
+            note(
+              `${sanitizeLine(ev.file)}: the file was ${ev.reason === "truncated" ? "truncated or rewritten" : "replaced"}; following it from its start\n`,
+            );
+            break;
+          case "switch":
+            if (ev.held) note(diagnosticLine(ev.held));
+            note(`pisess follow: pi started a newer session; following ${sanitizeLine(ev.to)}\n`);
+            break;
+          case "gone":
+            if (ev.held) note(diagnosticLine(ev.held));
+            note(`${sanitizeLine(ev.file)}: the file was deleted\n`);
+            requestExit(2);
+            break;
+          case "end":
+            if (ev.held) note(diagnosticLine(ev.held));
+            break;
+        }
+      }
+    } catch (err) {
+      // The file could not be opened or read at the start (missing, unreadable, a directory): one line, exit 2.
+      if (!started && typeof (err as NodeJS.ErrnoException).code === "string") throw new CliError(`${file}: ${ioReason(err)}`);
+      throw err;
+    } finally {
+      process.off("SIGINT", stop);
+      process.off("SIGTERM", stop);
+      // Leave the terminal as it was: no status line, colours reset, cursor shown.
+      if (tty) {
+        clearStatus();
+        process.stderr.write("\u001b[0m\u001b[?25h");
+      }
+    }
+  },
+};

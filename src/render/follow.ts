@@ -1,0 +1,74 @@
+import type { Session } from "../model/session.js";
+import type { EntryRec } from "../model/types.js";
+import type { Announcement, EntryAt, FollowStep, FollowTotals } from "../ops/follow.js";
+import type { Row, SessionView } from "../ops/view.js";
+import { formatTokens, shortId } from "./entry.js";
+import { sanitizeLine } from "./sanitize.js";
+import type { Style } from "./style.js";
+import { treeNdjson } from "./tree-json.js";
+import { treeLines } from "./tree.js";
+
+/** One entry as a one-row view, so that follow's lines are the tree renderers' lines. */
+function oneRow(rec: EntryRec, depth: number): { view: SessionView; rows: Row[] } {
+  const node = { rec, children: [], depth, cycleCut: false };
+  return { view: { roots: [node], onPath: new Set([rec]), shown: 1 }, rows: [{ node, indent: 0, connector: "none", gutters: [] }] };
+}
+
+function ref(a: EntryAt | null): string {
+  if (a === null) return "?";
+  const id = sanitizeLine(a.id.length > 8 ? a.id.slice(0, 8) : a.id);
+  return a.line === null ? `${id} (not in the file)` : `line ${a.line} (${id})`;
+}
+
+function cost(x: number): string {
+  return `$${x.toFixed(x !== 0 && Math.abs(x) < 0.01 ? 4 : 2)}`;
+}
+
+/** The words of an announcement: the key facts of a compaction, branch summary, context edit or usage entry. */
+function announcementText(a: Announcement): string {
+  switch (a.kind) {
+    case "compaction":
+      return `compaction: ${a.tokensBefore === null ? "?" : formatTokens(a.tokensBefore)} tokens before; kept from ${ref(a.firstKept)}`;
+    case "branch_summary":
+      return `branch summary of the branch left at ${ref(a.from)}`;
+    case "context_edit":
+      return `context edit: ${a.removes ? "removes" : "replaces"} the message at ${ref(a.target)}`;
+    case "usage":
+      return `usage${a.usageKind !== null ? ` (${sanitizeLine(a.usageKind)})` : ""}: ${formatTokens(a.tokens)} tokens, ${cost(a.cost)}`;
+  }
+}
+
+/**
+ * The text lines `follow` prints for a new entry: where a new branch starts (when the entry does not continue the
+ * previous one), the entry as `tree` shows it, and the key facts of the entries it announces.
+ */
+export function followLines(
+  session: Session,
+  rec: EntryRec,
+  step: FollowStep,
+  opts: { style: Style; width: number | undefined },
+): string[] {
+  const out: string[] = [];
+  const { style } = opts;
+  if (step.jump) {
+    const where = step.parent === null ? "a new root" : `line ${step.parent.line} (${shortId(step.parent)})`;
+    out.push(style.accent(`↳ /tree jump: branch from ${where}`));
+  }
+  const { view, rows } = oneRow(rec, step.depth);
+  out.push(...treeLines(session, view, rows, { style, width: opts.width, leaf: null }));
+  if (step.announce) out.push(style.special(`  ⤷ ${announcementText(step.announce)}`));
+  return out;
+}
+
+/** One `follow --ndjson` object: the fields of `tree --ndjson` (as of when the entry was appended), plus `entry`. */
+export function followNdjson(session: Session, rec: EntryRec, step: FollowStep, entry: Record<string, unknown>): string {
+  const { view, rows } = oneRow(rec, step.depth);
+  const line = [...treeNdjson(session, view, rows, rec)].join("");
+  return `${line.slice(0, -2)},"entry":${JSON.stringify(entry)}}\n`;
+}
+
+/** The status line (TTY only): running totals and the context size now. */
+export function followStatus(file: string, totals: FollowTotals, contextTokens: number | null): string {
+  const ctx = contextTokens === null ? "" : ` · context ≈ ${formatTokens(contextTokens)} tokens`;
+  return `${sanitizeLine(file)} · ${totals.entries} entries · ${formatTokens(totals.tokens)} tokens · ${cost(totals.cost)}${ctx}`;
+}
