@@ -8,6 +8,8 @@ import { caseArb, caseBytes, formatReport, fuzz, type FuzzOptions } from "./fuzz
 import { KNOWN } from "./fuzz/known.js";
 import { keptFailures, replay } from "./fuzz/replay.js";
 import { BIN, ROOT, runCli } from "./helpers.js";
+import { failureLine, noteLine } from "../src/render/notes.js";
+import { ReportError } from "../src/reports/report.js";
 
 const corpusDir = join(ROOT, "fixtures", "corpus");
 const corpus = readdirSync(corpusDir)
@@ -94,6 +96,20 @@ describe("defects the fuzzer found", () => {
     const r = runCli(["diff", file, "-"], { input: readFileSync(file) });
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
+  });
+});
+
+describe("stderr quotes nothing raw", () => {
+  const UNSAFE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+  const NASTY = "a\u001b[2J\u009b31m\u202e\u0007z";
+  it("a usage or report error (ReportError: references, paths, yargs' messages) is sanitized once, line breaks kept", () => {
+    const e = new ReportError(`no entry matches "${NASTY}"\nRun pisess --help for usage.`);
+    expect(e.message).not.toMatch(UNSAFE);
+    expect(e.message).toBe('no entry matches "a\\x1b[2J\\x9b31m\\u202e\\x07z"\nRun pisess --help for usage.');
+  });
+  it("notes and unreadable-input lines", () => {
+    expect(noteLine(`${NASTY}: no session files under this folder`)).not.toMatch(UNSAFE);
+    expect(failureLine({ path: `/s/${NASTY}.jsonl`, reason: "EACCES" })).toBe("pisess: /s/a\\x1b[2J\\x9b31m\\u202e\\x07z.jsonl: EACCES\n");
   });
 });
 

@@ -32,7 +32,7 @@ export function toPrettyJson(v: unknown): string | undefined {
   }
 }
 
-/** What JSON.stringify makes of a value it reaches (after toJSON); undefined: left out (null in an array). */
+/** An array or object being written: the next item or key to write. */
 type Frame =
   | { kind: "array"; items: unknown[]; next: number }
   | { kind: "object"; obj: Record<string, unknown>; keys: string[]; next: number; wrote: boolean };
@@ -54,20 +54,19 @@ function leafText(v: unknown): string | null | undefined {
   return JSON.stringify(v);
 }
 
-/** JSON.stringify without recursion: one explicit stack of open arrays and objects. */
-function stringifyDeep(root: unknown): string | undefined {
+/** JSON.stringify without recursion: one explicit stack of open arrays and objects (exported for its tests). */
+export function stringifyDeep(root: unknown): string | undefined {
   const out: string[] = [];
   const stack: Frame[] = [];
-  const open = (v: unknown): boolean => {
+  const open = (v: unknown): void => {
     if (Array.isArray(v)) {
       out.push("[");
       stack.push({ kind: "array", items: v, next: 0 });
-      return true;
+    } else {
+      out.push("{");
+      const obj = v as Record<string, unknown>;
+      stack.push({ kind: "object", obj, keys: Object.keys(obj), next: 0, wrote: false });
     }
-    out.push("{");
-    const obj = v as Record<string, unknown>;
-    stack.push({ kind: "object", obj, keys: Object.keys(obj), next: 0, wrote: false });
-    return true;
   };
   const first = prepared(root, "");
   const t = leafText(first);

@@ -1,4 +1,5 @@
 import { fmtTime } from "./info-format.js";
+import { toJson, toPrettyJson } from "./json.js";
 import { sanitize, sanitizeLine } from "./sanitize.js";
 import type { Style } from "./style.js";
 
@@ -31,7 +32,7 @@ export interface ShowReport {
 }
 
 export function showJson(r: ShowReport): string {
-  return `${JSON.stringify(r)}\n`;
+  return `${toJson(r)}\n`;
 }
 
 const refText = (r: ShowRef) => `${r.id === null ? "(no id)" : sanitizeLine(r.id)} @${r.line}`;
@@ -52,6 +53,6 @@ export function showText(r: ShowReport, style: Style): string {
   }
   if (r.editedBy.length > 0) kv("edited by", r.editedBy.map(refText).join(", "));
   out.push("");
-  out.push(sanitize(JSON.stringify(r.entry, null, 2)));
+  out.push(sanitize(toPrettyJson(r.entry) as string));
   return `${out.join("\n")}\n`;
 }
