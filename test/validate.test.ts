@@ -8,7 +8,6 @@ import { CODES, type Code } from "../src/model/codes.js";
 import { exitStatus, summarize, type FileResult } from "../src/check/summary.js";
 import { formatMessage, codeTitle, diagnosticLine } from "../src/render/diagnostics.js";
 import { contextReport } from "../src/reports/context.js";
-import { makeStyle } from "../src/render/style.js";
 import { validateGithub } from "../src/render/validate-github.js";
 import type { Diagnostic } from "../src/model/types.js";
 import { expectGolden } from "./golden.js";
