@@ -14,7 +14,7 @@ import { showJson } from "../src/render/show.js";
 import { leavesNdjson } from "../src/render/leaves.js";
 import { makeStyle } from "../src/render/style.js";
 import { treeJson, treeNdjson } from "../src/render/tree-json.js";
-import { treeLines } from "../src/render/tree.js";
+import { lineChunks, treeLines } from "../src/render/tree.js";
 import { pathJsonChunks, pathTextLines } from "../src/render/path.js";
 import { validateText } from "../src/render/validate-text.js";
 import { contextReport } from "../src/reports/context.js";
@@ -74,7 +74,7 @@ export function treeOut(file: string, a: TreeArgs = {}): Promise<Out> {
     if (flat) stdout = [...treeJson(session, flat, leaf)].join("");
     else if (!view || !rows) throw new Error("tree report without a view");
     else if (output === "ndjson") stdout = [...treeNdjson(session, view, rows, leaf)].join("");
-    else for (const l of treeLines(session, view, rows, { style: makeStyle(color === true), width, leaf })) stdout += `${l}\n`;
+    else stdout = [...lineChunks(treeLines(session, view, rows, { style: makeStyle(color === true), width, leaf }))].join("");
     return { stdout, code: r.exitCode };
   });
 }

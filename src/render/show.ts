@@ -1,3 +1,4 @@
+import type { Diagnostic } from "../model/types.js";
 import { fmtTime } from "./info-format.js";
 import { toJson, toPrettyJson } from "./json.js";
 import { sanitize, sanitizeLine } from "./sanitize.js";
@@ -33,6 +34,21 @@ export interface ShowReport {
 
 export function showJson(r: ShowReport): string {
   return `${toJson(r)}\n`;
+}
+
+/** `pisess show FILE @N --json` for a line the loader skipped (no entry there): the line and its diagnostics. */
+export interface ShowSkippedJson {
+  file: string;
+  line: number;
+  reason: string;
+  /** The line as written; null when it cannot be read back (stdin keeps only entries). */
+  text: string | null;
+  diagnostics: Diagnostic[];
+}
+
+export function showSkippedJson(skipped: Omit<ShowSkippedJson, "diagnostics">, diagnostics: Diagnostic[]): string {
+  const o: ShowSkippedJson = { ...skipped, diagnostics };
+  return `${JSON.stringify(o)}\n`;
 }
 
 const refText = (r: ShowRef) => `${r.id === null ? "(no id)" : sanitizeLine(r.id)} @${r.line}`;
