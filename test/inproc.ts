@@ -34,8 +34,10 @@ import { readEntry } from "../src/model/session.js";
 
 /**
  * The reports and renderers a command uses, called in-process: what the command writes on stdout and its exit
- * status, without a process. Tests that only need a command's data use these; the CLI itself (arguments, stderr,
- * exit codes, stdin) is tested by spawning it (helpers.ts runCli), at least once per command.
+ * status, without a process. Each runner calls the same src/render functions as its command (nothing here renders
+ * on its own), so its bytes are the command's. Tests that only need a command's data use these; `cliOut` (below)
+ * runs the whole CLI in process for argument and message checks; the binary itself (stdin, TTY, closed pipes, the
+ * process's exit status) is tested by spawning it (helpers.ts runCli), at least once per command.
  */
 export interface Out {
   stdout: string;
