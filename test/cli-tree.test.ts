@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import type { TreeJsonDocument } from "../src/render/tree-json.js";
 import { expectGolden } from "./golden.js";
 import { corpus, fingerprint, fixture, once, runCli } from "./helpers.js";
-import { pathNdjsonOut, treeOut } from "./inproc.js";
+import { cliOut, pathNdjsonOut, treeOut } from "./inproc.js";
 
 const tree = (name: string) => fixture("tree", name);
 
@@ -177,7 +177,7 @@ describe("pisess tree (built binary)", () => {
     expect(r.stdout.match(/d0000007/g)).toHaveLength(2);
   });
 
-  it("exit 2 with one clear line for usage and I/O errors, no stack trace", () => {
+  it("exit 2 with one clear line for usage and I/O errors, no stack trace", async () => {
     const cases: [string[], RegExp][] = [
       [["tree"], /Not enough non-option arguments/],
       [["tree", "/nonexistent/x.jsonl"], /^pisess: \/nonexistent\/x\.jsonl: no such file\n$/],
@@ -186,8 +186,9 @@ describe("pisess tree (built binary)", () => {
       [["tree", tree("branched.jsonl"), "--filter", "bogus"], /Invalid values/],
       [["bogus-command"], /Unknown argument|Unknown command|Did you mean/],
     ];
+    // The first through the binary, the others through the CLI in process (test/inproc.ts cliOut).
     for (const [args, pattern] of cases) {
-      const r = runCli(args);
+      const r = args === cases[0]?.[0] ? runCli(args) : await cliOut(args);
       expect(r.code, args.join(" ")).toBe(2);
       expect(r.stdout).toBe("");
       expect(r.stderr).toMatch(pattern);
