@@ -55,6 +55,11 @@ export { compactionsReport, type CompactionsOptions, type CompactionsData } from
 export type { InfoReport } from "./render/info.js";
 export type { LineageReport } from "./render/lineage.js";
 export type { ContextJson } from "./render/context-json.js";
+export type { PathJson, PathItemJson } from "./render/path.js";
+export type { DiffLeavesJson, DiffCycleJson } from "./render/diff.js";
+export type { PathDiffJson, ContextDiffJson } from "./render/diff-json.js";
+export type { GrepJson, GrepHitJson } from "./render/grep.js";
+export type { ShowSkippedJson } from "./render/show.js";
 export { usageReport, type UsageOptions, type UsageData } from "./reports/usage.js";
 export { tablesReport, type TablesOptions, type TablesData } from "./reports/tables.js";
 export { sqlReport, type SqlOptions, type SqlData } from "./reports/sql.js";

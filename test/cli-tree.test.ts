@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import type { TreeJsonDocument } from "../src/render/tree-json.js";
 import { expectGolden } from "./golden.js";
 import { corpus, fingerprint, fixture, once, runCli } from "./helpers.js";
-import { pathNdjsonOut, treeOut } from "./inproc.js";
+import { cliOut, pathNdjsonOut, treeOut } from "./inproc.js";
 
 const tree = (name: string) => fixture("tree", name);
 
@@ -53,8 +53,8 @@ describe("pisess tree (built binary)", () => {
     expect(narrow.some((l) => l.endsWith("…"))).toBe(true);
   });
 
-  it("--json: one flat document, every entry in file order, linked by line, pi's getTree order", () => {
-    const r = runCli(["tree", tree("branched.jsonl"), "--json"]);
+  it("--json: one flat document, every entry in file order, linked by line, pi's getTree order (in process)", async () => {
+    const r = await treeOut(tree("branched.jsonl"), { output: "json" });
     expect(r.code).toBe(0);
     const doc = JSON.parse(r.stdout) as TreeJsonDocument;
     expect(Object.keys(doc)).toEqual(["file", "version", "leaf", "roots", "entries"]);
@@ -177,24 +177,28 @@ describe("pisess tree (built binary)", () => {
     expect(r.stdout.match(/d0000007/g)).toHaveLength(2);
   });
 
-  it("exit 2 with one clear line for usage and I/O errors, no stack trace", () => {
+  it("exit 2 with one clear line for usage and I/O errors, no stack trace", async () => {
     const cases: [string[], RegExp][] = [
       [["tree"], /Not enough non-option arguments/],
       [["tree", "/nonexistent/x.jsonl"], /^pisess: \/nonexistent\/x\.jsonl: no such file\n$/],
       [["tree", fixture("tree")], /is a directory/],
       [["tree", tree("branched.jsonl"), "--leaf", "nope"], /no entry matches "nope"/],
-      [["tree", tree("branched.jsonl"), "--leaf", "b0"], /ambiguous: b0000006 \(line 7\), b0000007 \(line 8\)/],
       [["tree", tree("branched.jsonl"), "--filter", "bogus"], /Invalid values/],
       [["bogus-command"], /Unknown argument|Unknown command|Did you mean/],
     ];
+    // The first through the binary, the others through the CLI in process (test/inproc.ts cliOut).
     for (const [args, pattern] of cases) {
-      const r = runCli(args);
+      const r = args === cases[0]?.[0] ? runCli(args) : await cliOut(args);
       expect(r.code, args.join(" ")).toBe(2);
       expect(r.stdout).toBe("");
       expect(r.stderr).toMatch(pattern);
       expect(r.stderr).not.toMatch(/\n\s+at /);
     }
     expect(runCli(["tree", "/nonexistent/x.jsonl", "--debug"]).stderr).toMatch(/\n\s+at /);
+  });
+
+  it("an ambiguous reference lists the candidates (in process: the report's error, printed as the one above)", async () => {
+    await expect(treeOut(tree("branched.jsonl"), { leaf: "b0" })).rejects.toThrow(/ambiguous: b0000006 \(line 7\), b0000007 \(line 8\)/);
   });
 
   it("--help shows examples; --version prints the version; completion prints a script", () => {
@@ -222,8 +226,8 @@ describe("pisess path (built binary)", () => {
     expectGolden("path-branched.txt", r.stdout);
   });
 
-  it("--ndjson: {line, entry} per entry with the entry as migrated (v1 ids)", () => {
-    const r = runCli(["path", tree("v1-compaction.jsonl"), "--ndjson"]);
+  it("--ndjson: {line, entry} per entry with the entry as migrated (v1 ids; in process)", async () => {
+    const r = await pathNdjsonOut(tree("v1-compaction.jsonl"));
     const rows = r.stdout
       .trim()
       .split("\n")

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cwdFolderName } from "../src/io/discover.js";
+import { resolveSessionFile } from "../src/reports/context.js";
 import { fingerprint, fixture, runCli, type FileFingerprint } from "./helpers.js";
 import { contextJsonOut } from "./inproc.js";
 
@@ -69,58 +70,44 @@ describe("pisess context without FILE: the most recent session of the current di
     expect(runCli(["context"], { cwd: project, env }).stdout).toContain(`file:       ${newer}`);
   });
 
-  it("sessionDir in settings.json (relative to the agent dir)", () => {
+  // The rest in process: the report's choice (resolveSessionFile), which the command passes its cwd and env.
+  it("sessionDir in settings.json (relative to the agent dir)", async () => {
     const agent = join(base, "agent2");
     mkdirSync(agent, { recursive: true });
     writeFileSync(join(agent, "settings.json"), JSON.stringify({ sessionDir: "my-sessions" }));
     const { newer } = fill(join(agent, "my-sessions"));
-    const r = runCli(["context", "--json"], {
-      cwd: project,
-      env: { PI_CODING_AGENT_DIR: agent, PI_CODING_AGENT_SESSION_DIR: undefined, HOME: base },
-    });
-    expect(r.code, r.stderr).toBe(0);
-    expect(fileOf(r.stdout)).toBe(newer);
+    expect(await resolveSessionFile({ cwd: project, env: { PI_CODING_AGENT_DIR: agent, HOME: base } })).toBe(newer);
   });
 
-  it("PI_CODING_AGENT_SESSION_DIR wins over settings.json", () => {
+  it("PI_CODING_AGENT_SESSION_DIR wins over settings.json", async () => {
     const agent = join(base, "agent3");
     mkdirSync(agent, { recursive: true });
     writeFileSync(join(agent, "settings.json"), JSON.stringify({ sessionDir: "unused" }));
     const sessions = join(base, "elsewhere-sessions");
     const { newer } = fill(sessions);
     const env = { PI_CODING_AGENT_DIR: agent, PI_CODING_AGENT_SESSION_DIR: sessions, HOME: base };
-    const r = runCli(["context", "--json"], { cwd: project, env });
-    expect(r.code, r.stderr).toBe(0);
-    expect(fileOf(r.stdout)).toBe(newer);
+    const pick = (o: { session?: string; allProjects?: boolean } = {}) => resolveSessionFile({ ...o, cwd: project, env });
+    expect(await pick()).toBe(newer);
 
     // --session picks by id prefix in this project's folder only, unless --all-projects.
-    const older = runCli(["context", "--session", IMAGES_ID, "--json"], { cwd: project, env });
-    expect(older.code, older.stderr).toBe(0);
-    expect(fileOf(older.stdout)).toContain("_images.jsonl");
-    const ambiguous = runCli(["context", "--session", "01950000", "--json"], { cwd: project, env });
-    expect(ambiguous.code).toBe(2);
-    expect(ambiguous.stderr).toContain("ambiguous");
-    expect(ambiguous.stderr).toContain(ROLES_ID);
-    const notHere = runCli(["context", "--session", ORPHAN_ID, "--json"], { cwd: project, env });
-    expect(notHere.code).toBe(2);
-    expect(notHere.stderr).toContain("--all-projects");
+    expect(await pick({ session: IMAGES_ID })).toContain("_images.jsonl");
+    await expect(pick({ session: "01950000" })).rejects.toThrow(new RegExp(`ambiguous.*${ROLES_ID}`));
+    await expect(pick({ session: ORPHAN_ID })).rejects.toThrow(/--all-projects/);
+    expect(await pick({ session: ORPHAN_ID, allProjects: true })).toContain("_orphan.jsonl");
+    // Through the binary: --session reaches the report, and FILE with --session is refused.
     const all = runCli(["context", "--session", ORPHAN_ID, "--all-projects", "--json"], { cwd: project, env });
     expect(all.code, all.stderr).toBe(0);
     expect(fileOf(all.stdout)).toContain("_orphan.jsonl");
-    // FILE and --session together make no sense.
     expect(runCli(["context", ctxFixture("images"), "--session", "0195"], { cwd: project, env }).code).toBe(2);
   });
 
-  it("no session for this directory: exit 2 with a clear message", () => {
+  it("no session for this directory: exit 2 with a clear message", async () => {
     const agent = join(base, "agent-empty");
     mkdirSync(agent, { recursive: true });
-    const r = runCli(["context"], {
-      cwd: project,
-      env: { PI_CODING_AGENT_DIR: agent, PI_CODING_AGENT_SESSION_DIR: undefined, HOME: base },
+    await expect(resolveSessionFile({ cwd: project, env: { PI_CODING_AGENT_DIR: agent, HOME: base } })).rejects.toMatchObject({
+      exitCode: 2,
+      message: expect.stringContaining("no session for"),
     });
-    expect(r.code).toBe(2);
-    expect(r.stdout).toBe("");
-    expect(r.stderr).toContain("no session for");
   });
 });
 

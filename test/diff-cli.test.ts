@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readdirSync } from "node:fs";
 import { expectGolden } from "./golden.js";
 import { fingerprint, fixture, runCli, type FileFingerprint } from "./helpers.js";
-import { diffJsonOut } from "./inproc.js";
+import { diffJsonOut, diffOut } from "./inproc.js";
 
 // Relative paths keep the output the same on every machine (the CLI runs in the repository root).
 const F = (name: string) => `fixtures/diff/${name}`;
@@ -29,8 +29,8 @@ describe("pisess diff FILE A B", () => {
     expectGolden("diff-branches.txt", r.stdout);
   });
 
-  it("side by side (golden)", () => {
-    const r = runCli(["diff", F("branches.jsonl"), "label:try-a", "leaf", "--side-by-side", "--width", "120"]);
+  it("side by side (golden, in process)", async () => {
+    const r = await diffOut(F("branches.jsonl"), { a: "label:try-a", b: "leaf", sideBySide: true, width: 120 });
     expect(r.code).toBe(1);
     expectGolden("diff-branches-side-by-side.txt", r.stdout);
   });
@@ -63,14 +63,14 @@ describe("pisess diff FILE A B", () => {
     expect(o.reask).toBeNull();
   });
 
-  it("the same path: exit 0", () => {
-    const r = runCli(["diff", F("branches.jsonl"), "@11", "label:try-a"]);
+  it("the same path: exit 0 (in process)", async () => {
+    const r = await diffOut(F("branches.jsonl"), { a: "@11", b: "label:try-a" });
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("the two paths are the same");
   });
 
-  it("FILE A: A against the active leaf", () => {
-    const r = runCli(["diff", F("branches.jsonl"), "label:try-a", "--json"]);
+  it("FILE A: A against the active leaf (in process)", async () => {
+    const r = await diffJsonOut(F("branches.jsonl"), { a: "label:try-a" });
     expect(r.code).toBe(1);
     const o = json(r.stdout);
     expect(o.left.leaf.line).toBe(16);
@@ -81,7 +81,7 @@ describe("pisess diff FILE A B", () => {
     const r = await diffJsonOut(F("two-roots.jsonl"), { a: "@3", b: "@5" });
     expect(r.code).toBe(1);
     expect(json(r.stdout).base).toBeNull();
-    const t = runCli(["diff", F("two-roots.jsonl"), "@3", "@5"]);
+    const t = await diffOut(F("two-roots.jsonl"), { a: "@3", b: "@5" });
     expect(t.stdout).toContain("fork point: none (the paths share no entries)");
   });
 
@@ -92,13 +92,13 @@ describe("pisess diff FILE A B", () => {
     expect(r.stderr).toMatch(/:4: error parent-cycle: parent cycle through lines 4, 5;/);
   });
 
-  it("bad references and usage: exit 2", () => {
-    const bad = runCli(["diff", F("branches.jsonl"), "zzz", "leaf"]);
-    expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain('no entry matches "zzz"');
-    const none = runCli(["diff", F("branches.jsonl")]);
-    expect(none.code).toBe(2);
-    expect(none.stderr).toContain("--leaves");
+  it("bad references and usage: exit 2", async () => {
+    // The report's errors in process (ReportError: exit 2, printed as the missing file's below).
+    await expect(diffOut(F("branches.jsonl"), { a: "zzz", b: "leaf" })).rejects.toMatchObject({
+      exitCode: 2,
+      message: expect.stringContaining('no entry matches "zzz"'),
+    });
+    await expect(diffOut(F("branches.jsonl"))).rejects.toMatchObject({ exitCode: 2, message: expect.stringContaining("--leaves") });
     const missing = runCli(["diff", "fixtures/diff/nope.jsonl", "@1", "@2"]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain("no such file");
@@ -119,15 +119,16 @@ describe("pisess diff FILE A B", () => {
 });
 
 describe("pisess diff FILE --leaves", () => {
-  it("every leaf against the active path (golden)", () => {
+  it("every leaf against the active path (golden; the in-process runner writes the same)", async () => {
     const r = runCli(["diff", F("compaction.jsonl"), "--leaves"]);
     expect(r.code).toBe(1);
     expect(r.stderr).toBe("");
     expectGolden("diff-leaves-compaction.txt", r.stdout);
+    expect((await diffOut(F("compaction.jsonl"), { leaves: true })).stdout).toBe(r.stdout);
   });
 
-  it("JSON: one document with every pair", () => {
-    const r = runCli(["diff", F("branches.jsonl"), "--leaves", "--json"]);
+  it("JSON: one document with every pair (in process)", async () => {
+    const r = await diffOut(F("branches.jsonl"), { leaves: true, json: true });
     expect(r.code).toBe(1);
     const o = json(r.stdout);
     expect(o.active).toEqual({ id: "c0000004", line: 16 });
@@ -143,8 +144,8 @@ describe("pisess diff FILE --leaves", () => {
     expect(json(r.stdout).diffs).toEqual([{ leaf: { id: "60000006", line: 6 }, error: "cycle", cycle: [5, 4] }]);
   });
 
-  it("one leaf only: exit 0", () => {
-    const r = runCli(["diff", F("unrelated-a.jsonl"), "--leaves"]);
+  it("one leaf only: exit 0 (in process)", async () => {
+    const r = await diffOut(F("unrelated-a.jsonl"), { leaves: true });
     expect(r.code).toBe(0);
     expect(r.stdout).toBe("only one leaf: nothing to compare\n");
   });
@@ -180,15 +181,16 @@ describe("pisess diff FILE1 FILE2", () => {
     expect(o.left.entries).toEqual([{ id: "11110004", line: 5, type: "message", role: "assistant" }]);
   });
 
-  it("a file against itself: exit 0", () => {
-    const r = runCli(["diff", F("branches.jsonl"), F("branches.jsonl")]);
+  it("a file against itself: exit 0 (in process)", async () => {
+    const r = await diffOut(F("branches.jsonl"), { a: F("branches.jsonl") });
     expect(r.code).toBe(0);
   });
 
-  it("entry references after a second file are refused", () => {
-    const r = runCli(["diff", F("fork-child.jsonl"), F("fork-parent.jsonl"), "leaf"]);
-    expect(r.code).toBe(2);
-    expect(r.stderr).toContain("takes no entry references");
+  it("entry references after a second file are refused (in process)", async () => {
+    await expect(diffOut(F("fork-child.jsonl"), { a: F("fork-parent.jsonl"), b: "leaf" })).rejects.toMatchObject({
+      exitCode: 2,
+      message: expect.stringContaining("takes no entry references"),
+    });
   });
 });
 
@@ -210,8 +212,8 @@ describe("pisess diff --context", () => {
     expect(o.right.entries[1]).toMatchObject({ index: 1, role: "user", shared: true });
   });
 
-  it("same context: exit 0", () => {
-    const r = runCli(["diff", F("compaction.jsonl"), "@8", "@8", "--context"]);
+  it("same context: exit 0 (in process)", async () => {
+    const r = await diffOut(F("compaction.jsonl"), { a: "@8", b: "@8", context: true });
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("the two contexts are the same");
   });

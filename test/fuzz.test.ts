@@ -8,6 +8,9 @@ import { caseArb, caseBytes, formatReport, fuzz, type FuzzOptions } from "./fuzz
 import { KNOWN } from "./fuzz/known.js";
 import { keptFailures, replay } from "./fuzz/replay.js";
 import { BIN, ROOT, runCli } from "./helpers.js";
+import { failureLine, noteLine } from "../src/render/notes.js";
+import { ReportError } from "../src/reports/report.js";
+import { cliOut } from "./inproc.js";
 
 const corpusDir = join(ROOT, "fixtures", "corpus");
 const corpus = readdirSync(corpusDir)
@@ -94,6 +97,39 @@ describe("defects the fuzzer found", () => {
     const r = runCli(["diff", file, "-"], { input: readFileSync(file) });
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
+  });
+});
+
+describe("stderr quotes nothing raw", () => {
+  const UNSAFE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+  const NASTY = "a\u001b[2J\u009b31m\u202e\u0007z";
+  it("a usage or report error (ReportError: references, paths, yargs' messages) is sanitized once, line breaks kept", () => {
+    const e = new ReportError(`no entry matches "${NASTY}"\nRun pisess --help for usage.`);
+    expect(e.message).not.toMatch(UNSAFE);
+    expect(e.message).toBe('no entry matches "a\\x1b[2J\\x9b31m\\u202e\\x07z"\nRun pisess --help for usage.');
+  });
+  it("paths the user names, in every command's error and note lines (the CLI in process)", async () => {
+    const missing = `/nonexistent/${NASTY}.jsonl`;
+    for (const args of [
+      ["grep", "x", missing],
+      ["validate", missing],
+      ["validate", "--allow-empty", `/nonexistent/${NASTY}`],
+      ["ls", `/nonexistent/${NASTY}`],
+      ["tree", missing],
+      ["show", missing, "x"],
+      ["diff", missing, "a", "b"],
+      ["context", missing],
+      ["lineage", missing],
+    ]) {
+      const r = await cliOut(args);
+      expect(r.stderr, args.join(" ")).toContain("a\\x1b[2J");
+      expect(r.stderr, args.join(" ")).not.toMatch(UNSAFE);
+    }
+  });
+
+  it("notes and unreadable-input lines", () => {
+    expect(noteLine(`${NASTY}: no session files under this folder`)).not.toMatch(UNSAFE);
+    expect(failureLine({ path: `/s/${NASTY}.jsonl`, reason: "EACCES" })).toBe("pisess: /s/a\\x1b[2J\\x9b31m\\u202e\\x07z.jsonl: EACCES\n");
   });
 });
 

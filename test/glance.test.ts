@@ -6,7 +6,7 @@ import { expectGolden } from "./golden.js";
 import { fingerprint, fixture, piBogusLines, runCli, type CliResult, type FileFingerprint } from "./helpers.js";
 import type { GrepOptions } from "../src/reports/grep.js";
 import type { LsOptions } from "../src/reports/ls.js";
-import { grepNdjsonOut, infoOut, labelsOut, leavesNdjsonOut, lineageOut, lsOut, type Out, showJsonOut } from "./inproc.js";
+import { cliOut, grepNdjsonOut, infoOut, labelsOut, leavesNdjsonOut, lineageOut, lsOut, type Out, showJsonOut } from "./inproc.js";
 
 /**
  * The "at a glance" commands (ls, info, leaves, show, labels, lineage, grep) against a fake agent dir built in a
@@ -66,6 +66,12 @@ const env = (): Record<string, string | undefined> => ({ PI_CODING_AGENT_DIR: ag
 function cli(args: string[], opts: { cwd?: string; env?: Record<string, string | undefined> } = {}): CliResult {
   return runCli(args, { cwd: opts.cwd ?? appCwd, env: { ...env(), ...opts.env } });
 }
+
+/**
+ * The CLI in process (test/inproc.ts cliOut), for command lines that name their files: nothing there depends on
+ * the environment or the working directory, which `cli` sets for a spawned process.
+ */
+const named = (args: string[]) => cliOut(args);
 
 const grep = (o: Omit<GrepOptions, "env" | "cwd">) => grepNdjsonOut({ env: piEnv(), cwd: appCwd, ...o });
 
@@ -285,8 +291,8 @@ describe("ls", () => {
 });
 
 describe("info", () => {
-  it("main: totals, per model and per leaf match the oracle; shared prefix counted once", () => {
-    const r = cli(["info", files.main!, "--json"]);
+  it("main: totals, per model and per leaf match the oracle; shared prefix counted once", async () => {
+    const r = await named(["info", files.main!, "--json"]);
     expect(r.code, r.stderr).toBe(0);
     const info = JSON.parse(r.stdout) as Json;
     const { entries } = parseFile(files.main!);
@@ -373,7 +379,7 @@ describe("info", () => {
     const text = await infoOut(files.v1!);
     expect(text.stdout).toMatch(/fork of\s+.*missing\.jsonl \(missing, legacy branchedFrom\)/);
 
-    const b = cli(["info", files.broken!, "--json"]);
+    const b = await named(["info", files.broken!, "--json"]);
     expect(b.code, b.stderr).toBe(0);
     expect(b.stderr).toMatch(/2 problems/);
     const bi = JSON.parse(b.stdout) as Json;
@@ -381,8 +387,8 @@ describe("info", () => {
     expectTotals(bi.totals, fileTotals(parseFile(files.broken!).entries));
   });
 
-  it("fails cleanly on a missing file", () => {
-    const r = cli(["info", join(tmp, "nope.jsonl")]);
+  it("fails cleanly on a missing file", async () => {
+    const r = await named(["info", join(tmp, "nope.jsonl")]);
     expect(r.code, r.stderr).toBe(2);
     expect(r.stderr).toMatch(/no such file/);
   });
@@ -390,7 +396,7 @@ describe("info", () => {
 
 describe("leaves", () => {
   it("text (golden), json and ndjson", async () => {
-    const r = cli(["leaves", files.main!]);
+    const r = await named(["leaves", files.main!]);
     expect(r.code, r.stderr).toBe(0);
     expectGolden("glance-leaves-main.txt", r.stdout);
     const rows = ndjson(await leavesNdjsonOut(files.main!));
@@ -460,9 +466,9 @@ describe("show", () => {
       { id: "u2000000", line: 8 },
       { id: "u3000000", line: 11 },
     ]);
-    const raw = cli(["show", files.main!, "@9", "--raw"]);
+    const raw = await named(["show", files.main!, "@9", "--raw"]);
     expect(raw.stdout).toBe(`${readFileSync(files.main!, "utf8").split("\n")[8]}\n`);
-    const t = cli(["show", files.main!, "a3"]);
+    const t = await named(["show", files.main!, "a3"]);
     expect(t.code, t.stderr).toBe(0);
     expect(t.stdout).toMatch(/^line\s+9$/m);
     expect(t.stdout).toMatch(/^label\s+ndjson-try$/m);
@@ -475,7 +481,7 @@ describe("show", () => {
 
 describe("labels", () => {
   it("resolved labels and the history", async () => {
-    const t = cli(["labels", files.main!]);
+    const t = await named(["labels", files.main!]);
     expect(t.code, t.stderr).toBe(0);
     expect(t.stdout).toMatch(/start\s+u1000000\s+3\s+message\/user\s+7/);
     const rows = ndjson(await labelsOut(files.main!, { ndjson: true }));
@@ -573,25 +579,25 @@ describe("grep", () => {
     expect(ndjson(await grep({ pattern: "src/cli\\.ts", targets: [files.main!] }))[0]).toMatchObject({ id: "a1000000", field: "toolCall" });
     expect((await grep({ pattern: "add a --JSON", targets: [files.main!] })).code).toBe(1);
     expect((await grep({ pattern: "add a --JSON", targets: [files.main!], ignoreCase: true })).code).toBe(0);
-    expect(cli(["grep", "-i", "add a --JSON", files.main!]).code).toBe(0);
+    expect((await named(["grep", "-i", "add a --JSON", files.main!])).code).toBe(0);
     const users = ndjson(await grep({ pattern: "export", roles: ["user"], targets: [files.main!] }));
     expect(users.map((h) => h.id)).toEqual(["u1000000"]);
     const comp = ndjson(await grep({ pattern: "tests", types: ["compaction"], targets: [files.main!] }));
     expect(comp.map((h) => h.id)).toEqual(["c1000000"]);
-    const two = ndjson(cli(["grep", "start|tests", "--type", "compaction,label", files.main!, "--ndjson"]));
+    const two = ndjson(await named(["grep", "start|tests", "--type", "compaction,label", files.main!, "--ndjson"]));
     expect(two.map((h) => h.id)).toEqual(["l1000000", "c1000000"]);
     const v1 = ndjson(await grep({ pattern: "Lexer", targets: [libDir] }));
     expect(v1.map((h) => [h.file, h.id, h.path])).toEqual([[files.v1, "L5", 4]]);
-    const all = json(cli(["grep", "subagent", "--json", sessions]));
+    const all = json(await named(["grep", "subagent", "--json", sessions]));
     expect(all.hits.map((h: Json) => h.file)).toEqual([files.sub]);
   });
 
-  it("exit 1 without hits, 2 on a bad pattern or a missing target", () => {
+  it("exit 1 without hits, 2 on a bad pattern or a missing target", async () => {
     const none = cli(["grep", "no-such-text-anywhere"]);
     expect(none.code, none.stderr).toBe(1);
     expect(none.stdout).toBe("");
-    expect(cli(["grep", "(unclosed", files.main!]).code).toBe(2);
-    const miss = cli(["grep", "x", join(tmp, "missing.jsonl")]);
+    expect((await named(["grep", "(unclosed", files.main!])).code).toBe(2);
+    const miss = await named(["grep", "x", join(tmp, "missing.jsonl")]);
     expect(miss.code, miss.stderr).toBe(2);
     expect(miss.stderr).toMatch(/no such file/);
   });

@@ -1,9 +1,11 @@
+import { vi } from "vitest";
 import type { Session } from "../src/model/session.js";
 import type { FilterMode } from "../src/ops/view.js";
 import type { PiEnv } from "../src/io/discover.js";
 import { contextJsonChunks } from "../src/render/context-json.js";
-import { contextDiffObject, type DiffJsonOptions, pathDiffObject } from "../src/render/diff-json.js";
-import { grepHitObject } from "../src/render/grep.js";
+import { DiffLeavesFrame, diffItemChunks } from "../src/render/diff.js";
+import type { DiffTextOptions } from "../src/render/diff-text.js";
+import { GrepOutput } from "../src/render/grep.js";
 import { infoJson, infoText } from "../src/render/info.js";
 import { labelsJson, labelsNdjson } from "../src/render/labels.js";
 import { lineageJson, lineageText } from "../src/render/lineage.js";
@@ -12,7 +14,9 @@ import { showJson } from "../src/render/show.js";
 import { leavesNdjson } from "../src/render/leaves.js";
 import { makeStyle } from "../src/render/style.js";
 import { treeJson, treeNdjson } from "../src/render/tree-json.js";
-import { treeLines } from "../src/render/tree.js";
+import { lineChunks, treeLines } from "../src/render/tree.js";
+import { pathJsonChunks, pathTextLines } from "../src/render/path.js";
+import { validateText } from "../src/render/validate-text.js";
 import { contextReport } from "../src/reports/context.js";
 import { diffReport } from "../src/reports/diff.js";
 import { grepReport, type GrepOptions } from "../src/reports/grep.js";
@@ -25,12 +29,15 @@ import { showReport } from "../src/reports/show.js";
 import { openFile, openSession } from "../src/reports/open.js";
 import { treeReport } from "../src/reports/tree.js";
 import { pathReport } from "../src/reports/path.js";
+import { validateReport } from "../src/reports/validate.js";
 import { readEntry } from "../src/model/session.js";
 
 /**
  * The reports and renderers a command uses, called in-process: what the command writes on stdout and its exit
- * status, without a process. Tests that only need a command's data use these; the CLI itself (arguments, stderr,
- * exit codes, stdin) is tested by spawning it (helpers.ts runCli), at least once per command.
+ * status, without a process. Each runner calls the same src/render functions as its command (nothing here renders
+ * on its own), so its bytes are the command's. Tests that only need a command's data use these; `cliOut` (below)
+ * runs the whole CLI in process for argument and message checks; the binary itself (stdin, TTY, closed pipes, the
+ * process's exit status) is tested by spawning it (helpers.ts runCli), at least once per command.
  */
 export interface Out {
   stdout: string;
@@ -69,7 +76,7 @@ export function treeOut(file: string, a: TreeArgs = {}): Promise<Out> {
     if (flat) stdout = [...treeJson(session, flat, leaf)].join("");
     else if (!view || !rows) throw new Error("tree report without a view");
     else if (output === "ndjson") stdout = [...treeNdjson(session, view, rows, leaf)].join("");
-    else for (const l of treeLines(session, view, rows, { style: makeStyle(color === true), width, leaf })) stdout += `${l}\n`;
+    else stdout = [...lineChunks(treeLines(session, view, rows, { style: makeStyle(color === true), width, leaf }))].join("");
     return { stdout, code: r.exitCode };
   });
 }
@@ -93,18 +100,26 @@ export function leavesNdjsonOut(file: string, a: { includeCopied?: boolean } = {
   });
 }
 
-/**
- * What `pisess path FILE --ndjson` reads: pathReport, then every entry on the path read back whole. The command
- * builds these lines itself (src/commands/path.ts has no renderer in src/render), so this is for reading, and
- * tests that check the bytes spawn the CLI.
- */
-export function pathNdjsonOut(file: string): Promise<Out> {
-  return withSession(file, "skeleton", (session) => {
-    const r = pathReport(session, {});
-    let stdout = "";
-    for (const rec of r.data.path ?? []) stdout += `${JSON.stringify({ line: rec.line, entry: readEntry(session, rec) })}\n`;
-    return { stdout, code: r.exitCode };
+/** `pisess path FILE [--leaf REF] [--json | --ndjson]`: pathReport, then path.ts (text without colour). */
+export function pathOut(file: string, a: { leaf?: string; output?: "text" | "json" | "ndjson"; width?: number } = {}): Promise<Out> {
+  const output = a.output ?? "text";
+  return withSession(file, output === "text" ? "full" : "skeleton", (session) => {
+    const r = pathReport(session, { leaf: a.leaf ?? "leaf" });
+    const { leaf, path } = r.data;
+    if (path === null) return { stdout: "", code: r.exitCode };
+    const chunks =
+      output !== "text"
+        ? pathJsonChunks(session.file, leaf, path, (rec) => readEntry(session, rec), output === "json")
+        : leaf
+          ? pathTextLines(session, path, leaf, { style: makeStyle(false), width: a.width })
+          : [];
+    return { stdout: [...chunks].join(""), code: r.exitCode };
   });
+}
+
+/** `pisess path FILE --ndjson`. */
+export function pathNdjsonOut(file: string): Promise<Out> {
+  return pathOut(file, { output: "ndjson" });
 }
 
 /** `pisess info FILE [--json] [--include-copied]`: infoReport, then info.ts (text without colour). */
@@ -147,29 +162,96 @@ export async function lsOut(o: LsOptions, a: { ndjson?: boolean } = {}): Promise
   return { stdout: a.ndjson ? lsNdjson(r.data.sessions) : lsJson(r.data.sessions), code: r.exitCode };
 }
 
-/** `pisess grep … --ndjson`: grepReport, one grep.ts hit object per line. */
-export async function grepNdjsonOut(o: GrepOptions): Promise<Out> {
+/** `pisess grep … [--json | --ndjson]`: grepReport, then grep.ts (text without colour). */
+export async function grepOut(o: GrepOptions, format: "text" | "json" | "ndjson" = "text"): Promise<Out> {
   const r = await grepReport(o);
+  const out = new GrepOutput(format, makeStyle(false));
+  let stdout = out.head();
+  for (const { file, hits } of r.data.files) stdout += out.file(file, hits);
+  return { stdout: stdout + out.tail(), code: r.exitCode };
+}
+
+/** `pisess grep … --ndjson`. */
+export function grepNdjsonOut(o: GrepOptions): Promise<Out> {
+  return grepOut(o, "ndjson");
+}
+
+/** `pisess diff FILE A [B] [--context] [--leaves] [--json]`: diffReport, then diff.ts (text without colour, no cut). */
+export async function diffOut(
+  file: string,
+  a: { a?: string; b?: string; context?: boolean; leaves?: boolean; json?: boolean; sideBySide?: boolean; width?: number } = {},
+): Promise<Out> {
+  const json = a.json === true;
+  const textOptions = (pair: Pick<DiffTextOptions, "files" | "lineage">): DiffTextOptions => ({
+    style: makeStyle(false),
+    width: a.width,
+    sideBySide: a.sideBySide === true,
+    ...pair,
+  });
+  const frame = new DiffLeavesFrame(json, textOptions);
   let stdout = "";
-  for (const { file, hits } of r.data.files) for (const hit of hits) stdout += `${JSON.stringify(grepHitObject(file, hit))}\n`;
+  let started = false;
+  const r = await diffReport({
+    file,
+    ...(a.a !== undefined ? { a: a.a } : {}),
+    ...(a.b !== undefined ? { b: a.b } : {}),
+    leaves: a.leaves === true,
+    context: a.context === true,
+    open: openFile,
+    ...(a.leaves
+      ? {
+          onItem: async (item, head) => {
+            if (!started) stdout += frame.head(head.file, head.active);
+            started = true;
+            stdout += frame.item(item).join("");
+          },
+        }
+      : {}),
+  });
+  const d = r.data;
+  if (d.problems.length === 0) return { stdout, code: r.exitCode };
+  if (a.leaves) {
+    if (!started && d.file !== undefined && d.active) stdout += frame.head(d.file, d.active);
+    stdout += frame.end();
+  } else for (const item of d.items) stdout += diffItemChunks(item, json, textOptions).join("");
   return { stdout, code: r.exitCode };
 }
 
+/** `pisess diff FILE A [B] [--context] --json` (one pair). */
+export function diffJsonOut(file: string, a: { a?: string; b?: string; context?: boolean } = {}): Promise<Out> {
+  return diffOut(file, { ...a, json: true });
+}
+
+/** `pisess validate INPUTS [--quiet]` (text): validateReport, then validate-text.ts. */
+export async function validateOut(inputs: string[], o: { quiet?: boolean; strict?: boolean; color?: boolean } = {}): Promise<Out> {
+  const r = await validateReport({ inputs, quiet: o.quiet === true, strict: o.strict === true, open: openFile });
+  return { stdout: validateText(r.data.shown, r.data.summary, makeStyle(o.color === true), r.data.hidden), code: r.exitCode };
+}
+
 /**
- * `pisess diff FILE A [B] [--context] --json` (one pair): diffReport, then diff-json.ts, with the file names and
- * lineage the command passes. `--leaves --json` frames the pairs in the command itself (src/commands/diff.ts), so
- * tests of it spawn the CLI.
+ * The whole CLI (src/cli.ts main: argument parsing, the command, its stderr lines and exit status) run in this
+ * process, stdout and stderr captured: for checks of arguments and messages where a new process adds nothing.
+ * Not for --help/--version (yargs ends the process there), stdin, TTY or closed-pipe behaviour: those spawn.
  */
-export async function diffJsonOut(file: string, a: { a?: string; b?: string; context?: boolean } = {}): Promise<Out> {
-  const r = await diffReport({ file, ...a, open: openFile });
-  let stdout = "";
-  for (const item of r.data.items) {
-    const o: DiffJsonOptions = {};
-    if (item.file !== undefined) o.file = item.file;
-    if (item.files) o.files = item.files;
-    if (item.files && item.lineage) o.lineage = item.lineage;
-    if (item.kind === "contexts") stdout += `${JSON.stringify(contextDiffObject(item.diff, o))}\n`;
-    else if (item.kind === "paths") stdout += `${JSON.stringify(pathDiffObject(item.diff, o))}\n`;
+export async function cliOut(args: string[]): Promise<Out & { stderr: string }> {
+  const { main } = await import("../src/cli.js");
+  const out: string[] = [];
+  const err: string[] = [];
+  const capture =
+    (into: string[]) =>
+    (chunk: string | Uint8Array, ...rest: unknown[]): boolean => {
+      into.push(typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8"));
+      const cb = rest.find((x) => typeof x === "function") as (() => void) | undefined;
+      cb?.();
+      return true;
+    };
+  const so = vi.spyOn(process.stdout, "write").mockImplementation(capture(out));
+  const se = vi.spyOn(process.stderr, "write").mockImplementation(capture(err));
+  try {
+    const code = await main(args);
+    return { stdout: out.join(""), stderr: err.join(""), code };
+  } finally {
+    so.mockRestore();
+    se.mockRestore();
   }
-  return { stdout, code: r.exitCode };
 }

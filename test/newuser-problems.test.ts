@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { runCli } from "./helpers.js";
+import { cliOut } from "./inproc.js";
 
 // Issue "What a new user hit", item 8: one count and one wording of a session's problems, from the diagnostics.
 
@@ -15,23 +16,23 @@ function readingLine(stderr: string, file: string): { total: number; error: numb
 
 describe("one count, one wording", () => {
   for (const file of ["fixtures/corpus/gen-v3-faults.jsonl", "fixtures/tree/broken-links.jsonl", "fixtures/newuser/warnings-only.jsonl"]) {
-    it(`${file}: tree, path, info and ls agree; validate finds at least as many, worded alike`, () => {
-      const tree = readingLine(runCli(["tree", file]).stderr, file);
+    it(`${file}: tree, path, info and ls agree; validate finds at least as many, worded alike (CLI in process)`, async () => {
+      const tree = readingLine((await cliOut(["tree", file])).stderr, file);
       expect(tree.total).toBe(tree.error + tree.warning);
-      expect(readingLine(runCli(["path", file]).stderr, file)).toEqual(tree);
-      const info = runCli(["info", file]);
+      expect(readingLine((await cliOut(["path", file])).stderr, file)).toEqual(tree);
+      const info = await cliOut(["info", file]);
       expect(readingLine(info.stderr, file)).toEqual(tree);
       expect(info.stdout).toContain(`problems    ${tree.total} problem${tree.total === 1 ? "" : "s"} (${tree.error} error`);
-      const infoJson = JSON.parse(runCli(["info", file, "--json"]).stdout);
+      const infoJson = JSON.parse((await cliOut(["info", file, "--json"])).stdout);
       expect(infoJson.problems).toBe(tree.total);
       expect(infoJson.problemsBySeverity).toEqual({ error: tree.error, warning: tree.warning });
-      const ls = JSON.parse(runCli(["ls", file, "--json"]).stdout);
+      const ls = JSON.parse((await cliOut(["ls", file, "--json"])).stdout);
       expect(ls.sessions[0].problems).toBe(tree.total);
       // validate reads the same diagnostics and checks more: never fewer of either severity.
-      const v = JSON.parse(runCli(["validate", file, "--format", "json"]).stdout).summary;
+      const v = JSON.parse((await cliOut(["validate", file, "--format", "json"])).stdout).summary;
       expect(v.error).toBeGreaterThanOrEqual(tree.error);
       expect(v.warning).toBeGreaterThanOrEqual(tree.warning);
-      const text = runCli(["validate", file]).stdout;
+      const text = (await cliOut(["validate", file])).stdout;
       expect(text).toMatch(/^\d+ problems? \(\d+ errors?, \d+ warnings?, \d+ info\) in 1 of 1 file$/m);
     });
   }

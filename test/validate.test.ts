@@ -8,11 +8,10 @@ import { CODES, type Code } from "../src/model/codes.js";
 import { exitStatus, summarize, type FileResult } from "../src/check/summary.js";
 import { formatMessage, codeTitle, diagnosticLine } from "../src/render/diagnostics.js";
 import { contextReport } from "../src/reports/context.js";
-import { makeStyle } from "../src/render/style.js";
 import { validateGithub } from "../src/render/validate-github.js";
-import { validateFindingLines, validateSummaryLines } from "../src/render/validate-text.js";
 import type { Diagnostic } from "../src/model/types.js";
 import { expectGolden } from "./golden.js";
+import { cliOut, validateOut } from "./inproc.js";
 import { openFile } from "../src/reports/open.js";
 import { validateReport } from "../src/reports/validate.js";
 import { type CliResult, type FileFingerprint, ROOT, corpus, fixture, fingerprint, once, runCli } from "./helpers.js";
@@ -23,9 +22,7 @@ const faultsText = once(() => runCli(["validate", "fixtures/corpus/gen-v3-faults
 
 /** What `pisess validate INPUTS` writes on stdout, rendered in-process as the command renders it. */
 async function validateText(inputs: string[], o: { quiet?: boolean; color?: boolean } = {}): Promise<string> {
-  const r = await validateReport({ inputs, quiet: o.quiet === true, open: openFile });
-  const style = makeStyle(o.color === true);
-  return `${[...validateFindingLines(r.data.shown, style), ...validateSummaryLines(r.data.summary, style, r.data.hidden)].join("\n")}\n`;
+  return (await validateOut(inputs, o)).stdout;
 }
 
 async function check(path: string, strict = false, live = false): Promise<Diagnostic[]> {
@@ -363,12 +360,12 @@ describe("validate CLI", () => {
     expect(await exit(F("blank-line"), { failOn: "info" })).toBe(1);
   });
 
-  it("--fail-on, --max-warnings, usage errors", () => {
-    expect(runCli(["validate", F("label-target-missing"), "--fail-on", "warning"]).code).toBe(1);
-    expect(runCli(["validate", F("label-target-missing"), "--max-warnings", "0"]).code).toBe(1);
-    expect(runCli(["validate", F("clean"), "--format", "xml"]).code).toBe(2);
-    expect(runCli(["validate"]).code).toBe(2);
-    expect(runCli(["validate", "-", "-"]).code).toBe(2);
+  it("--fail-on, --max-warnings, usage errors (the CLI in process)", async () => {
+    expect((await cliOut(["validate", F("label-target-missing"), "--fail-on", "warning"])).code).toBe(1);
+    expect((await cliOut(["validate", F("label-target-missing"), "--max-warnings", "0"])).code).toBe(1);
+    expect((await cliOut(["validate", F("clean"), "--format", "xml"])).code).toBe(2);
+    expect((await cliOut(["validate"])).code).toBe(2);
+    expect((await cliOut(["validate", "-", "-"])).code).toBe(2);
   });
 
   it("--quiet shows errors only; the exit status still counts all", async () => {
@@ -384,8 +381,8 @@ describe("validate CLI", () => {
     expect(w.exitCode).toBe(1);
   });
 
-  it("--format json: one document with files, diagnostics and summary", () => {
-    const r = runCli(["validate", "--format", "json", FAULTS]);
+  it("--format json: one document with files, diagnostics and summary (the CLI in process)", async () => {
+    const r = await cliOut(["validate", "--format", "json", FAULTS]);
     const doc = JSON.parse(r.stdout);
     expect(doc.files).toHaveLength(1);
     expect(doc.files[0].file).toBe(FAULTS);
@@ -423,8 +420,8 @@ describe("validate CLI", () => {
     ]);
   });
 
-  it("--format github: annotations", () => {
-    const r = runCli(["validate", "--format", "github", F("malformed-json"), F("label-target-missing"), F("blank-line")]);
+  it("--format github: annotations (the CLI in process)", async () => {
+    const r = await cliOut(["validate", "--format", "github", F("malformed-json"), F("label-target-missing"), F("blank-line")]);
     const lines = r.stdout.trim().split("\n");
     expect(lines[0]).toMatch(
       /^::error file=fixtures\/validate\/malformed-json\.jsonl,line=4,col=\d+,title=malformed-json::line is not valid JSON/,
@@ -435,8 +432,8 @@ describe("validate CLI", () => {
     expect(lines[2]).toMatch(/^::notice file=fixtures\/validate\/blank-line\.jsonl,line=4,title=blank-line::/);
   });
 
-  it("--format sarif: SARIF 2.1.0, rules = codes", () => {
-    const r = runCli(["validate", "--format", "sarif", FAULTS]);
+  it("--format sarif: SARIF 2.1.0, rules = codes (the CLI in process)", async () => {
+    const r = await cliOut(["validate", "--format", "sarif", FAULTS]);
     const log = JSON.parse(r.stdout);
     expect(log.version).toBe("2.1.0");
     const run = log.runs[0];
@@ -469,14 +466,15 @@ describe("validate CLI", () => {
     expect(ALL().map(fingerprint)).toEqual(before);
   });
 
-  it("pisess schema lists and prints schemas", () => {
+  it("pisess schema lists and prints schemas", async () => {
     const list = runCli(["schema"]);
     expect(list.code).toBe(0);
     expect(list.stdout.split("\n")).toContain("entry-compaction");
     const one = runCli(["schema", "header"]);
     expect(JSON.parse(one.stdout)).toEqual(JSON.parse(readFileSync(join(ROOT, "schemas", "header.json"), "utf8")));
-    expect(runCli(["schema", "header.json"]).stdout).toBe(one.stdout);
-    const bad = runCli(["schema", "nope"]);
+    // The rest in process.
+    expect((await cliOut(["schema", "header.json"])).stdout).toBe(one.stdout);
+    const bad = await cliOut(["schema", "nope"]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("no schema named");
   });

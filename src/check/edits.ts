@@ -2,6 +2,7 @@ import { diag } from "../model/codes.js";
 import { isObject } from "../model/json.js";
 import type { Session } from "../model/session.js";
 import type { Diagnostic, EntryRec } from "../model/types.js";
+import { givesMessages } from "../ops/context.js";
 import { buildTree, type SessionTree, type TreeNode } from "../ops/tree.js";
 
 /**
@@ -81,23 +82,10 @@ function yieldsContentMessage(rec: EntryRec): boolean {
   return rec.type === "message" && rec.hasMessage !== false && rec.role !== undefined && CONTENT_ROLES.has(rec.role);
 }
 
-/** Whether the target yields any context message at all (pi's sessionEntryToContextMessages). */
-function yieldsMessages(rec: EntryRec): boolean {
-  switch (rec.type) {
-    case "message":
-    case "custom_message":
-    case "compaction":
-      return true;
-    case "branch_summary":
-      return rec.summaryEmpty !== true;
-    default:
-      return false;
-  }
-}
-
 /** What an edit does to a target pi's writer would refuse, where pi applies it. */
 function effectOn(target: EntryRec, replacement: ReplacementKind): "removes" | "replaces" | "none" {
-  if (replacement === "null") return yieldsMessages(target) ? "removes" : "none";
+  // The context's own rule (ops/context.ts): what a null edit removes is what the entry would have given.
+  if (replacement === "null") return givesMessages(target) ? "removes" : "none";
   return target.type === "message" && target.role === "custom" && target.hasMessage !== false ? "replaces" : "none";
 }
 

@@ -2,8 +2,8 @@ import type { Argv, CommandModule } from "yargs";
 import type { EntryRec } from "../model/types.js";
 import type { Lineage } from "../ops/diff.js";
 import { diagnosticLine } from "../render/diagnostics.js";
-import { contextDiffObject, pathDiffObject, type DiffJsonOptions } from "../render/diff-json.js";
-import { contextDiffText, pathDiffText, SIDE_BY_SIDE_MIN, type DiffTextOptions } from "../render/diff-text.js";
+import { DiffLeavesFrame, diffItemChunks } from "../render/diff.js";
+import { SIDE_BY_SIDE_MIN, type DiffTextOptions } from "../render/diff-text.js";
 import { diffReport, type DiffData, type DiffItem } from "../reports/diff.js";
 import { wholeNumbers, openInput, problemSummary, requestExit, styleFor, terminalWidth, writeOut, type GlobalArgs } from "./common.js";
 
@@ -74,7 +74,7 @@ export const diffCommand: CommandModule<object, DiffArgs> = {
     if (d.problems.length > 0) {
       requestExit(r.exitCode);
       if (stream) await stream.end(d);
-      else await writeOut(d.items.flatMap((item) => itemOutput(item, args)));
+      else await writeOut(d.items.flatMap((item) => diffItemChunks(item, args.json === true, (pair) => textOptions(args, pair))));
       for (const p of d.problems) problemSummary(p.file, p.diagnostics);
     }
     requestExit(r.exitCode);
@@ -86,52 +86,22 @@ function leavesWriter(args: DiffArgs): {
   item: (item: DiffItem, head: { file: string; active: EntryRec }) => Promise<void>;
   end: (d: DiffData) => Promise<void>;
 } {
+  const frame = new DiffLeavesFrame(args.json === true, (pair) => textOptions(args, pair));
   let started = false;
-  let count = 0;
-  let seen = 0;
   const start = async (file: string, active: EntryRec): Promise<void> => {
     if (started) return;
     started = true;
-    if (args.json)
-      await writeOut([`${JSON.stringify({ file, active: { id: active.id ?? null, line: active.line } }).slice(0, -1)},"diffs":[`]);
+    await writeOut([frame.head(file, active)]);
   };
   return {
     async item(item, head) {
       await start(head.file, head.active);
-      seen++;
       if (item.kind === "cycle" || !item.diff.same) requestExit(1);
-      const sep = count > 0 ? (args.json ? "," : "\n") : "";
-      if (item.kind === "cycle") {
-        if (args.json)
-          await writeOut([
-            sep,
-            JSON.stringify({ leaf: { id: item.leaf.id ?? null, line: item.leaf.line }, error: "cycle", cycle: item.cycle }),
-          ]);
-        else return;
-      } else if (args.json) await writeOut([sep, itemOutput(item, args).join("").trimEnd()]);
-      else await writeOut([sep, ...itemOutput(item, args)]);
-      count++;
+      await writeOut(frame.item(item));
     },
     async end(d) {
       await start(d.file as string, d.active as EntryRec);
-      if (args.json) await writeOut(["]}\n"]);
-      else if (seen === 0) await writeOut(["only one leaf: nothing to compare\n"]);
+      await writeOut([frame.end()]);
     },
   };
-}
-
-function itemOutput(item: DiffItem, args: DiffArgs): string[] {
-  if (item.kind === "cycle") return [];
-  const jsonOpts: DiffJsonOptions = {};
-  if (item.file !== undefined) jsonOpts.file = item.file;
-  if (item.files) {
-    jsonOpts.files = item.files;
-    if (item.lineage) jsonOpts.lineage = item.lineage;
-  }
-  if (item.kind === "contexts") {
-    if (args.json) return [`${JSON.stringify(contextDiffObject(item.diff, jsonOpts))}\n`];
-    return [...contextDiffText(item.diff, textOptions(args, item))];
-  }
-  if (args.json) return [`${JSON.stringify(pathDiffObject(item.diff, jsonOpts))}\n`];
-  return [...pathDiffText(item.diff, textOptions(args, item))];
 }

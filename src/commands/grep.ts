@@ -1,5 +1,6 @@
 import type { Argv, CommandModule } from "yargs";
-import { grepHitObject, grepTextLine } from "../render/grep.js";
+import { GrepOutput } from "../render/grep.js";
+import { failureLine } from "../render/notes.js";
 import { grepReport } from "../reports/grep.js";
 import { wholeNumbers, requestExit, styleFor, writeOut, type GlobalArgs } from "./common.js";
 
@@ -65,22 +66,11 @@ export const grepCommand: CommandModule<object, GrepArgs> = {
       env: process.env,
       cwd: process.cwd(),
     });
-    for (const f of r.data.failures) process.stderr.write(`pisess: ${f.path}: ${f.reason}\n`);
-    const style = styleFor(args);
-    let firstJson = true;
+    for (const f of r.data.failures) process.stderr.write(failureLine(f));
+    const out = new GrepOutput(args.json ? "json" : args.ndjson ? "ndjson" : "text", styleFor(args));
     requestExit(r.exitCode);
-    if (args.json) await writeOut(['{"hits":[']);
-    for (const { file, hits } of r.data.files) {
-      const out: string[] = [];
-      for (const hit of hits) {
-        if (args.json) {
-          out.push((firstJson ? "" : ",") + JSON.stringify(grepHitObject(file, hit)));
-          firstJson = false;
-        } else if (args.ndjson) out.push(`${JSON.stringify(grepHitObject(file, hit))}\n`);
-        else out.push(grepTextLine(file, hit, style));
-      }
-      await writeOut([out.join("")]);
-    }
-    if (args.json) await writeOut(["]}\n"]);
+    await writeOut([out.head()]);
+    for (const { file, hits } of r.data.files) await writeOut([out.file(file, hits)]);
+    await writeOut([out.tail()]);
   },
 };

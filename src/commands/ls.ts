@@ -1,5 +1,6 @@
 import type { Argv, CommandModule } from "yargs";
 import { lsJson, lsNdjson, lsText } from "../render/ls.js";
+import { failureLine, noteLine } from "../render/notes.js";
 import { LS_SORTS, lsReport, type LsSort } from "../reports/ls.js";
 import { wholeNumbers, requestExit, styleFor, writeOut, type GlobalArgs } from "./common.js";
 
@@ -48,12 +49,12 @@ export const lsCommand: CommandModule<object, LsArgs> = {
     });
     const d = r.data;
     if (d.missingRoot !== undefined) {
-      process.stderr.write(`pisess: no sessions folder ${d.missingRoot}${args.allProjects ? "" : ` for ${process.cwd()}`}\n`);
+      process.stderr.write(noteLine(`no sessions folder ${d.missingRoot}${args.allProjects ? "" : ` for ${process.cwd()}`}`));
       await writeOut([args.json ? lsJson([]) : ""]);
       return;
     }
     if (progress) process.stderr.write("\r\u001b[2K");
-    for (const f of d.failures) process.stderr.write(`pisess: ${f.path}: ${f.reason}\n`);
+    for (const f of d.failures) process.stderr.write(failureLine(f));
     if (d.skipped > 0) process.stderr.write(`pisess: skipped ${d.skipped} file${d.skipped === 1 ? "" : "s"} without a session header\n`);
     requestExit(r.exitCode);
     if (args.json) await writeOut([lsJson(d.sessions)]);

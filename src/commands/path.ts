@@ -1,8 +1,7 @@
 import type { Argv, CommandModule } from "yargs";
 import { readEntry } from "../model/session.js";
-import type { Row, SessionView, ViewNode } from "../ops/view.js";
 import { diagnosticLine } from "../render/diagnostics.js";
-import { treeLines } from "../render/tree.js";
+import { pathJsonChunks, pathTextLines } from "../render/path.js";
 import { pathReport } from "../reports/path.js";
 import {
   emptyNote,
@@ -54,31 +53,9 @@ export const pathCommand: CommandModule<object, PathArgs> = {
       }
       requestExit(r.exitCode);
       if (args.ndjson || args.json) {
-        const chunks = function* (): Generator<string> {
-          if (args.json) {
-            yield `${JSON.stringify({ file: session.file, leaf: leaf && { id: leaf.id ?? null, line: leaf.line } }).slice(0, -1)},"entries":[`;
-          }
-          let first = true;
-          for (const rec of path) {
-            const item = JSON.stringify({ line: rec.line, entry: readEntry(session, rec) });
-            if (args.json) {
-              yield (first ? "" : ",") + item;
-              first = false;
-            } else yield `${item}\n`;
-          }
-          if (args.json) yield "]}\n";
-        };
-        await writeOut(chunks());
+        await writeOut(pathJsonChunks(session.file, leaf, path, (rec) => readEntry(session, rec), args.json === true));
       } else if (leaf) {
-        const view: SessionView = { roots: [], onPath: new Set(path), shown: path.length };
-        const rows: Row[] = path.map((rec, depth): Row => {
-          const node: ViewNode = { rec, children: [], depth, cycleCut: false };
-          return { node, indent: 0, connector: "none", gutters: [] };
-        });
-        const out: string[] = [];
-        for (const line of treeLines(session, view, rows, { style: styleFor(args), width: terminalWidth(args.width), leaf }))
-          out.push(`${line}\n`);
-        await writeOut(out);
+        await writeOut([...pathTextLines(session, path, leaf, { style: styleFor(args), width: terminalWidth(args.width) })]);
       }
       if (!leaf) process.stderr.write(emptyNote(session.file, "path"));
       problemSummary(session.file, r.diagnostics);

@@ -1,5 +1,5 @@
 import type { Argv, CommandModule } from "yargs";
-import { showJson, showText } from "../render/show.js";
+import { showJson, showSkippedJson, showText } from "../render/show.js";
 import { diagnosticLine } from "../render/diagnostics.js";
 import { sanitize } from "../render/sanitize.js";
 import { showReport, showSkippedReport } from "../reports/show.js";
@@ -46,7 +46,7 @@ export const showCommand: CommandModule<object, ShowArgs> = {
       const d = r.data;
       if (d.skipped !== undefined) {
         for (const x of r.diagnostics) process.stderr.write(diagnosticLine(x));
-        if (args.json) await writeOut([`${JSON.stringify({ ...d.skipped, diagnostics: r.diagnostics })}\n`]);
+        if (args.json) await writeOut([showSkippedJson(d.skipped, r.diagnostics)]);
         else if (d.skipped.text !== null) await writeOut([`${rawOut(d.skipped.text)}\n`]);
       } else if (d.raw !== undefined) await writeOut([`${rawOut(d.raw)}\n`]);
       else await writeOut([args.json ? showJson(d.entry) : showText(d.entry, styleFor(args))]);

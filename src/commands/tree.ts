@@ -1,7 +1,7 @@
 import type { Argv, CommandModule } from "yargs";
 import { FILTER_MODES, type FilterMode } from "../ops/view.js";
 import { treeJson, treeNdjson } from "../render/tree-json.js";
-import { treeLines } from "../render/tree.js";
+import { lineChunks, treeLines } from "../render/tree.js";
 import { treeReport } from "../reports/tree.js";
 import { wholeNumbers, openInput, problemSummary, requestExit, styleFor, terminalWidth, writeOut, type GlobalArgs } from "./common.js";
 
@@ -64,22 +64,10 @@ export const treeCommand: CommandModule<object, TreeArgs> = {
       if (flat) await writeOut(treeJson(session, flat, leaf));
       else if (!view || !rows) throw new Error("tree report without a view");
       else if (args.ndjson) await writeOut(treeNdjson(session, view, rows, leaf));
-      else await writeOut(mapLines(treeLines(session, view, rows, { style: styleFor(args), width: terminalWidth(args.width), leaf })));
+      else await writeOut(lineChunks(treeLines(session, view, rows, { style: styleFor(args), width: terminalWidth(args.width), leaf })));
       problemSummary(session.file, r.diagnostics);
     } finally {
       session.store.close();
     }
   },
 };
-
-function* mapLines(lines: Iterable<string>): Generator<string> {
-  let buf = "";
-  for (const l of lines) {
-    buf += `${l}\n`;
-    if (buf.length > 1 << 16) {
-      yield buf;
-      buf = "";
-    }
-  }
-  if (buf) yield buf;
-}

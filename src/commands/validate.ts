@@ -73,7 +73,8 @@ export const validateCommand: CommandModule<object, ValidateArgs> = {
       progress: (name, bytes) =>
         process.stderr.isTTY === true && bytes >= 64 << 20 ? common.progressReporter("checking", name, bytes) : undefined,
     });
-    for (const n of r.data.notes) process.stderr.write(`pisess: ${n}\n`);
+    const { noteLine } = await import("../render/notes.js");
+    for (const n of r.data.notes) process.stderr.write(noteLine(n));
     const { shown, summary } = r.data;
     // Known before a line is written: a reader that leaves early (`| head`) does not turn a failing run into 0.
     common.requestExit(r.exitCode);
@@ -104,10 +105,8 @@ export const validateCommand: CommandModule<object, ValidateArgs> = {
         break;
       }
       default: {
-        const { validateFindingLines, validateSummaryLines } = await import("../render/validate-text.js");
-        const style = common.styleFor(args);
-        const lines = [...validateFindingLines(shown, style), ...validateSummaryLines(summary, style, r.data.hidden)];
-        await common.writeOut([`${lines.join("\n")}\n`]);
+        const { validateText } = await import("../render/validate-text.js");
+        await common.writeOut([validateText(shown, summary, common.styleFor(args), r.data.hidden)]);
       }
     }
   },

@@ -1,4 +1,5 @@
 import type { EntryRec } from "../model/types.js";
+import { toJson } from "./json.js";
 
 /** `entries[i]` of `context --json`: the entry behind messages[i] and, for an edited message, the context_edit. */
 interface ContextEntryRef {
@@ -40,19 +41,19 @@ export function* contextJsonChunks(
   asDocument: boolean,
 ): Generator<string> {
   if (!asDocument) {
-    for (const m of messages) yield `${JSON.stringify(m)}\n`;
+    for (const m of messages) yield `${toJson(m)}\n`;
     return;
   }
-  const head = JSON.stringify({
+  const head = toJson({
     file,
     leaf: leaf && { id: leaf.id ?? null, line: leaf.line },
     thinkingLevel: ctx.thinkingLevel,
     model: ctx.model,
   });
-  yield `${head.slice(0, -1)},"messages":[`;
+  yield `${(head as string).slice(0, -1)},"messages":[`;
   let buf = "";
   for (let i = 0; i < messages.length; i++) {
-    buf += (i === 0 ? "" : ",") + (JSON.stringify(messages[i]) ?? "null");
+    buf += (i === 0 ? "" : ",") + (toJson(messages[i]) ?? "null");
     if (buf.length > 1 << 16) {
       yield buf;
       buf = "";

@@ -1,7 +1,65 @@
 import type { EntryRec } from "../model/types.js";
 import type { ContextDiff, ContextItem, ContextSide, DiffSide, Lineage, PathDiff } from "../ops/diff.js";
+import type { EntryStats } from "../ops/stats.js";
+
+type Align = PathDiff["align"];
 
 type Json = Record<string, unknown>;
+
+/** An entry named in a diff document. */
+export interface DiffRefJson {
+  id: string | null;
+  line: number;
+}
+
+/** One side of `diff --json` (paths). */
+export interface PathDiffSideJson {
+  /** Two files: this side's file. */
+  file?: string;
+  leaf: DiffRefJson | null;
+  entries: { id: string | null; line: number; type: string; role?: string }[];
+  stats: EntryStats;
+}
+
+/** `diff --json` for two paths (and one item of `diff --leaves --json`'s "diffs"). */
+export interface PathDiffJson {
+  file?: string;
+  align: Align;
+  /** Two files only. */
+  lineage?: Lineage | null;
+  /** The last shared entry; with two files, `right` is its twin on the right side. */
+  base: (DiffRefJson & { right?: DiffRefJson | null }) | null;
+  same: boolean;
+  reask: { left: DiffRefJson | null; right: DiffRefJson | null; sameText: boolean } | null;
+  left: PathDiffSideJson;
+  right: PathDiffSideJson;
+}
+
+/** One side of `diff --context --json`. */
+export interface ContextDiffSideJson {
+  file?: string;
+  leaf: DiffRefJson | null;
+  thinkingLevel: unknown;
+  model: unknown;
+  compaction: DiffRefJson | null;
+  keptFrom: DiffRefJson | null;
+  /** How many messages the context holds. */
+  messages: number;
+  entries: { index: number; role: unknown; source: PathDiffSideJson["entries"][number] | null; shared?: true }[];
+  stats: EntryStats;
+}
+
+/** `diff --context --json`. */
+export interface ContextDiffJson {
+  mode: "context";
+  file?: string;
+  align: Align;
+  lineage?: Lineage | null;
+  base: { index: number; id: string | null; line: number | null; right?: DiffRefJson | null } | null;
+  same: boolean;
+  left: ContextDiffSideJson;
+  right: ContextDiffSideJson;
+}
 
 function ref(rec: EntryRec | null | undefined): Json | null {
   return rec ? { id: rec.id ?? null, line: rec.line } : null;
@@ -38,7 +96,7 @@ function baseJson(left: EntryRec | null, right: EntryRec | null, twoFiles: boole
 }
 
 /** The JSON object of one path diff (the document for a pair; one item of `--leaves`). */
-export function pathDiffObject(d: PathDiff, opts: DiffJsonOptions = {}): Json {
+export function pathDiffObject(d: PathDiff, opts: DiffJsonOptions = {}): PathDiffJson {
   const two = opts.files !== undefined;
   const o: Json = {};
   if (opts.file !== undefined) o.file = opts.file;
@@ -49,7 +107,8 @@ export function pathDiffObject(d: PathDiff, opts: DiffJsonOptions = {}): Json {
   o.reask = d.reask ? { left: ref(d.reask.left), right: ref(d.reask.right), sameText: d.reask.sameText } : null;
   o.left = sideJson(d.left, opts.files?.left);
   o.right = sideJson(d.right, opts.files?.right);
-  return o;
+  // Built key by key: the key order is the output's.
+  return o as unknown as PathDiffJson;
 }
 
 function itemJson(it: ContextItem): Json {
@@ -74,7 +133,7 @@ function contextSideJson(side: ContextSide, file: string | undefined): Json {
 }
 
 /** The JSON object of `diff --context`. */
-export function contextDiffObject(d: ContextDiff, opts: DiffJsonOptions = {}): Json {
+export function contextDiffObject(d: ContextDiff, opts: DiffJsonOptions = {}): ContextDiffJson {
   const two = opts.files !== undefined;
   const o: Json = { mode: "context" };
   if (opts.file !== undefined) o.file = opts.file;
@@ -90,5 +149,5 @@ export function contextDiffObject(d: ContextDiff, opts: DiffJsonOptions = {}): J
   o.same = d.same;
   o.left = contextSideJson(d.left, opts.files?.left);
   o.right = contextSideJson(d.right, opts.files?.right);
-  return o;
+  return o as unknown as ContextDiffJson;
 }

@@ -23,12 +23,73 @@ function editNote(hit: GrepHit, style: Style): string {
   return "";
 }
 
+/** One `grep --ndjson` line (and one item of `grep --json`'s "hits"). */
+export interface GrepHitJson {
+  file: string;
+  line: number;
+  id: string | null;
+  role: string | null;
+  type: string;
+  field: GrepHit["field"];
+  path: number;
+  version: GrepHit["version"];
+  target?: GrepHit["target"];
+  editedBy?: GrepHit["editedBy"];
+  snippet: string;
+}
+
+/** `grep --json`. */
+export interface GrepJson {
+  hits: GrepHitJson[];
+}
+
 /** The `--ndjson` object (and the items of `--json`'s "hits"). */
-export function grepHitObject(file: string, hit: GrepHit): Record<string, unknown> {
-  const o: Record<string, unknown> = { file, line: hit.line, id: hit.id, role: hit.role, type: hit.type, field: hit.field, path: hit.path };
-  o.version = hit.version;
-  if (hit.target !== undefined) o.target = hit.target;
-  if (hit.editedBy) o.editedBy = hit.editedBy;
-  o.snippet = hit.snippet;
-  return o;
+export function grepHitObject(file: string, hit: GrepHit): GrepHitJson {
+  // Key order is the output's: target and editedBy (when there are) come before the snippet.
+  return {
+    file,
+    line: hit.line,
+    id: hit.id,
+    role: hit.role,
+    type: hit.type,
+    field: hit.field,
+    path: hit.path,
+    version: hit.version,
+    ...(hit.target !== undefined ? { target: hit.target } : {}),
+    ...(hit.editedBy ? { editedBy: hit.editedBy } : {}),
+    snippet: hit.snippet,
+  };
+}
+
+/**
+ * grep's stdout, written file by file as the report gives them: `head`, one chunk per file, `tail`. Text is one
+ * `file:line:id: snippet` line per hit; `--json` one document {"hits":[…]}; `--ndjson` one hit object per line.
+ */
+export class GrepOutput {
+  private first = true;
+
+  constructor(
+    private readonly format: "text" | "json" | "ndjson",
+    private readonly style: Style,
+  ) {}
+
+  head(): string {
+    return this.format === "json" ? '{"hits":[' : "";
+  }
+
+  file(file: string, hits: readonly GrepHit[]): string {
+    let out = "";
+    for (const hit of hits) {
+      if (this.format === "json") {
+        out += (this.first ? "" : ",") + JSON.stringify(grepHitObject(file, hit));
+        this.first = false;
+      } else if (this.format === "ndjson") out += `${JSON.stringify(grepHitObject(file, hit))}\n`;
+      else out += grepTextLine(file, hit, this.style);
+    }
+    return out;
+  }
+
+  tail(): string {
+    return this.format === "json" ? "]}\n" : "";
+  }
 }

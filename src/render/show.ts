@@ -1,4 +1,6 @@
+import type { Diagnostic } from "../model/types.js";
 import { fmtTime } from "./info-format.js";
+import { toJson, toPrettyJson } from "./json.js";
 import { sanitize, sanitizeLine } from "./sanitize.js";
 import type { Style } from "./style.js";
 
@@ -31,7 +33,22 @@ export interface ShowReport {
 }
 
 export function showJson(r: ShowReport): string {
-  return `${JSON.stringify(r)}\n`;
+  return `${toJson(r)}\n`;
+}
+
+/** `pisess show FILE @N --json` for a line the loader skipped (no entry there): the line and its diagnostics. */
+export interface ShowSkippedJson {
+  file: string;
+  line: number;
+  reason: string;
+  /** The line as written; null when it cannot be read back (stdin keeps only entries). */
+  text: string | null;
+  diagnostics: Diagnostic[];
+}
+
+export function showSkippedJson(skipped: Omit<ShowSkippedJson, "diagnostics">, diagnostics: Diagnostic[]): string {
+  const o: ShowSkippedJson = { ...skipped, diagnostics };
+  return `${JSON.stringify(o)}\n`;
 }
 
 const refText = (r: ShowRef) => `${r.id === null ? "(no id)" : sanitizeLine(r.id)} @${r.line}`;
@@ -52,6 +69,6 @@ export function showText(r: ShowReport, style: Style): string {
   }
   if (r.editedBy.length > 0) kv("edited by", r.editedBy.map(refText).join(", "));
   out.push("");
-  out.push(sanitize(JSON.stringify(r.entry, null, 2)));
+  out.push(sanitize(toPrettyJson(r.entry) as string));
   return `${out.join("\n")}\n`;
 }

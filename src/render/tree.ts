@@ -52,3 +52,16 @@ export function* treeLines(session: Session, view: SessionView, rows: Row[], opt
     yield fitSegments(segments, opts.width);
   }
 }
+
+/** Text lines as stdout chunks of about 64 KiB (a tree can have millions of lines). */
+export function* lineChunks(lines: Iterable<string>): Generator<string> {
+  let buf = "";
+  for (const l of lines) {
+    buf += `${l}\n`;
+    if (buf.length > 1 << 16) {
+      yield buf;
+      buf = "";
+    }
+  }
+  if (buf) yield buf;
+}

@@ -87,3 +87,13 @@ export function* validateSummaryLines(
   const words = problemWords(summary, (severity, s) => paint(style, severity, s));
   yield `${words} in ${summary.filesWithFindings} of ${checked}${quiet}`;
 }
+
+/** `validate`'s text output: the findings, then the summary. */
+export function validateText(
+  results: readonly FileResult[],
+  summary: ValidateSummary,
+  style: Style,
+  hidden: { warning: number; info: number } = { warning: 0, info: 0 },
+): string {
+  return `${[...validateFindingLines(results, style), ...validateSummaryLines(summary, style, hidden)].join("\n")}\n`;
+}

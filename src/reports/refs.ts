@@ -1,6 +1,7 @@
 import type { Session } from "../model/session.js";
 import type { EntryRec } from "../model/types.js";
 import { resolveRef } from "../ops/refs.js";
+import { sanitizeLine } from "../render/sanitize.js";
 import { ReportError } from "./report.js";
 
 /**
@@ -15,21 +16,22 @@ export function isEmptyAtDefault(session: Session, ref: string | undefined): boo
 export function entryRef(session: Session, ref: string): EntryRec {
   const r = resolveRef(session, ref);
   if (r.ok) return r.rec;
+  // The reference comes from the command line, the file name and the ids from the session: all reach a terminal.
+  const file = sanitizeLine(session.file);
+  const given = sanitizeLine(ref);
   switch (r.reason) {
     case "ambiguous": {
       const list = (r.candidates ?? [])
         .slice(0, 10)
-        .map((c) => `${c.id ?? "(no id)"} (line ${c.line})`)
+        .map((c) => `${c.id === undefined ? "(no id)" : sanitizeLine(c.id)} (line ${c.line})`)
         .join(", ");
-      throw new ReportError(
-        `${session.file}: entry reference "${ref}" is ambiguous: ${list}${(r.candidates?.length ?? 0) > 10 ? ", …" : ""}`,
-      );
+      throw new ReportError(`${file}: entry reference "${given}" is ambiguous: ${list}${(r.candidates?.length ?? 0) > 10 ? ", …" : ""}`);
     }
     case "bad-line":
-      throw new ReportError(`${session.file}: "${ref}" is not a line reference (use @LINE with a line number ≥ 1)`);
+      throw new ReportError(`${file}: "${given}" is not a line reference (use @LINE with a line number ≥ 1)`);
     case "no-entries":
-      throw new ReportError(`${session.file}: the session has no entries`);
+      throw new ReportError(`${file}: the session has no entries`);
     default:
-      throw new ReportError(`${session.file}: no entry matches "${ref}" (use a full id, a unique id prefix, @LINE, label:NAME or leaf)`);
+      throw new ReportError(`${file}: no entry matches "${given}" (use a full id, a unique id prefix, @LINE, label:NAME or leaf)`);
   }
 }

@@ -1,4 +1,5 @@
 import type { Diagnostic } from "../model/types.js";
+import { sanitize } from "../render/sanitize.js";
 
 /**
  * What every report returns: the data a renderer shows, the diagnostics found on the way (rendered by the one
@@ -10,12 +11,16 @@ export interface Report<T> {
   exitCode: number;
 }
 
-/** A failure meant for the user (bad reference, unreadable input): one line, exit code 2 unless said otherwise. */
+/**
+ * A failure meant for the user (bad reference, unreadable input): one line, exit code 2 unless said otherwise.
+ * Its message goes to a terminal and quotes what the user or a session gave (paths, references, option values,
+ * yargs' usage errors): it is made safe here, once, with the one sanitizer (line breaks kept).
+ */
 export class ReportError extends Error {
   constructor(
     message: string,
     readonly exitCode = 2,
   ) {
-    super(message);
+    super(sanitize(message));
   }
 }

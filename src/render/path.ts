@@ -1,0 +1,59 @@
+import type { Session } from "../model/session.js";
+import type { EntryRec } from "../model/types.js";
+import type { Row, SessionView, ViewNode } from "../ops/view.js";
+import { toJson } from "./json.js";
+import type { Style } from "./style.js";
+import { treeLines } from "./tree.js";
+
+/** One item of `path --ndjson` (and of `path --json`'s "entries"): the entry as migrated in memory. */
+export interface PathItemJson {
+  line: number;
+  entry: Record<string, unknown>;
+}
+
+/** `path --json`. */
+export interface PathJson {
+  file: string;
+  /** null for a session without entries. */
+  leaf: { id: string | null; line: number } | null;
+  entries: PathItemJson[];
+}
+
+/**
+ * `path --json` (one document) or `--ndjson` (one item per line), root first. Streamed: each entry is read back
+ * from the store (`read`) only when its turn comes.
+ */
+export function* pathJsonChunks(
+  file: string,
+  leaf: EntryRec | null,
+  path: readonly EntryRec[],
+  read: (rec: EntryRec) => Record<string, unknown>,
+  asDocument: boolean,
+): Generator<string> {
+  if (asDocument) yield `${JSON.stringify({ file, leaf: leaf && { id: leaf.id ?? null, line: leaf.line } }).slice(0, -1)},"entries":[`;
+  let first = true;
+  for (const rec of path) {
+    const item: PathItemJson = { line: rec.line, entry: read(rec) };
+    const text = toJson(item) as string;
+    if (asDocument) {
+      yield (first ? "" : ",") + text;
+      first = false;
+    } else yield `${text}\n`;
+  }
+  if (asDocument) yield "]}\n";
+}
+
+/** `path` as text: the entries root first, one tree row each, without connectors. */
+export function* pathTextLines(
+  session: Session,
+  path: readonly EntryRec[],
+  leaf: EntryRec,
+  opts: { style: Style; width: number | undefined },
+): Generator<string> {
+  const view: SessionView = { roots: [], onPath: new Set(path), shown: path.length };
+  const rows: Row[] = path.map((rec, depth): Row => {
+    const node: ViewNode = { rec, children: [], depth, cycleCut: false };
+    return { node, indent: 0, connector: "none", gutters: [] };
+  });
+  for (const line of treeLines(session, view, rows, { style: opts.style, width: opts.width, leaf })) yield `${line}\n`;
+}

@@ -1,0 +1,41 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { stringifyDeep, toJson, toPrettyJson } from "../src/render/json.js";
+import { corpus } from "./helpers.js";
+
+describe("JSON of deeply nested values (render/json.ts)", () => {
+  it("the explicit-stack serializer writes JSON.stringify's bytes", () => {
+    const values: unknown[] = [
+      null,
+      0,
+      -1.5e-9,
+      'a\u0000"\\\u2028\ud800',
+      true,
+      [],
+      {},
+      [undefined, () => 1, Symbol("s"), Number.NaN, Number.POSITIVE_INFINITY],
+      { a: undefined, b: () => 1, c: [{}], "k\n": "v", 1: "one" },
+      { d: new Date(Date.UTC(2025, 0, 1)), n: Object(5), s: Object("x"), b: Object(false) },
+      { toJSON: () => ({ replaced: [1] }) },
+    ];
+    // Real entries: every line of a corpus file with tool calls, thinking, usage and compactions.
+    for (const line of readFileSync(corpus("gen-v3-long.jsonl"), "utf8").split("\n")) if (line) values.push(JSON.parse(line));
+    for (const v of values) expect(stringifyDeep(v)).toBe(JSON.stringify(v));
+    expect(stringifyDeep(undefined)).toBe(undefined);
+  });
+
+  it("a value nested deeper than the stack allows: the same JSON, no overflow", () => {
+    const depth = 20_000;
+    let deep: unknown = { x: [] };
+    let expected = '{"x":[]}';
+    for (let i = 0; i < depth; i++) {
+      deep = i % 2 ? [deep] : { k: deep };
+      expected = i % 2 ? `[${expected}]` : `{"k":${expected}}`;
+    }
+    expect(() => JSON.stringify(deep)).toThrow(RangeError);
+    const text = toJson(deep) as string;
+    expect(text).toBe(expected);
+    expect(toPrettyJson(deep)).toBe(text); // too deep to indent: one line
+    expect(toPrettyJson({ a: [1] })).toBe(JSON.stringify({ a: [1] }, null, 2));
+  });
+});
