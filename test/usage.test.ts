@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { isoWeek } from "../src/ops/fleet-time.js";
@@ -302,5 +303,41 @@ describe("usage CLI", () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^total\s/m);
     expect(r.stdout).toContain("/home/dev/proj-c");
+  });
+});
+
+describe("usage on worker threads", () => {
+  it("eight copies of the fleet on two threads: eight times the oracle's totals, the same output as one thread", async () => {
+    const root = mkdtempSync(join(tmpdir(), "pisess-usage-threads-"));
+    try {
+      // The whole fixture folder each time, so that the fork whose parent lies outside sessions/ finds it.
+      const targets = Array.from({ length: 8 }, (_, i) => {
+        cpSync(fixture("fleet"), join(root, String(i)), { recursive: true });
+        return join(root, String(i), "sessions");
+      });
+      const o = { targets, by: ["day", "model"] as const, env, cwd: "/", timezone: "UTC", breakdown: true };
+      // The compiled report: its worker module (dist/reports/usage-worker.js) exists only there.
+      const dist = (await import("../dist/reports/usage.js")) as typeof import("../src/reports/usage.js");
+      const two = (await dist.usageReport({ ...o, by: [...o.by], threads: 2 })).data;
+      const one = (await usageReport({ ...o, by: [...o.by], threads: 1 })).data;
+      expect(JSON.stringify(two)).toBe(JSON.stringify(one));
+      const want = sum(COUNTED);
+      expect(pick(two.totals)).toEqual({
+        ...want,
+        input: 8 * want.input,
+        output: 8 * want.output,
+        cacheRead: 8 * want.cacheRead,
+        cacheWrite: 8 * want.cacheWrite,
+        turns: 8 * want.turns,
+        sessions: 8 * want.sessions,
+        cost: expect.closeTo(8 * want.cost, 9),
+        summaryCost: expect.closeTo(8 * want.summaryCost, 9),
+      });
+      // Damage notes come in file order, as one thread gives them.
+      expect(two.damage.map((d) => d.file)).toEqual([...two.damage.map((d) => d.file)].sort());
+      expect(two.damage).toHaveLength(16);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });
