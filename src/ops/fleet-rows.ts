@@ -81,8 +81,11 @@ function toolCalls(content: unknown): ToolCallBlock[] {
   return out;
 }
 
+/** Reads an entry's object back (default: readEntry, one read per entry; a caller holding the bytes can do better). */
+export type EntryReader = (rec: EntryRec) => Record<string, unknown>;
+
 /** Every table's rows for one session (a full load: message bodies are read back for text, tool calls and results). */
-export function sessionRows(session: Session, facts: FileFacts): TableRows {
+export function sessionRows(session: Session, facts: FileFacts, read: EntryReader = (rec) => readEntry(session, rec)): TableRows {
   const file = facts.file;
   const tree = buildTree(session);
   const leaves = new Set(leafRecs(session));
@@ -108,7 +111,7 @@ export function sessionRows(session: Session, facts: FileFacts): TableRows {
     if (rec.type !== "message") continue;
     let m: Record<string, unknown> | undefined;
     try {
-      const o = readEntry(session, rec).message;
+      const o = read(rec).message;
       if (o && typeof o === "object") m = o as Record<string, unknown>;
     } catch {
       m = undefined;

@@ -94,3 +94,29 @@ export async function runOnThreads<R>(
     await Promise.all(workers.map((w) => w.terminate()));
   }
 }
+
+/**
+ * Runs `start` on up to `ahead` items at once and `use` on the results one at a time, in item order: reading the
+ * next files overlaps with working on the current one (a thread otherwise sits idle while each file is read).
+ */
+export async function inOrderAhead<T, R>(
+  items: readonly T[],
+  ahead: number,
+  start: (item: T) => Promise<R>,
+  use: (result: R, item: T) => Promise<void> | void,
+): Promise<void> {
+  const started: Promise<R>[] = [];
+  const begin = (i: number): void => {
+    const p = start(items[i] as T);
+    // Handled when its turn comes; until then a rejection must not count as unhandled.
+    p.catch(() => undefined);
+    started[i] = p;
+  };
+  for (let i = 0; i < Math.min(ahead, items.length); i++) begin(i);
+  for (let i = 0; i < items.length; i++) {
+    const r = await (started[i] as Promise<R>);
+    delete started[i];
+    if (i + ahead < items.length) begin(i + ahead);
+    await use(r, items[i] as T);
+  }
+}

@@ -4,6 +4,10 @@ import type { Session } from "../model/session.js";
 import { damageNotes, type DamageNote, type FleetFailure } from "../ops/fleet-files.js";
 import type { ParentCache } from "../ops/fleet-parents.js";
 import type { UsageAggregator } from "../ops/fleet-usage.js";
+import { inOrderAhead } from "./pool.js";
+
+/** Sessions being read at once by one thread (their results are used in file order). */
+export const LOAD_AHEAD = 3;
 
 /** The settings a count of sessions needs, as plain data (they are sent to worker threads). */
 export interface CountSettings {
@@ -32,34 +36,42 @@ export async function countFiles(
   notes: CountNotes,
   onFile?: () => void,
 ): Promise<void> {
-  for (const path of files) {
-    onFile?.();
-    let session: Session;
-    try {
-      session = await loadSession({ kind: "file", path });
-    } catch (err) {
-      notes.failures.push({ path, reason: ioReason(err) });
-      continue;
-    }
-    try {
-      if (session.diagnostics.some((d) => d.code === "foreign-format") || session.header === null) {
-        notes.skipped.push(path);
-        continue;
+  type Loaded = { session: Session } | { error: unknown };
+  await inOrderAhead<string, Loaded>(
+    files,
+    LOAD_AHEAD,
+    (path) =>
+      loadSession({ kind: "file", path }).then(
+        (session) => ({ session }),
+        (error: unknown) => ({ error }),
+      ),
+    async (loaded, path) => {
+      onFile?.();
+      if ("error" in loaded) {
+        notes.failures.push({ path, reason: ioReason(loaded.error) });
+        return;
       }
-      const project = typeof session.header.cwd === "string" ? session.header.cwd : null;
-      if (s.project !== undefined && (project === null || !project.includes(s.project))) continue;
-      notes.damage.push(...damageNotes(path, session.diagnostics));
-      const { mask } = await parents.copied(session);
-      agg.addSession(session, {
-        project,
-        name: path,
-        ...(mask !== undefined ? { copied: mask } : {}),
-        includeCopied: s.includeCopied,
-        ...(s.since !== undefined ? { since: s.since } : {}),
-        ...(s.until !== undefined ? { until: s.until } : {}),
-      });
-    } finally {
-      session.store.close();
-    }
-  }
+      const session = loaded.session;
+      try {
+        if (session.diagnostics.some((d) => d.code === "foreign-format") || session.header === null) {
+          notes.skipped.push(path);
+          return;
+        }
+        const project = typeof session.header.cwd === "string" ? session.header.cwd : null;
+        if (s.project !== undefined && (project === null || !project.includes(s.project))) return;
+        notes.damage.push(...damageNotes(path, session.diagnostics));
+        const { mask } = await parents.copied(session);
+        agg.addSession(session, {
+          project,
+          name: path,
+          ...(mask !== undefined ? { copied: mask } : {}),
+          includeCopied: s.includeCopied,
+          ...(s.since !== undefined ? { since: s.since } : {}),
+          ...(s.until !== undefined ? { until: s.until } : {}),
+        });
+      } finally {
+        session.store.close();
+      }
+    },
+  );
 }
