@@ -109,7 +109,7 @@ for (const f of [small, big]) {
   lines.push(row("pisess sql --tables (group-by over messages)", f.sql));
   lines.push("");
   lines.push(
-    `Counted: pisess ${f.totals.turns} turns once each, ${f.totals.totalTokens} tokens; ccusage ${f.cc.totalTokens} tokens (fork copies counted again); sql counted ${f.sqlTurns} messages not copied. Parquet written: ${f.parquetMB.toFixed(0)} MB.`,
+    `Counted: pisess ${f.totals.turns} turns once each, ${f.totals.totalTokens} tokens; ccusage ${f.cc.totalTokens} tokens; sql counted ${f.sqlTurns} messages not copied. Parquet written: ${f.parquetMB.toFixed(0)} MB.`,
     "",
   );
 }
