@@ -42,15 +42,16 @@ function fleet(sessions, size) {
 
 function timed(cmd, args) {
   const start = process.hrtime.bigint();
-  const r = spawnSync("/usr/bin/time", ["-f", "%e %M", cmd, ...args], {
+  const r = spawnSync("/usr/bin/time", ["-f", "%U %S %M", cmd, ...args], {
     encoding: "utf8",
     maxBuffer: 1 << 30,
     env: { ...process.env, HOME, NO_COLOR: "1" },
   });
   const wall = Number(process.hrtime.bigint() - start) / 1e9;
-  const m = /(\S+) (\d+)\s*$/.exec(r.stderr);
+  const m = /(\S+) (\S+) (\d+)\s*$/.exec(r.stderr);
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(" ")}: exit ${r.status}\n${r.stderr.slice(-2000)}`);
-  return { wall, rssMB: m ? Number(m[2]) / 1024 : Number.NaN, stdout: r.stdout };
+  // CPU seconds (user + system) above the wall time: more than one core at work.
+  return { wall, cpu: m ? Number(m[1]) + Number(m[2]) : Number.NaN, rssMB: m ? Number(m[3]) / 1024 : Number.NaN, stdout: r.stdout };
 }
 
 const median = (xs) => {
@@ -93,7 +94,7 @@ const small = measure(Math.max(1, Math.round(N / 10)), SIZE / 10);
 const big = measure(N, SIZE);
 
 const row = (name, xs) =>
-  `| ${name} | ${median(xs.map((x) => x.wall)).toFixed(2)} | ${Math.max(...xs.map((x) => x.rssMB)).toFixed(0)} | ${xs.length} |`;
+  `| ${name} | ${median(xs.map((x) => x.wall)).toFixed(2)} | ${median(xs.map((x) => x.cpu)).toFixed(2)} | ${Math.max(...xs.map((x) => x.rssMB)).toFixed(0)} | ${xs.length} |`;
 const lines = [];
 const day = new Date().toISOString().slice(0, 10);
 lines.push(`## fleet (\`node bench/fleet.mjs --sessions ${N} --size ${opt.size}\`, ${day})`, "");
@@ -102,7 +103,7 @@ lines.push(
   "",
 );
 for (const f of [small, big]) {
-  lines.push(`### ${f.sessions} sessions, ${f.mb} MB`, "", "| task | wall s (median) | peak RSS MB | runs |", "|---|---:|---:|---:|");
+  lines.push(`### ${f.sessions} sessions, ${f.mb} MB`, "", "| task | wall s (median) | CPU s (median) | peak RSS MB | runs |", "|---|---:|---:|---:|---:|");
   lines.push(row("pisess usage --by day,model", f.runs.usage));
   lines.push(row("ccusage pi daily --offline", f.runs.ccusage));
   lines.push(row("pisess tables --format parquet", [f.tables]));

@@ -128,6 +128,8 @@ export function sessionRows(session: Session, facts: FileFacts, read: EntryReade
   let compactions = 0;
   let copiedEntries = 0;
   for (const rec of session.entries) {
+    // One date text per entry, shared by the tables that show it.
+    const timestamp = iso(rec.time);
     if (copied(rec)) copiedEntries++;
     if (rec.type === "compaction") compactions++;
     rows.entries.push({
@@ -136,7 +138,7 @@ export function sessionRows(session: Session, facts: FileFacts, read: EntryReade
       id: rec.id ?? null,
       parent_id: typeof rec.parentId === "string" ? rec.parentId : null,
       type: rec.type,
-      timestamp: iso(rec.time),
+      timestamp,
       on_default_path: onPath.has(rec),
       is_leaf: leaves.has(rec),
       label: rec.id !== undefined ? (session.labels.get(rec.id) ?? null) : null,
@@ -155,7 +157,7 @@ export function sessionRows(session: Session, facts: FileFacts, read: EntryReade
         provider: rec.role === "assistant" ? (rec.provider ?? null) : null,
         model: rec.role === "assistant" ? (rec.model ?? null) : null,
         stop_reason: rec.stopReason ?? null,
-        timestamp: iso(rec.time),
+        timestamp,
         text_length: textLength(m?.content),
         ...usageCols(rec.usage),
         is_copied: copied(rec),
@@ -191,7 +193,7 @@ export function sessionRows(session: Session, facts: FileFacts, read: EntryReade
         kind: kind.kind,
         provider: m.provider,
         model: m.model,
-        timestamp: iso(rec.time),
+        timestamp,
         ...usageCols(rec.usage),
         is_copied: copied(rec),
       });
