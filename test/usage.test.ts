@@ -1,8 +1,10 @@
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { Writable } from "node:stream";
 import { dirname, join, resolve } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { isoWeek } from "../src/ops/fleet-time.js";
+import { fleetProgress } from "../src/render/usage-progress.js";
 import { usageReport, type UsageOptions } from "../src/reports/usage.js";
 import { fingerprint, fixture, runCli } from "./helpers.js";
 
@@ -338,6 +340,37 @@ describe("usage on worker threads", () => {
       expect(two.damage).toHaveLength(16);
     } finally {
       rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("usage progress", () => {
+  it("no bar off a TTY; on a TTY a bar once the run passes half a second, gone at the end", () => {
+    const chunks: string[] = [];
+    const stream = (tty: boolean) =>
+      Object.assign(
+        new Writable({
+          write(c, _e, cb) {
+            chunks.push(String(c));
+            cb();
+          },
+        }),
+        { isTTY: tty, columns: 100 },
+      ) as unknown as NodeJS.WriteStream;
+    expect(fleetProgress("pisess usage", stream(false))).toBeUndefined();
+    const now = vi.spyOn(Date, "now").mockReturnValue(1_000);
+    try {
+      const p = fleetProgress("pisess usage", stream(true));
+      expect(p).toBeDefined();
+      p?.update(0, 10);
+      expect(chunks.join("")).toBe("");
+      now.mockReturnValue(1_600);
+      p?.update(3, 10);
+      expect(chunks.join("")).toContain("pisess usage");
+      expect(chunks.join("")).toContain("3/10 sessions");
+      p?.stop();
+    } finally {
+      now.mockRestore();
     }
   });
 });
