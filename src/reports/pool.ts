@@ -1,4 +1,4 @@
-import { access } from "node:fs/promises";
+import { access, stat } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 
@@ -95,28 +95,61 @@ export async function runOnThreads<R>(
   }
 }
 
+/** How far a thread reads ahead: at most `items` sessions, and past the current one at most `bytes` of files. */
+export interface Ahead {
+  items: number;
+  bytes: number;
+}
+
+/** Sessions read at once by one thread, and the bytes of files read ahead of the one being worked on. */
+export const LOAD_AHEAD: Ahead = { items: 3, bytes: 32 * 1024 * 1024 };
+
 /**
- * Runs `start` on up to `ahead` items at once and `use` on the results one at a time, in item order: reading the
- * next files overlaps with working on the current one (a thread otherwise sits idle while each file is read).
+ * Runs `start` on items ahead of time and `use` on the results one at a time, in item order: reading the next files
+ * overlaps with working on the current one (a thread otherwise sits idle while each file is read). `size` bounds
+ * the look-ahead so that a few large sessions are never held at once (only the current one may be large).
  */
 export async function inOrderAhead<T, R>(
   items: readonly T[],
-  ahead: number,
+  ahead: Ahead,
+  size: (item: T) => number,
   start: (item: T) => Promise<R>,
   use: (result: R, item: T) => Promise<void> | void,
 ): Promise<void> {
   const started: Promise<R>[] = [];
-  const begin = (i: number): void => {
-    const p = start(items[i] as T);
-    // Handled when its turn comes; until then a rejection must not count as unhandled.
-    p.catch(() => undefined);
-    started[i] = p;
+  let begun = 0;
+  const fill = (current: number): void => {
+    let bytes = 0;
+    for (let i = current + 1; i < begun; i++) bytes += size(items[i] as T);
+    while (begun < items.length && begun - current < ahead.items) {
+      if (begun > current) {
+        const s = size(items[begun] as T);
+        if (bytes + s > ahead.bytes) break;
+        bytes += s;
+      }
+      const p = start(items[begun] as T);
+      // Handled when its turn comes; until then a rejection must not count as unhandled.
+      p.catch(() => undefined);
+      started[begun++] = p;
+    }
   };
-  for (let i = 0; i < Math.min(ahead, items.length); i++) begin(i);
   for (let i = 0; i < items.length; i++) {
+    fill(i);
     const r = await (started[i] as Promise<R>);
     delete started[i];
-    if (i + ahead < items.length) begin(i + ahead);
     await use(r, items[i] as T);
   }
+}
+
+/** Sizes of files (a file that cannot be read counts 0 here: reading it reports the error). */
+export async function fileSizes(files: readonly string[]): Promise<Map<string, number>> {
+  const sizes = await Promise.all(
+    files.map((f) =>
+      stat(f).then(
+        (s) => s.size,
+        () => 0,
+      ),
+    ),
+  );
+  return new Map(files.map((f, i) => [f, sizes[i] ?? 0]));
 }

@@ -7,8 +7,8 @@ import { damageNotes } from "../ops/fleet-files.js";
 import type { ParentCache } from "../ops/fleet-parents.js";
 import { type EntryReader, sessionRows } from "../ops/fleet-rows.js";
 import { TABLE_NAMES } from "../ops/fleet-tables.js";
-import { inOrderAhead } from "./pool.js";
-import { type CountNotes, LOAD_AHEAD } from "./usage-count.js";
+import { fileSizes, inOrderAhead, LOAD_AHEAD } from "./pool.js";
+import type { CountNotes } from "./usage-count.js";
 
 /**
  * Files up to this size are read back whole once for the message bodies, instead of one read per message (a
@@ -43,42 +43,49 @@ export async function tablesBatch(files: readonly string[], parents: ParentCache
       return { error };
     }
   };
-  await inOrderAhead<string, Loaded>(files, LOAD_AHEAD, load, async (loaded, path) => {
-    if ("error" in loaded) {
-      notes.failures.push({ path, reason: ioReason(loaded.error) });
-      return;
-    }
-    const { session, st, bytes } = loaded;
-    try {
-      if (session.header === null || session.diagnostics.some((d) => d.code === "foreign-format")) {
-        notes.skipped.push(path);
+  const sizes = await fileSizes(files);
+  await inOrderAhead<string, Loaded>(
+    files,
+    LOAD_AHEAD,
+    (path) => sizes.get(path) ?? 0,
+    load,
+    async (loaded, path) => {
+      if ("error" in loaded) {
+        notes.failures.push({ path, reason: ioReason(loaded.error) });
         return;
       }
-      notes.damage.push(...damageNotes(path, session.diagnostics));
-      const fork = await parents.copied(session);
-      const read: EntryReader | undefined = bytes
-        ? (rec) => JSON.parse(bytes.toString("utf8", rec.offset, rec.offset + rec.length)) as Record<string, unknown>
-        : undefined;
-      const r = sessionRows(
-        session,
-        {
-          file: path,
-          bytes: st.size,
-          mtimeMs: st.mtimeMs,
-          ...(fork.parent !== undefined ? { parent: fork.parent, parentExists: fork.exists } : {}),
-          ...(fork.mask !== undefined ? { copied: fork.mask } : {}),
-        },
-        read,
-      );
-      for (const [i, t] of TABLE_NAMES.entries()) {
-        const list = r[t];
-        rows[i] = (rows[i] ?? 0) + list.length;
-        const out = parts[i] as string[];
-        for (const o of list) out.push(JSON.stringify(o));
+      const { session, st, bytes } = loaded;
+      try {
+        if (session.header === null || session.diagnostics.some((d) => d.code === "foreign-format")) {
+          notes.skipped.push(path);
+          return;
+        }
+        notes.damage.push(...damageNotes(path, session.diagnostics));
+        const fork = await parents.copied(session);
+        const read: EntryReader | undefined = bytes
+          ? (rec) => JSON.parse(bytes.toString("utf8", rec.offset, rec.offset + rec.length)) as Record<string, unknown>
+          : undefined;
+        const r = sessionRows(
+          session,
+          {
+            file: path,
+            bytes: st.size,
+            mtimeMs: st.mtimeMs,
+            ...(fork.parent !== undefined ? { parent: fork.parent, parentExists: fork.exists } : {}),
+            ...(fork.mask !== undefined ? { copied: fork.mask } : {}),
+          },
+          read,
+        );
+        for (const [i, t] of TABLE_NAMES.entries()) {
+          const list = r[t];
+          rows[i] = (rows[i] ?? 0) + list.length;
+          const out = parts[i] as string[];
+          for (const o of list) out.push(JSON.stringify(o));
+        }
+      } finally {
+        session.store.close();
       }
-    } finally {
-      session.store.close();
-    }
-  });
+    },
+  );
   return { text: parts.map((p) => (p.length > 0 ? `${p.join("\n")}\n` : "")), rows, notes };
 }

@@ -4,10 +4,7 @@ import type { Session } from "../model/session.js";
 import { damageNotes, type DamageNote, type FleetFailure } from "../ops/fleet-files.js";
 import type { ParentCache } from "../ops/fleet-parents.js";
 import type { UsageAggregator } from "../ops/fleet-usage.js";
-import { inOrderAhead } from "./pool.js";
-
-/** Sessions being read at once by one thread (their results are used in file order). */
-export const LOAD_AHEAD = 3;
+import { fileSizes, inOrderAhead, LOAD_AHEAD } from "./pool.js";
 
 /** The settings a count of sessions needs, as plain data (they are sent to worker threads). */
 export interface CountSettings {
@@ -37,9 +34,11 @@ export async function countFiles(
   onFile?: () => void,
 ): Promise<void> {
   type Loaded = { session: Session } | { error: unknown };
+  const sizes = await fileSizes(files);
   await inOrderAhead<string, Loaded>(
     files,
     LOAD_AHEAD,
+    (path) => sizes.get(path) ?? 0,
     (path) =>
       loadSession({ kind: "file", path }).then(
         (session) => ({ session }),
