@@ -97,7 +97,7 @@ const row = (name, xs) =>
   `| ${name} | ${median(xs.map((x) => x.wall)).toFixed(2)} | ${median(xs.map((x) => x.cpu)).toFixed(2)} | ${Math.max(...xs.map((x) => x.rssMB)).toFixed(0)} | ${xs.length} |`;
 const lines = [];
 const day = new Date().toISOString().slice(0, 10);
-lines.push(`## fleet (\`node bench/fleet.mjs --sessions ${N} --size ${opt.size}\`, ${day})`, "");
+lines.push("## fleet", "", `\`node bench/fleet.mjs --sessions ${N} --size ${opt.size} --rounds ${ROUNDS}\`, ${day}.`, "");
 lines.push(
   `Generated fleets (bench/fleet-gen.mjs): user/assistant turns with usage, 10% forks copying part of an earlier session, every 17th session in a nested \`subagents/\` folder. ccusage ${JSON.parse(fs.readFileSync(path.join(HERE, "node_modules", "ccusage", "package.json"), "utf8")).version} (native linux-x64 binary). Runs interleaved, who goes first alternating; ${os.cpus().length} cores, 1-min load average ${load(small, big)} during the runs.`,
   "",
