@@ -119,6 +119,9 @@ export async function tablesReport(opts: TablesOptions): Promise<Report<TablesDa
   try {
     const t = await writeNdjsonTables(opts.targets ?? [], work, opts.env, opts.cwd, opts.onProgress, opts.threads);
     if (duck) {
+      // One DuckDB thread: the copy keeps its row order either way, and a second thread nearly doubled its peak
+      // memory (505 vs 344 MB on 10,000 sessions) for no gain on two cores.
+      await duck.conn.run("SET threads = 1");
       const { copyToParquet } = await import("./sql.js");
       for (const name of TABLE_NAMES) await copyToParquet(duck, name, join(work, `${name}.ndjson`), join(opts.out, `${name}.parquet`));
     }
