@@ -1,126 +1,135 @@
 #!/usr/bin/env node
-// Fleet benchmark: generates N sessions (about SIZE bytes in all, 10% of them forks that copy part of a parent,
-// some in nested subagent folders), then times `pisess usage --by day,model` and `pisess tables --format ndjson`
-// (whole processes; wall time and peak RSS from /usr/bin/time when present).
+// Fleet benchmark (issue 14): generates a fleet of N sessions (about SIZE bytes in all, 10% forks, nested subagent
+// folders; bench/fleet-gen.mjs) and a tenth of it, then on each, interleaved round by round:
+//   pisess usage --by day,model   and   ccusage pi daily --offline (the same files, --pi-path)
+// then once: pisess tables --format parquet, and pisess sql --tables over what it wrote (a group-by over all
+// messages). Whole processes; wall time and peak RSS from /usr/bin/time. Prints a Markdown section for RESULTS.md.
 //
-//   node bench/fleet.mjs                            10,000 sessions, 2 GB (the issue's size; needs ~2 GB of disk)
-//   node bench/fleet.mjs --sessions 500 --size 100M a quick run
-//   options: --sessions N  --size BYTES(K/M/G)  --data DIR (kept between runs when the shape matches)  --no-tables
+//   node bench/fleet.mjs                              10,000 + 1,000 sessions, 2 GB + 200 MB (~2.3 GB of disk in /tmp)
+//   node bench/fleet.mjs --sessions 500 --size 100M   a quick run
+//   options: --sessions N  --size BYTES(K/M/G)  --rounds R (2)  --data DIR (kept between runs when the shape matches)
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { generateFleet } from "./fleet-gen.mjs";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const BIN = path.join(HERE, "..", "bin", "pisess.js");
+const CCUSAGE = path.join(HERE, "node_modules", "ccusage", "src", "cli.js");
 const argv = process.argv.slice(2);
-const opt = { sessions: "10000", size: "2G", data: path.join(os.tmpdir(), "pisess-bench-fleet") };
-const flags = new Set();
-for (let i = 0; i < argv.length; i++) {
-  const a = argv[i];
-  if (a === "--no-tables") flags.add("no-tables");
-  else if (a.startsWith("--")) opt[a.slice(2)] = argv[++i];
-}
+const opt = { sessions: "10000", size: "2G", rounds: "2", data: path.join(os.tmpdir(), "pisess-bench-fleet") };
+for (let i = 0; i < argv.length; i++) if (argv[i].startsWith("--")) opt[argv[i].slice(2)] = argv[++i];
 const N = Number(opt.sessions);
 const units = { K: 1e3, M: 1e6, G: 1e9 };
 const SIZE = Number.parseFloat(opt.size) * (units[opt.size.slice(-1).toUpperCase()] ?? 1);
+const ROUNDS = Number(opt.rounds);
+// ccusage reads its config from HOME; an empty one keeps a developer's config out of the run.
+const HOME = fs.mkdtempSync(path.join(os.tmpdir(), "pisess-fleet-home-"));
 
-// Deterministic pseudo-random numbers (mulberry32).
-let seed = 7;
-const rnd = () => {
-  seed = (seed + 0x6d2b79f5) | 0;
-  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+function fleet(sessions, size) {
+  const dir = path.join(opt.data, `${sessions}`);
+  const marker = path.join(dir, ".shape");
+  const shape = `v2 ${sessions} ${size}`;
+  if (!(fs.existsSync(marker) && fs.readFileSync(marker, "utf8") === shape)) {
+    console.error(`generating ${sessions} sessions, ~${(size / 1e6).toFixed(0)} MB in ${dir} …`);
+    generateFleet({ dir, sessions, size, forks: 0.1 });
+    fs.writeFileSync(marker, shape);
+  }
+  return dir;
+}
+
+function timed(cmd, args) {
+  const start = process.hrtime.bigint();
+  const r = spawnSync("/usr/bin/time", ["-f", "%U %S %M", cmd, ...args], {
+    encoding: "utf8",
+    maxBuffer: 1 << 30,
+    env: { ...process.env, HOME, NO_COLOR: "1" },
+  });
+  const wall = Number(process.hrtime.bigint() - start) / 1e9;
+  const m = /(\S+) (\S+) (\d+)\s*$/.exec(r.stderr);
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(" ")}: exit ${r.status}\n${r.stderr.slice(-2000)}`);
+  // CPU seconds (user + system) above the wall time: more than one core at work.
+  return { wall, cpu: m ? Number(m[1]) + Number(m[2]) : Number.NaN, rssMB: m ? Number(m[3]) / 1024 : Number.NaN, stdout: r.stdout };
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 
-function generate(dir) {
-  const marker = path.join(dir, ".shape");
-  const shape = `${N} ${SIZE}`;
-  if (fs.existsSync(marker) && fs.readFileSync(marker, "utf8") === shape) return;
-  fs.rmSync(dir, { recursive: true, force: true });
-  const perSession = SIZE / N;
-  const filler = "x".repeat(2000);
-  const written = [];
-  let t0 = Date.UTC(2026, 0, 1);
-  for (let s = 0; s < N; s++) {
-    const project = `--home-dev-p${s % 40}--`;
-    const nested = s % 17 === 0 ? path.join(`sub-${s}`, "subagents") : "";
-    const folder = path.join(dir, project, nested);
-    fs.mkdirSync(folder, { recursive: true });
-    const file = path.join(folder, `s${s}.jsonl`);
-    const fork = s > 20 && rnd() < 0.1 ? written[Math.floor(rnd() * written.length)] : undefined;
-    const header = { type: "session", version: 3, id: `00000000-0000-4000-8000-${String(s).padStart(12, "0")}`, timestamp: new Date(t0).toISOString(), cwd: `/home/dev/p${s % 40}` };
-    if (fork) header.parentSession = fork.file;
-    const lines = [JSON.stringify(header)];
-    let bytes = 0;
-    let parent = null;
-    if (fork) {
-      const keep = fork.lines.slice(1, 1 + Math.floor((fork.lines.length - 1) * rnd()));
-      for (const l of keep) {
-        lines.push(l);
-        bytes += l.length;
-      }
-      if (keep.length > 0) parent = JSON.parse(keep[keep.length - 1]).id;
+function measure(sessions, size) {
+  const dir = fleet(sessions, size);
+  const mb = Number(spawnSync("du", ["-sm", dir], { encoding: "utf8" }).stdout.split("\t")[0]);
+  const runs = { usage: [], ccusage: [] };
+  const load = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    load.push(os.loadavg()[0]);
+    // Alternate who goes first, so neither always gets the warmer page cache.
+    const order = r % 2 === 0 ? ["usage", "ccusage"] : ["ccusage", "usage"];
+    for (const which of order) {
+      if (which === "usage") runs.usage.push(timed(process.execPath, [BIN, "usage", dir, "--by", "day,model", "--timezone", "UTC", "--json"]));
+      else runs.ccusage.push(timed(process.execPath, [CCUSAGE, "pi", "daily", "--json", "--offline", "-z", "UTC", "--pi-path", dir]));
+      console.error(`  ${sessions}: ${which} ${runs[which].at(-1).wall.toFixed(1)} s`);
     }
-    let i = 0;
-    while (bytes < perSession) {
-      t0 += 1000 + Math.floor(rnd() * 60_000);
-      const id = `${s.toString(36)}-${i++}`;
-      const ts = new Date(t0).toISOString();
-      const e =
-        i % 2 === 1
-          ? { type: "message", id, parentId: parent, timestamp: ts, message: { role: "user", content: filler, timestamp: t0 } }
-          : {
-              type: "message",
-              id,
-              parentId: parent,
-              timestamp: ts,
-              message: {
-                role: "assistant",
-                content: [{ type: "text", text: filler }],
-                provider: "anthropic",
-                model: i % 6 === 0 ? "claude-sonnet-4-5" : "claude-opus-4-6",
-                usage: { input: 100, output: 50, cacheRead: 1000, cacheWrite: 10, totalTokens: 1160, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0.01 } },
-                stopReason: "stop",
-                timestamp: t0,
-              },
-            };
-      const l = JSON.stringify(e);
-      lines.push(l);
-      bytes += l.length;
-      parent = id;
-    }
-    fs.writeFileSync(file, `${lines.join("\n")}\n`);
-    // Keep a few parents' lines in memory to fork from.
-    if (written.length < 200) written.push({ file, lines });
-    else if (rnd() < 0.05) written[Math.floor(rnd() * written.length)] = { file, lines };
   }
-  fs.writeFileSync(marker, shape);
+  const outRoot = fs.mkdtempSync(path.join(os.tmpdir(), "pisess-fleet-tables-"));
+  const tablesDir = path.join(outRoot, "t");
+  load.push(os.loadavg()[0]);
+  const tables = timed(process.execPath, [BIN, "tables", dir, "--out", tablesDir, "--format", "parquet"]);
+  console.error(`  ${sessions}: tables ${tables.wall.toFixed(1)} s`);
+  const query = "SELECT model, count(*) AS n, sum(total_tokens) AS tokens, sum(cost) AS cost FROM messages WHERE NOT is_copied GROUP BY model ORDER BY model";
+  const sql = [0, 1, 2].map(() => timed(process.execPath, [BIN, "sql", "--tables", tablesDir, query, "--json"]));
+  const parquetMB = fs.readdirSync(tablesDir).reduce((n, f) => n + fs.statSync(path.join(tablesDir, f)).size, 0) / 1e6;
+  fs.rmSync(outRoot, { recursive: true, force: true });
+  const totals = JSON.parse(runs.usage[0].stdout).totals;
+  const sqlRows = JSON.parse(sql[0].stdout).rows;
+  const sqlTurns = sqlRows.reduce((n, r) => n + Number(r.n), 0);
+  const cc = JSON.parse(runs.ccusage[0].stdout).totals;
+  return { sessions, mb, runs, tables, sql, parquetMB, totals, sqlTurns, cc, load };
 }
 
-function timed(args) {
-  const useTime = fs.existsSync("/usr/bin/time");
-  const cmd = useTime ? "/usr/bin/time" : process.execPath;
-  const full = useTime ? ["-f", "%e %M", process.execPath, BIN, ...args] : [BIN, ...args];
-  const start = Date.now();
-  const r = spawnSync(cmd, full, { encoding: "utf8", maxBuffer: 1 << 30 });
-  const wall = (Date.now() - start) / 1000;
-  const m = useTime ? /(\S+) (\d+)\s*$/.exec(r.stderr) : null;
-  return { code: r.status, wall, rssMB: m ? Number(m[2]) / 1024 : null, stdout: r.stdout };
-}
+const small = measure(Math.max(1, Math.round(N / 10)), SIZE / 10);
+const big = measure(N, SIZE);
 
-console.log(`generating ${N} sessions, ~${(SIZE / 1e6).toFixed(0)} MB in ${opt.data} …`);
-generate(opt.data);
-const usage = timed(["usage", opt.data, "--by", "day,model", "--timezone", "UTC", "--json"]);
-const totals = JSON.parse(usage.stdout).totals;
-console.log(`usage --by day,model: ${usage.wall.toFixed(1)} s, peak RSS ${usage.rssMB?.toFixed(0) ?? "?"} MB, ${totals.turns} turns counted once, $${totals.cost.toFixed(2)}`);
-const naive = timed(["usage", opt.data, "--include-copied", "--json"]);
-console.log(`usage --include-copied: ${naive.wall.toFixed(1)} s, ${JSON.parse(naive.stdout).totals.turns} turns counted naively`);
-if (!flags.has("no-tables")) {
-  const out = fs.mkdtempSync(path.join(HERE, "fleet-tables-"));
-  const t = timed(["tables", opt.data, "--out", path.join(out, "t"), "--format", "ndjson"]);
-  console.log(`tables --format ndjson: ${t.wall.toFixed(1)} s, peak RSS ${t.rssMB?.toFixed(0) ?? "?"} MB (exit ${t.code})`);
-  fs.rmSync(out, { recursive: true, force: true });
+const row = (name, xs) =>
+  `| ${name} | ${median(xs.map((x) => x.wall)).toFixed(2)} | ${median(xs.map((x) => x.cpu)).toFixed(2)} | ${Math.max(...xs.map((x) => x.rssMB)).toFixed(0)} | ${xs.length} |`;
+const lines = [];
+const day = new Date().toISOString().slice(0, 10);
+lines.push("## fleet", "", `\`node bench/fleet.mjs --sessions ${N} --size ${opt.size} --rounds ${ROUNDS}\`, ${day}.`, "");
+lines.push(
+  `Generated fleets (bench/fleet-gen.mjs): user/assistant turns with usage, 10% forks copying part of an earlier session, every 17th session in a nested \`subagents/\` folder. ccusage ${JSON.parse(fs.readFileSync(path.join(HERE, "node_modules", "ccusage", "package.json"), "utf8")).version} (native linux-x64 binary). Runs interleaved, who goes first alternating; ${os.cpus().length} cores, 1-min load average ${load(small, big)} during the runs.`,
+  "",
+);
+for (const f of [small, big]) {
+  lines.push(`### ${f.sessions} sessions, ${f.mb} MB`, "", "| task | wall s (median) | CPU s (median) | peak RSS MB | runs |", "|---|---:|---:|---:|---:|");
+  lines.push(row("pisess usage --by day,model", f.runs.usage));
+  lines.push(row("ccusage pi daily --offline", f.runs.ccusage));
+  lines.push(row("pisess tables --format parquet", [f.tables]));
+  lines.push(row("pisess sql --tables (group-by over messages)", f.sql));
+  lines.push("");
+  lines.push(
+    `Counted: pisess ${f.totals.turns} turns once each, ${f.totals.totalTokens} tokens; ccusage ${f.cc.totalTokens} tokens; sql counted ${f.sqlTurns} messages not copied. Parquet written: ${f.parquetMB.toFixed(0)} MB.`,
+    "",
+  );
+}
+const u = (f) => median(f.runs.usage.map((x) => x.wall));
+const c = (f) => median(f.runs.ccusage.map((x) => x.wall));
+const check = (ok, text) => lines.push(`- ${ok ? "✅" : "❌"} ${text}`);
+check(u(big) <= c(big), `usage wall ≤ ccusage pi daily wall at ${N}: ${u(big).toFixed(2)} vs ${c(big).toFixed(2)} s`);
+const rss = Math.max(...big.runs.usage.map((x) => x.rssMB));
+check(rss <= 512, `usage peak RSS ≤ 512 MB: ${rss.toFixed(0)} MB`);
+check(big.tables.wall <= 2 * u(big), `tables --format parquet ≤ 2× usage: ${big.tables.wall.toFixed(2)} s = ${(big.tables.wall / u(big)).toFixed(2)}×`);
+const q = median(big.sql.map((x) => x.wall));
+check(q < 1, `sql group-by over all messages (whole process) under 1 s: ${q.toFixed(2)} s`);
+const per = (f) => u(f) / f.sessions;
+const growth = per(big) / per(small);
+check(growth <= 1.25, `linear: usage time per session at ${N} within 25% of ${small.sessions}: ${(growth).toFixed(2)}×`);
+console.log(lines.join("\n"));
+fs.rmSync(HOME, { recursive: true, force: true });
+
+function load(...fs_) {
+  const all = fs_.flatMap((f) => f.load);
+  return `${Math.min(...all).toFixed(1)}–${Math.max(...all).toFixed(1)}`;
 }

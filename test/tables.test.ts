@@ -1,8 +1,8 @@
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { TABLE_NAMES, tableSchema } from "../src/ops/fleet-tables.js";
 import { sqlReport } from "../src/reports/sql.js";
 import { tablesReport } from "../src/reports/tables.js";
@@ -41,7 +41,15 @@ const EXPECT = {
   usage: ENTRIES.filter((e) => e.message?.role === "assistant" || (e.type !== "message" && e.usage)).length,
 };
 
-const tmp = () => mkdtempSync(join(tmpdir(), "pisess-tables-test-"));
+const made: string[] = [];
+const tmp = () => {
+  const d = mkdtempSync(join(tmpdir(), "pisess-tables-test-"));
+  made.push(d);
+  return d;
+};
+afterAll(() => {
+  for (const d of made) rmSync(d, { recursive: true, force: true });
+});
 
 async function query(sql: string) {
   return (await sqlReport({ query: sql, tables: OUT_PARQUET, env, cwd: "/" })).data;

@@ -1,7 +1,11 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { Writable } from "node:stream";
 import { dirname, join, resolve } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { isoWeek } from "../src/ops/fleet-time.js";
+import { fleetProgress } from "../src/render/usage-progress.js";
+import { inOrderAhead } from "../src/reports/pool.js";
 import { usageReport, type UsageOptions } from "../src/reports/usage.js";
 import { fingerprint, fixture, runCli } from "./helpers.js";
 
@@ -302,5 +306,110 @@ describe("usage CLI", () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^total\s/m);
     expect(r.stdout).toContain("/home/dev/proj-c");
+  });
+});
+
+describe("usage on worker threads", () => {
+  it("eight copies of the fleet on two threads: eight times the oracle's totals, the same output as one thread", async () => {
+    const root = mkdtempSync(join(tmpdir(), "pisess-usage-threads-"));
+    try {
+      // The whole fixture folder each time, so that the fork whose parent lies outside sessions/ finds it.
+      const targets = Array.from({ length: 8 }, (_, i) => {
+        cpSync(fixture("fleet"), join(root, String(i)), { recursive: true });
+        return join(root, String(i), "sessions");
+      });
+      const o = { targets, by: ["day", "model"] as const, env, cwd: "/", timezone: "UTC", breakdown: true };
+      // The compiled report: its worker module (dist/reports/usage-worker.js) exists only there.
+      const dist = (await import("../dist/reports/usage.js")) as typeof import("../src/reports/usage.js");
+      const two = (await dist.usageReport({ ...o, by: [...o.by], threads: 2 })).data;
+      const one = (await usageReport({ ...o, by: [...o.by], threads: 1 })).data;
+      expect(JSON.stringify(two)).toBe(JSON.stringify(one));
+      const want = sum(COUNTED);
+      expect(pick(two.totals)).toEqual({
+        ...want,
+        input: 8 * want.input,
+        output: 8 * want.output,
+        cacheRead: 8 * want.cacheRead,
+        cacheWrite: 8 * want.cacheWrite,
+        turns: 8 * want.turns,
+        sessions: 8 * want.sessions,
+        cost: expect.closeTo(8 * want.cost, 9),
+        summaryCost: expect.closeTo(8 * want.summaryCost, 9),
+      });
+      // Damage notes come in file order, as one thread gives them.
+      expect(two.damage.map((d) => d.file)).toEqual([...two.damage.map((d) => d.file)].sort());
+      expect(two.damage).toHaveLength(16);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("usage progress", () => {
+  it("no bar off a TTY; on a TTY a bar once the run passes half a second, gone at the end", () => {
+    const chunks: string[] = [];
+    const stream = (tty: boolean) =>
+      Object.assign(
+        new Writable({
+          write(c, _e, cb) {
+            chunks.push(String(c));
+            cb();
+          },
+        }),
+        { isTTY: tty, columns: 100 },
+      ) as unknown as NodeJS.WriteStream;
+    expect(fleetProgress("pisess usage", stream(false))).toBeUndefined();
+    const now = vi.spyOn(Date, "now").mockReturnValue(1_000);
+    try {
+      const p = fleetProgress("pisess usage", stream(true));
+      expect(p).toBeDefined();
+      p?.update(0, 10);
+      expect(chunks.join("")).toBe("");
+      now.mockReturnValue(1_600);
+      p?.update(3, 10);
+      expect(chunks.join("")).toContain("pisess usage");
+      expect(chunks.join("")).toContain("3/10 sessions");
+      p?.stop();
+    } finally {
+      now.mockRestore();
+    }
+  });
+});
+
+describe("reading ahead (pool.inOrderAhead)", () => {
+  it("uses results in item order; keeps at most `items` in flight and the look-ahead within `bytes`", async () => {
+    const sizes = [5, 1, 1, 50, 1, 1, 1, 30, 2];
+    const items = sizes.map((_, i) => i);
+    const inFlight = new Set<number>();
+    const log: string[] = [];
+    let worst = 0;
+    let worstAheadBytes = 0;
+    const used: number[] = [];
+    await inOrderAhead(
+      items,
+      { items: 3, bytes: 10 },
+      (i) => sizes[i] as number,
+      async (i) => {
+        inFlight.add(i);
+        worst = Math.max(worst, inFlight.size);
+        // Later items finish first: order must come from inOrderAhead, not from timing.
+        await new Promise((r) => setTimeout(r, (items.length - i) * 2));
+        return i * 10;
+      },
+      (r, i) => {
+        used.push(r);
+        const ahead = [...inFlight].filter((j) => j > i);
+        worstAheadBytes = Math.max(
+          worstAheadBytes,
+          ahead.reduce((n, j) => n + (sizes[j] as number), 0),
+        );
+        inFlight.delete(i);
+        log.push(`${i}`);
+      },
+    );
+    expect(used).toEqual(items.map((i) => i * 10));
+    expect(worst).toBeLessThanOrEqual(3);
+    expect(worstAheadBytes).toBeLessThanOrEqual(10);
+    expect(log).toHaveLength(items.length);
   });
 });

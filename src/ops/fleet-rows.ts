@@ -81,8 +81,11 @@ function toolCalls(content: unknown): ToolCallBlock[] {
   return out;
 }
 
+/** Reads an entry's object back (default: readEntry, one read per entry; a caller holding the bytes can do better). */
+export type EntryReader = (rec: EntryRec) => Record<string, unknown>;
+
 /** Every table's rows for one session (a full load: message bodies are read back for text, tool calls and results). */
-export function sessionRows(session: Session, facts: FileFacts): TableRows {
+export function sessionRows(session: Session, facts: FileFacts, read: EntryReader = (rec) => readEntry(session, rec)): TableRows {
   const file = facts.file;
   const tree = buildTree(session);
   const leaves = new Set(leafRecs(session));
@@ -108,7 +111,7 @@ export function sessionRows(session: Session, facts: FileFacts): TableRows {
     if (rec.type !== "message") continue;
     let m: Record<string, unknown> | undefined;
     try {
-      const o = readEntry(session, rec).message;
+      const o = read(rec).message;
       if (o && typeof o === "object") m = o as Record<string, unknown>;
     } catch {
       m = undefined;
@@ -125,6 +128,8 @@ export function sessionRows(session: Session, facts: FileFacts): TableRows {
   let compactions = 0;
   let copiedEntries = 0;
   for (const rec of session.entries) {
+    // One date text per entry, shared by the tables that show it.
+    const timestamp = iso(rec.time);
     if (copied(rec)) copiedEntries++;
     if (rec.type === "compaction") compactions++;
     rows.entries.push({
@@ -133,7 +138,7 @@ export function sessionRows(session: Session, facts: FileFacts): TableRows {
       id: rec.id ?? null,
       parent_id: typeof rec.parentId === "string" ? rec.parentId : null,
       type: rec.type,
-      timestamp: iso(rec.time),
+      timestamp,
       on_default_path: onPath.has(rec),
       is_leaf: leaves.has(rec),
       label: rec.id !== undefined ? (session.labels.get(rec.id) ?? null) : null,
@@ -152,7 +157,7 @@ export function sessionRows(session: Session, facts: FileFacts): TableRows {
         provider: rec.role === "assistant" ? (rec.provider ?? null) : null,
         model: rec.role === "assistant" ? (rec.model ?? null) : null,
         stop_reason: rec.stopReason ?? null,
-        timestamp: iso(rec.time),
+        timestamp,
         text_length: textLength(m?.content),
         ...usageCols(rec.usage),
         is_copied: copied(rec),
@@ -188,7 +193,7 @@ export function sessionRows(session: Session, facts: FileFacts): TableRows {
         kind: kind.kind,
         provider: m.provider,
         model: m.model,
-        timestamp: iso(rec.time),
+        timestamp,
         ...usageCols(rec.usage),
         is_copied: copied(rec),
       });

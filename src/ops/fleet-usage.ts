@@ -142,6 +142,43 @@ export class UsageAggregator {
     }
   }
 
+  /** The unrounded sums so far, to hand to another aggregator (worker threads count parts of a fleet). */
+  snapshot(): UsageSnapshot {
+    return {
+      rows: [...this.rows.entries()].map(([key, r]) => ({
+        key,
+        keys: r.keys,
+        sums: r.sums,
+        models: [...r.models.entries()].map(([model, a]) => ({ model, sums: a.sums })),
+      })),
+      total: this.total.sums,
+    };
+  }
+
+  /**
+   * Adds another aggregator's snapshot. Each session is counted by one aggregator only, so `sessions` adds up;
+   * merging snapshots in a fixed order keeps the cost sums' rounding the same run after run.
+   */
+  merge(snap: UsageSnapshot): void {
+    for (const r of snap.rows) {
+      let row = this.rows.get(r.key);
+      if (!row) {
+        row = { keys: r.keys, sums: emptySums(), lastSession: -1, models: new Map() };
+        this.rows.set(r.key, row);
+      }
+      addSums(row.sums, r.sums);
+      for (const m of r.models) {
+        let sub = row.models.get(m.model);
+        if (!sub) {
+          sub = { sums: emptySums(), lastSession: -1 };
+          row.models.set(m.model, sub);
+        }
+        addSums(sub.sums, m.sums);
+      }
+    }
+    addSums(this.total.sums, snap.total);
+  }
+
   /** Rows sorted by their keys in `by` order (unknown keys last), costs rounded; and the grand totals. */
   result(): { rows: UsageRow[]; totals: UsageSums } {
     const rows: UsageRow[] = [...this.rows.values()].map((r) => {
@@ -166,6 +203,16 @@ export class UsageAggregator {
     });
     return { rows, totals: finish(this.total.sums) };
   }
+}
+
+/** What UsageAggregator.snapshot hands over: plain data (it crosses a worker thread's message channel). */
+export interface UsageSnapshot {
+  rows: { key: string; keys: UsageKeys; sums: UsageSums; models: { model: string; sums: UsageSums }[] }[];
+  total: UsageSums;
+}
+
+function addSums(s: UsageSums, o: UsageSums): void {
+  for (const k of Object.keys(s) as (keyof UsageSums)[]) s[k] += o[k];
 }
 
 function add(acc: Acc, rec: EntryRec, assistant: boolean, ord: number): void {

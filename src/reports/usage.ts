@@ -1,11 +1,11 @@
 import type { PiEnv } from "../io/discover.js";
-import { ioReason } from "../io/errors.js";
-import { loadSession } from "../model/load.js";
-import type { Session } from "../model/session.js";
-import { damageNotes, type DamageNote, type FleetFailure, fleetFiles } from "../ops/fleet-files.js";
+import { type DamageNote, type FleetFailure, fleetFiles } from "../ops/fleet-files.js";
 import { ParentCache } from "../ops/fleet-parents.js";
 import { calendar, isTimeZone } from "../ops/fleet-time.js";
 import { GROUP_KEYS, type GroupKey, UsageAggregator, type UsageRow, type UsageSums } from "../ops/fleet-usage.js";
+import { type CountNotes, type CountSettings, countFiles } from "./usage-count.js";
+import { BATCH, batchesOf, runOnThreads, threadCount, workerModule } from "./pool.js";
+import type { UsageBatchResult, WorkerInit } from "./usage-worker.js";
 import { ReportError, type Report } from "./report.js";
 
 export interface UsageOptions {
@@ -26,6 +26,11 @@ export interface UsageOptions {
   env: PiEnv;
   cwd: string;
   onProgress?: (done: number, total: number) => void;
+  /**
+   * Threads that count (1: this one only). Default: the cores available, at most 4, once there are 64 files or
+   * more. Workers need the compiled usage-worker.js beside this module; without it the count stays in this thread.
+   */
+  threads?: number;
 }
 
 export interface UsageData {
@@ -65,46 +70,46 @@ export function usageSettings(opts: UsageOptions): { by: GroupKey[]; since?: str
 export async function usageReport(opts: UsageOptions): Promise<Report<UsageData>> {
   const { by, since, until } = usageSettings(opts);
   const found = await fleetFiles(opts.targets ?? [], opts.env, opts.cwd);
-  const agg = new UsageAggregator(by, calendar(opts.timezone), opts.breakdown === true);
-  const parents = new ParentCache();
-  const damage: DamageNote[] = [];
-  const skipped: string[] = [];
-  const failures = [...found.failures];
-  let done = 0;
-  for (const path of found.files) {
-    opts.onProgress?.(done++, found.files.length);
-    let session: Session;
-    try {
-      session = await loadSession({ kind: "file", path });
-    } catch (err) {
-      failures.push({ path, reason: ioReason(err) });
-      continue;
-    }
-    try {
-      if (session.diagnostics.some((d) => d.code === "foreign-format") || session.header === null) {
-        skipped.push(path);
-        continue;
-      }
-      const project = typeof session.header.cwd === "string" ? session.header.cwd : null;
-      if (opts.project !== undefined && (project === null || !project.includes(opts.project))) continue;
-      damage.push(...damageNotes(path, session.diagnostics));
-      const { mask } = await parents.copied(session);
-      agg.addSession(session, {
-        project,
-        name: path,
-        ...(mask !== undefined ? { copied: mask } : {}),
-        includeCopied: opts.includeCopied === true,
-        ...(since !== undefined ? { since } : {}),
-        ...(until !== undefined ? { until } : {}),
-      });
-    } finally {
-      session.store.close();
+  const breakdown = opts.breakdown === true;
+  const agg = new UsageAggregator(by, calendar(opts.timezone), breakdown);
+  const settings: CountSettings = {
+    includeCopied: opts.includeCopied === true,
+    ...(since !== undefined ? { since } : {}),
+    ...(until !== undefined ? { until } : {}),
+    ...(opts.project !== undefined ? { project: opts.project } : {}),
+  };
+  const notes: CountNotes = { failures: [...found.failures], damage: [], skipped: [] };
+  const total = found.files.length;
+  const n = threadCount(opts.threads, total);
+  const url = n > 1 ? await workerModule("usage-worker.js") : undefined;
+  opts.onProgress?.(0, total);
+  if (url !== undefined) {
+    const init: WorkerInit = { by, breakdown, settings, ...(opts.timezone !== undefined ? { timezone: opts.timezone } : {}) };
+    let done = 0;
+    const batches = batchesOf(found.files);
+    await runOnThreads<UsageBatchResult>(url, n, init, batches, (r, b) => {
+      agg.merge(r.snapshot);
+      notes.failures.push(...r.notes.failures);
+      notes.damage.push(...r.notes.damage);
+      notes.skipped.push(...r.notes.skipped);
+      done += batches[b]?.length ?? 0;
+      opts.onProgress?.(done, total);
+    });
+  } else {
+    // Batch by batch as the workers do, so that costs are summed in the same order and come out the same to the bit.
+    const parents = new ParentCache();
+    const cal = calendar(opts.timezone);
+    let done = 0;
+    for (let i = 0; i < total; i += BATCH) {
+      const part = new UsageAggregator(by, cal, breakdown);
+      await countFiles(found.files.slice(i, i + BATCH), settings, part, parents, notes, () => opts.onProgress?.(done++, total));
+      agg.merge(part.snapshot());
     }
   }
-  opts.onProgress?.(done, found.files.length);
+  opts.onProgress?.(total, total);
   const { rows, totals } = agg.result();
-  const data: UsageData = { by, rows, totals, failures, damage, skipped };
+  const data: UsageData = { by, rows, totals, failures: notes.failures, damage: notes.damage, skipped: notes.skipped };
   if (found.root !== undefined) data.root = found.root;
   if (found.missingRoot !== undefined) data.missingRoot = found.missingRoot;
-  return { data, diagnostics: [], exitCode: failures.length > 0 ? 2 : 0 };
+  return { data, diagnostics: [], exitCode: notes.failures.length > 0 ? 2 : 0 };
 }

@@ -1,0 +1,155 @@
+import { access, stat } from "node:fs/promises";
+import { availableParallelism } from "node:os";
+import { Worker } from "node:worker_threads";
+
+/**
+ * Worker threads for fleet commands (usage, tables): files go out in batches to whichever worker is free, and the
+ * results come back to the caller in batch order, so the output never depends on which thread finished first.
+ * A worker module answers each `{ batch, files }` with `{ batch, result }` or `{ batch, error }`, and stops on null.
+ */
+
+/** Files per batch: small enough to share the work evenly, large enough to keep messages few. */
+export const BATCH = 32;
+/** Below this many files, starting workers costs more than it saves. */
+const MIN_FILES_FOR_THREADS = 64;
+
+/** Threads to use: `threads` when given, else the cores available (at most 4) for a large enough fleet. */
+export function threadCount(threads: number | undefined, files: number): number {
+  if (threads !== undefined) return Math.max(1, Math.floor(threads));
+  return files >= MIN_FILES_FOR_THREADS ? Math.min(availableParallelism(), 4) : 1;
+}
+
+/** A worker module beside this one (absent when running from TypeScript sources: the work then stays in this thread). */
+export async function workerModule(name: string): Promise<URL | undefined> {
+  const url = new URL(`./${name}`, import.meta.url);
+  try {
+    await access(url);
+    return url;
+  } catch {
+    return undefined;
+  }
+}
+
+export function batchesOf(files: readonly string[]): string[][] {
+  const out: string[][] = [];
+  for (let i = 0; i < files.length; i += BATCH) out.push(files.slice(i, i + BATCH));
+  return out;
+}
+
+interface Answer<R> {
+  batch: number;
+  result?: R;
+  error?: string;
+}
+
+/** Runs `batches` on `n` workers of module `url`; `onResult` is called once per batch, in batch order. */
+export async function runOnThreads<R>(
+  url: URL,
+  n: number,
+  init: unknown,
+  batches: readonly string[][],
+  onResult: (result: R, batch: number) => Promise<void> | void,
+): Promise<void> {
+  const pending = new Map<number, R>();
+  let next = 0;
+  let delivered = 0;
+  // Results delivered one after the other (onResult may write to files).
+  let chain: Promise<void> = Promise.resolve();
+  const deliver = (): void => {
+    while (pending.has(delivered)) {
+      const r = pending.get(delivered) as R;
+      pending.delete(delivered);
+      const b = delivered++;
+      chain = chain.then(() => onResult(r, b));
+    }
+  };
+  const workers = Array.from({ length: Math.max(1, Math.min(n, batches.length)) }, () => new Worker(url, { workerData: init }));
+  try {
+    await Promise.all(
+      workers.map(
+        (w) =>
+          new Promise<void>((resolve, reject) => {
+            const send = (): void => {
+              const b = next++;
+              w.postMessage(b < batches.length ? { batch: b, files: batches[b] } : null);
+              if (b >= batches.length) resolve();
+            };
+            w.on("message", (a: Answer<R>) => {
+              if (a.error !== undefined) {
+                reject(new Error(a.error));
+                return;
+              }
+              pending.set(a.batch, a.result as R);
+              deliver();
+              // Back-pressure: a worker far ahead of the delivered results waits for them.
+              chain.then(send, reject);
+            });
+            w.on("error", reject);
+            send();
+          }),
+      ),
+    );
+    await chain;
+  } finally {
+    await Promise.all(workers.map((w) => w.terminate()));
+  }
+}
+
+/** How far a thread reads ahead: at most `items` sessions, and past the current one at most `bytes` of files. */
+export interface Ahead {
+  items: number;
+  bytes: number;
+}
+
+/** Sessions read at once by one thread, and the bytes of files read ahead of the one being worked on. */
+export const LOAD_AHEAD: Ahead = { items: 3, bytes: 32 * 1024 * 1024 };
+
+/**
+ * Runs `start` on items ahead of time and `use` on the results one at a time, in item order: reading the next files
+ * overlaps with working on the current one (a thread otherwise sits idle while each file is read). `size` bounds
+ * the look-ahead so that a few large sessions are never held at once (only the current one may be large).
+ */
+export async function inOrderAhead<T, R>(
+  items: readonly T[],
+  ahead: Ahead,
+  size: (item: T) => number,
+  start: (item: T) => Promise<R>,
+  use: (result: R, item: T) => Promise<void> | void,
+): Promise<void> {
+  const started: Promise<R>[] = [];
+  let begun = 0;
+  const fill = (current: number): void => {
+    let bytes = 0;
+    for (let i = current + 1; i < begun; i++) bytes += size(items[i] as T);
+    while (begun < items.length && begun - current < ahead.items) {
+      if (begun > current) {
+        const s = size(items[begun] as T);
+        if (bytes + s > ahead.bytes) break;
+        bytes += s;
+      }
+      const p = start(items[begun] as T);
+      // Handled when its turn comes; until then a rejection must not count as unhandled.
+      p.catch(() => undefined);
+      started[begun++] = p;
+    }
+  };
+  for (let i = 0; i < items.length; i++) {
+    fill(i);
+    const r = await (started[i] as Promise<R>);
+    delete started[i];
+    await use(r, items[i] as T);
+  }
+}
+
+/** Sizes of files (a file that cannot be read counts 0 here: reading it reports the error). */
+export async function fileSizes(files: readonly string[]): Promise<Map<string, number>> {
+  const sizes = await Promise.all(
+    files.map((f) =>
+      stat(f).then(
+        (s) => s.size,
+        () => 0,
+      ),
+    ),
+  );
+  return new Map(files.map((f, i) => [f, sizes[i] ?? 0]));
+}

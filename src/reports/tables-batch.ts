@@ -1,0 +1,91 @@
+import type { Stats } from "node:fs";
+import { readFile, stat } from "node:fs/promises";
+import { ioReason } from "../io/errors.js";
+import { loadSession } from "../model/load.js";
+import type { Session } from "../model/session.js";
+import { damageNotes } from "../ops/fleet-files.js";
+import type { ParentCache } from "../ops/fleet-parents.js";
+import { type EntryReader, sessionRows } from "../ops/fleet-rows.js";
+import { TABLE_NAMES } from "../ops/fleet-tables.js";
+import { fileSizes, inOrderAhead, LOAD_AHEAD } from "./pool.js";
+import type { CountNotes } from "./usage-count.js";
+
+/**
+ * Files up to this size are read back whole once for the message bodies, instead of one read per message (a
+ * system call each: most of the time of a fleet of small sessions). Larger ones are read entry by entry.
+ */
+const WHOLE_FILE_BYTES = 64 * 1024 * 1024;
+
+/** The rows of a batch of sessions as NDJSON text, per table in TABLE_NAMES order. */
+export interface TablesBatchResult {
+  text: string[];
+  rows: number[];
+  notes: CountNotes;
+}
+
+/**
+ * Turns `files` into table rows, one session at a time (each loaded, turned to rows, dropped). The same code runs in
+ * the calling thread and in each worker thread (tables-worker.ts).
+ */
+export async function tablesBatch(files: readonly string[], parents: ParentCache): Promise<TablesBatchResult> {
+  const parts: string[][] = TABLE_NAMES.map(() => []);
+  const rows = TABLE_NAMES.map(() => 0);
+  const notes: CountNotes = { failures: [], damage: [], skipped: [] };
+  type Loaded = { session: Session; st: Stats; bytes: Buffer | undefined } | { error: unknown };
+  const load = async (path: string): Promise<Loaded> => {
+    try {
+      const st = await stat(path);
+      const session = await loadSession({ kind: "file", path });
+      // Version 1 files need ids filled in by migration (readEntry does it); later ones are read as written.
+      const whole = st.size <= WHOLE_FILE_BYTES && session.version >= 2 && session.header !== null;
+      return { session, st, bytes: whole ? await readFile(path) : undefined };
+    } catch (error) {
+      return { error };
+    }
+  };
+  const sizes = await fileSizes(files);
+  await inOrderAhead<string, Loaded>(
+    files,
+    LOAD_AHEAD,
+    (path) => sizes.get(path) ?? 0,
+    load,
+    async (loaded, path) => {
+      if ("error" in loaded) {
+        notes.failures.push({ path, reason: ioReason(loaded.error) });
+        return;
+      }
+      const { session, st, bytes } = loaded;
+      try {
+        if (session.header === null || session.diagnostics.some((d) => d.code === "foreign-format")) {
+          notes.skipped.push(path);
+          return;
+        }
+        notes.damage.push(...damageNotes(path, session.diagnostics));
+        const fork = await parents.copied(session);
+        const read: EntryReader | undefined = bytes
+          ? (rec) => JSON.parse(bytes.toString("utf8", rec.offset, rec.offset + rec.length)) as Record<string, unknown>
+          : undefined;
+        const r = sessionRows(
+          session,
+          {
+            file: path,
+            bytes: st.size,
+            mtimeMs: st.mtimeMs,
+            ...(fork.parent !== undefined ? { parent: fork.parent, parentExists: fork.exists } : {}),
+            ...(fork.mask !== undefined ? { copied: fork.mask } : {}),
+          },
+          read,
+        );
+        for (const [i, t] of TABLE_NAMES.entries()) {
+          const list = r[t];
+          rows[i] = (rows[i] ?? 0) + list.length;
+          const out = parts[i] as string[];
+          for (const o of list) out.push(JSON.stringify(o));
+        }
+      } finally {
+        session.store.close();
+      }
+    },
+  );
+  return { text: parts.map((p) => (p.length > 0 ? `${p.join("\n")}\n` : "")), rows, notes };
+}

@@ -1,0 +1,76 @@
+import { ioReason } from "../io/errors.js";
+import { loadSession } from "../model/load.js";
+import type { Session } from "../model/session.js";
+import { damageNotes, type DamageNote, type FleetFailure } from "../ops/fleet-files.js";
+import type { ParentCache } from "../ops/fleet-parents.js";
+import type { UsageAggregator } from "../ops/fleet-usage.js";
+import { fileSizes, inOrderAhead, LOAD_AHEAD } from "./pool.js";
+
+/** The settings a count of sessions needs, as plain data (they are sent to worker threads). */
+export interface CountSettings {
+  since?: string;
+  until?: string;
+  project?: string;
+  includeCopied: boolean;
+}
+
+/** What a count found besides the sums. */
+export interface CountNotes {
+  failures: FleetFailure[];
+  damage: DamageNote[];
+  skipped: string[];
+}
+
+/**
+ * Counts the spend of `files` into `agg`, one session at a time (each loaded, counted, dropped). The same code runs
+ * in the calling thread and in each worker thread (usage-worker.ts).
+ */
+export async function countFiles(
+  files: readonly string[],
+  s: CountSettings,
+  agg: UsageAggregator,
+  parents: ParentCache,
+  notes: CountNotes,
+  onFile?: () => void,
+): Promise<void> {
+  type Loaded = { session: Session } | { error: unknown };
+  const sizes = await fileSizes(files);
+  await inOrderAhead<string, Loaded>(
+    files,
+    LOAD_AHEAD,
+    (path) => sizes.get(path) ?? 0,
+    (path) =>
+      loadSession({ kind: "file", path }).then(
+        (session) => ({ session }),
+        (error: unknown) => ({ error }),
+      ),
+    async (loaded, path) => {
+      onFile?.();
+      if ("error" in loaded) {
+        notes.failures.push({ path, reason: ioReason(loaded.error) });
+        return;
+      }
+      const session = loaded.session;
+      try {
+        if (session.diagnostics.some((d) => d.code === "foreign-format") || session.header === null) {
+          notes.skipped.push(path);
+          return;
+        }
+        const project = typeof session.header.cwd === "string" ? session.header.cwd : null;
+        if (s.project !== undefined && (project === null || !project.includes(s.project))) return;
+        notes.damage.push(...damageNotes(path, session.diagnostics));
+        const { mask } = await parents.copied(session);
+        agg.addSession(session, {
+          project,
+          name: path,
+          ...(mask !== undefined ? { copied: mask } : {}),
+          includeCopied: s.includeCopied,
+          ...(s.since !== undefined ? { since: s.since } : {}),
+          ...(s.until !== undefined ? { until: s.until } : {}),
+        });
+      } finally {
+        session.store.close();
+      }
+    },
+  );
+}
