@@ -56,7 +56,8 @@ const MESSAGES = {
     "compaction keeps from {firstKeptEntryId} (line {targetLine}), a {targetType} entry, not a message; pi always cuts at a message",
   "tokens-before-mismatch":
     "compaction tokensBefore {tokensBefore} is more than twice or less than half pisess's estimate of the context before it (~{estimate})",
-  "older-compaction-kept": "compaction keeps the older compaction on line {olderLine} in its range; pi leaves that summary out of the context",
+  "older-compaction-kept":
+    "compaction keeps the older compaction on line {olderLine} in its range; pi leaves that summary out of the context",
   "label-target-missing": "label {label} points to {targetId}, which does not exist",
   "branch-summary-from-missing": "branch summary fromId {fromId} does not exist",
   "branch-summary-from-parent":

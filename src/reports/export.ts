@@ -102,17 +102,28 @@ export async function exportJsonl(session: Session, leafRef: string, header: Exp
       const rec = entryOf(d);
       if (rec === undefined || leaveOut.has(rec) || keep.has(rec)) continue;
       leaveOut.add(rec);
-      if (contextKey(session, path.filter((r) => !leaveOut.has(r))) === want) {
+      if (
+        contextKey(
+          session,
+          path.filter((r) => !leaveOut.has(r)),
+        ) === want
+      ) {
         leftOut.push({ ...d, file: session.file, line: rec.line });
         progress = true;
         continue;
       }
       // An edit pi applies although its writer would refuse it: leaving out the edit and its target together gives
       // the same context when the edit only removed the target's messages.
-      const target = d.code === "context-edit-not-editable" && typeof d.args.targetLine === "number" ? kept[d.args.targetLine - 2] : undefined;
+      const target =
+        d.code === "context-edit-not-editable" && typeof d.args.targetLine === "number" ? kept[d.args.targetLine - 2] : undefined;
       if (target !== undefined && !keep.has(target)) {
         leaveOut.add(target);
-        if (contextKey(session, path.filter((r) => !leaveOut.has(r))) === want) {
+        if (
+          contextKey(
+            session,
+            path.filter((r) => !leaveOut.has(r)),
+          ) === want
+        ) {
           leftOut.push({ ...d, file: session.file, line: rec.line }, { ...d, file: session.file, line: target.line });
           progress = true;
           continue;
