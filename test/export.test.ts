@@ -23,12 +23,16 @@ interface Leaf {
 const files = readdirSync(join(ROOT, "fixtures", "corpus")).filter((f) => f.endsWith(".jsonl"));
 const expected = (f: string): { leaves: Leaf[] } => JSON.parse(readFileSync(corpus(f.replace(/\.jsonl$/, ".expected.json")), "utf8"));
 const json = (v: unknown): unknown => JSON.parse(JSON.stringify(v));
+/** Findings inside what pi sends the model: leaving the entry out or changing it would change the context. */
+const IN_CONTEXT = new Set(["tool-result-orphan", "schema-violation", "context-edit-not-editable"]);
 const HEADER = { id: "0196f000-0000-7000-8000-000000000001", timestamp: "2026-01-01T00:00:00.000Z" };
 
 describe("export --format jsonl: the new file's context at its last entry is pi's context at the leaf", () => {
   it.each(files)("%s", async (f) => {
     const session = await loadSession({ kind: "file", path: corpus(f) });
+    const originalFindings = checkSession(session);
     let checked = 0;
+    let clean = 0;
     try {
       for (const leaf of expected(f).leaves) {
         if (leaf.error !== undefined || leaf.contextError !== undefined || !leaf.context) continue;
@@ -47,10 +51,19 @@ describe("export --format jsonl: the new file's context at its last entry is pi'
         expect(json({ thinkingLevel: ctx.thinkingLevel, model: ctx.model, messages: ctx.messages }), `${f}:${leaf.line}`).toEqual(
           leaf.context,
         );
-        // Clean, except for findings the export reports as kept (leaving those entries out would change the context).
-        const kept = new Set(data.remaining.map((d) => d.code));
-        const findings = checkSession(copy, { fileExists: () => true }).filter((d) => d.severity !== "info" && !kept.has(d.code));
-        expect(findings, `${f}:${leaf.line}`).toEqual([]);
+        // Clean, except for defects inside what the model is sent (no valid file holds the same context): each is
+        // reported as kept, has a code of that kind, and validate finds it on the same line of the original.
+        const findings = checkSession(copy, { fileExists: () => true }).filter((d) => d.severity !== "info");
+        expect(findings.map((d) => d.code).sort(), `${f}:${leaf.line}`).toEqual(data.remaining.map((d) => d.code).sort());
+        for (const d of data.remaining) {
+          expect(IN_CONTEXT.has(d.code), `${f}:${leaf.line} ${d.code}`).toBe(true);
+          expect(
+            originalFindings.some((o) => o.code === d.code && o.line === d.line),
+            `${f}:${leaf.line} ${d.code}`,
+          ).toBe(true);
+        }
+        expect(r.exitCode).toBe(data.remaining.length > 0 ? 1 : 0);
+        if (data.remaining.length === 0) clean++;
         copy.store.close();
         checked++;
       }
@@ -58,6 +71,8 @@ describe("export --format jsonl: the new file's context at its last entry is pi'
       session.store.close();
     }
     expect(checked).toBeGreaterThan(0);
+    // Only the two files with defects inside a context keep findings, and only at some leaves.
+    if (!/^gen(-v3|16)-(faults|edits)\.jsonl$/.test(f)) expect(clean, f).toBe(checked);
   });
 
   it("writes a fresh v3 header naming the original as parentSession; the path's entries keep their ids", async () => {
@@ -89,6 +104,43 @@ describe("export --format jsonl: the new file's context at its last entry is pi'
     const r = runCli(["export", corpus("gen-v3-long.jsonl"), "--format", "jsonl"]);
     expect(r.stderr).toMatch(/gen-v3-long\.jsonl:511: left out of the export: label-target-missing: /);
     expect(r.stdout).not.toContain('"label":"before refactor');
+  });
+
+  it("changes what no message carries (keep-nothing firstKeptEntryId, a regressing timestamp), says so, exits 0", async () => {
+    const f = corpus("gen-v3-faults.jsonl");
+    const r = runCli(["export", f, "--format", "jsonl", "--leaf", "@90"]);
+    expect(r.stderr).toMatch(
+      /gen-v3-faults\.jsonl:70: changed in the export \(firstKeptEntryId set to its own id, pi's "keep nothing"\): first-kept-/,
+    );
+    expect(r.code).toBe(0);
+    const c70 = JSON.parse(readFileSync(f, "utf8").split("\n")[69] as string) as { id: string };
+    const out = r.stdout
+      .trimEnd()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(out.find((o) => o.id === c70.id)?.firstKeptEntryId).toBe(c70.id);
+    const t = runCli(["export", f, "--format", "jsonl", "--leaf", "@111"]);
+    expect(t.stderr).toMatch(
+      /gen-v3-faults\.jsonl:110: changed in the export \(timestamp set to the entry above's\): timestamp-regression/,
+    );
+    // Still kept there: a tool result that answers no call is part of what pi sends.
+    expect(t.stderr).toMatch(/:103: kept in the export .*tool-result-orphan/);
+    expect(t.code).toBe(1);
+  });
+
+  it("a branch summary whose fromId is off the path stays as pi's /fork leaves it: info in the new file, exit 0", async () => {
+    const f = corpus("gen16-branchy.jsonl");
+    const r = runCli(["export", f, "--format", "jsonl", "--leaf", "@99"]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe("");
+    const copy = await loadSession({ kind: "stream", name: "copy", stream: Readable.from([r.stdout]) }, { name: "copy" });
+    try {
+      const ds = checkSession(copy, { fileExists: () => true });
+      expect(ds.filter((d) => d.severity !== "info")).toEqual([]);
+      expect(ds.some((d) => d.code === "branch-summary-from-parent")).toBe(true);
+    } finally {
+      copy.store.close();
+    }
   });
 });
 
