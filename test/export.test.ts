@@ -8,7 +8,9 @@ import { loadSession } from "../src/model/load.js";
 import { readEntry } from "../src/model/session.js";
 import { buildContext } from "../src/ops/context.js";
 import { pathTo } from "../src/ops/path.js";
-import { exportJsonl } from "../src/reports/export.js";
+import { checkOutput, exportJsonl } from "../src/reports/export.js";
+import { ReportError } from "../src/reports/report.js";
+import { exportOut } from "./export-inproc.js";
 import { corpus, fingerprint, fixture, ROOT, runCli } from "./helpers.js";
 
 interface Leaf {
@@ -129,11 +131,14 @@ describe("export --format jsonl: the new file's context at its last entry is pi'
   });
 
   it("a branch summary whose fromId is off the path stays as pi's /fork leaves it: info in the new file, exit 0", async () => {
-    const f = corpus("gen16-branchy.jsonl");
-    const r = runCli(["export", f, "--format", "jsonl", "--leaf", "@99"]);
-    expect(r.code).toBe(0);
-    expect(r.stderr).toBe("");
-    const copy = await loadSession({ kind: "stream", name: "copy", stream: Readable.from([r.stdout]) }, { name: "copy" });
+    const session = await loadSession({ kind: "file", path: corpus("gen16-branchy.jsonl") });
+    const r = await exportJsonl(session, "@99", { ...HEADER, parentSession: session.file });
+    session.store.close();
+    expect(r.exitCode).toBe(0);
+    // Nothing the command would report on stderr: nothing left out, changed or kept with a finding.
+    expect([r.data?.leftOut, r.data?.changed, r.data?.remaining]).toEqual([[], [], []]);
+    const text = `${(r.data?.lines ?? []).join("\n")}\n`;
+    const copy = await loadSession({ kind: "stream", name: "copy", stream: Readable.from([text]) }, { name: "copy" });
     try {
       const ds = checkSession(copy, { fileExists: () => true });
       expect(ds.filter((d) => d.severity !== "info")).toEqual([]);
@@ -145,9 +150,9 @@ describe("export --format jsonl: the new file's context at its last entry is pi'
 });
 
 describe("export --format markdown", () => {
-  it("holds the header facts and every entry of the branch root → leaf", () => {
+  it("holds the header facts and every entry of the branch root → leaf", async () => {
     const f = corpus("gen16-edits.jsonl");
-    const r = runCli(["export", f, "--format", "markdown", "--leaf", "@200"]);
+    const r = await exportOut(f, { format: "markdown", leaf: "@200" });
     expect(r.code).toBe(0);
     const exp = expected("gen16-edits.jsonl").leaves;
     const raw = readFileSync(f, "utf8").split("\n");
@@ -166,8 +171,8 @@ describe("export --format markdown", () => {
     expect(exp.length).toBeGreaterThan(0);
   });
 
-  it("keeps hostile session text inside code fences (no raw HTML outside them)", () => {
-    const r = runCli(["export", fixture("export", "hostile.jsonl"), "--format", "markdown"]);
+  it("keeps hostile session text inside code fences (no raw HTML outside them)", async () => {
+    const r = await exportOut(fixture("export", "hostile.jsonl"), { format: "markdown" });
     expect(r.code).toBe(0);
     let inFence: string | null = null;
     for (const line of r.stdout.split("\n")) {
@@ -192,14 +197,16 @@ describe("export: output and read-only rules", () => {
     writeFileSync(src, readFileSync(corpus("gen-v3-branchy.jsonl")));
     const before = fingerprint(src);
     expect(runCli(["export", src, "-o", src, "--format", "markdown"]).code).toBe(2);
+    // The other refusals come from the same check (the command turns its ReportError into exit 2, as above).
+    expect(() => checkOutput(src, src, true)).toThrow(ReportError);
     const other = join(dir, "other.jsonl");
     writeFileSync(other, "x\n");
-    const r = runCli(["export", src, "-o", other, "--format", "jsonl", "--force"]);
-    expect(r.code).toBe(2);
+    expect(() => checkOutput(other, src, true)).toThrow(/\.jsonl file/);
     expect(readFileSync(other, "utf8")).toBe("x\n");
     const md = join(dir, "out.md");
     writeFileSync(md, "keep\n");
-    expect(runCli(["export", src, "-o", md]).code).toBe(2);
+    expect(() => checkOutput(md, src, false)).toThrow(/--force/);
+    expect(() => checkOutput(dir, src, true)).toThrow(/directory/);
     expect(readFileSync(md, "utf8")).toBe("keep\n");
     expect(runCli(["export", src, "-o", md, "--force"]).code).toBe(0);
     expect(readFileSync(md, "utf8")).toMatch(/^# Session/);
@@ -209,16 +216,17 @@ describe("export: output and read-only rules", () => {
     expect(fingerprint(src)).toEqual(before);
   });
 
-  it("reads only: every format of faulty, CRLF/BOM, pi-written and hostile files leaves bytes and mtimes unchanged", () => {
+  it("reads only: every format of faulty, CRLF/BOM, pi-written and hostile files leaves bytes and mtimes unchanged", async () => {
     const inputs = [
       ...["gen16-faults.jsonl", "gen-v3-cycle-crlf-bom.jsonl", "pi16-written.jsonl", "real-v1-large-session.jsonl"].map((f) => corpus(f)),
       fixture("export", "hostile.jsonl"),
     ];
     const before = inputs.map(fingerprint);
     for (const f of inputs) {
-      for (const format of ["html", "markdown", "jsonl"]) {
-        const r = runCli(["export", f, "--format", format]);
-        expect([0, 1], `${f} ${format}: ${r.stderr}`).toContain(r.code);
+      for (const format of ["html", "markdown", "jsonl"] as const) {
+        const r = await exportOut(f, { format });
+        expect([0, 1], `${f} ${format}`).toContain(r.code);
+        expect(r.stdout.length, `${f} ${format}`).toBeGreaterThan(0);
       }
     }
     expect(inputs.map(fingerprint)).toEqual(before);
@@ -242,8 +250,8 @@ describe("export --format html: the file itself", () => {
     expect(JSON.parse(out)).toEqual(value);
   });
 
-  it("allows nothing but its own script and style and data: images; --no-images drops image data", () => {
-    const r = runCli(["export", fixture("export", "hostile.jsonl"), "--format", "html"]);
+  it("allows nothing but its own script and style and data: images; --no-images drops image data", async () => {
+    const r = await exportOut(fixture("export", "hostile.jsonl"), { format: "html" });
     expect(r.code).toBe(0);
     const csp = /<meta http-equiv="Content-Security-Policy" content="([^"]+)">/.exec(r.stdout)?.[1] ?? "";
     expect(csp).toMatch(/default-src 'none'/);
@@ -254,7 +262,7 @@ describe("export --format html: the file itself", () => {
     expect(r.stdout).not.toMatch(/\b(src|href)="(https?:)?\/\//);
     const png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
     expect(r.stdout).toContain(png);
-    const none = runCli(["export", fixture("export", "hostile.jsonl"), "--format", "html", "--no-images"]);
+    const none = await exportOut(fixture("export", "hostile.jsonl"), { format: "html", images: false });
     expect(none.code).toBe(0);
     expect(none.stdout).not.toContain(png);
   });
