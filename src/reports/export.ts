@@ -11,7 +11,7 @@ import { exportEntries, exportHeader, type ExportHeaderFacts, keepNothingPatch, 
 import { pathTo } from "../ops/path.js";
 import { cycleProblem } from "../ops/tree.js";
 import type { ExportFacts } from "../render/export-facts.js";
-import type { HtmlPayload } from "../render/export-html.js";
+import type { HtmlPayloadSource } from "../render/export-html.js";
 import { infoReport } from "./info.js";
 import { entryRef } from "./refs.js";
 import { ReportError, type Report } from "./report.js";
@@ -175,9 +175,19 @@ function dropImages(line: string): string {
   return JSON.stringify(o);
 }
 
-export function htmlPayload(session: Session, leaf: EntryRec, facts: ExportFacts, rows: [string, string][], images: boolean): HtmlPayload {
+/** Each entry's line, read when written (the session must stay open until the page is). */
+function* entryLines(session: Session, images: boolean): Generator<string> {
+  for (const r of session.entries) yield images ? session.store.rawLine(r) : dropImages(session.store.rawLine(r));
+}
+
+export function htmlPayload(
+  session: Session,
+  leaf: EntryRec,
+  facts: ExportFacts,
+  rows: [string, string][],
+  images: boolean,
+): HtmlPayloadSource {
   const byId = [...session.byId].map(([id, rec]) => [id, rec.index] as [string, number]);
-  const lines = session.entries.map((r) => (images ? session.store.rawLine(r) : dropImages(session.store.rawLine(r))));
   const byLine = new Map(session.entries.map((r) => [r.line, r]));
   const leaves = facts.info.leaves.map((l) => {
     const rec = byLine.get(l.line) as EntryRec;
@@ -190,7 +200,7 @@ export function htmlPayload(session: Session, leaf: EntryRec, facts: ExportFacts
     headerLine: session.headerLine,
     version: session.version,
     recs: session.entries,
-    lines,
+    lines: entryLines(session, images),
     byId,
     labels: [...session.labels],
     sessionName: session.sessionName ?? null,
