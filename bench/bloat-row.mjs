@@ -82,6 +82,7 @@ function timed(args) {
   });
   const wall = Number(process.hrtime.bigint() - t0) / 1e9;
   const [, , , m] = fs.readFileSync(out, "utf8").trim().split("\n").pop().split(/\s+/).map(Number);
+  fs.rmSync(out, { force: true });
   return { wall, rssMb: m / 1024, status: r.status, stderr: r.stderr.slice(-300) };
 }
 
