@@ -192,8 +192,11 @@ describe.skipIf(!EXECUTABLE)("export --format html in Chromium", () => {
           return true;
         }
         if (pane.scrollTop + pane.clientHeight >= pane.scrollHeight) return false;
-        // A page at a time: the list draws the rows in sight and 20 above and 40 below, so none is stepped over.
-        pane.scrollTop += pane.clientHeight;
+        // To the last row drawn (the list draws some rows beyond those in sight): the next draw starts at or above
+        // it, so no row is stepped over.
+        const drawn = pane.querySelectorAll<HTMLElement>(".row");
+        const last = drawn.length > 0 ? Number.parseFloat((drawn[drawn.length - 1] as HTMLElement).style.top) : Number.NaN;
+        pane.scrollTop = last > pane.scrollTop ? last : pane.scrollTop + pane.clientHeight;
         await frame();
       }
       return false;
