@@ -82,6 +82,7 @@ function timed(args) {
   });
   const wall = Number(process.hrtime.bigint() - t0) / 1e9;
   const [, , , m] = fs.readFileSync(out, "utf8").trim().split("\n").pop().split(/\s+/).map(Number);
+  fs.rmSync(out, { force: true });
   return { wall, rssMb: m / 1024, status: r.status, stderr: r.stderr.slice(-300) };
 }
 
@@ -110,10 +111,12 @@ for (const [name, rs] of results) {
   peak[name] = Math.max(...rs.map((r) => r.rssMb));
   rows += `| ${(size / 1e6).toFixed(0)} MB with images | ${name} | ${median(rs.map((r) => r.wall)).toFixed(2)} | ${peak[name].toFixed(0)} | ok (${rs.length} runs) |\n`;
 }
-// "Within": at most 16 MB above tree's peak. bloat's second streaming pass grows V8's young generation once (about
-// 8-10 MB, the same at 300 MB and at 1 GB; with --max-semi-space-size=1 it is 2 MB): a constant, not the file.
-const ok = peak["pisess bloat --json"] <= peak["pisess tree --json"] + 16;
-const md = `\n## bloat (bench/bloat-row.mjs, ${new Date().toISOString().slice(0, 10)})\n\n| file | task | wall s (median) | peak RSS MB | status |\n|---|---|---:|---:|---|\n${rows}\n- ${ok ? "✅" : "❌"} bloat's peak RSS within tree's on the same file (≤ tree + 16 MB): ${peak["pisess bloat --json"].toFixed(0)} MB vs ${peak["pisess tree --json"].toFixed(0)} MB\n`;
+// "Within": bloat's peak RSS at most tree's. The streaming pass allocates nothing per line (src/ops/json-bytes.ts);
+// what is left is a constant: its own read buffer (up to the longest line, 1 MB here) and the optimised code of the
+// walk. Shown as the difference, with the check against tree's peak itself.
+const delta = peak["pisess bloat --json"] - peak["pisess tree --json"];
+const ok = delta <= 0;
+const md = `\n## bloat (bench/bloat-row.mjs, ${new Date().toISOString().slice(0, 10)})\n\n| file | task | wall s (median) | peak RSS MB | status |\n|---|---|---:|---:|---|\n${rows}\n- ${ok ? "✅" : "❌"} bloat's peak RSS within tree's on the same file: ${peak["pisess bloat --json"].toFixed(0)} MB vs ${peak["pisess tree --json"].toFixed(0)} MB (${delta >= 0 ? "+" : ""}${delta.toFixed(1)} MB)\n`;
 process.stdout.write(md);
 if (!process.argv.includes("--no-write")) fs.appendFileSync(path.join(here, "RESULTS.md"), md);
 if (!process.argv.includes("--keep")) fs.rmSync(file);

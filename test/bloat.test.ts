@@ -1,4 +1,6 @@
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadSession } from "../src/model/load.js";
 import type { Session } from "../src/model/session.js";
@@ -127,6 +129,26 @@ describe("bloat: content kinds", () => {
     expect(d.images.decodedBytes).toBe(decoded);
     expect(d.images.byMime.map((r) => r.mimeType).sort()).toEqual(["image/jpeg", "image/png"]);
     expect(d.customByType.map((r) => r.customType).sort()).toEqual(["custom:plan-mode", "custom_message:todo-state"]);
+  });
+
+  it("keys and names written with escapes or non-ASCII count as JSON.parse reads them; a later duplicate key wins", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "pisess-bloat-"));
+    const path = join(dir, "escaped.jsonl");
+    const head = '{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}';
+    const call =
+      '{"type":"message","id":"a1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"c","name":"l\u00e9s","arguments":{"x":1}}],"timestamp":1}}';
+    // Escaped in the file: "r\\u006fle" is "role", "\\u0074ype" is "type", "r\\u00e9ad" is "réad"; "lés" is raw UTF-8. The
+    // second "text" replaces the first.
+    const result =
+      '{"type":"message","id":"a2","parentId":"a1","timestamp":"2026-01-01T00:00:02.000Z","message":{"r\\u006fle":"toolResult","toolCallId":"c","toolName":"r\\u00e9ad","content":[{"\\u0074ype":"text","text":"first","text":"second!"}],"timestamp":2}}';
+    const text = `${head}\n${call}\n${result}\n`;
+    writeFileSync(path, text);
+    const d = await bloat(path);
+    rmSync(dir, { recursive: true });
+    expect(row(d.byKind, "kind", "toolOutput")).toBe(size("second!"));
+    expect(d.toolOutputByTool).toEqual([{ tool: "r\u00e9ad", bytes: size("second!"), results: 1 }]);
+    expect(d.toolCallArgumentsByTool).toEqual([{ tool: "l\u00e9s", bytes: size({ x: 1 }), calls: 1 }]);
+    expect(sum(d.byKind)).toBe(Buffer.byteLength(text));
   });
 
   it("skeleton and full loads give the same answer", async () => {

@@ -1,10 +1,12 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { pathToFileURL } from "node:url";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { corpus, fixture, ROOT, runCli } from "./helpers.js";
+import { exportOut } from "./export-inproc.js";
+import { corpus, fixture, ROOT } from "./helpers.js";
+import { contextJsonOut } from "./inproc.js";
 
 /**
  * The HTML export in a real browser: Chromium from the system (Debian's `chromium`; PISESS_CHROMIUM names another),
@@ -76,11 +78,13 @@ interface Shown {
 /** Loads every lazily rendered chunk, then reads each message the model saw: its role and its own text parts. */
 async function renderedMessages(page: Page): Promise<Shown[]> {
   await page.evaluate(async () => {
-    for (let i = 0; i < 1000; i++) {
+    const frame = () => new Promise((r) => requestAnimationFrame(() => r(null)));
+    for (;;) {
       const more = document.querySelector("#context > .more");
       if (!more) return;
       more.scrollIntoView();
-      await new Promise((r) => setTimeout(r, 20));
+      // The page replaces the sentinel when it appends the next chunk: wait for that, not for a fixed time.
+      while (more.isConnected) await frame();
     }
   });
   const got = await page.$$eval("#context section.msg[data-index]", (els) =>
@@ -95,8 +99,9 @@ async function renderedMessages(page: Page): Promise<Shown[]> {
   return got.sort((a, b) => a.index - b.index);
 }
 
-function contextJson(file: string, leaf: string, llm = false): Obj[] {
-  const r = runCli(["context", file, "--json", "--leaf", leaf, ...(llm ? ["--llm"] : [])]);
+/** What `pisess context FILE --json --leaf LEAF [--llm]` prints, in-process (test/inproc.ts). */
+async function contextJson(file: string, leaf: string, llm = false): Promise<Obj[]> {
+  const r = await contextJsonOut(file, { leaf, llm });
   expect([0, 1]).toContain(r.code);
   return (JSON.parse(r.stdout) as { messages: Obj[] }).messages;
 }
@@ -119,23 +124,37 @@ describe.skipIf(!EXECUTABLE)("export --format html in Chromium", () => {
   let browser: Browser;
   const dir = mkdtempSync(join(tmpdir(), "pisess-html-"));
   const pages = new Map<string, string>();
+  /** One page per exported file, opened by the first test that needs it and shared by the later ones. */
+  const opened = new Map<string, Page>();
   const requests: string[] = [];
   const problems: string[] = [];
 
   beforeAll(async () => {
-    browser = await chromium.launch({ executablePath: EXECUTABLE, args: ["--no-sandbox"] });
+    const launched = chromium.launch({ executablePath: EXECUTABLE, args: ["--no-sandbox"] });
+    // Exported in-process while the browser starts; the CLI's export is tested by spawning in export.test.ts.
     for (const f of [...FILES, "hostile"]) {
       const src = f === "hostile" ? fixture("export", "hostile.jsonl") : corpus(f);
       const out = join(dir, `${f}.html`);
       // Relative to the project, as a user would name it (the page shows the name).
-      const r = runCli(["export", relative(ROOT, src), "-o", out]);
-      expect(r.code, r.stderr).toBe(0);
+      const r = await exportOut(relative(process.cwd(), src), { format: "html" });
+      expect(r.code).toBe(0);
+      writeFileSync(out, r.stdout);
       pages.set(f, out);
     }
+    browser = await launched;
   }, 60_000);
   afterAll(async () => {
     await browser?.close();
   });
+
+  /** The file's shared page, opened on first use. */
+  async function shared(f: string): Promise<Page> {
+    const had = opened.get(f);
+    if (had) return had;
+    const page = await open(f);
+    opened.set(f, page);
+    return page;
+  }
 
   async function open(f: string, hash = ""): Promise<Page> {
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
@@ -173,7 +192,11 @@ describe.skipIf(!EXECUTABLE)("export --format html in Chromium", () => {
           return true;
         }
         if (pane.scrollTop + pane.clientHeight >= pane.scrollHeight) return false;
-        pane.scrollTop += pane.clientHeight / 2;
+        // To the last row drawn (the list draws some rows beyond those in sight): the next draw starts at or above
+        // it, so no row is stepped over.
+        const drawn = pane.querySelectorAll<HTMLElement>(".row");
+        const last = drawn.length > 0 ? Number.parseFloat((drawn[drawn.length - 1] as HTMLElement).style.top) : Number.NaN;
+        pane.scrollTop = last > pane.scrollTop ? last : pane.scrollTop + pane.clientHeight;
         await frame();
       }
       return false;
@@ -191,16 +214,15 @@ describe.skipIf(!EXECUTABLE)("export --format html in Chromium", () => {
       // The first leaf and one from the middle: two branches apart, whatever the default leaf is.
       const leaves = [...new Set([ok[0], ok[Math.floor(ok.length / 2)]])].filter((l) => l !== undefined);
       expect(leaves.length).toBeGreaterThan(0);
-      const page = await open(f);
+      const page = await shared(f);
       // The default leaf first, as opened.
-      compare(await renderedMessages(page), contextJson(corpus(f), "leaf"), `${f} default leaf`);
+      compare(await renderedMessages(page), await contextJson(corpus(f), "leaf"), `${f} default leaf`);
       for (const l of leaves) {
         await clickRow(page, l.line);
         await page.waitForFunction((line) => document.querySelector("#context-head h2")?.textContent?.includes(`line ${line}`), l.line);
         expect(page.url()).toContain("#leaf=");
-        compare(await renderedMessages(page), contextJson(corpus(f), `@${l.line}`), `${f}:${l.line} (clicked)`);
+        compare(await renderedMessages(page), await contextJson(corpus(f), `@${l.line}`), `${f}:${l.line} (clicked)`);
       }
-      await page.close();
     },
     120_000,
   );
@@ -212,22 +234,23 @@ describe.skipIf(!EXECUTABLE)("export --format html in Chromium", () => {
     };
     const l = exp.leaves.filter((x) => x.error === undefined && x.id)[2] as { line: number; id: string };
     const page = await open(f, `#leaf=${l.id}`);
-    compare(await renderedMessages(page), contextJson(corpus(f), l.id), `${f} #leaf=${l.id}`);
+    compare(await renderedMessages(page), await contextJson(corpus(f), l.id), `${f} #leaf=${l.id}`);
     await page.check("#llm");
     const llm = await renderedMessages(page);
-    const want = contextJson(corpus(f), l.id, true);
+    const want = await contextJson(corpus(f), l.id, true);
     expect(llm.map((m) => m.role)).toEqual(want.map((m) => m.role));
     await page.close();
   }, 60_000);
 
   it("hostile session content stays text: no dialog, no script, no navigation, no request", async () => {
-    const page = await open("hostile");
+    const page = await shared("hostile");
     const url = page.url();
     for (const d of await page.locator("details").all()) await d.locator("summary").click();
     await page.check("#llm");
     await page.uncheck("#llm");
     await page.fill("#search", "script");
-    await page.waitForTimeout(300);
+    // The tree pane names the search it last drew (the page waits for typing to pause before drawing).
+    await page.waitForSelector("#tree[data-search='script']");
     expect(await page.evaluate(() => (window as unknown as { __pwned?: unknown }).__pwned)).toBeUndefined();
     expect(page.url()).toBe(url);
     const bad = await page.$$eval("#context *, #tree *, #facts *", (els) =>
@@ -246,10 +269,10 @@ describe.skipIf(!EXECUTABLE)("export --format html in Chromium", () => {
     expect(text).toContain("<script>window.__pwned=1;alert('x')</script>");
     expect(text).toContain("\\u202e");
     expect(text).not.toContain("\u202e");
-    await page.close();
   }, 60_000);
 
   it("no page made a request or logged an error; a screenshot for the README", async () => {
+    // A fresh page: the shared one shows whatever the tests above clicked.
     const page = await open("gen16-branchy.jsonl");
     const shot = process.env.PISESS_SCREENSHOT === "1" ? join(ROOT, "docs", "export-html.png") : join(dir, "export-html.png");
     mkdirSync(join(shot, ".."), { recursive: true });

@@ -190,7 +190,7 @@ describe("compaction that keeps nothing (its own id as firstKeptEntryId, as pi 1
     const s = await fromLines([
       header(),
       user("u1", null, 1),
-      { type: "compaction", id: "c1", parentId: "u1", timestamp: T(2), summary: "s", firstKeptEntryId: "c1", tokensBefore: 10 },
+      { type: "compaction", id: "c1", parentId: "u1", timestamp: T(2), summary: "s", firstKeptEntryId: "c1", tokensBefore: 1 },
     ]);
     expect(checkSession(s, { strict: true })).toEqual([]);
   });
@@ -284,15 +284,21 @@ describe("files pisess does not read: agent-core v4 and versions above 3", () =>
   });
 });
 
+/** Info about compactions that pi's own files show (see docs/diagnostics.md); not a fault of any corpus file. */
+const COMPACTION_INFO = new Set(["tokens-before-mismatch", "older-compaction-kept"]);
+
 describe("pi 1.6.0 corpus", () => {
-  it("pi16-written.jsonl (written by pi 1.6.0 itself): no finding at all, even with --strict", async () => {
-    expect(await checkFile(corpus("pi16-written.jsonl"), true)).toEqual([]);
+  it("pi16-written.jsonl (written by pi 1.6.0 itself): no finding, even with --strict, but the compaction info", async () => {
+    // tokens-before-mismatch and older-compaction-kept are observations about pi's own compactions (info, not defects).
+    const ds = await checkFile(corpus("pi16-written.jsonl"), true);
+    expect(ds.filter((d) => !COMPACTION_INFO.has(d.code))).toEqual([]);
+    expect(ds.every((d) => d.severity === "info")).toBe(true);
   });
 
   it("pisess validate exits 0 on it, with no warning", () => {
-    const r = runCli(["validate", "--format", "json", "--fail-on", "info", "--strict", "fixtures/corpus/pi16-written.jsonl"]);
+    const r = runCli(["validate", "--format", "json", "--fail-on", "warning", "--strict", "fixtures/corpus/pi16-written.jsonl"]);
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout).summary).toMatchObject({ error: 0, warning: 0, info: 0 });
+    expect(JSON.parse(r.stdout).summary).toMatchObject({ error: 0, warning: 0 });
   });
 
   it("gen16-branchy.jsonl: two roots and one edit off its target's path, both as pi's answers show", async () => {
@@ -301,7 +307,12 @@ describe("pi 1.6.0 corpus", () => {
       tree: { line: number }[];
       leaves: { edits?: { line: number; targetLine: number; status: string }[] }[];
     };
-    expect(ds.map((d) => d.code).sort()).toEqual(["context-edit-off-path", "multiple-roots"]);
+    expect(
+      ds
+        .map((d) => d.code)
+        .filter((c) => !COMPACTION_INFO.has(c))
+        .sort(),
+    ).toEqual(["context-edit-off-path", "multiple-roots"]);
     const roots = ds.find((d) => d.code === "multiple-roots")!;
     expect(roots.args.lines).toEqual(expected.tree.map((n) => n.line));
     // pi never applies an edit reported off-path: in every leaf whose path holds it, its target is outside the context.
@@ -314,7 +325,7 @@ describe("pi 1.6.0 corpus", () => {
       }
     }
     // and every other edit in the file is applied or superseded or summarized somewhere: not flagged.
-    const flagged = new Set(ds.map((d) => d.line));
+    const flagged = new Set(ds.filter((d) => !COMPACTION_INFO.has(d.code)).map((d) => d.line));
     const others = expected.leaves.flatMap((l) => l.edits ?? []).filter((e) => !flagged.has(e.line));
     expect(others.every((e) => ["applied", "superseded", "summarized"].includes(e.status))).toBe(true);
   });
@@ -328,7 +339,7 @@ describe("pi 1.6.0 corpus", () => {
       const lines = new Set(faults.map((f) => f.line));
       const ds = await checkFile(corpus(`${name}.jsonl`));
       expect(
-        ds.filter((d) => d.line === null || !lines.has(d.line)).map((d) => `${d.code}@${d.line}`),
+        ds.filter((d) => !COMPACTION_INFO.has(d.code) && (d.line === null || !lines.has(d.line))).map((d) => `${d.code}@${d.line}`),
         name,
       ).toEqual([]);
     }

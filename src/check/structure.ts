@@ -76,6 +76,8 @@ export function checkTimeOrder(session: Session, out: Diagnostic[]): void {
 export function checkReferences(session: Session, out: Diagnostic[]): void {
   const { file, byId } = session;
   const v1 = (session.version as unknown as number) < 2;
+  const ps = session.header?.parentSession;
+  const parentSession = typeof ps === "string" && ps !== "" ? ps : null;
   for (const rec of session.entries) {
     switch (rec.type) {
       case "label":
@@ -85,7 +87,10 @@ export function checkReferences(session: Session, out: Diagnostic[]): void {
         break;
       case "branch_summary":
         if (rec.fromId !== undefined && rec.fromId !== "root" && !byId.has(rec.fromId)) {
-          out.push(diag("branch-summary-from-missing", file, rec.line, { fromId: rec.fromId }, idOf(rec)));
+          // pi's /fork (and export) copy the path only: a summary's fromId may name an entry of the parent session.
+          if (parentSession !== null)
+            out.push(diag("branch-summary-from-parent", file, rec.line, { fromId: rec.fromId, parentSession }, idOf(rec)));
+          else out.push(diag("branch-summary-from-missing", file, rec.line, { fromId: rec.fromId }, idOf(rec)));
         }
         break;
       case "compaction":

@@ -124,7 +124,7 @@ async function jsonl(session: Session, args: ExportArgs, stdin: boolean): Promis
     requestExit(r.exitCode);
     return;
   }
-  const { lines, leftOut, remaining, sameContext, leaf } = r.data;
+  const { lines, leftOut, changed, remaining, sameContext, leaf } = r.data;
   await writeChunks(
     lines.map((l) => `${l}\n`),
     args.output,
@@ -132,6 +132,10 @@ async function jsonl(session: Session, args: ExportArgs, stdin: boolean): Promis
   );
   const name = sanitizeLine(session.file);
   for (const d of leftOut) process.stderr.write(`${name}:${d.line}: left out of the export: ${d.code}: ${formatMessage(d)}\n`);
+  for (const d of changed)
+    process.stderr.write(
+      `${name}:${d.line}: changed in the export (${d.code === "timestamp-regression" ? "timestamp set to the entry above's" : `firstKeptEntryId set to its own id, pi's "keep nothing"`}): ${d.code}: ${formatMessage(d)}\n`,
+    );
   for (const d of remaining)
     process.stderr.write(
       `${name}${d.line === null ? "" : `:${d.line}`}: kept in the export (leaving it out would change the context): ${d.severity} ${d.code}: ${formatMessage(d)}\n`,

@@ -40,9 +40,12 @@ export type CodeArgs = {
   "first-kept-missing": { firstKeptEntryId: string | null };
   "first-kept-off-path": { firstKeptEntryId: string; targetLine: number };
   "first-kept-not-message": { firstKeptEntryId: string; targetLine: number; targetType: string };
+  "tokens-before-mismatch": { tokensBefore: number; estimate: number };
+  "older-compaction-kept": { olderLine: number; olderId: string | null };
   "first-kept-index-out-of-range": { index: number };
   "label-target-missing": { label: string; targetId: string };
   "branch-summary-from-missing": { fromId: string };
+  "branch-summary-from-parent": { fromId: string; parentSession: string };
   "context-edit-target-missing": { targetId: string };
   "context-edit-off-path": TargetAt;
   "context-edit-forward": TargetAt;
@@ -104,8 +107,11 @@ export const CODES = {
   "first-kept-off-path": "warning",
   "first-kept-index-out-of-range": "warning",
   "first-kept-not-message": "warning",
+  "tokens-before-mismatch": "info",
+  "older-compaction-kept": "info",
   "label-target-missing": "warning",
   "branch-summary-from-missing": "warning",
+  "branch-summary-from-parent": "info",
   "context-edit-target-missing": "warning",
   "context-edit-off-path": "warning",
   "context-edit-forward": "info",

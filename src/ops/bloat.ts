@@ -1,7 +1,7 @@
 import { readLineBytes, LINE_CRLF, LINE_UNTERMINATED } from "../io/scan/index.js";
 import type { Session } from "../model/session.js";
 import type { EntryRec } from "../model/types.js";
-import { base64Decoded, JsonBytes, type Member, type Span } from "./json-bytes.js";
+import { base64Decoded, JsonBytes, Keys } from "./json-bytes.js";
 import { givesMessages } from "./context.js";
 
 /**
@@ -116,6 +116,10 @@ class Sums<K extends string> {
 class TopN<T extends { bytes: number }> {
   readonly items: T[] = [];
   constructor(private readonly n: number) {}
+  /** Whether an item of this size would get in (checked before building one: most lines are not among the largest). */
+  accepts(bytes: number): boolean {
+    return this.n > 0 && (this.items.length < this.n || (this.items[this.n - 1] as T).bytes < bytes);
+  }
   offer(item: T): void {
     if (this.n <= 0) return;
     if (this.items.length === this.n && (this.items[this.n - 1] as T).bytes >= item.bytes) return;
@@ -133,17 +137,33 @@ const SKIP_TYPE: Record<string, string> = {
   header: "(extra header)",
 };
 
+const KIND_INDEX = new Map<Kind, number>(KINDS.map((k, i) => [k, i]));
+
 /** What one entry's walk found: bytes per kind, and the characters pi's estimate would count (as UTF-8 bytes). */
 interface EntryTally {
-  kinds: Map<Kind, number>;
+  /** Bytes per kind, indexed as KINDS. */
+  kinds: Float64Array;
   estimateBytes: number;
   images: number;
   tool: string | null;
 }
 
+/** A value's span as found by a walk: kind, [start, end), and what the largest-blocks list shows with it. */
+type BlockSink = (kind: Kind, start: number, end: number, tool: string | null, mimeType: string | null) => void;
+
+interface WalkCtx {
+  j: JsonBytes;
+  add: (k: Kind, start: number, end: number, estimate: boolean) => void;
+  block: BlockSink;
+  image: (start: number, end: number, mime: string) => void;
+  toolCall: (tool: string, bytes: number) => void;
+  setTool: (tool: string) => void;
+}
+
 /**
  * One streaming pass over the file: every line's bytes read once, attributed by walking its JSON, one line at a
  * time (memory: the index plus the longest line). `places[rec.index]` is the entry's place (see entryPlaces).
+ * The per-line work allocates nothing but what it keeps (see json-bytes.ts): the walk state is created once.
  */
 export async function measureBloat(
   session: Session,
@@ -167,6 +187,40 @@ export async function measureBloat(
   const skipped = new Map(session.skipped.map((s) => [s.line, s.reason]));
   let ei = 0;
 
+  const j = new JsonBytes(Buffer.alloc(0), 0);
+  const t: EntryTally = { kinds: new Float64Array(KINDS.length), estimateBytes: 0, images: 0, tool: null };
+  let curLine = 0;
+  let curId: string | null = null;
+  const ctx: WalkCtx = {
+    j,
+    add: (k, start, end, estimate) => {
+      const n = end - start;
+      const i = KIND_INDEX.get(k) as number;
+      t.kinds[i] = (t.kinds[i] as number) + n;
+      if (estimate) t.estimateBytes += Math.max(0, n - 2);
+    },
+    block: (kind, start, end, tool, mimeType) => {
+      const bytes = end - start;
+      if (topBlocks.accepts(bytes)) topBlocks.offer({ line: curLine, id: curId, kind, tool, mimeType, bytes });
+    },
+    image: (start, end, mime) => {
+      const decoded = base64Decoded(j.buf, start, end);
+      let row = mimes.get(mime);
+      if (row === undefined) {
+        row = { mimeType: mime, count: 0, base64Bytes: 0, decodedBytes: 0 };
+        mimes.set(mime, row);
+      }
+      row.count++;
+      row.base64Bytes += end - start;
+      row.decodedBytes += decoded;
+      t.images++;
+    },
+    toolCall: (tool, n) => toolArgs.add(tool, n),
+    setTool: (tool) => {
+      t.tool = tool;
+    },
+  };
+
   const sink = (buf: Buffer, start: number, end: number, line: number, _offset: number, flags: number): void => {
     const ending = ((flags & LINE_UNTERMINATED) === 0 ? 1 : 0) + ((flags & LINE_CRLF) !== 0 ? 1 : 0);
     const len = end - start;
@@ -177,30 +231,39 @@ export async function measureBloat(
       byType.add(rec.type === "" ? "(no type)" : rec.type, len);
       if (rec.type === "message") byRole.add(rec.role ?? "(none)", len);
       byPlace.add(place, len + ending);
-      const tally = walkEntry(new JsonBytes(buf, end), start, rec, (kind, s, tool, mimeType) => {
-        topBlocks.offer({ line, id: rec.id ?? null, kind, tool, mimeType, bytes: s.end - s.start });
-      });
+      curLine = line;
+      curId = rec.id ?? null;
+      t.kinds.fill(0);
+      t.estimateBytes = 0;
+      t.images = 0;
+      t.tool = null;
+      j.reset(buf, end);
+      const root = j.skipWs(start);
+      if (j.isObject(root)) walkEntryObject(ctx, root, j.valueEnd(root), rec);
       let attributed = 0;
-      for (const [k, n] of tally.kinds) {
-        byKind.add(k, n);
+      for (let k = 0; k < KINDS.length; k++) {
+        const n = t.kinds[k] as number;
+        if (n === 0) continue;
+        byKind.add(KINDS[k] as Kind, n);
         attributed += n;
       }
       byKind.add("jsonOverhead", len - attributed);
-      if (tally.tool !== null && rec.type === "message" && rec.role === "toolResult")
-        toolOut.add(tally.tool, tally.kinds.get("toolOutput") ?? 0);
+      if (t.tool !== null && rec.type === "message" && rec.role === "toolResult")
+        toolOut.add(t.tool, t.kinds[KIND_INDEX.get("toolOutput") as number] as number);
       if (rec.type === "custom" || rec.type === "custom_message") custom.add(`${rec.type}:${rec.customType ?? "?"}`, len);
-      const tokens = Math.ceil(tally.estimateBytes / 4) + tally.images * IMAGE_TOKENS;
+      const tokens = Math.ceil(t.estimateBytes / 4) + t.images * IMAGE_TOKENS;
       placeTokens.set(place, (placeTokens.get(place) ?? 0) + tokens);
-      topEntries.offer({
-        line,
-        id: rec.id ?? null,
-        type: rec.type,
-        role: rec.role ?? null,
-        tool: tally.tool,
-        bytes: len,
-        place,
-        onPath: onPath[rec.index] === 1,
-      });
+      if (topEntries.accepts(len))
+        topEntries.offer({
+          line,
+          id: rec.id ?? null,
+          type: rec.type,
+          role: rec.role ?? null,
+          tool: t.tool,
+          bytes: len,
+          place,
+          onPath: onPath[rec.index] === 1,
+        });
     } else {
       const reason = skipped.get(line);
       const type = line === session.headerLine ? "(header)" : reason ? (SKIP_TYPE[reason] ?? "(malformed)") : "(not read)";
@@ -214,40 +277,7 @@ export async function measureBloat(
     }
   };
 
-  // Only the walk callbacks need these: tool-call argument sizes per tool, image rows.
-  const walkEntry = (j: JsonBytes, start: number, rec: EntryRec, block: BlockSink): EntryTally => {
-    const t: EntryTally = { kinds: new Map(), estimateBytes: 0, images: 0, tool: null };
-    const add = (k: Kind, s: Span, estimate: boolean) => {
-      const n = s.end - s.start;
-      t.kinds.set(k, (t.kinds.get(k) ?? 0) + n);
-      if (estimate) t.estimateBytes += Math.max(0, n - 2);
-    };
-    const ctx: WalkCtx = {
-      j,
-      add,
-      block,
-      image: (s, mime) => {
-        const decoded = base64Decoded(j.buf, s);
-        const row = mimes.get(mime) ?? { mimeType: mime, count: 0, base64Bytes: 0, decodedBytes: 0 };
-        row.count++;
-        row.base64Bytes += s.end - s.start;
-        row.decodedBytes += decoded;
-        mimes.set(mime, row);
-        t.images++;
-      },
-      toolCall: (tool, n) => toolArgs.add(tool, n),
-      setTool: (tool) => {
-        t.tool = tool;
-      },
-    };
-    const top = j.valueEnd(j.skipWs(start));
-    const root = { start: j.skipWs(start), end: top };
-    if (!j.isObject(root)) return t;
-    walkEntryObject(ctx, j.members(root), rec);
-    return t;
-  };
-
-  const facts = await readLineBytes(file, sink);
+  const facts = await readLineBytes(file, sink, 1 << 16);
   if (facts.bom) {
     byType.add("(bom)", 3, 0);
     byKind.add("bom", 3);
@@ -277,63 +307,54 @@ export async function measureBloat(
   };
 }
 
-type BlockSink = (kind: Kind, s: Span, tool: string | null, mimeType: string | null) => void;
+// One key table per call site (see Keys): a walk at one level never re-enters its own site before reading it.
+const ENTRY = new Keys(["message", "summary", "details", "systemMessage", "data", "content", "replacement"]);
+const [E_MESSAGE, E_SUMMARY, E_DETAILS, E_SYSTEM, E_DATA, E_CONTENT, E_REPLACEMENT] = [0, 1, 2, 3, 4, 5, 6];
+const REPLACEMENT = new Keys(["content"]);
+const MESSAGE = new Keys(["role", "toolName", "content", "details", "output", "sections"]);
+const [M_ROLE, M_TOOL, M_CONTENT, M_DETAILS, M_OUTPUT, M_SECTIONS] = [0, 1, 2, 3, 4, 5];
+const BLOCK = new Keys(["type", "text", "thinking", "thinkingSignature", "name", "arguments", "data", "mimeType"]);
+const [B_TYPE, B_TEXT, B_THINKING, B_SIGNATURE, B_NAME, B_ARGUMENTS, B_DATA, B_MIME] = [0, 1, 2, 3, 4, 5, 6, 7];
 
-interface WalkCtx {
-  j: JsonBytes;
-  add: (k: Kind, s: Span, estimate: boolean) => void;
-  block: BlockSink;
-  image: (s: Span, mime: string) => void;
-  toolCall: (tool: string, bytes: number) => void;
-  setTool: (tool: string) => void;
-}
-
-function member(ms: Member[], key: string): Member | undefined {
-  // The last duplicate key wins, as in JSON.parse.
-  for (let i = ms.length - 1; i >= 0; i--) if ((ms[i] as Member).key === key) return ms[i];
-  return undefined;
-}
-
-function walkEntryObject(c: WalkCtx, ms: Member[], rec: EntryRec): void {
+function walkEntryObject(c: WalkCtx, start: number, end: number, rec: EntryRec): void {
   const { j } = c;
+  const k = ENTRY;
+  j.pick(start, end, k);
   switch (rec.type) {
     case "message": {
-      const m = member(ms, "message");
-      if (m && j.isObject(m)) walkMessage(c, j.members(m));
+      if (k.has(E_MESSAGE) && j.isObject(k.start(E_MESSAGE))) walkMessage(c, k.start(E_MESSAGE), k.end(E_MESSAGE));
       break;
     }
     case "compaction":
     case "branch_summary": {
-      const s = member(ms, "summary");
-      if (s) {
-        c.add("summary", s, true);
-        c.block("summary", s, null, null);
+      if (k.has(E_SUMMARY)) {
+        c.add("summary", k.start(E_SUMMARY), k.end(E_SUMMARY), true);
+        c.block("summary", k.start(E_SUMMARY), k.end(E_SUMMARY), null, null);
       }
-      const d = member(ms, "details");
-      if (d) c.add("details", d, false);
-      const sys = member(ms, "systemMessage");
-      if (sys && j.isObject(sys)) walkMessage(c, j.members(sys));
+      if (k.has(E_DETAILS)) c.add("details", k.start(E_DETAILS), k.end(E_DETAILS), false);
+      if (k.has(E_SYSTEM) && j.isObject(k.start(E_SYSTEM))) walkMessage(c, k.start(E_SYSTEM), k.end(E_SYSTEM));
       break;
     }
     case "custom": {
-      const d = member(ms, "data");
-      if (d) {
-        c.add("custom", d, false);
-        c.block("custom", d, rec.customType ?? null, null);
+      if (k.has(E_DATA)) {
+        c.add("custom", k.start(E_DATA), k.end(E_DATA), false);
+        c.block("custom", k.start(E_DATA), k.end(E_DATA), rec.customType ?? null, null);
       }
       break;
     }
     case "custom_message": {
-      const content = member(ms, "content");
-      if (content) walkContent(c, content, "text", null);
-      const d = member(ms, "details");
-      if (d) c.add("details", d, false);
+      const details = k.has(E_DETAILS);
+      const ds = k.start(E_DETAILS);
+      const de = k.end(E_DETAILS);
+      if (k.has(E_CONTENT)) walkContent(c, k.start(E_CONTENT), k.end(E_CONTENT), "text", null);
+      if (details) c.add("details", ds, de, false);
       break;
     }
     case "context_edit": {
-      const r = member(ms, "replacement");
-      const content = r && j.isObject(r) ? member(j.members(r), "content") : undefined;
-      if (content) walkContent(c, content, "text", null);
+      if (k.has(E_REPLACEMENT) && j.isObject(k.start(E_REPLACEMENT))) {
+        j.pick(k.start(E_REPLACEMENT), k.end(E_REPLACEMENT), REPLACEMENT);
+        if (REPLACEMENT.has(0)) walkContent(c, REPLACEMENT.start(0), REPLACEMENT.end(0), "text", null);
+      }
       break;
     }
     default:
@@ -341,71 +362,69 @@ function walkEntryObject(c: WalkCtx, ms: Member[], rec: EntryRec): void {
   }
 }
 
-function walkMessage(c: WalkCtx, ms: Member[]): void {
+function walkMessage(c: WalkCtx, start: number, end: number): void {
   const { j } = c;
-  const role = j.name(member(ms, "role"));
-  const tool = role === "toolResult" ? (j.name(member(ms, "toolName")) ?? "?") : role === "bashExecution" ? "(! command)" : null;
+  const k = MESSAGE;
+  j.pick(start, end, k);
+  const role = j.name(k.start(M_ROLE), k.end(M_ROLE));
+  const tool = role === "toolResult" ? (j.name(k.start(M_TOOL), k.end(M_TOOL)) ?? "?") : role === "bashExecution" ? "(! command)" : null;
   if (tool !== null) c.setTool(tool);
-  const content = member(ms, "content");
-  if (content) walkContent(c, content, role === "toolResult" ? "toolOutput" : "text", tool);
-  const details = member(ms, "details");
-  if (details) c.add("details", details, false);
-  if (role === "bashExecution") {
-    const out = member(ms, "output");
-    if (out) {
-      c.add("toolOutput", out, true);
-      c.block("toolOutput", out, tool, null);
-    }
+  // walkContent picks from BLOCK only, so MESSAGE's spans stay valid after it.
+  if (k.has(M_CONTENT)) walkContent(c, k.start(M_CONTENT), k.end(M_CONTENT), role === "toolResult" ? "toolOutput" : "text", tool);
+  if (k.has(M_DETAILS)) c.add("details", k.start(M_DETAILS), k.end(M_DETAILS), false);
+  if (role === "bashExecution" && k.has(M_OUTPUT)) {
+    c.add("toolOutput", k.start(M_OUTPUT), k.end(M_OUTPUT), true);
+    c.block("toolOutput", k.start(M_OUTPUT), k.end(M_OUTPUT), tool, null);
   }
-  if (role === "system") {
-    const sections = member(ms, "sections");
-    if (sections) c.add("text", sections, true);
-  }
+  if (role === "system" && k.has(M_SECTIONS)) c.add("text", k.start(M_SECTIONS), k.end(M_SECTIONS), true);
 }
 
-function walkContent(c: WalkCtx, content: Span, textKind: Kind, tool: string | null): void {
+function walkContent(c: WalkCtx, start: number, end: number, textKind: Kind, tool: string | null): void {
   const { j } = c;
-  if (j.isString(content)) {
-    c.add(textKind, content, true);
-    c.block(textKind, content, tool, null);
+  if (j.isString(start)) {
+    c.add(textKind, start, end, true);
+    c.block(textKind, start, end, tool, null);
     return;
   }
-  if (!j.isArray(content)) return;
-  for (const el of j.elements(content)) {
-    if (!j.isObject(el)) continue;
-    const bm = j.members(el);
-    const type = j.name(member(bm, "type"));
-    if (type === "text") {
-      const t = member(bm, "text");
-      if (t) {
-        c.add(textKind, t, true);
-        c.block(textKind, t, tool, null);
-      }
-    } else if (type === "thinking") {
-      const t = member(bm, "thinking");
-      if (t) {
-        c.add("thinking", t, true);
-        c.block("thinking", t, null, null);
-      }
-      const sig = member(bm, "thinkingSignature");
-      if (sig) c.add("thinkingSignature", sig, false);
-    } else if (type === "toolCall") {
-      const name = j.name(member(bm, "name")) ?? "?";
-      const a = member(bm, "arguments");
-      if (a) {
-        c.add("toolCallArguments", a, true);
-        c.block("toolCallArguments", a, name, null);
-        c.toolCall(name, a.end - a.start);
-      }
-    } else if (type === "image") {
-      const d = member(bm, "data");
-      const mime = j.name(member(bm, "mimeType")) ?? "?";
-      if (d) {
-        c.add("image", d, false);
-        c.block("image", d, tool, mime);
-        if (j.isString(d)) c.image(d, mime);
+  if (!j.isArray(start)) return;
+  const k = BLOCK;
+  for (let el = j.firstElement(start, end); el >= 0; ) {
+    const elEnd = j.valueEnd(el);
+    if (j.isObject(el)) {
+      j.pick(el, elEnd, k);
+      const type = j.name(k.start(B_TYPE), k.end(B_TYPE));
+      if (type === "text") {
+        if (k.has(B_TEXT)) {
+          c.add(textKind, k.start(B_TEXT), k.end(B_TEXT), true);
+          c.block(textKind, k.start(B_TEXT), k.end(B_TEXT), tool, null);
+        }
+      } else if (type === "thinking") {
+        if (k.has(B_THINKING)) {
+          c.add("thinking", k.start(B_THINKING), k.end(B_THINKING), true);
+          c.block("thinking", k.start(B_THINKING), k.end(B_THINKING), null, null);
+        }
+        if (k.has(B_SIGNATURE)) c.add("thinkingSignature", k.start(B_SIGNATURE), k.end(B_SIGNATURE), false);
+      } else if (type === "toolCall") {
+        const name = j.name(k.start(B_NAME), k.end(B_NAME)) ?? "?";
+        if (k.has(B_ARGUMENTS)) {
+          const s = k.start(B_ARGUMENTS);
+          const e = k.end(B_ARGUMENTS);
+          c.add("toolCallArguments", s, e, true);
+          c.block("toolCallArguments", s, e, name, null);
+          c.toolCall(name, e - s);
+        }
+      } else if (type === "image") {
+        const mime = j.name(k.start(B_MIME), k.end(B_MIME)) ?? "?";
+        if (k.has(B_DATA)) {
+          const s = k.start(B_DATA);
+          const e = k.end(B_DATA);
+          c.add("image", s, e, false);
+          c.block("image", s, e, tool, mime);
+          if (j.isString(s)) c.image(s, e, mime);
+        }
       }
     }
+    el = j.nextElement(elEnd, end);
   }
 }
 

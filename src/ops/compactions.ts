@@ -1,3 +1,4 @@
+import { diag } from "../model/codes.js";
 import type { Session } from "../model/session.js";
 import type { Diagnostic, EntryRec } from "../model/types.js";
 import { buildContext, contextSize, givesMessages, estimateMessageTokens, type SessionContext } from "./context.js";
@@ -48,20 +49,46 @@ export interface CompactionFacts {
   ratio: number | null;
   contextBefore: { messages: number; tokens: number };
   contextAfter: { messages: number; tokens: number };
-  /** first-kept-missing, first-kept-off-path (buildContext's own), first-kept-not-message. */
+  /**
+   * Findings about the compaction, the same validate reports: first-kept-missing, first-kept-off-path (buildContext's
+   * own), first-kept-not-message (warnings); tokens-before-mismatch, older-compaction-kept (info: pi writes both, see
+   * their producers below).
+   */
   warnings: Diagnostic[];
-  /** What is worth a look but is how pi works: see CompactionNote. */
-  notes: CompactionNote[];
+}
+
+function idOf(rec: EntryRec): { entryId?: string } {
+  return rec.id === undefined ? {} : { entryId: rec.id };
 }
 
 /**
- * Observations that are not defects of the file (validate stays silent on them): a `tokensBefore` more than twice or
- * less than half pisess's estimate of the context just before; an older compaction inside the kept range (pi 1.6
- * drops its summary from the context).
+ * tokens-before-mismatch: a `tokensBefore` more than twice or less than half pisess's estimate of the context just
+ * before the compaction. Info, not a warning: pi's own files show it often (pi counts what the provider last
+ * reported, and tool output or images after that turn move the estimate), so it is a lead, not a defect. The one
+ * producer, for validate and `compactions`.
  */
-export type CompactionNote =
-  | { kind: "tokens-before-mismatch"; tokensBefore: number; estimate: number }
-  | { kind: "older-compaction-kept"; line: number; id: string | null };
+export function tokensBeforeMismatch(file: string, c: EntryRec, tokensBefore: unknown, estimate: number): Diagnostic | null {
+  const tb = tokensBefore;
+  if (typeof tb !== "number" || tb <= 0 || estimate <= 0 || (tb <= 2 * estimate && estimate <= 2 * tb)) return null;
+  return diag("tokens-before-mismatch", file, c.line, { tokensBefore: tb, estimate }, idOf(c));
+}
+
+/**
+ * older-compaction-kept: an older compaction inside the kept range of `c` (from keptFrom up to `c` on `path`). pi
+ * 1.6 leaves that summary out of the context; pi writes such ranges itself when it compacts again soon after a
+ * compaction, so info. The one producer, for validate and `compactions`.
+ */
+export function olderCompactionsKept(file: string, path: readonly EntryRec[], c: EntryRec, keptFrom: EntryRec | null): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  if (!keptFrom) return out;
+  const pos = path.indexOf(c);
+  for (let i = path.indexOf(keptFrom); i >= 0 && i < pos; i++) {
+    const r = path[i] as EntryRec;
+    if (r.type === "compaction")
+      out.push(diag("older-compaction-kept", file, c.line, { olderLine: r.line, olderId: r.id ?? null }, idOf(c)));
+  }
+  return out;
+}
 
 /** What `pisess compactions` reports. */
 export interface CompactionsData {
@@ -169,17 +196,10 @@ export function describeCompaction(
   );
   const notKept = firstKeptNotMessage(session.file, c, keptFrom);
   if (notKept) warnings.push(notKept);
-  const notes: CompactionNote[] = [];
   const estimate = contextSize(before.ctx, before.path).tokens;
-  const tb = body.tokensBefore;
-  if (typeof tb === "number" && tb > 0 && estimate > 0 && (tb > 2 * estimate || estimate > 2 * tb))
-    notes.push({ kind: "tokens-before-mismatch", tokensBefore: tb, estimate });
-  if (keptFrom) {
-    for (let i = path.indexOf(keptFrom); i >= 0 && i < pos; i++) {
-      const r = path[i] as EntryRec;
-      if (r.type === "compaction") notes.push({ kind: "older-compaction-kept", line: r.line, id: r.id ?? null });
-    }
-  }
+  const mismatch = tokensBeforeMismatch(session.file, c, body.tokensBefore, estimate);
+  if (mismatch) warnings.push(mismatch);
+  warnings.push(...olderCompactionsKept(session.file, path, c, keptFrom));
   return {
     line: c.line,
     id: c.id ?? null,
@@ -218,7 +238,6 @@ export function describeCompaction(
     contextBefore: { messages: before.ctx.messages.length, tokens: estimate },
     contextAfter: { messages: after.ctx.messages.length, tokens: contextSize(after.ctx, after.path).tokens },
     warnings,
-    notes,
   };
 }
 

@@ -389,6 +389,11 @@ interface ContextSize {
  * failed turn, plus characters/4 for the messages after it. A usage from before the compaction summary counted a
  * longer history, so only usages after the compaction count.
  */
+/** An assistant message whose usage pi's estimate starts from (not aborted, not an error, usage recorded). */
+export function hasUsableUsage(m: unknown): m is Record<string, unknown> & { usage: Record<string, unknown> } {
+  return isObject(m) && m.role === "assistant" && m.stopReason !== "aborted" && m.stopReason !== "error" && isObject(m.usage);
+}
+
 export function contextSize(ctx: SessionContext, path: readonly EntryRec[]): ContextSize {
   const { messages } = ctx;
   let floor = 0;
@@ -405,7 +410,7 @@ export function contextSize(ctx: SessionContext, path: readonly EntryRec[]): Con
   }
   for (let i = messages.length - 1; i >= floor; i--) {
     const m = messages[i];
-    if (!isObject(m) || m.role !== "assistant" || m.stopReason === "aborted" || m.stopReason === "error" || !isObject(m.usage)) continue;
+    if (!hasUsableUsage(m)) continue;
     const u = m.usage;
     const n = (k: string) => (typeof u[k] === "number" ? (u[k] as number) : 0);
     let tokens = n("totalTokens") || n("input") + n("output") + n("cacheRead") + n("cacheWrite");

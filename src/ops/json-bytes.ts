@@ -1,6 +1,10 @@
 /**
  * Byte spans of JSON values inside one line, without decoding it: bloat attributes bytes, not characters, and a
  * multi-megabyte base64 string is skipped with one indexOf. The line must be valid JSON (it parsed when loaded).
+ *
+ * Nothing here allocates per line: bloat's pass over a multi-GB file must stay within the memory of loading it, and
+ * short-lived objects per member (key strings, span objects, arrays) grow V8's young generation by 10 MB and more.
+ * Members are looked up by key bytes into a reusable table (Keys), names are decoded once and interned.
  */
 
 const QUOTE = 0x22;
@@ -12,24 +16,59 @@ const CLOSE_ARR = 0x5d;
 const COMMA = 0x2c;
 const COLON = 0x3a;
 
-/** A value's span [start, end) in the buffer. */
-export interface Span {
-  start: number;
-  end: number;
-}
-
-export interface Member extends Span {
-  key: string;
-}
-
 /** Strings up to this many bytes are decoded when asked (type, role, toolName…); longer ones are not names. */
 const MAX_NAME_BYTES = 512;
+/** Interned names at most; a file with more distinct names decodes the rest each time. */
+const MAX_INTERNED = 4096;
+
+/**
+ * The keys one call site looks for, and where `JsonBytes.pick` found their values: `start(i)`/`end(i)` for the i-th
+ * key, start -1 when absent. One table per call site; a pick overwrites the previous one's results.
+ */
+export class Keys {
+  private readonly bytes: Uint8Array[];
+  readonly spans: Int32Array;
+  constructor(readonly names: readonly string[]) {
+    this.bytes = names.map((n) => Buffer.from(n, "utf8"));
+    this.spans = new Int32Array(names.length * 2);
+  }
+  has(i: number): boolean {
+    return (this.spans[2 * i] as number) >= 0;
+  }
+  start(i: number): number {
+    return this.spans[2 * i] as number;
+  }
+  end(i: number): number {
+    return this.spans[2 * i + 1] as number;
+  }
+  /** Which key the escape-free key bytes buf[s, e) are, or -1. */
+  indexOf(buf: Buffer, s: number, e: number): number {
+    outer: for (let k = 0; k < this.bytes.length; k++) {
+      const want = this.bytes[k] as Uint8Array;
+      if (want.length !== e - s) continue;
+      for (let i = 0; i < want.length; i++) if (buf[s + i] !== want[i]) continue outer;
+      return k;
+    }
+    return -1;
+  }
+  /** Which key the decoded string is, or -1 (keys written with escapes). */
+  indexOfName(name: string): number {
+    return this.names.indexOf(name);
+  }
+}
 
 export class JsonBytes {
+  private readonly interned = new Map<number, string>();
   constructor(
-    readonly buf: Buffer,
-    readonly limit: number,
+    public buf: Buffer,
+    public limit: number,
   ) {}
+
+  /** Points at another line (the reader's buffer may have grown since the last one). */
+  reset(buf: Buffer, limit: number): void {
+    this.buf = buf;
+    this.limit = limit;
+  }
 
   skipWs(p: number): number {
     const b = this.buf;
@@ -87,55 +126,88 @@ export class JsonBytes {
     return q;
   }
 
-  isObject(s: Span): boolean {
-    return this.buf[s.start] === OPEN_OBJ;
+  isObject(p: number): boolean {
+    return this.buf[p] === OPEN_OBJ;
   }
 
-  isArray(s: Span): boolean {
-    return this.buf[s.start] === OPEN_ARR;
+  isArray(p: number): boolean {
+    return this.buf[p] === OPEN_ARR;
   }
 
-  isString(s: Span): boolean {
-    return this.buf[s.start] === QUOTE;
+  isString(p: number): boolean {
+    return this.buf[p] === QUOTE;
   }
 
-  /** The members of the object spanning s, keys decoded. */
-  members(s: Span): Member[] {
-    const out: Member[] = [];
-    let p = this.skipWs(s.start + 1);
-    while (p < s.end && this.buf[p] === QUOTE) {
+  /**
+   * Finds the members of the object starting at p whose keys are in `keys` and records their value spans there
+   * (the last duplicate key wins, as in JSON.parse).
+   */
+  pick(p: number, end: number, keys: Keys): void {
+    keys.spans.fill(-1);
+    const b = this.buf;
+    p = this.skipWs(p + 1);
+    while (p < end && b[p] === QUOTE) {
       const keyEnd = this.stringEnd(p);
-      const key = this.decode(p, keyEnd) ?? "";
+      let escaped = false;
+      for (let i = p + 1; i < keyEnd - 1; i++)
+        if (b[i] === BACKSLASH) {
+          escaped = true;
+          break;
+        }
+      const k = escaped ? keys.indexOfName(this.decode(p, keyEnd) ?? "") : keys.indexOf(b, p + 1, keyEnd - 1);
       p = this.skipWs(keyEnd);
-      if (this.buf[p] !== COLON) break;
+      if (b[p] !== COLON) break;
       p = this.skipWs(p + 1);
-      const end = this.valueEnd(p);
-      out.push({ key, start: p, end });
-      p = this.skipWs(end);
-      if (this.buf[p] !== COMMA) break;
-      p = this.skipWs(p + 1);
-    }
-    return out;
-  }
-
-  /** The elements of the array spanning s. */
-  elements(s: Span): Span[] {
-    const out: Span[] = [];
-    let p = this.skipWs(s.start + 1);
-    while (p < s.end && this.buf[p] !== CLOSE_ARR) {
-      const end = this.valueEnd(p);
-      out.push({ start: p, end });
-      p = this.skipWs(end);
-      if (this.buf[p] !== COMMA) break;
+      const vEnd = this.valueEnd(p);
+      if (k >= 0) {
+        keys.spans[2 * k] = p;
+        keys.spans[2 * k + 1] = vEnd;
+      }
+      p = this.skipWs(vEnd);
+      if (b[p] !== COMMA) break;
       p = this.skipWs(p + 1);
     }
-    return out;
   }
 
-  /** A short string value decoded (names, types, MIME types); undefined for anything else. */
-  name(s: Span | undefined): string | undefined {
-    if (!s || !this.isString(s) || s.end - s.start > MAX_NAME_BYTES) return undefined;
-    return this.decode(s.start, s.end);
+  /** The first element of the array starting at p, or -1 when it is empty. */
+  firstElement(p: number, end: number): number {
+    const q = this.skipWs(p + 1);
+    return q < end && this.buf[q] !== CLOSE_ARR ? q : -1;
+  }
+
+  /** The element after the one ending at elementEnd, or -1 at the end of the array. */
+  nextElement(elementEnd: number, end: number): number {
+    const q = this.skipWs(elementEnd);
+    if (q >= end || this.buf[q] !== COMMA) return -1;
+    const r = this.skipWs(q + 1);
+    return r < end && this.buf[r] !== CLOSE_ARR ? r : -1;
+  }
+
+  /** A short string value decoded (names, types, MIME types); undefined for anything else. Start -1: absent. */
+  name(start: number, end: number): string | undefined {
+    if (start < 0 || !this.isString(start) || end - start > MAX_NAME_BYTES) return undefined;
+    const b = this.buf;
+    // Plain ASCII without escapes (nearly every name): looked up by a hash of its bytes, decoded once.
+    let h = 0x811c9dc5;
+    for (let i = start + 1; i < end - 1; i++) {
+      const c = b[i] as number;
+      if (c === BACKSLASH || c >= 0x80) return this.decode(start, end);
+      h = Math.imul(h ^ c, 0x01000193);
+    }
+    h = (h ^ (end - start)) >>> 0;
+    const hit = this.interned.get(h);
+    if (hit !== undefined && hit.length === end - start - 2) {
+      let same = true;
+      for (let i = 0; i < hit.length; i++)
+        if (hit.charCodeAt(i) !== b[start + 1 + i]) {
+          same = false;
+          break;
+        }
+      if (same) return hit;
+    }
+    const s = this.decode(start, end);
+    if (s !== undefined && hit === undefined && this.interned.size < MAX_INTERNED) this.interned.set(h, s);
+    return s;
   }
 
   private decode(start: number, end: number): string | undefined {
@@ -148,12 +220,12 @@ export class JsonBytes {
   }
 }
 
-/** Decoded size of a base64 string value spanning s (quotes included), as pi's image blocks hold them. */
-export function base64Decoded(buf: Buffer, s: Span): number {
-  const len = s.end - s.start - 2;
+/** Decoded size of a base64 string value spanning [start, end) (quotes included), as pi's image blocks hold them. */
+export function base64Decoded(buf: Buffer, start: number, end: number): number {
+  const len = end - start - 2;
   if (len <= 0) return 0;
   let pad = 0;
-  if (buf[s.end - 2] === 0x3d) pad++;
-  if (buf[s.end - 3] === 0x3d) pad++;
+  if (buf[end - 2] === 0x3d) pad++;
+  if (buf[end - 3] === 0x3d) pad++;
   return Math.max(0, Math.floor((len * 3) / 4) - pad);
 }

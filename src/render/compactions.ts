@@ -70,14 +70,7 @@ function block(c: CompactionFacts, style: Style): string {
   out.push(
     `  summary: ${c.summary.chars} chars, ~${c.summary.tokens} tokens${c.ratio === null ? "" : ` (${(c.ratio * 100).toFixed(1)}% of what it replaced)`}`,
   );
-  for (const note of c.notes) {
-    if (note.kind === "tokens-before-mismatch")
-      out.push(
-        `  note: tokensBefore ${note.tokensBefore} is ${(note.tokensBefore / note.estimate).toPrecision(2)}× pisess's estimate of the context before it (~${note.estimate})`,
-      );
-    else out.push(`  note: the kept range holds the older compaction on line ${note.line}; pi leaves its summary out`);
-  }
-  for (const w of c.warnings) out.push(`  ${style.warning(diagnosticLine(w).trimEnd())}`);
+  for (const w of c.warnings) out.push(`  ${(w.severity === "info" ? style.dim : style.warning)(diagnosticLine(w).trimEnd())}`);
   return `${out.join("\n")}\n`;
 }
 

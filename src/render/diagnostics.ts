@@ -55,8 +55,14 @@ const MESSAGES = {
   "first-kept-index-out-of-range": "compaction firstKeptEntryIndex {index} names no earlier entry; nothing is kept",
   "first-kept-not-message":
     "compaction keeps from {firstKeptEntryId} (line {targetLine}), a {targetType} entry, not a message; pi always cuts at a message",
+  "tokens-before-mismatch":
+    "compaction tokensBefore {tokensBefore} is more than twice or less than half pisess's estimate of the context before it (~{estimate})",
+  "older-compaction-kept":
+    "compaction keeps the older compaction on line {olderLine} in its range; pi leaves that summary out of the context",
   "label-target-missing": "label {label} points to {targetId}, which does not exist",
   "branch-summary-from-missing": "branch summary fromId {fromId} does not exist",
+  "branch-summary-from-parent":
+    "branch summary fromId {fromId} is not in this file; it may be in the parent session {parentSession} (pi's /fork copies summaries as they are)",
   "context-edit-target-missing": "context edit targets {targetId}, which does not exist; it changes nothing",
   "context-edit-off-path":
     "context edit targets {targetId} (line {targetLine}), which is neither above nor below it in the tree; it changes nothing",
@@ -131,8 +137,11 @@ const TITLES: Record<Code, string> = {
   "first-kept-off-path": "Compaction firstKeptEntryId not on its path",
   "first-kept-index-out-of-range": "v1 compaction firstKeptEntryIndex out of range",
   "first-kept-not-message": "Compaction firstKeptEntryId names an entry that is not a message",
+  "tokens-before-mismatch": "Compaction tokensBefore far from the estimate",
+  "older-compaction-kept": "Older compaction inside a compaction's kept range",
   "label-target-missing": "Label target does not exist",
   "branch-summary-from-missing": "Branch summary fromId does not exist",
+  "branch-summary-from-parent": "Branch summary fromId in the parent session",
   "context-edit-target-missing": "Context edit target does not exist",
   "context-edit-off-path": "Context edit target neither above nor below the edit",
   "context-edit-forward": "Context edit precedes its target",

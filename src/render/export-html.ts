@@ -22,6 +22,32 @@ export interface HtmlPayload {
   imagesDropped: boolean;
 }
 
+/**
+ * What the exporter hands exportHtml: the payload with its lines produced one at a time, so that the lines of a
+ * 100 MB session are never all held as strings (nor as one JSON string of them).
+ */
+export type HtmlPayloadSource = Omit<HtmlPayload, "lines"> & { lines: Iterable<string> };
+
+/** Chunks of about this many characters: few writes, bounded memory. */
+const CHUNK_CHARS = 1 << 20;
+
+/** The payload as JSON safe inside a <script> element (scriptJson), written a chunk of lines at a time. */
+function* payloadJson(payload: HtmlPayloadSource): Generator<string> {
+  const { lines, ...rest } = payload;
+  // "lines" goes last; the page parses the whole object, so the order of its keys does not matter.
+  let out = `${scriptJson(rest).slice(0, -1)},"lines":[`;
+  let first = true;
+  for (const line of lines) {
+    out += first ? scriptJson(line) : `,${scriptJson(line)}`;
+    first = false;
+    if (out.length >= CHUNK_CHARS) {
+      yield out;
+      out = "";
+    }
+  }
+  yield `${out}]}`;
+}
+
 /** JSON that is safe inside a <script> element: no "<" (so no "</script" or "<!--"), no U+2028/2029. */
 export function scriptJson(value: unknown): string {
   return JSON.stringify(value)
@@ -93,7 +119,7 @@ img.image{max-width:100%;max-height:400px}
  * non-executable script element; the page script (the bundled ops modules) builds every view from it. The CSP
  * allows only this page's own script and style (by hash) and data: images: no request leaves the page.
  */
-export function* exportHtml(payload: HtmlPayload, bundle: string): Generator<string> {
+export function* exportHtml(payload: HtmlPayloadSource, bundle: string): Generator<string> {
   // "</script" inside the bundle would end the element early; "<\/" means the same in strings and regexes.
   const js = bundle.replace(/<\/(script)/gi, "<\\/$1");
   const csp = [
@@ -117,7 +143,7 @@ export function* exportHtml(payload: HtmlPayload, bundle: string): Generator<str
   yield '<div class="context-pane"><div class="controls"><label><input id="llm" type="checkbox"> LLM view</label></div>';
   yield '<div id="context-head"></div><div id="context"></div></div></main>\n';
   yield '<script type="application/json" id="pisess-data">';
-  yield scriptJson(payload);
+  yield* payloadJson(payload);
   yield "</script>\n";
   yield `<script>${js}</script>\n</body>\n</html>\n`;
 }

@@ -7,11 +7,11 @@ import { loadSession } from "../model/load.js";
 import { readEntry, type Session } from "../model/session.js";
 import type { Diagnostic, EntryRec } from "../model/types.js";
 import { buildContext } from "../ops/context.js";
-import { exportEntries, exportHeader, type ExportHeaderFacts } from "../ops/export-jsonl.js";
+import { exportEntries, exportHeader, type ExportHeaderFacts, keepNothingPatch, timestampPatch } from "../ops/export-jsonl.js";
 import { pathTo } from "../ops/path.js";
 import { cycleProblem } from "../ops/tree.js";
 import type { ExportFacts } from "../render/export-facts.js";
-import type { HtmlPayload } from "../render/export-html.js";
+import type { HtmlPayloadSource } from "../render/export-html.js";
 import { infoReport } from "./info.js";
 import { entryRef } from "./refs.js";
 import { ReportError, type Report } from "./report.js";
@@ -50,7 +50,9 @@ export interface JsonlExport {
   lines: string[];
   /** Entries of the path left out, each with the finding that made it go (line = the original's line). */
   leftOut: Diagnostic[];
-  /** Findings about the new file that leaving entries out could not fix (its header, …). */
+  /** Entries written with a field changed so that the finding goes while the context stays (see keepNothingPatch). */
+  changed: Diagnostic[];
+  /** Findings about the new file that neither leaving out nor changing could fix without changing the context. */
   remaining: Diagnostic[];
   /** Whether pisess builds the same context at the new file's last entry as at the leaf of the original. */
   sameContext: boolean;
@@ -61,36 +63,44 @@ function contextKey(session: Session, path: EntryRec[]): string {
   return JSON.stringify([c.messages, c.thinkingLevel, c.model]);
 }
 
+/** The field change that fixes finding `d` on `rec` without changing the context, where there is one. */
+function fieldPatch(d: Diagnostic, rec: EntryRec): Record<string, unknown> | null {
+  if (d.code === "first-kept-missing" || d.code === "first-kept-off-path") return keepNothingPatch(rec);
+  if (d.code === "timestamp-regression") return timestampPatch(rec, d.args.previous);
+  return null;
+}
+
 /**
  * `pisess export --format jsonl`: the path as a clean v3 file. The candidate file is loaded and validated in memory
- * with the same checks `pisess validate` runs; entries with a warning or an error are left out (rechained) until
- * it is clean, and the context at its last entry is compared with the original's at the leaf.
+ * with the same checks `pisess validate` runs; an entry with a warning or an error is left out (rechained) when that
+ * leaves the context as it was, else a field that no message carries is changed (a dangling firstKeptEntryId to pi's own "keep nothing", a
+ * timestamp earlier than the entry above to that entry's), else it
+ * stays and is reported. Repeated until nothing changes; then the context at the new file's last entry is compared
+ * with the original's at the leaf.
  */
 export async function exportJsonl(session: Session, leafRef: string, header: ExportHeaderFacts): Promise<Report<JsonlExport | null>> {
   const { leaf, path, diagnostics } = exportPath(session, leafRef);
   if (path === null) return { data: null, diagnostics, exitCode: 1 };
   const want = contextKey(session, path);
   const leaveOut = new Set<EntryRec>();
-  // Entries whose finding stays: leaving them out would change the context (a branch summary whose fromId is off
-  // the path, a message pi sends although its schema is wrong).
+  const patches = new Map<EntryRec, Record<string, unknown>>();
+  // Entries whose finding stays: leaving them out would change the context and no field change fixes them (a tool
+  // result that answers no call, a message pi sends although its schema is wrong).
   const keep = new Set<EntryRec>();
   const leftOut: Diagnostic[] = [];
+  const changed: Diagnostic[] = [];
   const headLine = JSON.stringify(exportHeader(session, header));
   for (;;) {
     const kept = path.filter((r) => !leaveOut.has(r));
-    const lines = [headLine, ...exportEntries(session, path, leaveOut).map((o) => JSON.stringify(o))];
+    const lines = [headLine, ...exportEntries(session, path, leaveOut, patches).map((o) => JSON.stringify(o))];
     const name = "export";
     const copy = await loadSession({ kind: "stream", name, stream: Readable.from([`${lines.join("\n")}\n`]) }, { name });
     const found = checkSession(copy, { fileExists: () => true }).filter((d) => d.severity !== "info");
     const entryOf = (d: Diagnostic) => (d.line !== null && d.line >= 2 ? kept[d.line - 2] : undefined);
-    const candidates = found.filter((d) => {
+    let progress = false;
+    for (const d of found) {
       const rec = entryOf(d);
-      return rec !== undefined && !keep.has(rec);
-    });
-    let changed = false;
-    for (const d of candidates) {
-      const rec = entryOf(d) as EntryRec;
-      if (leaveOut.has(rec) || keep.has(rec)) continue;
+      if (rec === undefined || leaveOut.has(rec) || keep.has(rec)) continue;
       leaveOut.add(rec);
       if (
         contextKey(
@@ -99,13 +109,36 @@ export async function exportJsonl(session: Session, leafRef: string, header: Exp
         ) === want
       ) {
         leftOut.push({ ...d, file: session.file, line: rec.line });
-        changed = true;
-      } else {
-        leaveOut.delete(rec);
-        keep.add(rec);
+        progress = true;
+        continue;
       }
+      // An edit pi applies although its writer would refuse it: leaving out the edit and its target together gives
+      // the same context when the edit only removed the target's messages.
+      const target =
+        d.code === "context-edit-not-editable" && typeof d.args.targetLine === "number" ? kept[d.args.targetLine - 2] : undefined;
+      if (target !== undefined && !keep.has(target)) {
+        leaveOut.add(target);
+        if (
+          contextKey(
+            session,
+            path.filter((r) => !leaveOut.has(r)),
+          ) === want
+        ) {
+          leftOut.push({ ...d, file: session.file, line: rec.line }, { ...d, file: session.file, line: target.line });
+          progress = true;
+          continue;
+        }
+        leaveOut.delete(target);
+      }
+      leaveOut.delete(rec);
+      const patch = patches.has(rec) ? null : fieldPatch(d, rec);
+      if (patch !== null) {
+        patches.set(rec, patch);
+        changed.push({ ...d, file: session.file, line: rec.line });
+        progress = true;
+      } else keep.add(rec);
     }
-    if (!changed) {
+    if (!progress) {
       const last = copy.defaultLeaf;
       const copyPath = last ? pathTo(copy, last) : null;
       const same = copyPath?.ok === true && contextKey(copy, copyPath.path) === want;
@@ -115,7 +148,7 @@ export async function exportJsonl(session: Session, leafRef: string, header: Exp
         return { ...d, file: session.file, line: rec ? rec.line : null };
       });
       const exitCode = remaining.length > 0 || !same ? 1 : 0;
-      return { data: { leaf, lines, leftOut, remaining, sameContext: same }, diagnostics: [], exitCode };
+      return { data: { leaf, lines, leftOut, changed, remaining, sameContext: same }, diagnostics: [], exitCode };
     }
     copy.store.close();
   }
@@ -142,9 +175,19 @@ function dropImages(line: string): string {
   return JSON.stringify(o);
 }
 
-export function htmlPayload(session: Session, leaf: EntryRec, facts: ExportFacts, rows: [string, string][], images: boolean): HtmlPayload {
+/** Each entry's line, read when written (the session must stay open until the page is). */
+function* entryLines(session: Session, images: boolean): Generator<string> {
+  for (const r of session.entries) yield images ? session.store.rawLine(r) : dropImages(session.store.rawLine(r));
+}
+
+export function htmlPayload(
+  session: Session,
+  leaf: EntryRec,
+  facts: ExportFacts,
+  rows: [string, string][],
+  images: boolean,
+): HtmlPayloadSource {
   const byId = [...session.byId].map(([id, rec]) => [id, rec.index] as [string, number]);
-  const lines = session.entries.map((r) => (images ? session.store.rawLine(r) : dropImages(session.store.rawLine(r))));
   const byLine = new Map(session.entries.map((r) => [r.line, r]));
   const leaves = facts.info.leaves.map((l) => {
     const rec = byLine.get(l.line) as EntryRec;
@@ -157,7 +200,7 @@ export function htmlPayload(session: Session, leaf: EntryRec, facts: ExportFacts
     headerLine: session.headerLine,
     version: session.version,
     recs: session.entries,
-    lines,
+    lines: entryLines(session, images),
     byId,
     labels: [...session.labels],
     sessionName: session.sessionName ?? null,

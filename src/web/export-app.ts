@@ -542,6 +542,8 @@ function setup(): void {
     timer = window.setTimeout(() => {
       words = search.value.toLowerCase().split(/\s+/).filter(Boolean);
       renderTree();
+      // Which search the tree shows now: tests (and scripts) wait on it instead of guessing the typing pause.
+      (document.getElementById("tree") as HTMLElement).dataset.search = search.value;
     }, 150);
   });
   const llm = document.getElementById("llm") as HTMLInputElement;
