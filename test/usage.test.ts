@@ -315,7 +315,8 @@ describe("usage on worker threads", () => {
     try {
       // The whole fixture folder each time, so that the fork whose parent lies outside sessions/ finds it.
       const targets = Array.from({ length: 8 }, (_, i) => {
-        cpSync(fixture("fleet"), join(root, String(i)), { recursive: true });
+        // Timestamps kept: a copy made a moment ago would count as a live file, its unfinished last line held back.
+        cpSync(fixture("fleet"), join(root, String(i)), { recursive: true, preserveTimestamps: true });
         return join(root, String(i), "sessions");
       });
       const o = { targets, by: ["day", "model"] as const, env, cwd: "/", timezone: "UTC", breakdown: true };
