@@ -1,4 +1,5 @@
-import Table from "cli-table3";
+import { createRequire } from "node:module";
+import type Table from "cli-table3";
 import type { Session } from "../model/session.js";
 import type { EntryRec } from "../model/types.js";
 import type { ContextDiff, ContextItem, ContextSide, DiffSide, Lineage, PathDiff } from "../ops/diff.js";
@@ -22,6 +23,9 @@ export interface DiffTextOptions {
 /** Narrowest width for side-by-side output; below it, unified output is used. */
 export const SIDE_BY_SIDE_MIN = 100;
 /** Width assumed for side-by-side output when the terminal width is unknown (a pipe). */
+// cli-table3 loads when a stats table is drawn (text output only).
+const load = createRequire(import.meta.url);
+
 const SIDE_BY_SIDE_DEFAULT = 160;
 
 const FILE_LIST_MAX = 8;
@@ -82,7 +86,7 @@ function buildStatsTable(left: EntryStats, right: EntryStats, style: Style, head
   // Column widths count cli-table3's padding (one space each side); four borders join three columns.
   const first = "assistant turns".length + 2;
   const side = width === undefined ? 0 : Math.max(8, Math.floor((width - 4 - first) / 2));
-  const table = new Table({
+  const table = new (load("cli-table3") as typeof Table)({
     head: ["", style.bold(heads[0]), style.bold(heads[1])],
     style: { head: [], border: [], compact: true },
     ...(width === undefined ? {} : { colWidths: [first, side, side], wordWrap: true, wrapOnWordBoundary: false }),

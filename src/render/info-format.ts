@@ -1,4 +1,5 @@
-import Table from "cli-table3";
+import { createRequire } from "node:module";
+import type Table from "cli-table3";
 import type { KindTotals, SpendKind, Totals } from "../ops/totals.js";
 import { sanitizeLine } from "./sanitize.js";
 
@@ -71,9 +72,53 @@ export function hasOtherKinds(rows: KindTotals[]): boolean {
   return rows.some((r) => r.source !== "assistant");
 }
 
-/** A borderless-looking cli-table3 table without colour codes of its own (colour comes from the Style). */
-export function makeTable(head: string[], aligns?: ("left" | "right")[]): Table.Table {
-  return new Table({
+const load = createRequire(import.meta.url);
+
+/** A table of text cells, filled row by row and turned into text by `tableText`. */
+export interface TextTable {
+  push(...rows: string[][]): number;
+  toString(): string;
+}
+
+/**
+ * Past this many rows a table is laid out here rather than by cli-table3, whose layout takes time quadratic in the
+ * rows (20,000 leaves: minutes). Below it cli-table3 draws the table as it always has; above it the same layout is
+ * computed with cli-table3's own width and padding rules, column widths once (test/tables-big.test.ts compares both).
+ */
+export const BIG_TABLE_ROWS = 1000;
+
+type Align = "left" | "right";
+
+class BorderlessTable implements TextTable {
+  private readonly rows: string[][] = [];
+  constructor(
+    private readonly head: string[],
+    private readonly aligns: Align[] | undefined,
+  ) {}
+
+  push(...rows: string[][]): number {
+    for (const r of rows) this.rows.push(r);
+    return this.rows.length;
+  }
+
+  toString(): string {
+    return this.rows.length > BIG_TABLE_ROWS && plainShape(this.head, this.rows)
+      ? alignedLayout(this.head, this.aligns, this.rows)
+      : cliTable3Layout(this.head, this.aligns, this.rows);
+  }
+}
+
+/** One line per cell, as many cells as headings: the only shape the plain layout takes on. */
+function plainShape(head: readonly string[], rows: readonly (readonly string[])[]): boolean {
+  const oneLine = (c: unknown) => typeof c === "string" && !c.includes("\n");
+  return head.every(oneLine) && rows.every((r) => r.length === head.length && r.every(oneLine));
+}
+
+/** The table drawn by cli-table3: no borders, left padding 0, right padding 2. */
+export function cliTable3Layout(head: string[], aligns: Align[] | undefined, rows: readonly string[][]): string {
+  // Loaded on first use: JSON output never draws a table.
+  const Cli3 = load("cli-table3") as typeof Table;
+  const t = new Cli3({
     head,
     style: { head: [], border: [], "padding-left": 0, "padding-right": 2, compact: true },
     chars: {
@@ -95,10 +140,46 @@ export function makeTable(head: string[], aligns?: ("left" | "right")[]): Table.
     },
     ...(aligns ? { colAligns: aligns } : {}),
   });
+  for (const r of rows) t.push(r);
+  return t.toString();
+}
+
+/**
+ * cliTable3Layout's output for a table of one-line cells, in time linear in the cells: widths measured once with
+ * cli-table3's own measure (colour codes left out, wide characters counted twice), each cell padded to its column.
+ */
+export function alignedLayout(head: readonly string[], aligns: readonly Align[] | undefined, rows: readonly (readonly string[])[]): string {
+  const { strlen } = load("cli-table3/src/utils") as { strlen(s: string): number };
+  const all = [head, ...rows];
+  const widths = head.map(() => 0);
+  const lens = all.map((r) =>
+    r.map((c, i) => {
+      const w = strlen(c);
+      if (w > (widths[i] as number)) widths[i] = w;
+      return w;
+    }),
+  );
+  const out: string[] = [];
+  for (let j = 0; j < all.length; j++) {
+    const r = all[j] as readonly string[];
+    const l = lens[j] as number[];
+    let line = "";
+    for (let i = 0; i < r.length; i++) {
+      const gap = " ".repeat((widths[i] as number) - (l[i] as number));
+      line += aligns?.[i] === "right" ? `${gap}${r[i]}  ` : `${r[i]}${gap}  `;
+    }
+    out.push(line);
+  }
+  return out.join("\n");
+}
+
+/** A borderless-looking table without colour codes of its own (colour comes from the Style). */
+export function makeTable(head: string[], aligns?: Align[]): TextTable {
+  return new BorderlessTable(head, aligns);
 }
 
 /** Table text without trailing spaces on each line. */
-export function tableText(t: Table.Table): string {
+export function tableText(t: TextTable): string {
   return t
     .toString()
     .split("\n")
