@@ -1,11 +1,12 @@
 #!/usr/bin/env node
 // pisess vs pi 0.73.1 vs a bare JSON.parse floor on generated sessions. Whole processes, interleaved, median wall
-// time and peak RSS (/usr/bin/time). Writes a Markdown report (default bench/RESULTS.md).
+// time and peak RSS (/usr/bin/time). Writes a Markdown report (default bench/RESULTS.md): the generated part up to
+// a marker line; whatever follows the marker (hand-written sections) is kept as it is.
 //
-//   npm run bench                                    every size (10M,100M,1G,2G), the two shapes, 3 runs each
-//   npm run bench -- --sizes 10M,100M --runs 3       a quick subset
-//   options: --sizes LIST  --runs N  --shapes chain,siblings|none  --tasks SUBSTR,...  --no-pi  --no-build
-//            --seed S  --out FILE  --data DIR
+//   npm run bench                                    start-up, 400 KB, every size (10M,100M,1G,2G), the shapes
+//   npm run bench -- --sizes 10M --runs 5            a quick subset
+//   options: --sizes LIST  --runs N  --shapes chain,siblings,comb|none  --shape-runs N  --startup-runs N|0
+//            --typical SIZE|none  --tasks SUBSTR,...  --no-pi  --no-build  --seed S  --out FILE  --data DIR
 //
 // Needs `npm ci` in bench/ (pins @mariozechner/pi-coding-agent 0.73.1); without it the pi rows are skipped.
 // pi only ever sees a copy of a file (SessionManager.open may rewrite a file; a valid v3 header is left alone).
@@ -23,7 +24,17 @@ const TIME = "/usr/bin/time";
 
 // ---------------------------------------------------------------- options
 const argv = process.argv.slice(2);
-const opt = { sizes: "10M,100M,1G,2G", runs: "3", shapes: "chain,siblings", seed: "7", out: path.join(HERE, "RESULTS.md"), data: path.join(HERE, "data") };
+const opt = {
+  sizes: "10M,100M,1G,2G",
+  runs: "3",
+  shapes: "chain,siblings,comb",
+  "shape-runs": "1",
+  "startup-runs": "20",
+  typical: "400K",
+  seed: "7",
+  out: path.join(HERE, "RESULTS.md"),
+  data: path.join(HERE, "data"),
+};
 const flags = new Set();
 for (let i = 0; i < argv.length; i++) {
   const a = argv[i];
@@ -35,15 +46,20 @@ for (let i = 0; i < argv.length; i++) {
   }
 }
 if (flags.has("help")) {
-  console.log(fs.readFileSync(fileURLToPath(import.meta.url), "utf8").split("\n").slice(1, 12).map((l) => l.replace(/^\/\/ ?/, "")).join("\n"));
+  console.log(fs.readFileSync(fileURLToPath(import.meta.url), "utf8").split("\n").slice(1, 13).map((l) => l.replace(/^\/\/ ?/, "")).join("\n"));
   process.exit(0);
 }
 const RUNS = Math.max(1, Number(opt.runs));
 const SIZES = opt.sizes === "none" ? [] : opt.sizes.split(",").map((s) => s.trim()).filter(Boolean);
 const SHAPES = opt.shapes === "none" ? [] : opt.shapes.split(",").map((s) => s.trim()).filter(Boolean);
 const TASK_FILTER = opt.tasks ? opt.tasks.split(",") : null;
-const SHAPE_ENTRIES = { chain: 1_000_000, siblings: 100_000 };
-const SHAPE_LABEL = { chain: "chain-1M", siblings: "siblings-100k" };
+const SHAPE_ENTRIES = { chain: 1_000_000, siblings: 100_000, comb: 1_000_000 };
+const SHAPE_LABEL = { chain: "chain-1M", siblings: "siblings-100k", comb: "comb-10k" };
+const SHAPE_RUNS = Math.max(1, Number(opt["shape-runs"]));
+const STARTUP_RUNS = Math.max(0, Number(opt["startup-runs"]));
+const TYPICAL = opt.typical === "none" ? null : opt.typical;
+/** A shape row past this is stopped and reported as a timeout (the target is 5 s). */
+const SHAPE_TIMEOUT_MS = 60_000;
 
 function parseSize(s) {
   const m = /^(\d+(?:\.\d+)?)([KMG]?)$/i.exec(s);
@@ -61,9 +77,10 @@ if (!fs.existsSync(TIME)) {
   process.exit(2);
 }
 if (!flags.has("no-build")) {
-  log("building pisess (npx tsc -p .)");
-  const r = spawnSync("npx", ["tsc", "-p", "."], { cwd: ROOT, encoding: "utf8" });
-  if (r.status !== 0) log(`tsc reported errors (continuing with what it emitted):\n${(r.stdout + r.stderr).split("\n").slice(0, 10).join("\n")}`);
+  // The CLI runs from the bundle (dist/bundle), so the whole build, not tsc alone.
+  log("building pisess (npm run build)");
+  const r = spawnSync("npm", ["run", "build"], { cwd: ROOT, encoding: "utf8" });
+  if (r.status !== 0) log(`the build reported errors (continuing with what it emitted):\n${(r.stdout + r.stderr).split("\n").slice(0, 10).join("\n")}`);
 }
 const havePi = !flags.has("no-pi") && fs.existsSync(path.join(PI_DIR, "package.json"));
 const piVersion = havePi ? JSON.parse(fs.readFileSync(path.join(PI_DIR, "package.json"), "utf8")).version : null;
@@ -76,6 +93,32 @@ const PISESS_TASKS = [
   { name: "pisess validate --format json", cmd: "validate", args: (f) => ["validate", f, "--format", "json"], vsPi: "pi open+getTree" },
   { name: "pisess info --json", cmd: "info", args: (f) => ["info", f, "--json"], vsPi: "pi open+getTree" },
   { name: "pisess leaves --json", cmd: "leaves", args: (f) => ["leaves", f, "--json"], vsPi: "pi open+getTree" },
+];
+// Every command the shape rows run, in text and in JSON.
+const SHAPE_TASKS = [
+  ["tree"],
+  ["path"],
+  ["context"],
+  ["info"],
+  ["leaves"],
+  ["diff", "--leaves"],
+  ["labels"],
+  ["lineage"],
+].flatMap((a) => [
+  { name: `pisess ${a.join(" ")}`, cmd: a[0], args: (f) => [a[0], f, ...a.slice(1)] },
+  { name: `pisess ${a.join(" ")} --json`, cmd: a[0], args: (f) => [a[0], f, ...a.slice(1), "--json"] },
+]);
+SHAPE_TASKS.push(
+  { name: "pisess validate", cmd: "validate", args: (f) => ["validate", f] },
+  { name: "pisess validate --format json", cmd: "validate", args: (f) => ["validate", f, "--format", "json"] },
+);
+// Start-up and a typical session, against Node doing nothing.
+const NODE_TASK = { name: "node -e 0", node: true, run: () => timed(process.execPath, ["-e", "0"], 60_000) };
+const TYPICAL_TASKS = [
+  { name: "pisess tree --json", args: (f) => ["tree", f, "--json"] },
+  { name: "pisess context --json", args: (f) => ["context", f, "--json"] },
+  { name: "pisess path --ndjson", args: (f) => ["path", f, "--ndjson"] },
+  { name: "pisess info --json", args: (f) => ["info", f, "--json"] },
 ];
 const missing = [];
 for (const t of PISESS_TASKS) {
@@ -132,7 +175,14 @@ const devnull = fs.openSync("/dev/null", "w");
 
 function timed(command, args, timeoutMs) {
   const t0 = process.hrtime.bigint();
-  const r = spawnSync(TIME, ["-f", "%e %U %S %M", "-o", timeOut, command, ...args], { stdio: ["ignore", devnull, "pipe"], encoding: "utf8", timeout: timeoutMs, maxBuffer: 64 << 20 });
+  // timeout(1) stops the command itself (killing time(1) would leave it running); it exits 124 then.
+  const limit = String(Math.ceil(timeoutMs / 1000));
+  const r = spawnSync(TIME, ["-f", "%e %U %S %M", "-o", timeOut, "timeout", limit, command, ...args], {
+    stdio: ["ignore", devnull, "pipe"],
+    encoding: "utf8",
+    timeout: timeoutMs + 60_000,
+    maxBuffer: 64 << 20,
+  });
   const wall = Number(process.hrtime.bigint() - t0) / 1e9;
   let user = NaN;
   let sys = NaN;
@@ -152,17 +202,29 @@ function timed(command, args, timeoutMs) {
 // ---------------------------------------------------------------- the plan
 /** groups: one per input file; tasks run interleaved within a group (run 1 of every task, then run 2, ...). */
 const groups = [];
+if (STARTUP_RUNS > 0) groups.push({ label: "start-up", file: null, kind: "startup", runs: STARTUP_RUNS });
+if (TYPICAL) groups.push({ label: TYPICAL, file: ensureSized(TYPICAL), kind: "typical", runs: STARTUP_RUNS || RUNS });
 for (const label of SIZES) {
   const file = ensureSized(label);
   groups.push({ label, file, kind: "size" });
 }
 for (const shape of SHAPES) {
   const file = ensureShape(shape);
-  groups.push({ label: SHAPE_LABEL[shape], file, kind: "shape" });
+  groups.push({ label: SHAPE_LABEL[shape], file, kind: "shape", runs: SHAPE_RUNS });
 }
 
 function tasksFor(group) {
   const f = group.file;
+  if (group.kind === "startup") {
+    return [
+      NODE_TASK,
+      { name: "pisess --version", pisess: "--version", run: () => timed(process.execPath, [BIN, "--version"], 60_000) },
+      { name: "pisess --help", pisess: "--help", run: () => timed(process.execPath, [BIN, "--help"], 60_000) },
+    ];
+  }
+  if (group.kind === "typical") {
+    return [NODE_TASK, ...TYPICAL_TASKS.map((t) => ({ name: t.name, pisess: t.name.split(" ")[1], run: () => timed(process.execPath, [BIN, ...t.args(f)], 60_000) }))];
+  }
   const piCopy = path.join(opt.data, `pi-copy-${group.label}.jsonl`);
   const tasks = [];
   if (havePi) {
@@ -182,13 +244,25 @@ function tasksFor(group) {
     if (bytes < 500e6) tasks.push({ name: "floor (readFileSync+split+parse)", floor: true, run: () => timed(process.execPath, [path.join(HERE, "floor.mjs"), "whole", f], 600_000) });
     tasks.push({ name: "floor (streamed split+parse)", floor: true, run: () => timed(process.execPath, [path.join(HERE, "floor.mjs"), "stream", f], 600_000) });
   }
+  if (group.kind === "shape") {
+    for (const t of SHAPE_TASKS) {
+      tasks.push({ name: t.name, pisess: t.cmd, vsPi: "pi open+getTree", run: () => timed(process.execPath, [BIN, ...t.args(f)], SHAPE_TIMEOUT_MS) });
+    }
+    return TASK_FILTER ? tasks.filter((t) => TASK_FILTER.some((s) => t.name.includes(s))) : tasks;
+  }
   for (const t of PISESS_TASKS) {
     if (!t.exists) continue;
-    if (group.kind === "shape" && t.cmd !== "tree") continue;
     tasks.push({ name: t.name, pisess: t.cmd, vsPi: t.vsPi, run: () => timed(process.execPath, [BIN, ...t.args(f)], 600_000) });
   }
   return TASK_FILTER ? tasks.filter((t) => TASK_FILTER.some((s) => t.name.includes(s))) : tasks;
 }
+
+/** Exit 1 means findings or differences for validate and diff, not a failure. */
+function okRun(t, r) {
+  return r.status === 0 || (r.status === 1 && (t.pisess === "validate" || t.pisess === "diff"));
+}
+
+const f2 = (x, d = 2) => (Number.isFinite(x) ? x.toFixed(d) : "–");
 
 const median = (xs) => {
   const s = xs.filter((x) => !Number.isNaN(x)).sort((a, b) => a - b);
@@ -199,16 +273,17 @@ const median = (xs) => {
 
 const results = [];
 for (const g of groups) {
-  const bytes = fs.statSync(g.file).size;
-  const lines = countLines(g.file);
+  const bytes = g.file ? fs.statSync(g.file).size : 0;
+  const lines = g.file ? countLines(g.file) : 0;
   const tasks = tasksFor(g);
-  log(`${g.label}: ${(bytes / 1e6).toFixed(1)} MB, ${lines} lines, ${tasks.length} tasks × ${RUNS} runs`);
+  const runs = g.runs ?? RUNS;
+  log(`${g.label}: ${(bytes / 1e6).toFixed(1)} MB, ${lines} lines, ${tasks.length} tasks × ${runs} runs`);
   const per = new Map(tasks.map((t) => [t, []]));
-  for (let run = 0; run < RUNS; run++) {
+  for (let run = 0; run < runs; run++) {
     for (const t of tasks) {
       const prev = per.get(t);
-      // a task that failed (e.g. pi over 512 MB) is not repeated
-      if (prev.length > 0 && prev.some((r) => r.status !== 0 && !(t.pisess === "validate" && r.status === 1))) continue;
+      // a task that failed (e.g. pi over 512 MB, a shape row past its time) is not repeated
+      if (prev.length > 0 && prev.some((r) => !okRun(t, r))) continue;
       t.before?.();
       let r;
       try {
@@ -222,7 +297,7 @@ for (const g of groups) {
   }
   for (const t of tasks) {
     const rs = per.get(t);
-    const failed = rs.find((r) => r.status !== 0 && !(t.pisess === "validate" && r.status === 1));
+    const failed = rs.find((r) => !okRun(t, r));
     results.push({
       group: g.label,
       kind: g.kind,
@@ -238,7 +313,7 @@ for (const g of groups) {
       cpu: median(rs.map((r) => r.cpu)),
       rss: Math.max(...rs.map((r) => r.rssMb)),
       ok: !failed,
-      error: failed ? `exit ${failed.status ?? failed.signal}: ${(failed.stderr.match(/(ERR_[A-Z_]+|RangeError[^\n]*|Error[^\n]*)/) ?? [failed.stderr.trim().split("\n").pop() ?? ""])[0].slice(0, 100)}` : "",
+      error: failed?.status === 124 ? `stopped after ${f2(failed.wall, 0)} s` : failed ? `exit ${failed.status ?? failed.signal}: ${(failed.stderr.match(/(ERR_[A-Z_]+|RangeError[^\n]*|Error[^\n]*)/) ?? [failed.stderr.trim().split("\n").pop() ?? ""])[0].slice(0, 100)}` : "",
     });
   }
 }
@@ -250,11 +325,9 @@ const bestFloor = (group) => {
   const fl = results.filter((r) => r.group === group && r.floor && r.ok);
   return fl.length ? fl.reduce((a, b) => (a.wall <= b.wall ? a : b)) : undefined;
 };
-const f2 = (x, d = 2) => (Number.isFinite(x) ? x.toFixed(d) : "–");
-
 let table = "| file | task | wall s (median) | CPU s | peak RSS MB | MB/s | × pi wall | × pi RSS | × floor wall | status |\n";
 table += "|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n";
-for (const r of results) {
+for (const r of results.filter((x) => x.kind === "size")) {
   const pi = r.vsPi ? find(r.group, r.vsPi) : undefined;
   const fl = bestFloor(r.group);
   const piOk = pi?.ok ? pi : undefined;
@@ -265,9 +338,53 @@ for (const r of results) {
   table += `| ${r.group} (${f2(r.bytes / 1e6, 0)} MB, ${r.lines} lines) | ${r.task} | ${r.ok ? f2(r.wall) : "–"} | ${r.ok ? f2(r.cpu) : "–"} | ${r.ok ? f2(r.rss, 0) : "–"} | ${f2(mbps, 0)} | ${xPi} | ${xPiRss} | ${xFloor} | ${r.ok ? `ok (${r.runs} runs)` : r.error.replace(/\|/g, "/")} |\n`;
 }
 
+// start-up and a typical session: ratios against node -e 0 in the same interleaved run
+let quick = "| input | task | wall ms (median) | CPU ms | peak RSS MB | × node -e 0 wall | status |\n|---|---|---:|---:|---:|---:|---|\n";
+for (const r of results.filter((x) => x.kind === "startup" || x.kind === "typical")) {
+  const base = find(r.group, "node -e 0");
+  const input = r.kind === "startup" ? "(none)" : `${r.group} (${f2(r.bytes / 1e3, 0)} KB, ${r.lines} lines)`;
+  quick += `| ${input} | ${r.task} | ${r.ok ? f2(r.wall * 1000, 0) : "–"} | ${r.ok ? f2(r.cpu * 1000, 0) : "–"} | ${r.ok ? f2(r.rss, 0) : "–"} | ${r.ok && base?.ok && r !== base ? f2(r.wall / base.wall) : ""} | ${r.ok ? `ok (${r.runs} runs)` : r.error} |\n`;
+}
+
+// shapes: every command, text and JSON
+const shapeGroups = [...new Set(results.filter((x) => x.kind === "shape").map((x) => x.group))];
+let shapes = `| task | ${shapeGroups.map((g) => `${g} wall s / RSS MB`).join(" | ")} |\n|---|${shapeGroups.map(() => "---:").join("|")}|\n`;
+for (const task of [...new Set(results.filter((x) => x.kind === "shape").map((x) => x.task))]) {
+  const cells = shapeGroups.map((g) => {
+    const r = find(g, task);
+    if (!r) return "";
+    return r.ok ? `${f2(r.wall)} / ${f2(r.rss, 0)}${r.wall >= 5 || r.rss > 1024 ? " ❌" : ""}` : `${r.error.replace(/\|/g, "/")} ❌`;
+  });
+  shapes += `| ${task} | ${cells.join(" | ")} |\n`;
+}
+
 // targets
 const checks = [];
 const check = (what, pass, detail) => checks.push({ what, pass, detail });
+for (const task of ["pisess --version", "pisess --help"]) {
+  const r = find("start-up", task);
+  const base = find("start-up", "node -e 0");
+  if (r?.ok && base?.ok) check(`${task}: wall ≤ 1.3 × node -e 0`, r.wall <= 1.3 * base.wall, `${f2(r.wall * 1000, 0)} ms vs ${f2(base.wall * 1000, 0)} ms = ${f2(r.wall / base.wall)}×`);
+}
+if (TYPICAL) {
+  const base = find(TYPICAL, "node -e 0");
+  for (const t of TYPICAL_TASKS) {
+    const r = find(TYPICAL, t.name);
+    if (r?.ok && base?.ok)
+      check(`${t.name} on ${TYPICAL}: wall ≤ 1.6 × node -e 0`, r.wall <= 1.6 * base.wall, `${f2(r.wall * 1000, 0)} ms vs ${f2(base.wall * 1000, 0)} ms = ${f2(r.wall / base.wall)}×`);
+  }
+}
+if (SIZES.includes("10M")) {
+  for (const [task, pi, limit] of [
+    ["pisess tree --json", "pi open+getTree", 0.2],
+    ["pisess context --json", "pi open+buildSessionContext", 0.25],
+    ["pisess validate --format json", "pi open+getTree", 0.8],
+  ]) {
+    const r = find("10M", task);
+    const p = find("10M", pi);
+    if (r?.ok && p?.ok) check(`${task} 10 MB: wall ≤ ${limit} × ${pi}`, r.wall <= limit * p.wall, `${f2(r.wall)} s vs ${f2(p.wall)} s = ${f2(r.wall / p.wall)}×`);
+  }
+}
 const G100 = SIZES.includes("100M") ? "100M" : null;
 if (G100) {
   const piTree = find(G100, "pi open+getTree");
@@ -297,8 +414,14 @@ if (SIZES.includes("1G") && G100) {
   }
 }
 for (const s of SHAPES) {
-  const r = find(SHAPE_LABEL[s], "pisess tree --json");
-  if (r) check(`${SHAPE_LABEL[s]}: tree --json under 5 s, no stack overflow`, r.ok && r.wall < 5, r.ok ? `${f2(r.wall)} s, ${f2(r.rss, 0)} MB` : r.error);
+  const rows = results.filter((x) => x.group === SHAPE_LABEL[s] && x.pisess);
+  const bad = rows.filter((r) => !r.ok || r.wall >= 5 || r.rss > 1024);
+  if (rows.length)
+    check(
+      `${SHAPE_LABEL[s]}: every command, text and JSON, under 5 s and ≤ 1 GB`,
+      bad.length === 0,
+      bad.length === 0 ? `${rows.length} rows` : `${bad.length} of ${rows.length} rows not: ${bad.map((r) => r.task.replace(/^pisess /, "")).join(", ")}`,
+    );
 }
 
 const cpu = os.cpus();
@@ -315,12 +438,23 @@ md += `Generated by \`bench/run.mjs\` on ${new Date().toISOString()}.\n\n`;
 md += `- Machine: ${cpu.length} × ${cpu[0]?.model ?? "?"}, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB memory, ${os.type()} ${os.release()}; load average at the end: ${load}\n`;
 md += `- Node ${process.version}; pi ${piVersion ?? "(not installed)"}; pisess ${commit}\n`;
 md += `- ${RUNS} runs per task, interleaved; wall = median, peak RSS = largest of the runs (GNU time), MB/s = file size / wall. Ratios are against the same run's pi row (tree, validate, info, leaves vs pi open+getTree; context vs pi open+buildSessionContext) and the faster floor.\n`;
-md += `- Inputs: \`parity/gen.mjs --seed ${opt.seed} --version 3 --bytes N\` (long tool outputs 1–50 KB, branches, compactions, labels); shapes from \`bench/gen-shapes.mjs\` (a chain of 1,000,000 entries; one root with 99,999 children).\n`;
+md += `- Inputs: \`parity/gen.mjs --seed ${opt.seed} --version 3 --bytes N\` (long tool outputs 1–50 KB, branches, compactions, labels); shapes from \`bench/gen-shapes.mjs\` (a chain of 1,000,000 entries; one root with 99,999 children; a comb: 10,000 branches of 100 entries off a spine, 10,000 labels).\n`;
 if (missing.length) md += `- Skipped (command does not exist yet): ${missing.map((m) => `\`pisess ${m}\``).join(", ")}\n`;
-md += `\n## Results\n\n${table}\n## Targets\n\n`;
+if (quick.split("\n").length > 3) md += `\n## Start-up and a typical session\n\nEach pisess row against \`node -e 0\` in the same interleaved run (${STARTUP_RUNS || RUNS} runs each).\n\n${quick}`;
+md += `\n## Results\n\n${table}`;
+if (shapeGroups.length) md += `\n## Shapes\n\nEvery command on each shape, stdout to /dev/null (${SHAPE_RUNS} run${SHAPE_RUNS > 1 ? "s" : ""} each, stopped after ${SHAPE_TIMEOUT_MS / 1000} s). ❌: 5 s or more, over 1 GB, or failed.\n\n${shapes}`;
+md += `\n## Targets\n\n`;
 md += checks.length ? checks.map((c) => `- ${c.pass ? "✅" : "❌"} ${c.what}: ${c.detail}`).join("\n") + "\n" : "(no target applies to this subset)\n";
 md += `\n## Reproduce\n\n\`\`\`sh\nnpm ci && (cd bench && npm ci)\n${cmdline}\n# all of it: npm run bench   (subset: npm run bench -- --sizes 10M,100M --runs 3 --shapes none)\n\`\`\`\n`;
 md += `\nEach row is one process: \`node bench/pi-task.mjs tree|context COPY\` (pi's SessionManager.open + getTree / buildSessionContext, on a copy), \`node bench/floor.mjs whole|stream FILE\`, \`node bin/pisess.js <command> FILE ...\` with stdout to /dev/null.\n`;
-fs.writeFileSync(opt.out, md);
+// Sections after the marker are written by hand (or by other scripts) and kept as they are.
+const MARKER = "<!-- end of the generated part: bench/run.mjs keeps everything below this line -->";
+let kept = "";
+if (fs.existsSync(opt.out)) {
+  const old = fs.readFileSync(opt.out, "utf8");
+  const at = old.indexOf(MARKER);
+  if (at >= 0) kept = old.slice(at + MARKER.length);
+}
+fs.writeFileSync(opt.out, `${md}\n${MARKER}\n${kept.replace(/^\n+/, "\n")}`);
 process.stdout.write(md);
 log(`wrote ${opt.out}`);

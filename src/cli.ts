@@ -27,6 +27,20 @@ function stopWhenStdoutCloses(): void {
   });
 }
 
+interface YargsInternals {
+  getInternalMethods(): { getUsageInstance(): { cacheHelpMessage(): void } };
+}
+
+/**
+ * yargs builds the whole help text before running a command's handler, to show it should the handler fail. This
+ * CLI never shows help for a failure (`.fail` turns every failure into one line), so a run that does not ask for
+ * help skips that work: it was the largest single cost of starting a command.
+ */
+function skipHelpCache(parser: unknown): void {
+  const usage = (parser as YargsInternals).getInternalMethods?.().getUsageInstance?.();
+  if (usage && typeof usage.cacheHelpMessage === "function") usage.cacheHelpMessage = () => {};
+}
+
 /** Runs the CLI; resolves with the exit code, the one place it is decided: commands request theirs (requestExit). */
 export async function main(argv: string[] = hideBin(process.argv)): Promise<number> {
   stopWhenStdoutCloses();
@@ -41,6 +55,10 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<numb
     return 0;
   }
   const commands = await loadCommands(argv);
+  const showsHelp = argv.includes("--help") || argv.includes("-h");
+  // The bundled CLI's yargs loads its help layout (cliui, string-width) on demand (scripts/yargs-shim.mjs): before a
+  // run that may show help. Runs of one command never do (`.fail` below never prints help), nor does --version.
+  if (showsHelp || commands.length > 1) await (yargs as typeof yargs & { loadHelp?: () => Promise<void> }).loadHelp?.();
   const parser = yargs(argv)
     .scriptName("pisess")
     .usage("$0 <command> [options]\n\nRead-only forensics for pi coding agent session files.")
@@ -63,13 +81,14 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<numb
     .alias("h", "help")
     .alias("v", "version")
     // yargs renders (and caches) the help text on every run; wrapping it costs ~15 ms, so only wrap when it shows.
-    .wrap(argv.includes("--help") || argv.includes("-h") ? Math.min(110, process.stdout.columns || 100) : null)
+    .wrap(showsHelp ? Math.min(110, process.stdout.columns || 100) : null)
     .fail((msg, err) => {
       // Throwing stops yargs from running the handler after a usage error.
       // yargs's own usage errors (a missing option value: YError) are usage errors too, not failures.
       if (err && err.name !== "YError") throw err;
       throw new CliError(`${msg ?? err?.message}\nRun pisess --help for usage.`, 2);
     });
+  if (!showsHelp) skipHelpCache(parser);
   takeExitStatus();
   try {
     await parser.parseAsync();

@@ -33,11 +33,13 @@ export const commandLoaders: readonly (readonly [name: string, load: () => Promi
 
 /**
  * The command modules a run needs: only the named one when the first argument names a command, all of them for
- * `--help`, completion, a typo (so yargs can suggest the right name) or no command at all.
+ * `--help`, completion, a typo (so yargs can suggest the right name) or no command at all; none for `--version`.
  */
 export async function loadCommands(argv: readonly string[]): Promise<AnyCommand[]> {
   const first = argv.find((a) => !a.startsWith("-"));
   const one = commandLoaders.find(([name]) => name === first);
   if (one) return [await one[1]()];
+  // `pisess --version` needs no command at all.
+  if (!argv.includes("--help") && !argv.includes("-h") && (argv.includes("--version") || argv.includes("-v"))) return [];
   return Promise.all(commandLoaders.map(([, load]) => load()));
 }

@@ -1,4 +1,5 @@
-import Table from "cli-table3";
+import { createRequire } from "node:module";
+import type Table from "cli-table3";
 import type { Session } from "../model/session.js";
 import type { EntryRec } from "../model/types.js";
 import type { ContextDiff, ContextItem, ContextSide, DiffSide, Lineage, PathDiff } from "../ops/diff.js";
@@ -6,6 +7,7 @@ import type { EntryStats } from "../ops/stats.js";
 import { describeEntry, shortId } from "./entry.js";
 import { sanitizeLine } from "./sanitize.js";
 import type { Style } from "./style.js";
+import { boxedTable } from "./text-table.js";
 import { fitWidth, stringWidth } from "./width.js";
 
 export interface DiffTextOptions {
@@ -22,6 +24,9 @@ export interface DiffTextOptions {
 /** Narrowest width for side-by-side output; below it, unified output is used. */
 export const SIDE_BY_SIDE_MIN = 100;
 /** Width assumed for side-by-side output when the terminal width is unknown (a pipe). */
+// cli-table3 loads when a stats table is drawn (text output only).
+const load = createRequire(import.meta.url);
+
 const SIDE_BY_SIDE_DEFAULT = 160;
 
 const FILE_LIST_MAX = 8;
@@ -82,12 +87,9 @@ function buildStatsTable(left: EntryStats, right: EntryStats, style: Style, head
   // Column widths count cli-table3's padding (one space each side); four borders join three columns.
   const first = "assistant turns".length + 2;
   const side = width === undefined ? 0 : Math.max(8, Math.floor((width - 4 - first) / 2));
-  const table = new Table({
-    head: ["", style.bold(heads[0]), style.bold(heads[1])],
-    style: { head: [], border: [], compact: true },
-    ...(width === undefined ? {} : { colWidths: [first, side, side], wordWrap: true, wrapOnWordBoundary: false }),
-  });
-  const row = (name: string, f: (s: EntryStats) => string) => table.push([name, f(left), f(right)]);
+  const head = ["", style.bold(heads[0]), style.bold(heads[1])];
+  const rows: string[][] = [];
+  const row = (name: string, f: (s: EntryStats) => string) => rows.push([name, f(left), f(right)]);
   row("entries", (s) => groupDigits(s.entries));
   row("user turns", (s) => groupDigits(s.userTurns));
   row("assistant turns", (s) => groupDigits(s.assistantTurns));
@@ -102,6 +104,16 @@ function buildStatsTable(left: EntryStats, right: EntryStats, style: Style, head
   row("files read", (s) => fileList(s.files?.read));
   row("files changed", (s) => fileList(s.files?.changed));
   row("duration", (s) => formatDuration(s.durationMs));
+  // The natural width is drawn here (the same box, a table per leaf with --leaves); wrapping to a width is cli-table3's.
+  if (width === undefined) return boxedTable(head, rows);
+  const table = new (load("cli-table3") as typeof Table)({
+    head,
+    style: { head: [], border: [], compact: true },
+    colWidths: [first, side, side],
+    wordWrap: true,
+    wrapOnWordBoundary: false,
+  });
+  for (const r of rows) table.push(r);
   return table.toString();
 }
 

@@ -1,4 +1,3 @@
-import Table from "cli-table3";
 import type { KindTotals, SpendKind, Totals } from "../ops/totals.js";
 import { sanitizeLine } from "./sanitize.js";
 
@@ -71,37 +70,4 @@ export function hasOtherKinds(rows: KindTotals[]): boolean {
   return rows.some((r) => r.source !== "assistant");
 }
 
-/** A borderless-looking cli-table3 table without colour codes of its own (colour comes from the Style). */
-export function makeTable(head: string[], aligns?: ("left" | "right")[]): Table.Table {
-  return new Table({
-    head,
-    style: { head: [], border: [], "padding-left": 0, "padding-right": 2, compact: true },
-    chars: {
-      top: "",
-      "top-mid": "",
-      "top-left": "",
-      "top-right": "",
-      bottom: "",
-      "bottom-mid": "",
-      "bottom-left": "",
-      "bottom-right": "",
-      left: "",
-      "left-mid": "",
-      mid: "",
-      "mid-mid": "",
-      right: "",
-      "right-mid": "",
-      middle: "",
-    },
-    ...(aligns ? { colAligns: aligns } : {}),
-  });
-}
-
-/** Table text without trailing spaces on each line. */
-export function tableText(t: Table.Table): string {
-  return t
-    .toString()
-    .split("\n")
-    .map((l) => l.replace(/\s+$/, ""))
-    .join("\n");
-}
+export { BIG_TABLE_ROWS, makeTable, tableText, type TextTable } from "./text-table.js";

@@ -1,4 +1,7 @@
-import { Chalk, type ChalkInstance } from "chalk";
+import { createRequire } from "node:module";
+import type { ChalkInstance } from "chalk";
+
+const load = createRequire(import.meta.url);
 
 /** The few colours pisess uses, by meaning; `plain` when colour is off. */
 export interface Style {
@@ -16,8 +19,29 @@ export interface Style {
   special(s: string): string;
 }
 
+/** Text as chalk returns it with colour off: unchanged. */
+const same = (s: string): string => `${s}`;
+
+const PLAIN: Style = {
+  enabled: false,
+  dim: same,
+  bold: same,
+  accent: same,
+  user: same,
+  assistant: same,
+  tool: same,
+  error: same,
+  warning: same,
+  info: same,
+  label: same,
+  special: same,
+};
+
 export function makeStyle(enabled: boolean): Style {
-  const c: ChalkInstance = new Chalk({ level: enabled ? 1 : 0 });
+  // chalk loads only when there is colour to write: plain and JSON output never need it.
+  if (!enabled) return PLAIN;
+  const { Chalk } = load("chalk") as typeof import("chalk");
+  const c: ChalkInstance = new Chalk({ level: 1 });
   return {
     enabled,
     dim: (s) => c.dim(s),

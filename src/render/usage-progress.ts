@@ -1,4 +1,8 @@
-import cliProgress from "cli-progress";
+import { createRequire } from "node:module";
+import type cliProgress from "cli-progress";
+
+// Loaded only when a bar is drawn (a TTY): a piped or JSON run never needs it.
+const load = createRequire(import.meta.url);
 
 /** A progress bar (cli-progress) on stderr, only on a TTY and only once the run is long enough to need one. */
 export function fleetProgress(
@@ -6,9 +10,10 @@ export function fleetProgress(
   stream: NodeJS.WriteStream,
 ): { update: (done: number, total: number) => void; stop: () => void } | undefined {
   if (stream.isTTY !== true) return undefined;
-  const bar = new cliProgress.SingleBar(
+  const cp = load("cli-progress") as typeof cliProgress;
+  const bar = new cp.SingleBar(
     { stream, format: `${label} [{bar}] {value}/{total} sessions`, clearOnComplete: true, hideCursor: true },
-    cliProgress.Presets.shades_classic,
+    cp.Presets.shades_classic,
   );
   const started = Date.now();
   let shown = false;

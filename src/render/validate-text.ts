@@ -1,4 +1,5 @@
-import Table from "cli-table3";
+import { createRequire } from "node:module";
+import type Table from "cli-table3";
 import type { FileResult, ValidateSummary } from "../check/summary.js";
 import type { Diagnostic, Severity } from "../model/types.js";
 import { formatMessage } from "./diagnostics.js";
@@ -39,6 +40,9 @@ export function* validateFindingLines(results: readonly FileResult[], style: Sty
   }
 }
 
+// cli-table3 loads when a summary table is drawn: the JSON, SARIF and GitHub formats never draw one.
+const load = createRequire(import.meta.url);
+
 const PLAIN_TABLE = { head: [] as string[], border: [] as string[], compact: true };
 
 /** The closing summary: counts per code and per file (cli-table3), then one line of totals. */
@@ -64,7 +68,7 @@ export function* validateSummaryLines(
     else yield `${plural(read, "file")} read: no problems found (${unread})`;
     return;
   }
-  const byCode = new Table({
+  const byCode = new (load("cli-table3") as typeof Table)({
     head: ["code", "severity", "count", "files"].map((h) => style.bold(h)),
     style: PLAIN_TABLE,
     colAligns: ["left", "left", "right", "right"],
@@ -72,7 +76,7 @@ export function* validateSummaryLines(
   for (const c of summary.byCode) byCode.push([c.code, paint(style, c.severity, c.severity), String(c.count), String(c.files)]);
   yield "";
   yield* byCode.toString().split("\n");
-  const byFile = new Table({
+  const byFile = new (load("cli-table3") as typeof Table)({
     head: ["file", "errors", "warnings", "info"].map((h) => style.bold(h)),
     style: PLAIN_TABLE,
     colAligns: ["left", "right", "right", "right"],

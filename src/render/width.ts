@@ -1,4 +1,16 @@
-import stringWidth from "string-width";
+import { createRequire } from "node:module";
+
+const load = createRequire(import.meta.url);
+let measure: ((s: string) => number) | undefined;
+
+/**
+ * Terminal columns of a string (string-width). string-width builds its Unicode tables when it loads, which costs
+ * more than a whole JSON run, so it loads on the first measurement: output that never cuts text never pays for it.
+ */
+export function stringWidth(s: string): number {
+  measure ??= (load("string-width") as typeof import("string-width")).default;
+  return measure(s);
+}
 
 /** Cuts plain (uncoloured) text to `max` terminal columns, ending in "…" when cut. Wide characters count twice. */
 export function fitWidth(text: string, max: number): string {
@@ -40,5 +52,3 @@ export function fitSegments(segments: Segment[], max: number | undefined): strin
   }
   return out;
 }
-
-export { stringWidth };

@@ -1,0 +1,57 @@
+#!/usr/bin/env node
+// Bundles the CLI (src/cli.ts and everything it imports) into dist/bundle/: one ESM entry, cli.js, plus chunks that
+// load on demand (each command, and heavy pieces such as the table renderer, ajv or help layout), so a run opens a
+// few files instead of hundreds. bin/pisess.js loads dist/bundle/cli.js; the library entry (dist/index.js) stays
+// tsc's unbundled output.
+//
+// dist/bundle/ sits one level below the package root like src/ and dist/, so paths the code resolves against
+// import.meta.url (../../package.json, ../../schemas/, ../../dist/web/) hold for the bundle as well.
+import { rmSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
+const OUT = join(ROOT, "dist", "bundle");
+const YARGS = join(ROOT, "node_modules", "yargs");
+
+/** yargs with a platform shim that loads cliui and string-width only for help (scripts/yargs-shim.mjs). */
+const lazyYargs = {
+  name: "lazy-yargs",
+  setup(b) {
+    b.onResolve({ filter: /platform-shims\/esm\.mjs$/ }, () => ({ path: join(ROOT, "scripts", "yargs-shim.mjs") }));
+    // yargs's internals are not in its package exports; the shim needs one of them.
+    b.onResolve({ filter: /^yargs\/build\// }, (a) => ({ path: join(YARGS, a.path.slice("yargs/".length)) }));
+    b.onResolve({ filter: /^yargs$/ }, (a) =>
+      a.importer.startsWith(join(ROOT, "src")) ? { path: join(ROOT, "scripts", "yargs-entry.mjs") } : undefined,
+    );
+  },
+};
+
+rmSync(OUT, { recursive: true, force: true });
+const result = await build({
+  // The fleet commands' worker threads load these by name from beside the code that starts them (src/reports/pool.ts).
+  entryPoints: {
+    cli: join(ROOT, "src", "cli.ts"),
+    "usage-worker": join(ROOT, "src", "reports", "usage-worker.ts"),
+    "tables-worker": join(ROOT, "src", "reports", "tables-worker.ts"),
+  },
+  outdir: OUT,
+  bundle: true,
+  splitting: true,
+  format: "esm",
+  platform: "node",
+  target: "node20",
+  // Optional and native: resolved at run time, when `pisess sql` asks for it.
+  external: ["@duckdb/node-api"],
+  chunkNames: "chunk-[hash]",
+  // Some dependencies (cli-table3, ajv) are CommonJS; they need a require() inside the ESM bundle.
+  banner: { js: 'import { createRequire as __pisessRequire } from "node:module"; const require = __pisessRequire(import.meta.url);' },
+  plugins: [lazyYargs],
+  metafile: true,
+  legalComments: "none",
+  logLevel: "warning",
+});
+if (result.errors.length > 0) process.exit(1);
+// Which source files went into which output file: the lazy-loading test reads it.
+writeFileSync(join(OUT, "meta.json"), JSON.stringify(result.metafile));

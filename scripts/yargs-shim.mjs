@@ -1,0 +1,68 @@
+// The bundled CLI's stand-in for yargs's own ESM platform shim (node_modules/yargs/lib/platform-shims/esm.mjs),
+// swapped in by scripts/build-cli.mjs. It differs in one way: cliui and string-width (with their Unicode tables)
+// are not loaded at start-up. yargs needs them only to lay out help text, so the CLI loads them (loadHelp) before
+// a run that shows help; every other run never pays for them.
+import { readdirSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { basename, dirname, extname, join, relative, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { inspect } from "node:util";
+import escalade from "escalade/sync";
+import getCallerFile from "get-caller-file";
+import y18n from "y18n";
+import Parser from "yargs-parser";
+import { getProcessArgvBin } from "yargs/build/lib/utils/process-argv.js";
+
+const require = createRequire(import.meta.url);
+// yargs's messages come from its locales/ folder, wherever npm put the yargs package.
+const yargsDir = dirname(require.resolve("yargs/package.json"));
+
+let help = null;
+
+/** Loads what help text needs (a separate chunk of the bundle). */
+export async function loadHelp() {
+  if (help) return;
+  const [cliui, stringWidth] = await Promise.all([import("cliui"), import("string-width")]);
+  help = { cliui: cliui.default, stringWidth: stringWidth.default };
+}
+
+function needHelp() {
+  if (!help) throw new Error("internal: yargs laid out help text without loadHelp() (scripts/yargs-shim.mjs)");
+  return help;
+}
+
+export default {
+  // node:assert costs a few ms to load (it sets up stderr colours); yargs calls it only to check its own state.
+  assert: {
+    notStrictEqual: (...a) => require("node:assert").notStrictEqual(...a),
+    strictEqual: (...a) => require("node:assert").strictEqual(...a),
+  },
+  cliui: (opts) => needHelp().cliui(opts),
+  findUp: escalade,
+  getEnv: (key) => process.env[key],
+  inspect,
+  getProcessArgvBin,
+  mainFilename: yargsDir.substring(0, yargsDir.lastIndexOf("node_modules")) || process.cwd(),
+  Parser,
+  path: { basename, dirname, extname, relative, resolve, join },
+  process: {
+    argv: () => process.argv,
+    cwd: process.cwd,
+    emitWarning: (warning, type) => process.emitWarning(warning, type),
+    execPath: () => process.execPath,
+    exit: (code) => {
+      process.exit(code);
+    },
+    nextTick: process.nextTick,
+    stdColumns: typeof process.stdout.columns !== "undefined" ? process.stdout.columns : null,
+  },
+  readFileSync,
+  readdirSync,
+  require,
+  getCallerFile: () => {
+    const callerFile = getCallerFile(3);
+    return callerFile.match(/^file:\/\//) ? fileURLToPath(callerFile) : callerFile;
+  },
+  stringWidth: (s) => needHelp().stringWidth(s),
+  y18n: y18n({ directory: join(yargsDir, "locales"), updateFiles: false }),
+};

@@ -1,0 +1,171 @@
+import { createRequire } from "node:module";
+import type Table from "cli-table3";
+
+// cli-table3 loads on the first table drawn: JSON output never draws one.
+const load = createRequire(import.meta.url);
+
+/** A table of text cells, filled row by row and turned into text by `tableText`. */
+export interface TextTable {
+  push(...rows: string[][]): number;
+  toString(): string;
+}
+
+/**
+ * Past this many rows a table is laid out here rather than by cli-table3, whose layout takes time quadratic in the
+ * rows (20,000 leaves: minutes). Below it cli-table3 draws the table as it always has; above it the same layout is
+ * computed with cli-table3's own measure, column widths once (test/text-table.test.ts compares the two).
+ */
+export const BIG_TABLE_ROWS = 1000;
+
+export type Align = "left" | "right";
+
+/** Printable ASCII: one column per character in cli-table3's measure as in any other. */
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+
+/**
+ * cli-table3's measure of a cell: the widest line, colour codes left out, wide characters counted twice. Its own
+ * function builds a regular expression per call, so plain ASCII text (nearly every cell) is measured by its length.
+ */
+function measure(): (s: string) => number {
+  const { strlen } = load("cli-table3/src/utils") as { strlen(s: string): number };
+  return (s) => (PRINTABLE_ASCII.test(s) ? s.length : strlen(s));
+}
+
+class BorderlessTable implements TextTable {
+  private readonly rows: string[][] = [];
+  constructor(
+    private readonly head: string[],
+    private readonly aligns: Align[] | undefined,
+  ) {}
+
+  push(...rows: string[][]): number {
+    for (const r of rows) this.rows.push(r);
+    return this.rows.length;
+  }
+
+  toString(): string {
+    return this.rows.length > BIG_TABLE_ROWS && plainShape(this.head, this.rows)
+      ? alignedLayout(this.head, this.aligns, this.rows)
+      : cliTable3Layout(this.head, this.aligns, this.rows);
+  }
+}
+
+/** One line per cell, as many cells as headings: the only shape alignedLayout takes on. */
+function plainShape(head: readonly string[], rows: readonly (readonly string[])[]): boolean {
+  const oneLine = (c: unknown) => typeof c === "string" && !c.includes("\n");
+  return head.every(oneLine) && rows.every((r) => r.length === head.length && r.every(oneLine));
+}
+
+/** A borderless-looking table without colour codes of its own (colour comes from the Style). */
+export function makeTable(head: string[], aligns?: Align[]): TextTable {
+  return new BorderlessTable(head, aligns);
+}
+
+/** Table text without trailing spaces on each line. */
+export function tableText(t: TextTable): string {
+  return t
+    .toString()
+    .split("\n")
+    .map((l) => l.replace(/\s+$/, ""))
+    .join("\n");
+}
+
+const NO_BORDER = {
+  top: "",
+  "top-mid": "",
+  "top-left": "",
+  "top-right": "",
+  bottom: "",
+  "bottom-mid": "",
+  "bottom-left": "",
+  "bottom-right": "",
+  left: "",
+  "left-mid": "",
+  mid: "",
+  "mid-mid": "",
+  right: "",
+  "right-mid": "",
+  middle: "",
+};
+
+/** makeTable's table drawn by cli-table3: no borders, left padding 0, right padding 2. */
+export function cliTable3Layout(head: string[], aligns: Align[] | undefined, rows: readonly string[][]): string {
+  const Cli3 = load("cli-table3") as typeof Table;
+  const t = new Cli3({
+    head,
+    style: { head: [], border: [], "padding-left": 0, "padding-right": 2, compact: true },
+    chars: NO_BORDER,
+    ...(aligns ? { colAligns: aligns } : {}),
+  });
+  for (const r of rows) t.push(r);
+  return t.toString();
+}
+
+/** cliTable3Layout's output for one-line cells, in time linear in the cells. */
+export function alignedLayout(head: readonly string[], aligns: readonly Align[] | undefined, rows: readonly (readonly string[])[]): string {
+  const strlen = measure();
+  const all = [head, ...rows];
+  const widths = head.map(() => 0);
+  const lens = all.map((r) =>
+    r.map((c, i) => {
+      const w = strlen(c);
+      if (w > (widths[i] as number)) widths[i] = w;
+      return w;
+    }),
+  );
+  const out: string[] = [];
+  for (let j = 0; j < all.length; j++) {
+    const r = all[j] as readonly string[];
+    const l = lens[j] as number[];
+    let line = "";
+    for (let i = 0; i < r.length; i++) {
+      const gap = " ".repeat((widths[i] as number) - (l[i] as number));
+      line += aligns?.[i] === "right" ? `${gap}${r[i]}  ` : `${r[i]}${gap}  `;
+    }
+    out.push(line);
+  }
+  return out.join("\n");
+}
+
+/** A boxed table as cli-table3 draws it by default (compact, one space of padding, cells aligned left). */
+export function boxedTableCli3(head: string[], rows: readonly string[][]): string {
+  const Cli3 = load("cli-table3") as typeof Table;
+  const t = new Cli3({ head, style: { head: [], border: [], compact: true } });
+  for (const r of rows) t.push(r);
+  return t.toString();
+}
+
+/**
+ * boxedTableCli3's output, drawn here: `pisess diff --leaves` draws one such table per leaf, and cli-table3 takes
+ * about a millisecond for each (100,000 leaves: minutes). Cells may span lines; a cell with both line breaks and
+ * colour codes goes to cli-table3, which carries colours across lines.
+ */
+export function boxedTable(head: string[], rows: readonly string[][]): string {
+  const n = head.length;
+  const all = [head, ...rows];
+  const plain = all.every((r) => r.length === n && r.every((c) => typeof c === "string" && !(c.includes("\n") && c.includes("\u001b"))));
+  if (!plain) return boxedTableCli3(head, rows);
+  const strlen = measure();
+  const cells = all.map((r) => r.map((c) => c.split("\n")));
+  const lens = cells.map((r) => r.map((ls) => ls.map(strlen)));
+  const widths = head.map((_, i) => Math.max(...lens.map((r) => Math.max(...(r[i] as number[])))));
+  const rule = (l: string, m: string, r: string) => `${l}${widths.map((w) => "─".repeat(w + 2)).join(m)}${r}`;
+  const out = [rule("┌", "┬", "┐")];
+  for (let j = 0; j < cells.length; j++) {
+    const row = cells[j] as string[][];
+    const rowLens = lens[j] as number[][];
+    const height = Math.max(...row.map((ls) => ls.length));
+    for (let k = 0; k < height; k++) {
+      let line = "│";
+      for (let i = 0; i < n; i++) {
+        const text = (row[i] as string[])[k];
+        const w = widths[i] as number;
+        line += text === undefined ? ` ${" ".repeat(w)} │` : ` ${text}${" ".repeat(w - ((rowLens[i] as number[])[k] as number))} │`;
+      }
+      out.push(line);
+    }
+    if (j === 0 && cells.length > 1) out.push(rule("├", "┼", "┤"));
+  }
+  out.push(rule("└", "┴", "┘"));
+  return out.join("\n");
+}
