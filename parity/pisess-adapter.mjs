@@ -32,7 +32,7 @@ export const adapterMode = SELFTEST
 /** Throws a readable error when pisess is not built (the CLI needs dist/ too). */
 export function assertBuilt() {
 	if (SELFTEST) return;
-	if (!fs.existsSync(DIST)) throw new Error(`${DIST} is missing: build pisess first (npx tsc -p tsconfig.json at the repository root)`);
+	if (!fs.existsSync(DIST)) throw new Error(`${DIST} is missing: build pisess first (npm run build at the repository root)`);
 }
 
 const TIMEOUT_MS = Number(process.env.PARITY_TIMEOUT_MS ?? 30000);
