@@ -50,7 +50,7 @@ function hasTextContent(content: unknown): boolean {
   return content.some((b) => isObject(b) && b.type === "text" && typeof b.text === "string" && b.text.trim().length > 0);
 }
 
-function usageOf(u: unknown): Usage | undefined {
+export function usageOf(u: unknown): Usage | undefined {
   if (!isObject(u)) return undefined;
   const cost = isObject(u.cost) ? num(u.cost.total) : 0;
   return {
