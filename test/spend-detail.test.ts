@@ -9,6 +9,7 @@ import { loadSession, makeRec } from "../src/model/load.js";
 import type { Session } from "../src/model/session.js";
 import { skeletonRec } from "../src/model/skeleton.js";
 import type { EntryRec } from "../src/model/types.js";
+import { sessionRows } from "../src/ops/fleet-rows.js";
 import { calendar } from "../src/ops/fleet-time.js";
 import { UsageAggregator } from "../src/ops/fleet-usage.js";
 import { sessionTotals } from "../src/ops/totals.js";
@@ -76,6 +77,9 @@ describe("spend loads equal full loads on every fixture and corpus file", () => 
     const [full, spend] = await both(f);
     expect(sessionView(spend)).toStrictEqual(sessionView(full));
     expect(sums(spend)).toStrictEqual(sums(full));
+    // `tables` loads in the spend detail too: the same rows.
+    const facts = { file: "x", bytes: 1, mtimeMs: 0 };
+    expect(sessionRows(spend, facts)).toStrictEqual(sessionRows(full, facts));
   });
 });
 

@@ -35,7 +35,8 @@ export async function tablesBatch(files: readonly string[], parents: ParentCache
   const load = async (path: string): Promise<Loaded> => {
     try {
       const st = await stat(path);
-      const session = await loadSession({ kind: "file", path });
+      // The spend detail: message bodies are parsed below anyway, so the index need not parse them as well.
+      const session = await loadSession({ kind: "file", path }, { detail: "spend" });
       // Version 1 files need ids filled in by migration (readEntry does it); later ones are read as written.
       const whole = st.size <= WHOLE_FILE_BYTES && session.version >= 2 && session.header !== null;
       return { session, st, bytes: whole ? await readFile(path) : undefined };
