@@ -2,7 +2,7 @@
  * The skeleton (or spend) record of an entry, read from its line's bytes by the skeleton scanner (src/io/scan)
  * without building the entry object. Which keys are read and which fields they fill comes from the one field table
  * (fields.ts): this file only turns its skeleton rows (and, for the spend detail, its spend rows) into scanner
- * slots. A usage object is the one value parsed with JSON.parse, alone: it is short.
+ * slots. A usage object's numbers are read by a second scan of its bytes.
  *
  * `skeletonRec` returns null whenever it is unsure: the line is not valid JSON (the ordinary path then words the
  * error), the value is not an object, a key that matters is written with escapes, the type is not a plain string
@@ -12,17 +12,19 @@ import {
   type Names,
   names,
   scanLine,
+  scanSlot,
   type SkeletonKeys,
   skeletonKeys,
   slotFalsy,
   slotNamed,
+  slotNumber,
   slotStartsWith,
   slotStr,
   slotString,
   slotTime,
   slotValue,
 } from "../io/scan/index.js";
-import { keep, usageOf } from "./extract.js";
+import { keep, num, USAGE_COST, USAGE_MEMBERS, usageOf } from "./extract.js";
 import {
   BASE_KEYS,
   ENTRY_FIELDS,
@@ -36,7 +38,7 @@ import {
   type ScanRule,
 } from "./fields.js";
 import { KNOWN_ENTRY_TYPES } from "./session.js";
-import type { EntryRec } from "./types.js";
+import type { EntryRec, Usage } from "./types.js";
 
 const QUOTE = 0x22;
 const OPEN_BRACE = 0x7b;
@@ -111,6 +113,36 @@ export const SKELETON_KEYS = PLANS.skeleton.keys;
 /** The same for the spend detail. */
 export const SPEND_KEYS = PLANS.spend.keys;
 
+/** A usage object's members, scanned in their own slots past those of every plan's line keys. */
+const USAGE_KEYS = skeletonKeys(
+  [...USAGE_MEMBERS, USAGE_COST.key],
+  USAGE_COST.key,
+  [USAGE_COST.total],
+  Math.max(PLANS.skeleton.keys.slots, PLANS.spend.keys.slots),
+);
+const member = (k: (typeof USAGE_MEMBERS)[number]): number => USAGE_KEYS.first + USAGE_MEMBERS.indexOf(k);
+const [U_INPUT, U_OUTPUT, U_CACHE_READ, U_CACHE_WRITE, U_CACHE_WRITE_1H, U_REASONING, U_TOTAL_TOKENS] = USAGE_MEMBERS.map(
+  member,
+) as number[];
+const U_COST_TOTAL = USAGE_KEYS.firstNested;
+
+/** The usage object in `slot` (known to be an object), read as extract.ts's usageOf reads it from the parsed line. */
+function slotUsage(slot: number): Usage | undefined {
+  // A member written with escapes: the object is parsed alone (it is short).
+  if (scanSlot(USAGE_KEYS, slot) !== 1) return usageOf(slotValue(slot));
+  return {
+    input: num(slotNumber(U_INPUT as number)),
+    output: num(slotNumber(U_OUTPUT as number)),
+    cacheRead: num(slotNumber(U_CACHE_READ as number)),
+    cacheWrite: num(slotNumber(U_CACHE_WRITE as number)),
+    cacheWrite1h: num(slotNumber(U_CACHE_WRITE_1H as number)),
+    reasoning: num(slotNumber(U_REASONING as number)),
+    totalTokens: num(slotNumber(U_TOTAL_TOKENS as number)),
+    // Filled only when `cost` is an object (the scanner's nested slots), as usageOf asks.
+    cost: num(slotNumber(U_COST_TOTAL)),
+  };
+}
+
 /** Sets the fields of `rules` from their slots (the scanning readers of extract.ts's readInto). */
 function readSlots(rec: EntryRec, rules: readonly SlotRule[], p: Plan): void {
   const out = rec as unknown as Record<string, unknown>;
@@ -132,9 +164,9 @@ function readSlots(rec: EntryRec, rules: readonly SlotRule[], p: Plan): void {
         out[rule.field] = slotFalsy(slot);
         break;
       case "usage": {
-        // Only an object gives a usage; it is parsed alone (a short span), exactly as in the whole line.
+        // Only an object gives a usage.
         if (!slotStartsWith(slot, OPEN_BRACE)) break;
-        const u = usageOf(slotValue(slot));
+        const u = slotUsage(slot);
         if (u) out[rule.field] = u;
         break;
       }
