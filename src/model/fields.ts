@@ -40,7 +40,7 @@ type Read = keyof ReadOut;
 
 /** Readers the skeleton scanner can answer from a value's bytes alone. */
 type SkeletonRead = "string" | "kept" | "value" | "falsy" | "message";
-/** Readers the spend detail can answer from the bytes: the skeleton's, and a usage object (parsed alone). */
+/** Readers the spend detail can answer from the bytes: the skeleton's, and a usage object (scanned in its own bytes). */
 type SpendRead = SkeletonRead | "usage";
 
 /** The EntryRec fields that can hold T. */
