@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { Writable } from "node:stream";
 import { dirname, join, resolve } from "node:path";
@@ -315,8 +315,10 @@ describe("usage on worker threads", () => {
     try {
       // The whole fixture folder each time, so that the fork whose parent lies outside sessions/ finds it.
       const targets = Array.from({ length: 8 }, (_, i) => {
-        // Timestamps kept: a copy made a moment ago would count as a live file, its unfinished last line held back.
-        cpSync(fixture("fleet"), join(root, String(i)), { recursive: true, preserveTimestamps: true });
+        cpSync(fixture("fleet"), join(root, String(i)), { recursive: true });
+        // Copies are new files: within the live window (io/scan/lines.ts) the damaged file's unterminated last line
+        // would be held back instead of reported, so they get an old mtime, as the fixtures have.
+        for (const f of files(join(root, String(i)))) utimesSync(f, new Date("2026-01-01"), new Date("2026-01-01"));
         return join(root, String(i), "sessions");
       });
       const o = { targets, by: ["day", "model"] as const, env, cwd: "/", timezone: "UTC", breakdown: true };

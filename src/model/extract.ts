@@ -22,7 +22,8 @@ export function keep(s: string): string {
 /** String.prototype.isWellFormed (Node 20+), typed locally: the project's lib setting predates it. */
 const isWellFormed = (s: string): boolean => (s as unknown as { isWellFormed(): boolean }).isWellFormed();
 
-function num(v: unknown): number {
+/** A usage number as the index keeps it: a finite number, else 0. */
+export function num(v: unknown): number {
   return typeof v === "number" && Number.isFinite(v) ? v : 0;
 }
 
@@ -50,7 +51,14 @@ function hasTextContent(content: unknown): boolean {
   return content.some((b) => isObject(b) && b.type === "text" && typeof b.text === "string" && b.text.trim().length > 0);
 }
 
-function usageOf(u: unknown): Usage | undefined {
+/**
+ * The members of a usage object the index reads, in Usage's order; and where its cost is (usage.cost.total). The
+ * spend detail's scanner reads the same (skeleton.ts).
+ */
+export const USAGE_MEMBERS = ["input", "output", "cacheRead", "cacheWrite", "cacheWrite1h", "reasoning", "totalTokens"] as const;
+export const USAGE_COST = { key: "cost", total: "total" } as const;
+
+export function usageOf(u: unknown): Usage | undefined {
   if (!isObject(u)) return undefined;
   const cost = isObject(u.cost) ? num(u.cost.total) : 0;
   return {

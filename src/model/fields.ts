@@ -40,17 +40,29 @@ type Read = keyof ReadOut;
 
 /** Readers the skeleton scanner can answer from a value's bytes alone. */
 type SkeletonRead = "string" | "kept" | "value" | "falsy" | "message";
+/** Readers the spend detail can answer from the bytes: the skeleton's, and a usage object (scanned in its own bytes). */
+type SpendRead = SkeletonRead | "usage";
 
 /** The EntryRec fields that can hold T. */
 type FieldFor<T> = { [K in keyof EntryRec]-?: [T] extends [Exclude<EntryRec[K], undefined>] ? K : never }[keyof EntryRec];
 
-/** One row: `key` of the entry (or of its message) feeds `field`, read by `read`. */
+/**
+ * One row: `key` of the entry (or of its message) feeds `field`, read by `read`. `skeleton`: the skeleton load reads
+ * it too; `spend`: the spend load (what `pisess usage` needs: totals.ts's spendOf and spendModels) reads it too, on
+ * top of the skeleton rows.
+ */
 export type FieldRule = {
-  [R in Read]: { key: string; field: FieldFor<ReadOut[R]>; read: R; skeleton?: R extends SkeletonRead ? true : never };
+  [R in Read]: {
+    key: string;
+    field: FieldFor<ReadOut[R]>;
+    read: R;
+    skeleton?: R extends SkeletonRead ? true : never;
+    spend?: R extends SpendRead ? true : never;
+  };
 }[Read];
 
 const text = { key: "content", field: "text", read: "text" } as const;
-const usage = { key: "usage", field: "usage", read: "usage" } as const;
+const usage = { key: "usage", field: "usage", read: "usage", spend: true } as const;
 
 /** Per entry type, its fields in the order they are set. */
 const ENTRY_TABLE: Record<string, readonly FieldRule[]> = {
@@ -68,9 +80,9 @@ const ENTRY_TABLE: Record<string, readonly FieldRule[]> = {
     usage,
   ],
   usage: [
-    { key: "kind", field: "usageKind", read: "kept" },
-    { key: "provider", field: "provider", read: "string" },
-    { key: "model", field: "model", read: "string" },
+    { key: "kind", field: "usageKind", read: "kept", spend: true },
+    { key: "provider", field: "provider", read: "string", spend: true },
+    { key: "model", field: "model", read: "string", spend: true },
     usage,
   ],
   label: [
@@ -102,8 +114,8 @@ const MESSAGE_TABLE: Record<string, readonly FieldRule[]> = {
     { key: "content", field: "hasText", read: "hasText" },
     { key: "content", field: "toolNames", read: "toolNames" },
     { key: "content", field: "toolCallIds", read: "toolCallIds" },
-    { key: "provider", field: "provider", read: "string" },
-    { key: "model", field: "model", read: "string" },
+    { key: "provider", field: "provider", read: "string", spend: true },
+    { key: "model", field: "model", read: "string", spend: true },
     { key: "stopReason", field: "stopReason", read: "string" },
     { key: "errorMessage", field: "errorMessage", read: "kept" },
     usage,
@@ -145,6 +157,14 @@ export function isSkeletonRule(r: FieldRule): r is SkeletonRule {
   return r.skeleton === true;
 }
 
+/** The loads that read lines with the byte scanner: each reads the rows marked for it (spend: the skeleton's too). */
+export type ScanDetail = "skeleton" | "spend";
+/** A rule a scanning load reads. */
+export type ScanRule = Extract<FieldRule, { read: SpendRead }>;
+export function inDetail(r: FieldRule, detail: ScanDetail): r is ScanRule {
+  return r.skeleton === true || (detail === "spend" && r.spend === true);
+}
+
 /**
  * The EntryRec fields a skeleton load (`loadSession(..., { detail: "skeleton" })`) fills exactly as a full load
  * does, for an entry of `type`: the base fields and the table's skeleton rows, plus `firstKeptEntryIndex` (v1
@@ -156,6 +176,20 @@ export function skeletonFieldsOf(type: string): (keyof EntryRec)[] {
     if (!isSkeletonRule(r)) continue;
     out.push(r.field);
     if (r.read === "message") for (const m of MESSAGE_COMMON) if (isSkeletonRule(m)) out.push(m.field);
+  }
+  return [...new Set(out)];
+}
+
+/**
+ * The EntryRec fields a spend load (`detail: "spend"`) fills exactly as a full load does, for an entry of `type`
+ * (and, for a message, of `role`): the skeleton's, plus the table's spend rows.
+ */
+export function spendFieldsOf(type: string, role?: string): (keyof EntryRec)[] {
+  const out = skeletonFieldsOf(type);
+  for (const r of ENTRY_FIELDS.get(type) ?? []) {
+    if (inDetail(r, "spend")) out.push(r.field);
+    if (r.read === "message" && role !== undefined)
+      for (const m of MESSAGE_FIELDS.get(role) ?? OTHER_ROLE_FIELDS) if (inDetail(m, "spend")) out.push(m.field);
   }
   return [...new Set(out)];
 }

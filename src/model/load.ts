@@ -17,7 +17,7 @@ import {
 import { FileRangeReader } from "../io/store.js";
 import { diag } from "./codes.js";
 import { extractFields } from "./extract.js";
-import { FULL_KEYS } from "./fields.js";
+import { FULL_KEYS, type ScanDetail } from "./fields.js";
 import { isObject } from "./json.js";
 import { skeletonRec } from "./skeleton.js";
 import { CURRENT_VERSION, KNOWN_ENTRY_TYPES, v1Id, type Session } from "./session.js";
@@ -34,9 +34,11 @@ export interface LoadOptions {
   /**
    * "full" (default): every EntryRec field. "skeleton": only the fields the tree, paths, labels and references
    * need (ids, parents, types, roles, timestamps, label and session-info fields, compaction and branch-summary
-   * references); previews, usage and tool names are left out. The loader may take faster routes for it.
+   * references); previews, usage and tool names are left out. "spend": the skeleton's fields and what spend
+   * counting reads (usage objects, the model and provider of assistant messages and usage entries, usage entries'
+   * kind; fields.ts's spend rows). The loader may take faster routes for the last two.
    */
-  detail?: "full" | "skeleton";
+  detail?: "full" | ScanDetail;
   /** Use the byte-level pre-pass for long lines (default true); false parses every line whole (for tests). */
   fastScan?: boolean;
   /**
@@ -108,7 +110,7 @@ export async function loadSession(source: Source, options: LoadOptions = {}): Pr
   const snapshot = options.now === undefined ? {} : { now: options.now };
   // Skeleton mode: most lines are read by the byte-level scanner (skeleton.ts) straight from the chunk; the lines
   // it is unsure about, and everything before the first parsed line, take the ordinary path.
-  const skeleton = options.detail === "skeleton" && memory === null && options.fastScan !== false;
+  const skeleton = options.detail !== undefined && options.detail !== "full" && memory === null && options.fastScan !== false;
   let facts: LineSourceFacts;
   try {
     facts =
@@ -166,6 +168,7 @@ export function createIndexer(
   let lastProgress = 0;
   const started = Date.now();
   const fast = options.fastScan !== false;
+  const scanDetail: ScanDetail = options.detail === "spend" ? "spend" : "skeleton";
   let lastProgressAt = started + PROGRESS_AFTER_MS - PROGRESS_EVERY_MS;
 
   const progress = (offset: number): void => {
@@ -220,7 +223,7 @@ export function createIndexer(
     if (invalidUtf8) diagnostics.push(diag("invalid-utf8", file, line));
     progress(offset);
     if (!invalidUtf8 && sawFirstParsed && typeof version === "number" && version >= 2) {
-      const rec = skeletonRec(buf, start, end, entries.length, line, offset);
+      const rec = skeletonRec(buf, start, end, entries.length, line, offset, scanDetail);
       if (rec !== null) {
         addRec(rec, line);
         return;

@@ -1,7 +1,8 @@
 /**
- * The skeleton record of an entry, read from its line's bytes by the skeleton scanner (src/io/scan) without
- * building the entry object. Which keys are read and which fields they fill comes from the one field table
- * (fields.ts): this file only turns its skeleton rows into scanner slots.
+ * The skeleton (or spend) record of an entry, read from its line's bytes by the skeleton scanner (src/io/scan)
+ * without building the entry object. Which keys are read and which fields they fill comes from the one field table
+ * (fields.ts): this file only turns its skeleton rows (and, for the spend detail, its spend rows) into scanner
+ * slots. A usage object's numbers are read by a second scan of its bytes.
  *
  * `skeletonRec` returns null whenever it is unsure: the line is not valid JSON (the ordinary path then words the
  * error), the value is not an object, a key that matters is written with escapes, the type is not a plain string
@@ -11,28 +12,42 @@ import {
   type Names,
   names,
   scanLine,
+  scanSlot,
+  type SkeletonKeys,
   skeletonKeys,
   slotFalsy,
   slotNamed,
+  slotNumber,
   slotStartsWith,
   slotStr,
   slotString,
   slotTime,
   slotValue,
 } from "../io/scan/index.js";
-import { keep } from "./extract.js";
-import { BASE_KEYS, ENTRY_FIELDS, isSkeletonRule, MESSAGE_COMMON, MESSAGE_KEY, type SkeletonRule } from "./fields.js";
+import { keep, num, USAGE_COST, USAGE_MEMBERS, usageOf } from "./extract.js";
+import {
+  BASE_KEYS,
+  ENTRY_FIELDS,
+  type FieldRule,
+  inDetail,
+  MESSAGE_COMMON,
+  MESSAGE_FIELDS,
+  MESSAGE_KEY,
+  OTHER_ROLE_FIELDS,
+  type ScanDetail,
+  type ScanRule,
+} from "./fields.js";
 import { KNOWN_ENTRY_TYPES } from "./session.js";
-import type { EntryRec } from "./types.js";
+import type { EntryRec, Usage } from "./types.js";
 
 const QUOTE = 0x22;
 const OPEN_BRACE = 0x7b;
 const N = 0x6e;
 
-/** A skeleton row compiled: the slot its key's value is in, and the strings it returns as shared constants. */
+/** A row compiled: the slot its key's value is in, and the strings it returns as shared constants. */
 interface SlotRule {
   slot: number;
-  rule: SkeletonRule;
+  rule: ScanRule;
   shared: Names | null;
 }
 
@@ -41,34 +56,95 @@ const TYPE_NAMES = names([...KNOWN_ENTRY_TYPES, "session"]);
 const SHARED: Partial<Record<keyof EntryRec, Names>> = {
   role: names(["user", "assistant", "toolResult", "bashExecution", "custom", "hookMessage"]),
 };
-const compile = (slot: number, rule: SkeletonRule): SlotRule => ({ slot, rule, shared: SHARED[rule.field] ?? null });
+const compile = (slot: number, rule: ScanRule): SlotRule => ({ slot, rule, shared: SHARED[rule.field] ?? null });
 
-const top: string[] = [...BASE_KEYS];
-const slotOf = (key: string): number => {
-  let i = top.indexOf(key);
-  if (i < 0) i = top.push(key) - 1;
-  return i;
-};
-const S_TYPE = slotOf("type");
-const S_ID = slotOf("id");
-const S_PARENT = slotOf("parentId");
-const S_TS = slotOf("timestamp");
-slotOf(MESSAGE_KEY);
-
-const byType = new Map<string, SlotRule[]>();
-for (const [type, rules] of ENTRY_FIELDS) {
-  const list: SlotRule[] = [];
-  for (const rule of rules) if (isSkeletonRule(rule)) list.push(compile(slotOf(rule.key), rule));
-  if (list.length > 0) byType.set(type, list);
+/** What a scanning load reads, compiled: the scanner's key list, and per entry type and message role the rows. */
+interface Plan {
+  keys: SkeletonKeys;
+  byType: Map<string, SlotRule[]>;
+  /** Every message's rows (the role), then its role's. */
+  common: SlotRule[];
+  byRole: Map<string, SlotRule[]>;
+  otherRole: SlotRule[];
 }
-const nestedRules = MESSAGE_COMMON.filter(isSkeletonRule);
-const nestedKeys = [...new Set(nestedRules.map((r) => r.key))];
-/** The compiled key list (exported for the scanner's tests). */
-export const SKELETON_KEYS = skeletonKeys(top, MESSAGE_KEY, nestedKeys);
-const messageRules: SlotRule[] = nestedRules.map((rule) => compile(top.length + nestedKeys.indexOf(rule.key), rule));
 
-/** Sets the fields of `rules` from their slots (the skeleton readers of extract.ts's readInto). */
-function readSlots(rec: EntryRec, rules: readonly SlotRule[]): void {
+// The base keys take the first slots, in the same places in every plan.
+const S_TYPE = 0;
+const S_ID = 1;
+const S_PARENT = 2;
+const S_TS = 3;
+
+function plan(detail: ScanDetail): Plan {
+  const top: string[] = [...BASE_KEYS];
+  const slotOf = (key: string): number => {
+    let i = top.indexOf(key);
+    if (i < 0) i = top.push(key) - 1;
+    return i;
+  };
+  slotOf(MESSAGE_KEY);
+  const byType = new Map<string, SlotRule[]>();
+  for (const [type, rules] of ENTRY_FIELDS) {
+    const list: SlotRule[] = [];
+    for (const rule of rules) if (inDetail(rule, detail)) list.push(compile(slotOf(rule.key), rule));
+    if (list.length > 0) byType.set(type, list);
+  }
+  const pick = (rules: readonly FieldRule[]): ScanRule[] => rules.filter((r): r is ScanRule => inDetail(r, detail));
+  const common = pick(MESSAGE_COMMON);
+  const roles = [...MESSAGE_FIELDS].map(([role, rules]) => [role, pick(rules)] as const);
+  const other = pick(OTHER_ROLE_FIELDS);
+  const nestedKeys = [...new Set([...common, ...roles.flatMap(([, r]) => r), ...other].map((r) => r.key))];
+  const keys = skeletonKeys(top, MESSAGE_KEY, nestedKeys);
+  const nested = (rules: readonly ScanRule[]): SlotRule[] => rules.map((rule) => compile(top.length + nestedKeys.indexOf(rule.key), rule));
+  const byRole = new Map<string, SlotRule[]>();
+  for (const [role, rules] of roles) byRole.set(role, nested(rules));
+  if (
+    top.indexOf("type") !== S_TYPE ||
+    top.indexOf("id") !== S_ID ||
+    top.indexOf("parentId") !== S_PARENT ||
+    top.indexOf("timestamp") !== S_TS
+  )
+    throw new Error("skeleton: base keys out of place");
+  return { keys, byType, common: nested(common), byRole, otherRole: nested(other) };
+}
+
+const PLANS: Record<ScanDetail, Plan> = { skeleton: plan("skeleton"), spend: plan("spend") };
+/** The compiled key list of the skeleton detail (exported for the scanner's tests). */
+export const SKELETON_KEYS = PLANS.skeleton.keys;
+/** The same for the spend detail. */
+export const SPEND_KEYS = PLANS.spend.keys;
+
+/** A usage object's members, scanned in their own slots past those of every plan's line keys. */
+const USAGE_KEYS = skeletonKeys(
+  [...USAGE_MEMBERS, USAGE_COST.key],
+  USAGE_COST.key,
+  [USAGE_COST.total],
+  Math.max(PLANS.skeleton.keys.slots, PLANS.spend.keys.slots),
+);
+const member = (k: (typeof USAGE_MEMBERS)[number]): number => USAGE_KEYS.first + USAGE_MEMBERS.indexOf(k);
+const [U_INPUT, U_OUTPUT, U_CACHE_READ, U_CACHE_WRITE, U_CACHE_WRITE_1H, U_REASONING, U_TOTAL_TOKENS] = USAGE_MEMBERS.map(
+  member,
+) as number[];
+const U_COST_TOTAL = USAGE_KEYS.firstNested;
+
+/** The usage object in `slot` (known to be an object), read as extract.ts's usageOf reads it from the parsed line. */
+function slotUsage(slot: number): Usage | undefined {
+  // A member written with escapes: the object is parsed alone (it is short).
+  if (scanSlot(USAGE_KEYS, slot) !== 1) return usageOf(slotValue(slot));
+  return {
+    input: num(slotNumber(U_INPUT as number)),
+    output: num(slotNumber(U_OUTPUT as number)),
+    cacheRead: num(slotNumber(U_CACHE_READ as number)),
+    cacheWrite: num(slotNumber(U_CACHE_WRITE as number)),
+    cacheWrite1h: num(slotNumber(U_CACHE_WRITE_1H as number)),
+    reasoning: num(slotNumber(U_REASONING as number)),
+    totalTokens: num(slotNumber(U_TOTAL_TOKENS as number)),
+    // Filled only when `cost` is an object (the scanner's nested slots), as usageOf asks.
+    cost: num(slotNumber(U_COST_TOTAL)),
+  };
+}
+
+/** Sets the fields of `rules` from their slots (the scanning readers of extract.ts's readInto). */
+function readSlots(rec: EntryRec, rules: readonly SlotRule[], p: Plan): void {
   const out = rec as unknown as Record<string, unknown>;
   for (let i = 0; i < rules.length; i++) {
     const { slot, rule, shared } = rules[i] as SlotRule;
@@ -87,10 +163,21 @@ function readSlots(rec: EntryRec, rules: readonly SlotRule[]): void {
       case "falsy":
         out[rule.field] = slotFalsy(slot);
         break;
+      case "usage": {
+        // Only an object gives a usage.
+        if (!slotStartsWith(slot, OPEN_BRACE)) break;
+        const u = slotUsage(slot);
+        if (u) out[rule.field] = u;
+        break;
+      }
       case "message": {
         const isObj = slotStartsWith(slot, OPEN_BRACE);
         out[rule.field] = isObj;
-        if (isObj) readSlots(rec, messageRules);
+        if (isObj) {
+          readSlots(rec, p.common, p);
+          const roleRules = (rec.role === undefined ? undefined : p.byRole.get(rec.role)) ?? p.otherRole;
+          if (roleRules.length > 0) readSlots(rec, roleRules, p);
+        }
         break;
       }
     }
@@ -98,12 +185,22 @@ function readSlots(rec: EntryRec, rules: readonly SlotRule[]): void {
 }
 
 /**
- * The skeleton record of the entry on b[start, end), or null when the ordinary path must read the line (see the
- * file comment). Equal to the full record on every field skeletonFieldsOf (fields.ts) lists for version ≥ 2 files;
- * the caller applies the same post-processing (v2 role migration, diagnostics) as for full records.
+ * The scanned record of the entry on b[start, end), or null when the ordinary path must read the line (see the
+ * file comment). Equal to the full record on every field skeletonFieldsOf (or, for the spend detail, spendFieldsOf)
+ * in fields.ts lists for version ≥ 2 files; the caller applies the same post-processing (v2 role migration,
+ * diagnostics) as for full records.
  */
-export function skeletonRec(b: Buffer, start: number, end: number, index: number, line: number, offset: number): EntryRec | null {
-  if (scanLine(SKELETON_KEYS, b, start, end) !== 1) return null;
+export function skeletonRec(
+  b: Buffer,
+  start: number,
+  end: number,
+  index: number,
+  line: number,
+  offset: number,
+  detail: ScanDetail = "skeleton",
+): EntryRec | null {
+  const p = PLANS[detail];
+  if (scanLine(p.keys, b, start, end) !== 1) return null;
   if (!slotStartsWith(S_TYPE, QUOTE) || !slotStartsWith(S_ID, QUOTE)) return null;
   const type = slotNamed(S_TYPE, TYPE_NAMES);
   if (type === "session") return null;
@@ -122,7 +219,7 @@ export function skeletonRec(b: Buffer, start: number, end: number, index: number
     timestamp,
     time: typeof timestamp === "string" ? slotTime(S_TS, timestamp) : new Date(timestamp as string).getTime(),
   };
-  const rules = byType.get(type);
-  if (rules !== undefined) readSlots(rec, rules);
+  const rules = p.byType.get(type);
+  if (rules !== undefined) readSlots(rec, rules, p);
   return rec;
 }

@@ -84,7 +84,10 @@ function toolCalls(content: unknown): ToolCallBlock[] {
 /** Reads an entry's object back (default: readEntry, one read per entry; a caller holding the bytes can do better). */
 export type EntryReader = (rec: EntryRec) => Record<string, unknown>;
 
-/** Every table's rows for one session (a full load: message bodies are read back for text, tool calls and results). */
+/**
+ * Every table's rows for one session, loaded in the spend detail or in full: message bodies are read back for text,
+ * stop reasons, tool calls and results.
+ */
 export function sessionRows(session: Session, facts: FileFacts, read: EntryReader = (rec) => readEntry(session, rec)): TableRows {
   const file = facts.file;
   const tree = buildTree(session);
@@ -156,7 +159,8 @@ export function sessionRows(session: Session, facts: FileFacts, read: EntryReade
         role: rec.role ?? null,
         provider: rec.role === "assistant" ? (rec.provider ?? null) : null,
         model: rec.role === "assistant" ? (rec.model ?? null) : null,
-        stop_reason: rec.stopReason ?? null,
+        // From the body (the session may be loaded in the spend detail, which leaves stopReason out of the index).
+        stop_reason: rec.role === "assistant" && typeof m?.stopReason === "string" ? m.stopReason : null,
         timestamp,
         text_length: textLength(m?.content),
         ...usageCols(rec.usage),

@@ -1,4 +1,4 @@
-import { access, stat } from "node:fs/promises";
+import { access } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 
@@ -101,9 +101,6 @@ export interface Ahead {
   bytes: number;
 }
 
-/** Sessions read at once by one thread, and the bytes of files read ahead of the one being worked on. */
-export const LOAD_AHEAD: Ahead = { items: 3, bytes: 32 * 1024 * 1024 };
-
 /**
  * Runs `start` on items ahead of time and `use` on the results one at a time, in item order: reading the next files
  * overlaps with working on the current one (a thread otherwise sits idle while each file is read). `size` bounds
@@ -139,17 +136,4 @@ export async function inOrderAhead<T, R>(
     delete started[i];
     await use(r, items[i] as T);
   }
-}
-
-/** Sizes of files (a file that cannot be read counts 0 here: reading it reports the error). */
-export async function fileSizes(files: readonly string[]): Promise<Map<string, number>> {
-  const sizes = await Promise.all(
-    files.map((f) =>
-      stat(f).then(
-        (s) => s.size,
-        () => 0,
-      ),
-    ),
-  );
-  return new Map(files.map((f, i) => [f, sizes[i] ?? 0]));
 }

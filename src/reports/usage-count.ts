@@ -4,7 +4,6 @@ import type { Session } from "../model/session.js";
 import { damageNotes, type DamageNote, type FleetFailure } from "../ops/fleet-files.js";
 import type { ParentCache } from "../ops/fleet-parents.js";
 import type { UsageAggregator } from "../ops/fleet-usage.js";
-import { fileSizes, inOrderAhead, LOAD_AHEAD } from "./pool.js";
 
 /** The settings a count of sessions needs, as plain data (they are sent to worker threads). */
 export interface CountSettings {
@@ -23,7 +22,8 @@ export interface CountNotes {
 
 /**
  * Counts the spend of `files` into `agg`, one session at a time (each loaded, counted, dropped). The same code runs
- * in the calling thread and in each worker thread (usage-worker.ts).
+ * in the calling thread and in each worker thread (usage-worker.ts). Sessions are loaded in the spend detail, whose
+ * reads are synchronous: reading ahead would overlap nothing, so there is none.
  */
 export async function countFiles(
   files: readonly string[],
@@ -33,44 +33,35 @@ export async function countFiles(
   notes: CountNotes,
   onFile?: () => void,
 ): Promise<void> {
-  type Loaded = { session: Session } | { error: unknown };
-  const sizes = await fileSizes(files);
-  await inOrderAhead<string, Loaded>(
-    files,
-    LOAD_AHEAD,
-    (path) => sizes.get(path) ?? 0,
-    (path) =>
-      loadSession({ kind: "file", path }).then(
-        (session) => ({ session }),
-        (error: unknown) => ({ error }),
-      ),
-    async (loaded, path) => {
+  for (const path of files) {
+    let session: Session;
+    try {
+      session = await loadSession({ kind: "file", path }, { detail: "spend" });
+    } catch (error) {
       onFile?.();
-      if ("error" in loaded) {
-        notes.failures.push({ path, reason: ioReason(loaded.error) });
-        return;
+      notes.failures.push({ path, reason: ioReason(error) });
+      continue;
+    }
+    onFile?.();
+    try {
+      if (session.diagnostics.some((d) => d.code === "foreign-format") || session.header === null) {
+        notes.skipped.push(path);
+        continue;
       }
-      const session = loaded.session;
-      try {
-        if (session.diagnostics.some((d) => d.code === "foreign-format") || session.header === null) {
-          notes.skipped.push(path);
-          return;
-        }
-        const project = typeof session.header.cwd === "string" ? session.header.cwd : null;
-        if (s.project !== undefined && (project === null || !project.includes(s.project))) return;
-        notes.damage.push(...damageNotes(path, session.diagnostics));
-        const { mask } = await parents.copied(session);
-        agg.addSession(session, {
-          project,
-          name: path,
-          ...(mask !== undefined ? { copied: mask } : {}),
-          includeCopied: s.includeCopied,
-          ...(s.since !== undefined ? { since: s.since } : {}),
-          ...(s.until !== undefined ? { until: s.until } : {}),
-        });
-      } finally {
-        session.store.close();
-      }
-    },
-  );
+      const project = typeof session.header.cwd === "string" ? session.header.cwd : null;
+      if (s.project !== undefined && (project === null || !project.includes(s.project))) continue;
+      notes.damage.push(...damageNotes(path, session.diagnostics));
+      const { mask } = await parents.copied(session);
+      agg.addSession(session, {
+        project,
+        name: path,
+        ...(mask !== undefined ? { copied: mask } : {}),
+        includeCopied: s.includeCopied,
+        ...(s.since !== undefined ? { since: s.since } : {}),
+        ...(s.until !== undefined ? { until: s.until } : {}),
+      });
+    } finally {
+      session.store.close();
+    }
+  }
 }
