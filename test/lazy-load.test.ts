@@ -66,6 +66,20 @@ describe("the bundled CLI loads what a run needs", () => {
     });
   }
 
+  it("--help loads no command module, and lists each command as its module declares it", async () => {
+    const r = loaded(["--help"]);
+    expect(r.code).toBe(0);
+    expect([...r.sources].filter((s) => /^src\/commands\/(?!index|common)/.test(s))).toEqual([]);
+    const { commandLoaders } = await import("../src/commands/index.js");
+    for (const [command, describe, load] of commandLoaders) {
+      const m = await load();
+      expect({ command: m.command, describe: m.describe }).toEqual({ command, describe });
+      // Only these reach the top-level help; a module growing aliases or deprecated would need the table to carry them.
+      expect(Object.keys(m).sort()).toEqual(["builder", "command", "describe", "handler"]);
+      expect(r.stdout).toContain(`pisess ${command}`);
+    }
+  });
+
   // The same tracing sees the libraries when the output does need them, so the checks above can fail.
   it("text output that measures, colours or tables loads string-width, chalk and cli-table3", () => {
     const tree = loaded(["tree", FILE, "--width", "80", "--color", "always"]);
