@@ -6,7 +6,7 @@
 //
 // dist/bundle/ sits one level below the package root like src/ and dist/, so paths the code resolves against
 // import.meta.url (../../package.json, ../../schemas/, ../../dist/web/) hold for the bundle as well.
-import { rmSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
@@ -14,6 +14,8 @@ import { build } from "esbuild";
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const OUT = join(ROOT, "dist", "bundle");
 const YARGS = join(ROOT, "node_modules", "yargs");
+const HELP_LAYOUT = [join(ROOT, "scripts", "yargs-shim.mjs"), join(ROOT, "node_modules", "cliui"), join(ROOT, "node_modules", "wrap-ansi")];
+const WIDTH_SOURCE = readFileSync(join(ROOT, "scripts", "yargs-width.mjs"), "utf8");
 
 /** yargs with a platform shim that loads cliui and string-width only for help (scripts/yargs-shim.mjs). */
 const lazyYargs = {
@@ -22,6 +24,18 @@ const lazyYargs = {
     b.onResolve({ filter: /platform-shims\/esm\.mjs$/ }, () => ({ path: join(ROOT, "scripts", "yargs-shim.mjs") }));
     // yargs's internals are not in its package exports; the shim needs one of them.
     b.onResolve({ filter: /^yargs\/build\// }, (a) => ({ path: join(YARGS, a.path.slice("yargs/".length)) }));
+    // Every string-width the help layout imports measures printable ASCII itself (scripts/yargs-width.mjs).
+    b.onResolve({ filter: /^string-width$/ }, async (a) => {
+      if (a.pluginData === "real" || !HELP_LAYOUT.some((dir) => a.importer.startsWith(dir))) return undefined;
+      const real = await b.resolve("string-width", { resolveDir: a.resolveDir, kind: a.kind, pluginData: "real" });
+      if (real.errors.length > 0) return { errors: real.errors };
+      return { path: real.path, namespace: "ascii-width" };
+    });
+    b.onLoad({ filter: /.*/, namespace: "ascii-width" }, (a) => ({
+      contents: WIDTH_SOURCE.replace("__REAL_STRING_WIDTH__", JSON.stringify(a.path)),
+      resolveDir: join(ROOT, "scripts"),
+      loader: "js",
+    }));
     b.onResolve({ filter: /^yargs$/ }, (a) =>
       a.importer.startsWith(join(ROOT, "src")) ? { path: join(ROOT, "scripts", "yargs-entry.mjs") } : undefined,
     );

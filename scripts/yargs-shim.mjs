@@ -32,10 +32,15 @@ function needHelp() {
 }
 
 export default {
-  // node:assert costs a few ms to load (it sets up stderr colours); yargs calls it only to check its own state.
+  // node:assert costs a few ms to load (it sets up stderr colours); yargs calls it on every run to check its own
+  // state, and those checks pass. The comparison is assert's own (Object.is); assert is loaded to throw its error.
   assert: {
-    notStrictEqual: (...a) => require("node:assert").notStrictEqual(...a),
-    strictEqual: (...a) => require("node:assert").strictEqual(...a),
+    notStrictEqual: (actual, expected, message) => {
+      if (Object.is(actual, expected)) require("node:assert").notStrictEqual(actual, expected, message);
+    },
+    strictEqual: (actual, expected, message) => {
+      if (!Object.is(actual, expected)) require("node:assert").strictEqual(actual, expected, message);
+    },
   },
   cliui: (opts) => needHelp().cliui(opts),
   findUp: escalade,

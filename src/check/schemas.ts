@@ -1,12 +1,18 @@
 import { existsSync, readFileSync } from "node:fs";
-import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import type { ErrorObject } from "ajv";
+import * as generated from "./schema-validators.generated.js";
 
 /**
- * The JSON Schema catalogue shipped in `schemas/` (package export `pisess/schemas/*`), loaded once into one Ajv
- * instance. Loading is lazy: nothing is read or compiled until a check asks for a validator.
+ * The JSON Schema catalogue shipped in `schemas/` (package export `pisess/schemas/*`). The validators are compiled
+ * from it at build time (scripts/gen-validators.mjs, ajv standalone code), so a run neither loads ajv nor compiles
+ * anything; test/schema-validators.test.ts holds them to what ajv compiles from the schemas at run time.
  */
 
-const SCHEMA_BASE = "https://pisess.dev/schemas/";
+/** A validator as ajv generates it: true when valid; otherwise `errors` holds why. */
+export interface ValidateFunction {
+  (data: unknown): boolean;
+  errors?: ErrorObject[] | null;
+}
 
 interface IndexItem {
   name: string;
@@ -60,17 +66,14 @@ export function loadCatalogue(): Catalogue {
   if (catalogue) return catalogue;
   const dir = schemaDir();
   const index = schemaIndex();
-  const ajv = new Ajv({ allErrors: true });
-  for (const item of index.schemas) ajv.addSchema(JSON.parse(readFileSync(new URL(item.file, dir), "utf8")) as object);
-  const get = (name: string): ValidateFunction => {
-    const v = ajv.getSchema(`${SCHEMA_BASE + name}.json`);
-    if (!v) throw new Error(`schema ${name} not found`);
-    return v;
-  };
   const rawKeys = JSON.parse(readFileSync(new URL(index.knownKeys, dir), "utf8")) as Record<string, string[]>;
   const knownKeys = new Map<string, ReadonlySet<string>>();
   for (const [k, v] of Object.entries(rawKeys)) knownKeys.set(k, new Set(v));
-  catalogue = { header: get("header"), entry: get("entry"), knownKeys };
+  catalogue = {
+    header: generated.header as unknown as ValidateFunction,
+    entry: generated.entry as unknown as ValidateFunction,
+    knownKeys,
+  };
   return catalogue;
 }
 

@@ -66,7 +66,7 @@ class BatchStore implements EntryStore {
   line: RawLine | null = null;
   private readonly reader: FileRangeReader;
   constructor(path: string) {
-    this.reader = new FileRangeReader(path);
+    this.reader = new FileRangeReader(path, false);
   }
   rawLine(rec: EntryRec): string {
     return this.line !== null && this.line.line === rec.line ? this.line.text : this.reader.read(rec.offset, rec.length);

@@ -44,7 +44,7 @@ export interface ValidateData {
 
 /** `pisess validate`: every defect in session files, with stable codes. */
 export async function validateReport(opts: ValidateOptions): Promise<Report<ValidateData>> {
-  // Heavy modules (ajv, the schemas) load only when validate runs: `pisess --help` stays fast.
+  // The checks and the generated schema validators load only when validate runs: `pisess --help` stays fast.
   const [{ checkSession }, { summarize, exitStatus, atLeast }] = await Promise.all([
     import("../check/validate.js"),
     import("../check/summary.js"),
