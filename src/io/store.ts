@@ -1,21 +1,53 @@
 import { closeSync, openSync, readSync } from "node:fs";
 
+/** Bytes read at once when reads walk forward through the file (a path, a context, a diff, in file order). */
+const WINDOW = 1 << 18;
+
 /** Reads byte ranges of a file back, read-only, through one lazily opened descriptor. */
 export class FileRangeReader {
   private fd: number | null = null;
+  /** The last window read ahead: bytes [winStart, winStart + winLength) of the file. */
+  private win: Buffer | null = null;
+  private winStart = 0;
+  private winLength = 0;
+  /** Where the previous read ended: a read starting at or shortly after it is part of a forward walk. */
+  private lastEnd = -1;
 
   constructor(private readonly path: string) {}
 
   read(offset: number, length: number): string {
     if (this.fd === null) this.fd = openSync(this.path, "r");
+    const win = this.win;
+    if (win !== null && offset >= this.winStart && offset + length <= this.winStart + this.winLength) {
+      this.lastEnd = offset + length;
+      return win.toString("utf8", offset - this.winStart, offset - this.winStart + length);
+    }
+    // A million small reads in file order cost a system call each; read ahead once the reads walk forward.
+    // Scattered reads (a tree's jumps) keep reading exactly what they need.
+    const forward = this.lastEnd >= 0 && offset >= this.lastEnd && offset - this.lastEnd < WINDOW;
+    this.lastEnd = offset + length;
+    if (forward && length < WINDOW) {
+      this.win ??= Buffer.allocUnsafe(WINDOW);
+      const got = this.fill(this.win, 0, WINDOW, offset, length);
+      this.winStart = offset;
+      this.winLength = got;
+      return this.win.toString("utf8", 0, length);
+    }
     const buf = Buffer.allocUnsafe(length);
+    this.fill(buf, 0, length, offset, length);
+    return buf.toString("utf8");
+  }
+
+  /** Reads up to `want` bytes at `offset` into `buf`; at least `need` of them (fewer only at the end of the file). */
+  private fill(buf: Buffer, at: number, want: number, offset: number, need: number): number {
     let done = 0;
-    while (done < length) {
-      const n = readSync(this.fd, buf, done, length - done, offset + done);
-      if (n === 0) throw new Error(`${this.path}: file shrank while being read (offset ${offset + done})`);
+    while (done < want) {
+      const n = readSync(this.fd as number, buf, at + done, want - done, offset + done);
+      if (n === 0) break;
       done += n;
     }
-    return buf.toString("utf8");
+    if (done < need) throw new Error(`${this.path}: file shrank while being read (offset ${offset + done})`);
+    return done;
   }
 
   close(): void {
