@@ -132,10 +132,9 @@ export function buildView(session: Session, tree: SessionTree, opts: ViewOptions
   const containsActive = new Uint8Array(session.entries.length);
   if (opts.leaf) {
     // Walk the tree's parent links: they are cycle-free after buildTree cut the cycles open.
+    // onPath doubles as the walk's guard (a second Set of a million-entry path would cost as much again).
     let cur: EntryRec | null = opts.leaf;
-    const guard = new Set<EntryRec>();
-    while (cur && !guard.has(cur)) {
-      guard.add(cur);
+    while (cur && !onPath.has(cur)) {
       onPath.add(cur);
       containsActive[cur.index] = 1;
       if ((tree.nodes[cur.index] as TreeNode).cycleCut) break;
