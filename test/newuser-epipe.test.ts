@@ -88,10 +88,11 @@ describe.skipIf(!hasBash)("closed stdout (EPIPE)", () => {
   it("diff --leaves | head -1 keeps exit 1 and stops at once", () => {
     const dir = mkdtempSync(join(tmpdir(), "pisess-epipe-"));
     try {
-      // 400 short branches off a 2,500-entry trunk: every comparison walks the trunk, the first comes at once
-      // (the whole run takes about five times as long as one that stops after the first).
+      // 400 short branches off a 6,000-entry trunk: every comparison walks the trunk, the first comes at once
+      // (the whole run takes about five times as long as one that stops after the first; re-reads in file order
+      // got cheaper, so the trunk is longer than the 2,500 it was, to keep start-up a small part of the whole).
       const file = join(dir, "many-leaves.jsonl");
-      writeFileSync(file, manyLeaves(400, 2500));
+      writeFileSync(file, manyLeaves(400, 6000));
       const full = fullRun(`diff ${file} --leaves`);
       expect(full.code).toBe(1);
       const early = throughHead(`diff ${file} --leaves`);

@@ -55,7 +55,7 @@ export const pathCommand: CommandModule<object, PathArgs> = {
       if (args.ndjson || args.json) {
         await writeOut(pathJsonChunks(session.file, leaf, path, (rec) => readEntry(session, rec), args.json === true));
       } else if (leaf) {
-        await writeOut([...pathTextLines(session, path, leaf, { style: styleFor(args), width: terminalWidth(args.width) })]);
+        await writeOut(pathTextLines(session, path, leaf, { style: styleFor(args), width: terminalWidth(args.width) }));
       }
       if (!leaf) process.stderr.write(emptyNote(session.file, "path"));
       problemSummary(session.file, r.diagnostics);

@@ -1,19 +1,22 @@
 import { closeSync, openSync, readSync } from "node:fs";
 
-/** Bytes read at once when a caller walks the file forward line by line (validate, export); small, as many sessions may be open. */
-const WINDOW = 64 << 10;
+/** Bytes read at once when reads walk forward through the file (a path, a context, a diff, in file order). */
+const WINDOW = 1 << 18;
 
 /**
- * Reads byte ranges of a file back, read-only, through one lazily opened descriptor. Short ranges are served from a
- * window read ahead of them, so a walk over every line in file order costs one read per megabyte rather than one
- * per line (a million-entry session: a million system calls). A reader of a file that may be rewritten under it
+ * Reads byte ranges of a file back, read-only, through one lazily opened descriptor. Reads that walk forward are
+ * served from a window read ahead of them, so a walk over every line in file order (validate, a million-entry path)
+ * costs one system call per window rather than one per line. A reader of a file that may be rewritten under it
  * (follow) turns the window off.
  */
 export class FileRangeReader {
   private fd: number | null = null;
-  private window: Buffer | null = null;
-  private windowStart = 0;
-  private windowEnd = 0;
+  /** The last window read ahead: bytes [winStart, winStart + winLength) of the file. */
+  private win: Buffer | null = null;
+  private winStart = 0;
+  private winLength = 0;
+  /** Where the previous read ended: a read starting at or shortly after it is part of a forward walk. */
+  private lastEnd = -1;
 
   constructor(
     private readonly path: string,
@@ -22,38 +25,37 @@ export class FileRangeReader {
 
   read(offset: number, length: number): string {
     if (this.fd === null) this.fd = openSync(this.path, "r");
-    if (!this.readAhead || length > WINDOW >> 2) return this.direct(offset, length);
-    if (offset < this.windowStart || offset + length > this.windowEnd) this.fill(offset, length);
-    const w = this.window as Buffer;
-    return w.toString("utf8", offset - this.windowStart, offset - this.windowStart + length);
+    const win = this.win;
+    if (win !== null && offset >= this.winStart && offset + length <= this.winStart + this.winLength) {
+      this.lastEnd = offset + length;
+      return win.toString("utf8", offset - this.winStart, offset - this.winStart + length);
+    }
+    // A million small reads in file order cost a system call each; read ahead once the reads walk forward.
+    // Scattered reads (a tree's jumps) keep reading exactly what they need.
+    const forward = this.lastEnd >= 0 && offset >= this.lastEnd && offset - this.lastEnd < WINDOW;
+    this.lastEnd = offset + length;
+    if (this.readAhead && forward && length < WINDOW) {
+      this.win ??= Buffer.allocUnsafe(WINDOW);
+      const got = this.fill(this.win, 0, WINDOW, offset, length);
+      this.winStart = offset;
+      this.winLength = got;
+      return this.win.toString("utf8", 0, length);
+    }
+    const buf = Buffer.allocUnsafe(length);
+    this.fill(buf, 0, length, offset, length);
+    return buf.toString("utf8");
   }
 
-  private fill(offset: number, length: number): void {
-    this.window ??= Buffer.allocUnsafe(WINDOW);
-    const fd = this.fd as number;
+  /** Reads up to `want` bytes at `offset` into `buf`; at least `need` of them (fewer only at the end of the file). */
+  private fill(buf: Buffer, at: number, want: number, offset: number, need: number): number {
     let done = 0;
-    while (done < WINDOW) {
-      const n = readSync(fd, this.window, done, WINDOW - done, offset + done);
+    while (done < want) {
+      const n = readSync(this.fd as number, buf, at + done, want - done, offset + done);
       if (n === 0) break;
       done += n;
     }
-    this.windowStart = offset;
-    this.windowEnd = offset + done;
-    if (done < length) {
-      this.windowEnd = 0;
-      throw new Error(`${this.path}: file shrank while being read (offset ${offset + done})`);
-    }
-  }
-
-  private direct(offset: number, length: number): string {
-    const buf = Buffer.allocUnsafe(length);
-    let done = 0;
-    while (done < length) {
-      const n = readSync(this.fd as number, buf, done, length - done, offset + done);
-      if (n === 0) throw new Error(`${this.path}: file shrank while being read (offset ${offset + done})`);
-      done += n;
-    }
-    return buf.toString("utf8");
+    if (done < need) throw new Error(`${this.path}: file shrank while being read (offset ${offset + done})`);
+    return done;
   }
 
   close(): void {
@@ -61,7 +63,5 @@ export class FileRangeReader {
       closeSync(this.fd);
       this.fd = null;
     }
-    this.window = null;
-    this.windowStart = this.windowEnd = 0;
   }
 }

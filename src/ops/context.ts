@@ -151,6 +151,9 @@ export function buildContext(session: Session, path: EntryRec[], read: (rec: Ent
       }
       case "message": {
         const m = body(rec).message;
+        // Only the message is used again: the entry around it (ids, timestamp) need not stay alive for the whole
+        // path (a million-entry path holds a million of them).
+        bodies.set(rec, { message: m });
         if (m === null || m === undefined) {
           broken.add(rec);
           problems.push(messageMissing(file, rec, m));
@@ -190,7 +193,9 @@ export function buildContext(session: Session, path: EntryRec[], read: (rec: Ent
   }
 
   // The latest edit per target among the context entries (pi keys them by the raw targetId).
-  const inContext = new Set(contextEntries);
+  // Marks by entry index rather than a Set: contextEntries can be the whole of a million-entry path.
+  const inContext = new Uint8Array(session.entries.length);
+  for (const rec of contextEntries) inContext[rec.index] = 1;
   const latestEdit = new Map<unknown, EntryRec>();
   for (const rec of contextEntries) if (rec.type === "context_edit") latestEdit.set(body(rec).targetId, rec);
 
@@ -235,10 +240,11 @@ export function buildContext(session: Session, path: EntryRec[], read: (rec: Ent
     const e = body(rec);
     const target = typeof e.targetId === "string" ? (session.byId.get(e.targetId) ?? null) : null;
     let status: EditStatus;
-    if (!inContext.has(rec)) status = "summarized";
+    if (inContext[rec.index] !== 1) status = "summarized";
     else if (latestEdit.get(e.targetId) !== rec) status = "superseded";
     else if (!target) status = "target-missing";
-    else if (!inContext.has(target) || (target.type === "compaction" && target !== contextEntries[0])) status = "target-outside-context";
+    else if (inContext[target.index] !== 1 || (target.type === "compaction" && target !== contextEntries[0]))
+      status = "target-outside-context";
     else status = "applied";
     const info: EditOnPath = { edit: rec, target, status, removes: e.replacement === null };
     if (throwingEdits.has(rec)) info.piThrows = true;

@@ -26,14 +26,15 @@ import { resolveParent, type SessionTree, type TreeNode } from "./tree.js";
  * default leaf (the last entry in file order). File order.
  */
 export function leafRecs(session: Session): EntryRec[] {
-  const named = new Set<EntryRec>();
+  // Marks by entry index: a Set of every parent in a million-entry session costs tens of MB.
+  const named = new Uint8Array(session.entries.length);
   for (const rec of session.entries) {
     const p = resolveParent(session, rec);
-    if (p && p !== rec) named.add(p);
+    if (p && p !== rec) named[p.index] = 1;
   }
   const out: EntryRec[] = [];
   for (const rec of session.entries) {
-    if (!named.has(rec) || rec === session.defaultLeaf) out.push(rec);
+    if (named[rec.index] !== 1 || rec === session.defaultLeaf) out.push(rec);
   }
   return out;
 }

@@ -12,15 +12,16 @@ export type PathResult =
  * parent cycle (a self-parent included) is returned as such instead of looping.
  */
 export function pathTo(session: Session, leaf: EntryRec): PathResult {
-  const seen = new Set<EntryRec>();
+  // Marks by entry index: a Set of a million-entry path costs tens of MB and most of the walk's time.
+  const seen = new Uint8Array(session.entries.length);
   const walked: EntryRec[] = [];
   let cur: EntryRec | null = leaf;
   while (cur) {
-    if (seen.has(cur)) {
+    if (seen[cur.index] === 1) {
       const start = walked.indexOf(cur);
       return { ok: false, cycle: walked.slice(start), walked };
     }
-    seen.add(cur);
+    seen[cur.index] = 1;
     walked.push(cur);
     cur = resolveParent(session, cur);
   }

@@ -132,10 +132,9 @@ export function buildView(session: Session, tree: SessionTree, opts: ViewOptions
   const containsActive = new Uint8Array(session.entries.length);
   if (opts.leaf) {
     // Walk the tree's parent links: they are cycle-free after buildTree cut the cycles open.
+    // onPath doubles as the walk's guard (a second Set of a million-entry path would cost as much again).
     let cur: EntryRec | null = opts.leaf;
-    const guard = new Set<EntryRec>();
-    while (cur && !guard.has(cur)) {
-      guard.add(cur);
+    while (cur && !onPath.has(cur)) {
       onPath.add(cur);
       containsActive[cur.index] = 1;
       if ((tree.nodes[cur.index] as TreeNode).cycleCut) break;
@@ -187,6 +186,12 @@ function depthOf(tree: SessionTree, rec: EntryRec): number {
   return cur && (tree.nodes[cur.index] as TreeNode).cycleCut ? d + 1 : d;
 }
 
+/**
+ * Branch levels a text tree draws: a row nested deeper shows its depth and then only its innermost levels, so
+ * a line's length stays bounded whatever the session's shape.
+ */
+export const TEXT_LEVELS = 32;
+
 interface Gutter {
   position: number;
   show: boolean;
@@ -198,15 +203,18 @@ export interface Row {
   /** Indentation level in columns of three characters. */
   indent: number;
   connector: "none" | "mid" | "last";
+  /** The `│` columns of open branches, outermost first (with a `gutterWindow`, only the innermost ones). */
   gutters: Gutter[];
 }
 
 /**
  * Lays the view out like pi's /tree: indentation grows only at branch points (and for the first generation after
  * one), `├─`/`└─` connectors under a branch point, `│` gutters for open branches. Pre-order, iterative.
- * `maxIndent` drops rows nested deeper than that many branch levels.
+ * `maxIndent` drops rows nested deeper than that many branch levels. `gutterWindow` keeps only the innermost gutters
+ * of each row: a renderer that draws a fixed number of levels needs no more, and a comb of k branches would
+ * otherwise copy gutter lists of every length up to k (quadratic).
  */
-export function layoutRows(roots: ViewNode[], maxIndent = Infinity): Row[] {
+export function layoutRows(roots: ViewNode[], maxIndent = Infinity, gutterWindow = Infinity): Row[] {
   const rows: Row[] = [];
   const multipleRoots = roots.length > 1;
   type Frame = [ViewNode, number, boolean, boolean, boolean, Gutter[], boolean];
@@ -223,10 +231,16 @@ export function layoutRows(roots: ViewNode[], maxIndent = Infinity): Row[] {
     const children = node.children;
     const branches = children.length > 1;
     const childIndent = branches || (justBranched && indent > 0) ? indent + 1 : indent;
-    const childGutters = connectorShown ? [...gutters, { position: Math.max(0, displayIndent - 1), show: !isLast }] : gutters;
+    const childGutters = connectorShown
+      ? withGutter(gutters, { position: Math.max(0, displayIndent - 1), show: !isLast }, gutterWindow)
+      : gutters;
     for (let i = children.length - 1; i >= 0; i--) {
       stack.push([children[i] as ViewNode, childIndent, branches, branches, i === children.length - 1, childGutters, false]);
     }
   }
   return rows;
+}
+
+function withGutter(gutters: Gutter[], g: Gutter, window: number): Gutter[] {
+  return gutters.length < window ? [...gutters, g] : [...gutters.slice(gutters.length - window + 1), g];
 }

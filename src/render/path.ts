@@ -1,9 +1,9 @@
 import type { Session } from "../model/session.js";
 import type { EntryRec } from "../model/types.js";
-import type { Row, SessionView, ViewNode } from "../ops/view.js";
+import type { Row, ViewNode } from "../ops/view.js";
 import { toJson } from "./json.js";
 import type { Style } from "./style.js";
-import { treeLines } from "./tree.js";
+import { lineChunks, treeLines } from "./tree.js";
 
 /** One item of `path --ndjson` (and of `path --json`'s "entries"): the entry as migrated in memory. */
 export interface PathItemJson {
@@ -43,17 +43,22 @@ export function* pathJsonChunks(
   if (asDocument) yield "]}\n";
 }
 
-/** `path` as text: the entries root first, one tree row each, without connectors. */
+/** `path` as text: the entries root first, one tree row each, without connectors; stdout chunks of about 64 KiB. */
 export function* pathTextLines(
   session: Session,
   path: readonly EntryRec[],
   leaf: EntryRec,
   opts: { style: Style; width: number | undefined },
 ): Generator<string> {
-  const view: SessionView = { roots: [], onPath: new Set(path), shown: path.length };
-  const rows: Row[] = path.map((rec, depth): Row => {
-    const node: ViewNode = { rec, children: [], depth, cycleCut: false };
-    return { node, indent: 0, connector: "none", gutters: [] };
-  });
-  for (const line of treeLines(session, view, rows, { style: opts.style, width: opts.width, leaf })) yield `${line}\n`;
+  // Every entry is on the path; rows made one at a time (a path can be a million entries long).
+  const view = { onPath: { has: (_rec: EntryRec) => true } };
+  const noChildren: ViewNode[] = [];
+  const noGutters: Row["gutters"] = [];
+  function* rows(): Generator<Row> {
+    let depth = 0;
+    for (const rec of path) {
+      yield { node: { rec, children: noChildren, depth: depth++, cycleCut: false }, indent: 0, connector: "none", gutters: noGutters };
+    }
+  }
+  yield* lineChunks(treeLines(session, view, rows(), { style: opts.style, width: opts.width, leaf }));
 }

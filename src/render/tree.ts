@@ -1,23 +1,29 @@
 import type { Session } from "../model/session.js";
-import type { Row, SessionView, ViewNode } from "../ops/view.js";
+import { type Row, type SessionView, TEXT_LEVELS, type ViewNode } from "../ops/view.js";
 import { describeEntry, shortId } from "./entry.js";
 import { sanitizeLine } from "./sanitize.js";
 import type { Style } from "./style.js";
 import { fitSegments, type Segment } from "./width.js";
 
+/**
+ * The gutter and connector columns of a row, three characters a level. Past TEXT_LEVELS levels only the innermost
+ * TEXT_LEVELS are drawn, after `DEPTH⋯ ` (the row's real depth), as the HTML export does: lines stay bounded.
+ */
 function prefixOf(row: Row): string {
-  const chars: string[] = [];
-  const total = row.indent * 3;
-  const connectorAt = row.connector === "none" ? -1 : row.indent - 1;
-  for (let i = 0; i < total; i++) {
-    const level = Math.floor(i / 3);
-    const pos = i % 3;
-    const gutter = row.gutters.find((g) => g.position === level);
-    if (gutter) chars.push(pos === 0 && gutter.show ? "│" : " ");
-    else if (level === connectorAt) chars.push(pos === 0 ? (row.connector === "last" ? "└" : "├") : pos === 1 ? "─" : " ");
-    else chars.push(" ");
+  const indent = row.indent;
+  const from = indent > TEXT_LEVELS ? indent - TEXT_LEVELS : 0;
+  // What each drawn level holds: the first gutter at that position wins (as a search from the outermost would).
+  const cells: (string | undefined)[] = new Array(indent - from);
+  for (const g of row.gutters) {
+    const at = g.position - from;
+    if (at >= 0 && at < cells.length && cells[at] === undefined) cells[at] = g.show ? "│  " : "   ";
   }
-  return chars.join("");
+  const connectorAt = row.connector === "none" ? -1 : indent - 1 - from;
+  let out = from > 0 ? `${indent}⋯ ` : "";
+  for (let i = 0; i < cells.length; i++) {
+    out += cells[i] ?? (i === connectorAt ? (row.connector === "last" ? "└─ " : "├─ ") : "   ");
+  }
+  return out;
 }
 
 interface TreeTextOptions {
@@ -28,7 +34,12 @@ interface TreeTextOptions {
 }
 
 /** The text lines of `pisess tree` (and `path`): one per row, nothing computed here but layout. */
-export function* treeLines(session: Session, view: SessionView, rows: Row[], opts: TreeTextOptions): Generator<string> {
+export function* treeLines(
+  session: Session,
+  view: { onPath: Pick<SessionView["onPath"], "has"> },
+  rows: Iterable<Row>,
+  opts: TreeTextOptions,
+): Generator<string> {
   const { style } = opts;
   const plain = (s: string) => s;
   for (const row of rows) {

@@ -2,7 +2,7 @@ import type { Session } from "../model/session.js";
 import type { EntryRec } from "../model/types.js";
 import { sessionProblems } from "../ops/problems.js";
 import { buildTree, flattenNodes, flatTree, type FlatTree } from "../ops/tree.js";
-import { buildView, layoutRows, type FilterMode, type Row, type SessionView } from "../ops/view.js";
+import { buildView, layoutRows, TEXT_LEVELS, type FilterMode, type Row, type SessionView } from "../ops/view.js";
 import type { Report } from "./report.js";
 import { entryRef } from "./refs.js";
 
@@ -45,6 +45,7 @@ export function treeReport(session: Session, opts: TreeOptions = {}): Report<Tre
     return { data: { leaf, flat: flattenNodes(view.roots) }, diagnostics, exitCode: 0 };
   }
   const view = buildView(session, tree, { filter, search, from, leaf, activeFirst: true });
-  const rows = layoutRows(view.roots, opts.depth ?? Infinity);
+  // The text draws the innermost TEXT_LEVELS levels; twice that many gutters cover them (a clamped gutter can repeat).
+  const rows = layoutRows(view.roots, opts.depth ?? Infinity, 2 * TEXT_LEVELS);
   return { data: { leaf, view, rows }, diagnostics, exitCode: 0 };
 }
