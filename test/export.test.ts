@@ -12,6 +12,7 @@ import { checkOutput, exportJsonl } from "../src/reports/export.js";
 import { ReportError } from "../src/reports/report.js";
 import { exportOut } from "./export-inproc.js";
 import { corpus, fingerprint, fixture, ROOT, runCli } from "./helpers.js";
+import { cliOut } from "./inproc.js";
 
 interface Leaf {
   line: number;
@@ -102,15 +103,16 @@ describe("export --format jsonl: the new file's context at its last entry is pi'
       expect((lines[i] as Record<string, unknown>).parentId).toBe(i === 1 ? null : (lines[i - 1] as Record<string, unknown>).id);
   });
 
-  it("reports each left-out line on stderr with its code", () => {
-    const r = runCli(["export", corpus("gen-v3-long.jsonl"), "--format", "jsonl"]);
+  // The CLI in process (its stderr lines and exit status); the binary's export is spawned above and below.
+  it("reports each left-out line on stderr with its code", async () => {
+    const r = await cliOut(["export", corpus("gen-v3-long.jsonl"), "--format", "jsonl"]);
     expect(r.stderr).toMatch(/gen-v3-long\.jsonl:511: left out of the export: label-target-missing: /);
     expect(r.stdout).not.toContain('"label":"before refactor');
   });
 
   it("changes what no message carries (keep-nothing firstKeptEntryId, a regressing timestamp), says so, exits 0", async () => {
     const f = corpus("gen-v3-faults.jsonl");
-    const r = runCli(["export", f, "--format", "jsonl", "--leaf", "@90"]);
+    const r = await cliOut(["export", f, "--format", "jsonl", "--leaf", "@90"]);
     expect(r.stderr).toMatch(
       /gen-v3-faults\.jsonl:70: changed in the export \(firstKeptEntryId set to its own id, pi's "keep nothing"\): first-kept-/,
     );
@@ -121,7 +123,7 @@ describe("export --format jsonl: the new file's context at its last entry is pi'
       .split("\n")
       .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(out.find((o) => o.id === c70.id)?.firstKeptEntryId).toBe(c70.id);
-    const t = runCli(["export", f, "--format", "jsonl", "--leaf", "@111"]);
+    const t = await cliOut(["export", f, "--format", "jsonl", "--leaf", "@111"]);
     expect(t.stderr).toMatch(
       /gen-v3-faults\.jsonl:110: changed in the export \(timestamp set to the entry above's\): timestamp-regression/,
     );
@@ -192,7 +194,7 @@ describe("export --format markdown", () => {
 describe("export: output and read-only rules", () => {
   const dir = mkdtempSync(join(tmpdir(), "pisess-export-"));
 
-  it("refuses (exit 2) the input file, an existing .jsonl, or an existing file without --force; the input is unchanged", () => {
+  it("refuses (exit 2) the input file, an existing .jsonl, or an existing file without --force; the input is unchanged", async () => {
     const src = join(dir, "s.jsonl");
     writeFileSync(src, readFileSync(corpus("gen-v3-branchy.jsonl")));
     const before = fingerprint(src);
@@ -208,10 +210,11 @@ describe("export: output and read-only rules", () => {
     expect(() => checkOutput(md, src, false)).toThrow(/--force/);
     expect(() => checkOutput(dir, src, true)).toThrow(/directory/);
     expect(readFileSync(md, "utf8")).toBe("keep\n");
-    expect(runCli(["export", src, "-o", md, "--force"]).code).toBe(0);
+    // Writing a file (-o) in process: the refusal above and the HTML below go through the binary.
+    expect((await cliOut(["export", src, "-o", md, "--force"])).code).toBe(0);
     expect(readFileSync(md, "utf8")).toMatch(/^# Session/);
     const fresh = join(dir, "new.jsonl");
-    expect(runCli(["export", src, "-o", fresh]).code).toBe(0);
+    expect((await cliOut(["export", src, "-o", fresh])).code).toBe(0);
     expect(readFileSync(fresh, "utf8").split("\n")[0]).toContain('"type":"session"');
     expect(fingerprint(src)).toEqual(before);
   });

@@ -5,47 +5,51 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { main } from "../src/cli.js";
 import { sessionsDir } from "../src/io/discover.js";
-import { ROOT, fixture, runCli } from "./helpers.js";
+import { ROOT, fixture, once, runCli } from "./helpers.js";
+import { cliOut } from "./inproc.js";
 
 // Issue "What a new user hit", item 9: the smaller ones.
 const N = (name: string) => `fixtures/newuser/${name}`;
 
+// Through the CLI in process (arguments, output, exit status) where a process adds nothing; the binary where the
+// output goes into a pipe (show --raw) or yargs ends the process (--help).
 describe("parentId of the wrong type or empty", () => {
-  const r = runCli(["validate", N("parent-ids.jsonl"), "--format", "json"]);
-  const diags = (JSON.parse(r.stdout).files[0].diagnostics as { code: string; line: number; message: string }[]) ?? [];
-  const at = (line: number) => diags.filter((d) => d.line === line).map((d) => d.code);
+  const run = once(() => cliOut(["validate", N("parent-ids.jsonl"), "--format", "json"]));
+  const diagnostics = async () =>
+    (JSON.parse((await run()).stdout).files[0].diagnostics as { code: string; line: number; message: string }[]) ?? [];
+  const at = async (line: number) => (await diagnostics()).filter((d) => d.line === line).map((d) => d.code);
 
-  it("5 and {}: a schema violation as well as the dangling parent", () => {
-    expect(at(3)).toEqual(expect.arrayContaining(["schema-violation", "dangling-parent"]));
-    expect(at(4)).toEqual(expect.arrayContaining(["schema-violation", "dangling-parent"]));
+  it("5 and {}: a schema violation as well as the dangling parent", async () => {
+    expect(await at(3)).toEqual(expect.arrayContaining(["schema-violation", "dangling-parent"]));
+    expect(await at(4)).toEqual(expect.arrayContaining(["schema-violation", "dangling-parent"]));
   });
 
-  it('"": no usable parent, never "parent  does not exist"', () => {
-    const d = diags.find((x) => x.line === 5 && x.code === "dangling-parent");
+  it('"": no usable parent, never "parent  does not exist"', async () => {
+    const d = (await diagnostics()).find((x) => x.line === 5 && x.code === "dangling-parent");
     expect(d?.message).toBe("entry has no usable parentId; pi treats it as a root");
-    expect(r.stdout).not.toContain("parent  does");
+    expect((await run()).stdout).not.toContain("parent  does");
   });
 });
 
 describe("diff --width cuts the summary table too", () => {
-  it("no line wider than 60 columns", () => {
-    const r = runCli(["diff", "fixtures/diff/branches.jsonl", "label:try-a", "leaf", "--width", "60"]);
+  it("no line wider than 60 columns", async () => {
+    const r = await cliOut(["diff", fixture("diff", "branches.jsonl"), "label:try-a", "leaf", "--width", "60"]);
     expect(r.code).toBe(1);
     for (const line of r.stdout.split("\n")) expect([...line].length).toBeLessThanOrEqual(60);
   });
 });
 
 describe("info on a file without entries", () => {
-  it("no 'max depth -1'; maxDepth null in JSON", () => {
-    const text = runCli(["info", N("header-only.jsonl")]).stdout;
+  it("no 'max depth -1'; maxDepth null in JSON", async () => {
+    const text = (await cliOut(["info", N("header-only.jsonl")])).stdout;
     expect(text).not.toMatch(/max depth\s+-1/);
-    expect(JSON.parse(runCli(["info", N("header-only.jsonl"), "--json"]).stdout).maxDepth).toBeNull();
+    expect(JSON.parse((await cliOut(["info", N("header-only.jsonl"), "--json"])).stdout).maxDepth).toBeNull();
   });
 });
 
 describe("headerless files: one rule", () => {
-  it("entries with ids are read as version 3, and docs/diagnostics.md says so", () => {
-    expect(JSON.parse(runCli(["tree", "fixtures/tree/no-header.jsonl", "--json"]).stdout).version).toBe(3);
+  it("entries with ids are read as version 3, and docs/diagnostics.md says so", async () => {
+    expect(JSON.parse((await cliOut(["tree", fixture("tree", "no-header.jsonl"), "--json"])).stdout).version).toBe(3);
     const docs = readFileSync(join(ROOT, "docs", "diagnostics.md"), "utf8");
     const section = docs.slice(docs.indexOf("### header-missing"), docs.indexOf("### header-not-first"));
     expect(section).toContain("as the current version (3) when the first entry has a string `id`, else as version 1");
@@ -135,9 +139,9 @@ describe("README", () => {
     expect(readFileSync(join(ROOT, "README.md"), "utf8")).not.toContain("<!--");
   });
 
-  it("documents that a label name on several entries is ambiguous, and its labels example survives it", () => {
+  it("documents that a label name on several entries is ambiguous, and its labels example survives it", async () => {
     const readme = readFileSync(join(ROOT, "README.md"), "utf8");
     expect(readme).toContain("a name that labels several entries is an error listing them");
-    expect(runCli(["show", N("label-twice.jsonl"), "label:good"]).code).toBe(2);
+    expect((await cliOut(["show", N("label-twice.jsonl"), "label:good"])).code).toBe(2);
   });
 });

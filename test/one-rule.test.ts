@@ -9,7 +9,8 @@ import { lineageReport } from "../src/reports/lineage.js";
 import { lsReport } from "../src/reports/ls.js";
 import { openFile } from "../src/reports/open.js";
 import { pathReport } from "../src/reports/path.js";
-import { fixture, runCli } from "./helpers.js";
+import { fixture } from "./helpers.js";
+import { cliOut } from "./inproc.js";
 
 /** The four places where copies of one rule disagreed; each now has one definition every command uses. */
 
@@ -79,29 +80,30 @@ describe("a path into a parent cycle: one diagnostic, one exit code", () => {
   });
 });
 
+// The whole CLI (argument parsing, command, renderer) in process: no stdin, terminal or pipe is involved.
 describe("the same four through the CLI (these failed before the reports)", () => {
   const json = (s: string) => JSON.parse(s) as Record<string, unknown>;
-  it("fork parent: info, ls and lineage agree", () => {
+  it("fork parent: info, ls and lineage agree", async () => {
     const file = fixture("fork", "empty-parent-session.jsonl");
-    expect((json(runCli(["info", file, "--json"]).stdout).header as { parentSession: string }).parentSession).toBe("p.jsonl");
-    expect((json(runCli(["ls", file, "--json"]).stdout).sessions as { parentSession: string }[])[0]?.parentSession).toBe("p.jsonl");
-    const lineage = runCli(["lineage", file, "--json", "--forks-in", fixture("fork")]);
+    expect((json((await cliOut(["info", file, "--json"])).stdout).header as { parentSession: string }).parentSession).toBe("p.jsonl");
+    expect((json((await cliOut(["ls", file, "--json"])).stdout).sessions as { parentSession: string }[])[0]?.parentSession).toBe("p.jsonl");
+    const lineage = await cliOut(["lineage", file, "--json", "--forks-in", fixture("fork")]);
     expect((json(lineage.stdout).ancestors as { ref: string }[])[0]?.ref).toBe("p.jsonl");
   });
-  it("problems: ls --json and info --json agree", () => {
+  it("problems: ls --json and info --json agree", async () => {
     const file = fixture("validate", "dangling-parent.jsonl");
-    const info = json(runCli(["info", file, "--json"]).stdout).problems;
-    expect((json(runCli(["ls", file, "--json"]).stdout).sessions as { problems: number }[])[0]?.problems).toBe(info);
+    const info = json((await cliOut(["info", file, "--json"])).stdout).problems;
+    expect((json((await cliOut(["ls", file, "--json"])).stdout).sessions as { problems: number }[])[0]?.problems).toBe(info);
   });
-  it("grep and path give line 2 of a header-less file the same id", () => {
+  it("grep and path give line 2 of a header-less file the same id", async () => {
     const file = fixture("tree", "no-header.jsonl");
-    const g = runCli(["grep", "reply", file, "--ndjson"])
-      .stdout.trim()
+    const g = (await cliOut(["grep", "reply", file, "--ndjson"])).stdout
+      .trim()
       .split("\n")
       .map(json)
       .find((h) => h.line === 2);
-    const p = runCli(["path", file, "--leaf", "@2", "--ndjson"])
-      .stdout.trim()
+    const p = (await cliOut(["path", file, "--leaf", "@2", "--ndjson"])).stdout
+      .trim()
       .split("\n")
       .map(json)
       .find((h) => h.line === 2);

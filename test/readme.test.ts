@@ -1,4 +1,4 @@
-import { spawnSync } from "node:child_process";
+import { execFile, spawnSync } from "node:child_process";
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -75,33 +75,48 @@ function sandbox(): void {
   put(src("parent.jsonl"), join(project, "parent.jsonl"));
 }
 
+/** Runs one example line in bash (pipefail) in the sandbox; resolves with its exit status and stderr. */
+function bash(line: string, bin: string): Promise<{ status: number | null; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      "bash",
+      ["-o", "pipefail", "-c", line],
+      // `pisess` on PATH is the built binary; a fake HOME keeps the user's own sessions out.
+      {
+        cwd: work,
+        env: { PATH: `${bin}:${process.env.PATH ?? ""}`, HOME: home, NO_COLOR: "1" },
+        encoding: "utf8",
+        timeout: 30_000,
+        maxBuffer: 256 * 1024 * 1024,
+      },
+      (err, _stdout, stderr) => {
+        const code = err === null ? 0 : typeof err.code === "number" ? err.code : null;
+        resolve({ status: code, stderr });
+      },
+    );
+  });
+}
+
 describe.skipIf(!hasBash)("README examples run", () => {
   sandbox();
   const all = examples();
+  const bin = join(home, "bin");
+  mkdirSync(bin, { recursive: true });
+  spawnSync("bash", [
+    "-c",
+    `printf '#!/bin/sh\\nexec "%s" "%s" "$@"\\n' "${process.execPath}" "${BIN}" > "${join(bin, "pisess")}" && chmod +x "${join(bin, "pisess")}"`,
+  ]);
 
   it("there are examples", () => {
     expect(all.length).toBeGreaterThan(40);
   });
 
+  // Each example is its own process tree and works on its own output: they run a few at a time (vitest's
+  // maxConcurrency), so both cores stay busy while one example waits on its pipe.
   for (const line of all) {
     const needsJq = /\|\s*jq\b/.test(line);
-    it.skipIf(needsJq && !hasJq)(line, () => {
-      // `pisess` on PATH is the built binary; a fake HOME keeps the user's own sessions out.
-      const bin = join(home, "bin");
-      mkdirSync(bin, { recursive: true });
-      const shim = join(bin, "pisess");
-      if (spawnSync("test", ["-x", shim]).status !== 0) {
-        spawnSync("bash", [
-          "-c",
-          `printf '#!/bin/sh\\nexec "%s" "%s" "$@"\\n' "${process.execPath}" "${BIN}" > "${shim}" && chmod +x "${shim}"`,
-        ]);
-      }
-      const r = spawnSync("bash", ["-o", "pipefail", "-c", line], {
-        cwd: work,
-        env: { PATH: `${bin}:${process.env.PATH ?? ""}`, HOME: home, NO_COLOR: "1" },
-        encoding: "utf8",
-        timeout: 30_000,
-      });
+    it.skipIf(needsJq && !hasJq)(line, { concurrent: true }, async ({ expect }) => {
+      const r = await bash(line, bin);
       // 0 ok, 1 findings/differences/no match (the documented meanings); 141: a reader (head) left early.
       expect([0, 1, 141], `${line}\nstderr: ${r.stderr}`).toContain(r.status);
       expect(r.stderr).not.toMatch(/^pisess: (?!warning:)/m);
