@@ -1,6 +1,6 @@
 import yargs from "yargs";
 import { hideBin } from "yargs/helpers";
-import { CliError, colorOption, exitStatusSoFar, OutputClosed, STDIN_ARG, takeExitStatus } from "./commands/common.js";
+import { CliError, colorOption, exitStatusSoFar, OutputClosed, STDIN_ARG, takeExitStatus } from "./commands/run-state.js";
 import { loadCommands } from "./commands/index.js";
 import { packageVersion } from "./io/package.js";
 

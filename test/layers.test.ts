@@ -68,10 +68,10 @@ describe("layers point one way", () => {
       for (const spec of imports(text)) {
         // common.ts is the CLI's input plumbing (stdin, the progress bar's file size); command modules read nothing.
         if (/^(node:)?fs(\/promises)?$/.test(spec) && file !== "commands/common.ts") bad.push(`${file}: imports ${spec}`);
-        // Commands share only common.ts (I/O plumbing) and index.ts (the list); a helper in a command is a rule
+        // Commands share only common.ts (I/O plumbing), run-state.ts (what cli.ts needs) and index.ts (the list); a helper in a command is a rule
         // that belongs in a report or below.
         const m = /^\.\/(\w[\w-]*)\.js$/.exec(spec);
-        if (m && m[1] !== "common" && file !== "commands/index.ts") bad.push(`${file}: imports ./${m[1]}.js`);
+        if (m && m[1] !== "common" && m[1] !== "run-state" && file !== "commands/index.ts") bad.push(`${file}: imports ./${m[1]}.js`);
       }
       if (/process\.exitCode/.test(code)) bad.push(`${file}: sets process.exitCode`);
     }
@@ -79,7 +79,9 @@ describe("layers point one way", () => {
   });
 
   it("every command has a report, and the library exports it", () => {
-    const commands = readdirSync(join(SRC, "commands")).filter((f) => f.endsWith(".ts") && f !== "common.ts" && f !== "index.ts");
+    const commands = readdirSync(join(SRC, "commands")).filter(
+      (f) => f.endsWith(".ts") && !["common.ts", "index.ts", "run-state.ts"].includes(f),
+    );
     const reports = new Set(readdirSync(join(SRC, "reports")));
     const index = readFileSync(join(SRC, "index.ts"), "utf8");
     for (const c of commands) {

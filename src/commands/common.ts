@@ -1,5 +1,4 @@
 import { stat } from "node:fs/promises";
-import type { Options } from "yargs";
 import { loadSession, type LoadOptions } from "../model/load.js";
 import type { Session } from "../model/session.js";
 import { formatMessage } from "../render/diagnostics.js";
@@ -13,19 +12,14 @@ import type { Diagnostic } from "../model/types.js";
 
 /** An error meant for the user: printed as one line, exit code 2 unless said otherwise. No stack trace. */
 export { ReportError as CliError } from "../reports/report.js";
+export { colorOption, exitStatusSoFar, OutputClosed, requestExit, STDIN_ARG, takeExitStatus } from "./run-state.js";
+import { OutputClosed } from "./run-state.js";
 export { ioReason } from "../io/errors.js";
 
 export interface GlobalArgs {
   color?: string;
   debug?: boolean;
 }
-
-export const colorOption: Options = {
-  describe: "Colour: auto (TTY and no NO_COLOR), always, never",
-  choices: ["auto", "always", "never"],
-  default: "auto",
-  type: "string",
-};
 
 /** Colour only for a TTY, never with NO_COLOR set (any non-empty value), unless forced with --color always. */
 export function useColor(args: GlobalArgs, stream: NodeJS.WriteStream = process.stdout): boolean {
@@ -38,13 +32,6 @@ export function useColor(args: GlobalArgs, stream: NodeJS.WriteStream = process.
 export function styleFor(args: GlobalArgs, stream: NodeJS.WriteStream = process.stdout): Style {
   return makeStyle(useColor(args, stream));
 }
-
-/**
- * yargs turns a lone "-" into an empty string (and may hand it to two arguments at once); cli.ts swaps "-" for this
- * marker before parsing and a middleware swaps it back, so no command ever sees the marker. "-" means stdin only
- * for the file operands whose help says so (`isStdin`); anywhere else it is an ordinary value.
- */
-export const STDIN_ARG = "\u0000stdin";
 
 export function isStdin(file: string): boolean {
   return file === "-";
@@ -148,16 +135,6 @@ export function progressReporter(verb: string, file: string, total: number): { u
   };
 }
 
-/**
- * Thrown once stdout's reader has gone (EPIPE, e.g. `| head`): the run stops there and ends with the exit status
- * requested so far (cli.ts), so a failing run stays failing however little of its output was read.
- */
-export class OutputClosed extends Error {
-  constructor() {
-    super("stdout closed");
-  }
-}
-
 function outputClosed(): boolean {
   return (process.stdout.errored as NodeJS.ErrnoException | null)?.code === "EPIPE";
 }
@@ -195,24 +172,6 @@ export function emptyNote(file: string, what: "context" | "path"): string {
 export function problemSummary(file: string, diagnostics: readonly Diagnostic[]): void {
   const t = problemTally(diagnostics);
   if (t.error + t.warning > 0) process.stderr.write(readingProblemsLine(file, t));
-}
-
-let requestedExit = 0;
-
-/** The exit status a command asks for; cli.ts reads it once, when the command is done, and sets the process's. */
-export function requestExit(code: number): void {
-  requestedExit = code;
-}
-
-/** The status requested so far, without taking it: what a run stopped by a closed stdout ends with. */
-export function exitStatusSoFar(): number {
-  return requestedExit;
-}
-
-export function takeExitStatus(): number {
-  const code = requestedExit;
-  requestedExit = 0;
-  return code;
 }
 
 /** Columns to cut lines to; undefined: no cut. A terminal reporting 0 columns (a pty without a size) is unknown. */
