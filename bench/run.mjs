@@ -445,7 +445,7 @@ md += `\n## Results\n\n${table}`;
 if (shapeGroups.length) md += `\n## Shapes\n\nEvery command on each shape, stdout to /dev/null (${SHAPE_RUNS} run${SHAPE_RUNS > 1 ? "s" : ""} each, stopped after ${SHAPE_TIMEOUT_MS / 1000} s). ❌: 5 s or more, over 1 GB, or failed.\n\n${shapes}`;
 md += `\n## Targets\n\n`;
 md += checks.length ? checks.map((c) => `- ${c.pass ? "✅" : "❌"} ${c.what}: ${c.detail}`).join("\n") + "\n" : "(no target applies to this subset)\n";
-md += `\n## Reproduce\n\n\`\`\`sh\nnpm ci && (cd bench && npm ci)\n${cmdline}\n# all of it: npm run bench   (subset: npm run bench -- --sizes 10M,100M --runs 3 --shapes none)\n\`\`\`\n`;
+md += `\n## Reproduce\n\n\`\`\`sh\nnpm ci && (cd bench && npm install --no-save)\n${cmdline}\n# all of it: npm run bench   (subset: npm run bench -- --sizes 10M,100M --runs 3 --shapes none)\n\`\`\`\n`;
 md += `\nEach row is one process: \`node bench/pi-task.mjs tree|context COPY\` (pi's SessionManager.open + getTree / buildSessionContext, on a copy), \`node bench/floor.mjs whole|stream FILE\`, \`node bin/pisess.js <command> FILE ...\` with stdout to /dev/null.\n`;
 // Sections after the marker are written by hand (or by other scripts) and kept as they are.
 const MARKER = "<!-- end of the generated part: bench/run.mjs keeps everything below this line -->";
