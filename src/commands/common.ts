@@ -22,7 +22,7 @@ export interface GlobalArgs {
 }
 
 /** Colour only for a TTY, never with NO_COLOR set (any non-empty value), unless forced with --color always. */
-export function useColor(args: GlobalArgs, stream: NodeJS.WriteStream = process.stdout): boolean {
+function useColor(args: GlobalArgs, stream: NodeJS.WriteStream = process.stdout): boolean {
   if (args.color === "always") return true;
   if (args.color === "never") return false;
   if (process.env.NO_COLOR !== undefined && process.env.NO_COLOR !== "") return false;

@@ -122,7 +122,7 @@ export async function loadCommands(argv: readonly string[]): Promise<AnyCommand[
 }
 
 /** The name a command string starts with ("tree <file>": "tree"). */
-export function commandName(command: string): string {
+function commandName(command: string): string {
   return command.split(" ", 1)[0] as string;
 }
 

@@ -153,7 +153,7 @@ const BASE_FIELDS = ["index", "line", "offset", "length", "id", "parentId", "typ
 
 /** A rule the skeleton reads. */
 export type SkeletonRule = Extract<FieldRule, { read: SkeletonRead }>;
-export function isSkeletonRule(r: FieldRule): r is SkeletonRule {
+function isSkeletonRule(r: FieldRule): r is SkeletonRule {
   return r.skeleton === true;
 }
 

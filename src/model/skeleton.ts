@@ -111,8 +111,6 @@ const PLANS: Record<ScanDetail, Plan> = { skeleton: plan("skeleton"), spend: pla
 /** The compiled key list of the skeleton detail (exported for the scanner's tests). */
 export const SKELETON_KEYS = PLANS.skeleton.keys;
 /** The same for the spend detail. */
-export const SPEND_KEYS = PLANS.spend.keys;
-
 /** A usage object's members, scanned in their own slots past those of every plan's line keys. */
 const USAGE_KEYS = skeletonKeys(
   [...USAGE_MEMBERS, USAGE_COST.key],

@@ -8,11 +8,11 @@ import { givesMessages } from "./context.js";
  * Where a byte sits. Every byte has exactly one place: a fork's copied entries count as "fork-copy" wherever they
  * are; the header, BOM and defective lines are "file".
  */
-export const PLACES = ["context", "summarised", "edited-out", "path-other", "other-branches", "fork-copy", "file"] as const;
+const PLACES = ["context", "summarised", "edited-out", "path-other", "other-branches", "fork-copy", "file"] as const;
 export type Place = (typeof PLACES)[number];
 
 /** What a byte holds. Every byte of the file has exactly one kind. */
-export const KINDS = [
+const KINDS = [
   "text",
   "thinking",
   "thinkingSignature",
@@ -29,18 +29,6 @@ export const KINDS = [
   "bom",
 ] as const;
 export type Kind = (typeof KINDS)[number];
-
-/** byType rows for what is not an entry. */
-export const NON_ENTRY_TYPES = [
-  "(header)",
-  "(bom)",
-  "(line endings)",
-  "(blank)",
-  "(malformed)",
-  "(non-object)",
-  "(extra header)",
-  "(not read)",
-];
 
 export interface TopEntry {
   line: number;
@@ -96,7 +84,7 @@ export interface BloatData extends BloatMeasure {
 }
 
 /** pi's estimate counts an image as 4,800 characters, 1,200 tokens. */
-export const IMAGE_TOKENS = 1200;
+const IMAGE_TOKENS = 1200;
 
 class Sums<K extends string> {
   readonly m = new Map<K, { bytes: number; n: number }>();

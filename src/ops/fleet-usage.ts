@@ -41,7 +41,7 @@ export interface UsageRow extends UsageSums {
   models?: (UsageSums & { model: string })[];
 }
 
-export function emptySums(): UsageSums {
+function emptySums(): UsageSums {
   return {
     input: 0,
     output: 0,

@@ -47,9 +47,3 @@ export function firstKeptNotMessage(file: string, c: EntryRec, keptFrom: EntryRe
     c.id === undefined ? {} : { entryId: c.id },
   );
 }
-
-/** Whether a compaction's target could be one (by id; the path decides): lets validate skip building contexts. */
-export function mayKeepFromNonMessage(session: Session, c: EntryRec): boolean {
-  const t = c.firstKeptEntryId === undefined ? undefined : session.byId.get(c.firstKeptEntryId);
-  return t !== undefined && t !== c && !MESSAGE_TYPES.has(t.type);
-}

@@ -71,7 +71,7 @@ function toolList(s: EntryStats): string {
 }
 
 /** The per-side summary table (cli-table3), colour only in the header; wrapped to fit `width` columns when given. */
-export function statsTable(
+function statsTable(
   left: EntryStats,
   right: EntryStats,
   style: Style,

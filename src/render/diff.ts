@@ -48,7 +48,7 @@ function jsonOptions(pair: DiffPair): DiffJsonOptions {
 }
 
 /** `diff --json` for one comparison: the document, then a newline. */
-export function diffPairJson(pair: DiffPair): string {
+function diffPairJson(pair: DiffPair): string {
   const o = pair.kind === "contexts" ? contextDiffObject(pair.diff, jsonOptions(pair)) : pathDiffObject(pair.diff, jsonOptions(pair));
   return `${JSON.stringify(o)}\n`;
 }

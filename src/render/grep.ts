@@ -8,7 +8,7 @@ function oneLine(s: string): string {
 }
 
 /** `file:line:id: snippet`, the match highlighted when colour is on. */
-export function grepTextLine(file: string, hit: GrepHit, style: Style): string {
+function grepTextLine(file: string, hit: GrepHit, style: Style): string {
   const pre = hit.snippet.slice(0, hit.matchStart);
   const match = hit.snippet.slice(hit.matchStart, hit.matchEnd);
   const post = hit.snippet.slice(hit.matchEnd);
@@ -44,7 +44,7 @@ export interface GrepJson {
 }
 
 /** The `--ndjson` object (and the items of `--json`'s "hits"). */
-export function grepHitObject(file: string, hit: GrepHit): GrepHitJson {
+function grepHitObject(file: string, hit: GrepHit): GrepHitJson {
   // Key order is the output's: target and editedBy (when there are) come before the snippet.
   return {
     file,

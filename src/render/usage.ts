@@ -24,7 +24,7 @@ function sums(s: UsageSums): Record<string, number> {
 }
 
 /** A row as --json and --ndjson write it: the group keys named as in --by, then the sums, then the breakdown. */
-export function usageRowObject(by: readonly GroupKey[], row: UsageRow): Record<string, unknown> {
+function usageRowObject(by: readonly GroupKey[], row: UsageRow): Record<string, unknown> {
   const o: Record<string, unknown> = {};
   for (const k of by) o[k] = row.keys[k] ?? null;
   Object.assign(o, sums(row));
@@ -95,7 +95,7 @@ export function fleetNoteLines(d: {
 }
 
 /** One stderr line per damaged file and code. */
-export function damageLine(n: DamageNote): string {
+function damageLine(n: DamageNote): string {
   const at = n.firstLine !== null ? ` (first at line ${n.firstLine})` : "";
   return `pisess: ${sanitizeLine(n.file)}: ${n.count}× ${n.code}${at}; counted every readable line\n`;
 }

@@ -56,7 +56,7 @@ function quote(s: string): string {
 }
 
 /** read_json with the table's declared columns and types, so an empty table still has them. */
-export function readNdjsonExpr(table: TableName, path: string): string {
+function readNdjsonExpr(table: TableName, path: string): string {
   const cols = TABLES[table].columns.map((c) => `${quote(c.name)}: ${quote(DUCK_TYPE[c.type])}`).join(", ");
   return `read_json(${quote(path)}, format = 'newline_delimited', columns = {${cols}})`;
 }
@@ -66,7 +66,7 @@ export async function copyToParquet(duck: Duck, table: TableName, ndjson: string
 }
 
 /** Views named as the tables over files written by `pisess tables` (parquet or ndjson, whichever is there). */
-export async function createViews(duck: Duck, dir: string): Promise<void> {
+async function createViews(duck: Duck, dir: string): Promise<void> {
   let names: string[];
   try {
     names = await readdir(dir);

@@ -54,7 +54,7 @@ function day(opt: string, v: string | undefined): string | undefined {
 }
 
 /** Checks options that need no files. */
-export function usageSettings(opts: UsageOptions): { by: GroupKey[]; since?: string; until?: string } {
+function usageSettings(opts: UsageOptions): { by: GroupKey[]; since?: string; until?: string } {
   const by = opts.by ?? [];
   for (const k of by)
     if (!GROUP_KEYS.includes(k)) throw new ReportError(`--by: unknown key ${JSON.stringify(k)} (one of ${GROUP_KEYS.join(", ")})`);
