@@ -139,10 +139,29 @@ function outputClosed(): boolean {
   return (process.stdout.errored as NodeJS.ErrnoException | null)?.code === "EPIPE";
 }
 
-/** Writes chunks to stdout, waiting for the pipe to drain; stops with OutputClosed when the reader has gone. */
-export async function writeOut(chunks: Iterable<string>): Promise<void> {
+/** Output is handed to stdout in pieces of about this size: a write per small chunk costs a system call each. */
+const WRITE_SIZE = 64 << 10;
+
+/** The chunks joined into pieces of at least WRITE_SIZE characters (the last may be shorter), in order. */
+function* coalesced(chunks: Iterable<string>): Generator<string> {
+  let pending: string[] = [];
+  let size = 0;
   for (const chunk of chunks) {
     if (!chunk) continue;
+    pending.push(chunk);
+    size += chunk.length;
+    if (size >= WRITE_SIZE) {
+      yield pending.join("");
+      pending = [];
+      size = 0;
+    }
+  }
+  if (size > 0) yield pending.join("");
+}
+
+/** Writes chunks to stdout, waiting for the pipe to drain; stops with OutputClosed when the reader has gone. */
+export async function writeOut(chunks: Iterable<string>): Promise<void> {
+  for (const chunk of coalesced(chunks)) {
     if (outputClosed()) throw new OutputClosed();
     if (!process.stdout.write(chunk)) {
       await new Promise<void>((resolve) => {

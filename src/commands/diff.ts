@@ -88,20 +88,37 @@ function leavesWriter(args: DiffArgs): {
 } {
   const frame = new DiffLeavesFrame(args.json === true, (pair) => textOptions(args, pair));
   let started = false;
+  // Comparisons are small and may be a hundred thousand: they go out in batches of about 64 KB, not one by one.
+  let pending: string[] = [];
+  let size = 0;
+  const flush = async (): Promise<void> => {
+    const out = pending;
+    pending = [];
+    size = 0;
+    await writeOut(out);
+  };
+  const add = async (chunks: Iterable<string>): Promise<void> => {
+    for (const c of chunks) {
+      pending.push(c);
+      size += c.length;
+    }
+    if (size >= 64 << 10) await flush();
+  };
   const start = async (file: string, active: EntryRec): Promise<void> => {
     if (started) return;
     started = true;
-    await writeOut([frame.head(file, active)]);
+    await add([frame.head(file, active)]);
   };
   return {
     async item(item, head) {
       await start(head.file, head.active);
       if (item.kind === "cycle" || !item.diff.same) requestExit(1);
-      await writeOut(frame.item(item));
+      await add(frame.item(item));
     },
     async end(d) {
       await start(d.file as string, d.active as EntryRec);
-      await writeOut([frame.end()]);
+      await add([frame.end()]);
+      await flush();
     },
   };
 }
