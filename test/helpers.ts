@@ -3,6 +3,8 @@ import { createHash } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import type { Session } from "../src/model/session.js";
+import type { EntryRec } from "../src/model/types.js";
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 export const BIN = join(ROOT, "bin", "pisess.js");
@@ -75,5 +77,22 @@ export function once<T>(run: () => T): () => T {
   return () => {
     done ??= { value: run() };
     return done.value;
+  };
+}
+
+/** What a load made of a session, comparable across load details: each entry through `entryView`, the rest as is. */
+export function sessionView(s: Session, entryView: (rec: EntryRec) => unknown): unknown {
+  return {
+    entries: s.entries.map(entryView),
+    byId: [...s.byId].map(([id, r]) => [id, r.line]),
+    labels: [...s.labels],
+    sessionName: s.sessionName,
+    defaultLeaf: s.defaultLeaf?.line ?? null,
+    diagnostics: s.diagnostics,
+    skipped: s.skipped,
+    facts: s.facts,
+    header: s.header,
+    headerLine: s.headerLine,
+    version: s.version,
   };
 }
