@@ -265,7 +265,8 @@ export async function measureBloat(
     }
   };
 
-  const facts = await readLineBytes(file, sink, 1 << 16);
+  // The loader's chunk size: its read buffer, handed back when the load finished, serves this pass too.
+  const facts = await readLineBytes(file, sink, 1 << 20);
   if (facts.bom) {
     byType.add("(bom)", 3, 0);
     byKind.add("bom", 3);
