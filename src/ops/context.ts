@@ -2,7 +2,10 @@ import { isObject, type Obj } from "../model/json.js";
 import type { Session } from "../model/session.js";
 import { BLOCK_ONLY_ROLES, EDITABLE_ROLES, KNOWN_ROLES } from "../model/roles.js";
 import type { Diagnostic, EntryRec } from "../model/types.js";
+import { stampedMarks } from "./marks.js";
 import { firstKeptProblem, messageMissing, toolCallUnanswered, toolResultOrphan, unknownRole } from "./problems.js";
+
+const contextMarks = stampedMarks();
 
 /** pi's `new Date(entry.timestamp).getTime()`, with the Date constructor's own coercions (null → 0, junk → NaN). */
 function entryTime(ts: unknown): number {
@@ -193,9 +196,10 @@ export function buildContext(session: Session, path: EntryRec[], read: (rec: Ent
   }
 
   // The latest edit per target among the context entries (pi keys them by the raw targetId).
-  // Marks by entry index rather than a Set: contextEntries can be the whole of a million-entry path.
-  const inContext = new Uint8Array(session.entries.length);
-  for (const rec of contextEntries) inContext[rec.index] = 1;
+  // Marks by entry index rather than a Set: contextEntries can be the whole of a million-entry path; stamped, as
+  // diff --leaves --context builds a context per leaf.
+  const { seen: inContext, stamp: inCtx } = contextMarks(session);
+  for (const rec of contextEntries) inContext[rec.index] = inCtx;
   const latestEdit = new Map<unknown, EntryRec>();
   for (const rec of contextEntries) if (rec.type === "context_edit") latestEdit.set(body(rec).targetId, rec);
 
@@ -240,10 +244,10 @@ export function buildContext(session: Session, path: EntryRec[], read: (rec: Ent
     const e = body(rec);
     const target = typeof e.targetId === "string" ? (session.byId.get(e.targetId) ?? null) : null;
     let status: EditStatus;
-    if (inContext[rec.index] !== 1) status = "summarized";
+    if (inContext[rec.index] !== inCtx) status = "summarized";
     else if (latestEdit.get(e.targetId) !== rec) status = "superseded";
     else if (!target) status = "target-missing";
-    else if (inContext[target.index] !== 1 || (target.type === "compaction" && target !== contextEntries[0]))
+    else if (inContext[target.index] !== inCtx || (target.type === "compaction" && target !== contextEntries[0]))
       status = "target-outside-context";
     else status = "applied";
     const info: EditOnPath = { edit: rec, target, status, removes: e.replacement === null };
@@ -390,16 +394,16 @@ interface ContextSize {
   usageIndex: number | null;
 }
 
-/**
- * Approximate size of the context, as pi's footer does: the last assistant usage that is not from an aborted or
- * failed turn, plus characters/4 for the messages after it. A usage from before the compaction summary counted a
- * longer history, so only usages after the compaction count.
- */
 /** An assistant message whose usage pi's estimate starts from (not aborted, not an error, usage recorded). */
 export function hasUsableUsage(m: unknown): m is Record<string, unknown> & { usage: Record<string, unknown> } {
   return isObject(m) && m.role === "assistant" && m.stopReason !== "aborted" && m.stopReason !== "error" && isObject(m.usage);
 }
 
+/**
+ * Approximate size of the context, as pi's footer does: the last assistant usage that is not from an aborted or
+ * failed turn, plus characters/4 for the messages after it. A usage from before the compaction summary counted a
+ * longer history, so only usages after the compaction count.
+ */
 export function contextSize(ctx: SessionContext, path: readonly EntryRec[]): ContextSize {
   const { messages } = ctx;
   let floor = 0;

@@ -1,6 +1,9 @@
 import type { Session } from "../model/session.js";
 import type { EntryRec } from "../model/types.js";
+import { stampedMarks } from "./marks.js";
 import { resolveParent } from "./tree.js";
+
+const walkMarks = stampedMarks();
 
 export type PathResult =
   | { ok: true; path: EntryRec[] }
@@ -28,17 +31,4 @@ export function pathTo(session: Session, leaf: EntryRec): PathResult {
     cur = resolveParent(session, cur);
   }
   return { ok: true, path: walked.reverse() };
-}
-
-const marksBySession = new WeakMap<Session, { seen: Uint32Array; stamp: number }>();
-
-/** The session's mark array and a stamp no earlier walk used (a fresh array once the stamps run out). */
-function walkMarks(session: Session): { seen: Uint32Array; stamp: number } {
-  let m = marksBySession.get(session);
-  if (m === undefined || m.seen.length < session.entries.length || m.stamp === 0xffffffff) {
-    m = { seen: new Uint32Array(session.entries.length), stamp: 0 };
-    marksBySession.set(session, m);
-  }
-  m.stamp += 1;
-  return m;
 }
