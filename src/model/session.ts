@@ -46,8 +46,12 @@ export interface Session {
 
 /** The whole entry as pi holds it after migration: the original object with migrated ids and roles. */
 export function readEntry(session: Session, rec: EntryRec): Record<string, unknown> {
-  const o = JSON.parse(session.store.rawLine(rec)) as Record<string, unknown>;
-  return migrateEntryObject(o, rec, session.version);
+  return parseEntry(session, rec, session.store.rawLine(rec));
+}
+
+/** readEntry for a caller that already holds the entry's line (read with the rest of the file, say). */
+export function parseEntry(session: Session, rec: EntryRec, line: string): Record<string, unknown> {
+  return migrateEntryObject(JSON.parse(line) as Record<string, unknown>, rec, session.version);
 }
 
 /** Applies the in-memory migration to a re-read entry, using the ids the index assigned. */

@@ -1,11 +1,10 @@
-import { join } from "node:path";
-import { type PiEnv, cwdFolderName, mostRecentSession, sessionsDir } from "../io/discover.js";
+import { type PiEnv, defaultSessionRoot, mostRecentSession } from "../io/discover.js";
 import { stat } from "node:fs/promises";
-import type { HeldTail, LineSourceFacts, RawLine } from "../io/scan/index.js";
+import type { HeldTail, LineSourceFacts } from "../io/scan/index.js";
 import { FileRangeReader } from "../io/store.js";
 import { FileTail } from "../io/tail.js";
 import { createIndexer, heldTailDiagnostic, type SessionIndexer } from "../model/load.js";
-import { readEntry, type Session } from "../model/session.js";
+import { parseEntry, readEntry, type Session } from "../model/session.js";
 import type { Diagnostic, EntryRec, EntryStore } from "../model/types.js";
 import { buildContext, contextSize } from "../ops/context.js";
 import { FollowState, type FollowStep, type FollowTotals } from "../ops/follow.js";
@@ -55,21 +54,17 @@ export type FollowEvent =
 
 /** pi's session folder for a working directory: where `context` (and `follow`) look for its newest session. */
 export async function projectSessionFolder(cwd: string, env: PiEnv): Promise<string> {
-  return join(await sessionsDir(env), cwdFolderName(cwd));
+  return defaultSessionRoot(false, env, cwd);
 }
 
-/**
- * Reads back entries of the followed file: the line being reported from memory (the path may hold another file by
- * the time it is read back), older ones from the file by offset.
- */
+/** Reads back entries of the followed file by offset, without read-ahead: the file grows (or is rewritten) under it. */
 class BatchStore implements EntryStore {
-  line: RawLine | null = null;
   private readonly reader: FileRangeReader;
   constructor(path: string) {
     this.reader = new FileRangeReader(path, false);
   }
   rawLine(rec: EntryRec): string {
-    return this.line !== null && this.line.line === rec.line ? this.line.text : this.reader.read(rec.offset, rec.length);
+    return this.reader.read(rec.offset, rec.length);
   }
   close(): void {
     this.reader.close();
@@ -141,10 +136,8 @@ export async function* followSession(opts: FollowOptions): AsyncGenerator<Follow
         if (first && opts.fromStart !== true) continue;
         const e: FollowEvent = { kind: "entry", file: cur.file, session: s, rec, step, totals: cur.state.totals };
         if (opts.wholeEntries) {
-          // Read from the line just read: the path may already hold another file.
-          cur.store.line = ev.raw;
-          e.entry = readEntry(s, rec);
-          cur.store.line = null;
+          // From the line just read: the path may already hold another file.
+          e.entry = parseEntry(s, rec, ev.raw.text);
         }
         yield e;
       }

@@ -2,7 +2,7 @@ import type { Stats } from "node:fs";
 import { readFileSync, statSync } from "node:fs";
 import { ioReason } from "../io/errors.js";
 import { loadSession } from "../model/load.js";
-import type { Session } from "../model/session.js";
+import { parseEntry, type Session } from "../model/session.js";
 import { damageNotes } from "../ops/fleet-files.js";
 import type { ParentCache } from "../ops/fleet-parents.js";
 import { type EntryReader, sessionRows } from "../ops/fleet-rows.js";
@@ -41,8 +41,7 @@ export async function tablesBatch(files: readonly string[], parents: ParentCache
       st = statSync(path);
       // The spend detail: message bodies are parsed below anyway, so the index need not parse them as well.
       session = await loadSession({ kind: "file", path }, { detail: "spend" });
-      // Version 1 files need ids filled in by migration (readEntry does it); later ones are read as written.
-      const whole = st.size <= WHOLE_FILE_BYTES && session.version >= 2 && session.header !== null;
+      const whole = st.size <= WHOLE_FILE_BYTES && session.header !== null;
       bytes = whole ? readFileSync(path) : undefined;
     } catch (error) {
       notes.failures.push({ path, reason: ioReason(error) });
@@ -56,7 +55,7 @@ export async function tablesBatch(files: readonly string[], parents: ParentCache
       notes.damage.push(...damageNotes(path, session.diagnostics));
       const fork = await parents.copied(session);
       const read: EntryReader | undefined = bytes
-        ? (rec) => JSON.parse(bytes.toString("utf8", rec.offset, rec.offset + rec.length)) as Record<string, unknown>
+        ? (rec) => parseEntry(session, rec, bytes.toString("utf8", rec.offset, rec.offset + rec.length))
         : undefined;
       const r = sessionRows(
         session,
