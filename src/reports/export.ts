@@ -98,16 +98,16 @@ export async function exportJsonl(session: Session, leafRef: string, header: Exp
     const found = checkSession(copy, { fileExists: () => true }).filter((d) => d.severity !== "info");
     const entryOf = (d: Diagnostic) => (d.line !== null && d.line >= 2 ? kept[d.line - 2] : undefined);
     let progress = false;
+    const unchanged = (): boolean =>
+      contextKey(
+        session,
+        path.filter((r) => !leaveOut.has(r)),
+      ) === want;
     for (const d of found) {
       const rec = entryOf(d);
       if (rec === undefined || leaveOut.has(rec) || keep.has(rec)) continue;
       leaveOut.add(rec);
-      if (
-        contextKey(
-          session,
-          path.filter((r) => !leaveOut.has(r)),
-        ) === want
-      ) {
+      if (unchanged()) {
         leftOut.push({ ...d, file: session.file, line: rec.line });
         progress = true;
         continue;
@@ -116,14 +116,10 @@ export async function exportJsonl(session: Session, leafRef: string, header: Exp
       // the same context when the edit only removed the target's messages.
       const target =
         d.code === "context-edit-not-editable" && typeof d.args.targetLine === "number" ? kept[d.args.targetLine - 2] : undefined;
-      if (target !== undefined && !keep.has(target)) {
+      // A target an earlier finding already left out stays out (its left-out line is reported).
+      if (target !== undefined && !keep.has(target) && !leaveOut.has(target)) {
         leaveOut.add(target);
-        if (
-          contextKey(
-            session,
-            path.filter((r) => !leaveOut.has(r)),
-          ) === want
-        ) {
+        if (unchanged()) {
           leftOut.push({ ...d, file: session.file, line: rec.line }, { ...d, file: session.file, line: target.line });
           progress = true;
           continue;
