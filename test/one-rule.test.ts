@@ -110,3 +110,32 @@ describe("the same four through the CLI (these failed before the reports)", () =
     expect(g?.id).toBe((p?.entry as { id: string } | undefined)?.id);
   });
 });
+
+describe("validate names a fork's parent by the one fork-parent rule", () => {
+  // A branch summary copied by a fork points into the parent: the legacy `branchedFrom` header names that parent
+  // as `parentSession` does (io/discover.ts forkParentRef), so the summary is not reported as pointing nowhere.
+  it("legacy branchedFrom: the copied summary is branch-summary-from-parent, as with parentSession", async () => {
+    const { checkSession } = await import("../src/check/validate.js");
+    const { Readable } = await import("node:stream");
+    const T = (m: number) => `2025-01-01T09:0${m}:00.000Z`;
+    const codes = async (header: Record<string, unknown>) => {
+      const lines = [
+        { type: "session", version: 3, id: "01942660-60f2-76c4-b069-c43a8c3b7cf3", timestamp: T(0), cwd: "/w", ...header },
+        { type: "message", id: "a1", parentId: null, timestamp: T(1), message: { role: "user", content: "hi" } },
+        { type: "branch_summary", id: "a2", parentId: "a1", timestamp: T(2), fromId: "c0000004", summary: "s" },
+      ];
+      const text = `${lines.map((l) => JSON.stringify(l)).join("\n")}\n`;
+      const s = await loadSession({ kind: "stream", name: "fork.jsonl", stream: Readable.from([Buffer.from(text)]) });
+      try {
+        return checkSession(s, { fileExists: () => true })
+          .filter((d) => d.code.startsWith("branch-summary-from"))
+          .map((d) => [d.code, d.args]);
+      } finally {
+        s.store.close();
+      }
+    };
+    const want = (parentSession: string) => [["branch-summary-from-parent", { fromId: "c0000004", parentSession }]];
+    expect(await codes({ parentSession: "p.jsonl" })).toEqual(want("p.jsonl"));
+    expect(await codes({ branchedFrom: "old.jsonl" })).toEqual(want("old.jsonl"));
+  });
+});

@@ -76,8 +76,7 @@ export function checkTimeOrder(session: Session, out: Diagnostic[]): void {
 export function checkReferences(session: Session, out: Diagnostic[]): void {
   const { file, byId } = session;
   const v1 = (session.version as unknown as number) < 2;
-  const ps = session.header?.parentSession;
-  const parentSession = typeof ps === "string" && ps !== "" ? ps : null;
+  const parentSession = forkParentRef(session.header)?.ref ?? null;
   for (const rec of session.entries) {
     switch (rec.type) {
       case "label":
