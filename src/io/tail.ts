@@ -55,8 +55,12 @@ export class FileTail {
 
   static async open(path: string, opts: { watch?: boolean } = {}): Promise<FileTail> {
     const fh = await open(path, "r");
-    const st = await fh.stat();
-    return new FileTail(path, fh, st.ino, opts.watch !== false);
+    try {
+      return new FileTail(path, fh, (await fh.stat()).ino, opts.watch !== false);
+    } catch (err) {
+      await fh.close();
+      throw err;
+    }
   }
 
   private newSplitter(): LineSplitter {
@@ -91,8 +95,16 @@ export class FileTail {
     if (pathIno === null) {
       if (this.missing >= 2) this.batch.push({ kind: "gone", held: this.splitter.held() });
     } else if (pathIno !== this.ino) {
+      let fh: FileHandle;
+      try {
+        fh = await open(this.path, "r");
+      } catch (err) {
+        // Replaced, then removed before it could be opened: gone, as a missing path is (the next read says so).
+        if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+        this.missing++;
+        return this.batch;
+      }
       this.batch.push({ kind: "reset", reason: "replaced", held: this.splitter.held() });
-      const fh = await open(this.path, "r");
       await this.fh.close();
       this.fh = fh;
       this.ino = (await fh.stat()).ino;
