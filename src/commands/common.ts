@@ -12,7 +12,7 @@ import type { Diagnostic } from "../model/types.js";
 
 /** An error meant for the user: printed as one line, exit code 2 unless said otherwise. No stack trace. */
 export { ReportError as CliError } from "../reports/report.js";
-export { colorOption, exitStatusSoFar, OutputClosed, requestExit, STDIN_ARG, takeExitStatus } from "./run-state.js";
+export { requestExit } from "./run-state.js";
 import { OutputClosed } from "./run-state.js";
 export { ioReason } from "../io/errors.js";
 
@@ -177,6 +177,31 @@ export async function writeOut(chunks: Iterable<string>): Promise<void> {
     }
   }
   if (outputClosed()) throw new OutputClosed();
+}
+
+/**
+ * Output written piece by piece over many calls (one per comparison, say), handed to writeOut in batches of about
+ * WRITE_SIZE: a hundred thousand small writes would cost a system call each. `flush` writes what is left.
+ */
+export function batchedOut(): { add: (chunks: Iterable<string>) => Promise<void>; flush: () => Promise<void> } {
+  let pending: string[] = [];
+  let size = 0;
+  const flush = async (): Promise<void> => {
+    const out = pending;
+    pending = [];
+    size = 0;
+    await writeOut(out);
+  };
+  return {
+    async add(chunks) {
+      for (const c of chunks) {
+        pending.push(c);
+        size += c.length;
+      }
+      if (size >= WRITE_SIZE) await flush();
+    },
+    flush,
+  };
 }
 
 /** The info note for a session without entries (pi's empty result, not an error). */

@@ -5,7 +5,17 @@ import { diagnosticLine } from "../render/diagnostics.js";
 import { DiffLeavesFrame, diffItemChunks } from "../render/diff.js";
 import { SIDE_BY_SIDE_MIN, type DiffTextOptions } from "../render/diff-text.js";
 import { diffReport, type DiffData, type DiffItem } from "../reports/diff.js";
-import { wholeNumbers, openInput, problemSummary, requestExit, styleFor, terminalWidth, writeOut, type GlobalArgs } from "./common.js";
+import {
+  batchedOut,
+  wholeNumbers,
+  openInput,
+  problemSummary,
+  requestExit,
+  styleFor,
+  terminalWidth,
+  writeOut,
+  type GlobalArgs,
+} from "./common.js";
 
 interface DiffArgs extends GlobalArgs {
   file: string;
@@ -88,22 +98,8 @@ function leavesWriter(args: DiffArgs): {
 } {
   const frame = new DiffLeavesFrame(args.json === true, (pair) => textOptions(args, pair));
   let started = false;
-  // Comparisons are small and may be a hundred thousand: they go out in batches of about 64 KB, not one by one.
-  let pending: string[] = [];
-  let size = 0;
-  const flush = async (): Promise<void> => {
-    const out = pending;
-    pending = [];
-    size = 0;
-    await writeOut(out);
-  };
-  const add = async (chunks: Iterable<string>): Promise<void> => {
-    for (const c of chunks) {
-      pending.push(c);
-      size += c.length;
-    }
-    if (size >= 64 << 10) await flush();
-  };
+  // Comparisons are small and may be a hundred thousand: they go out in batches, not one by one.
+  const { add, flush } = batchedOut();
   const start = async (file: string, active: EntryRec): Promise<void> => {
     if (started) return;
     started = true;
