@@ -5,7 +5,6 @@ import { dirname, join, resolve } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { isoWeek } from "../src/ops/fleet-time.js";
 import { fleetProgress } from "../src/render/usage-progress.js";
-import { inOrderAhead } from "../src/reports/pool.js";
 import { usageReport, type UsageOptions } from "../src/reports/usage.js";
 import { fingerprint, fixture, runCli } from "./helpers.js";
 
@@ -376,43 +375,5 @@ describe("usage progress", () => {
     } finally {
       now.mockRestore();
     }
-  });
-});
-
-describe("reading ahead (pool.inOrderAhead)", () => {
-  it("uses results in item order; keeps at most `items` in flight and the look-ahead within `bytes`", async () => {
-    const sizes = [5, 1, 1, 50, 1, 1, 1, 30, 2];
-    const items = sizes.map((_, i) => i);
-    const inFlight = new Set<number>();
-    const log: string[] = [];
-    let worst = 0;
-    let worstAheadBytes = 0;
-    const used: number[] = [];
-    await inOrderAhead(
-      items,
-      { items: 3, bytes: 10 },
-      (i) => sizes[i] as number,
-      async (i) => {
-        inFlight.add(i);
-        worst = Math.max(worst, inFlight.size);
-        // Later items finish first: order must come from inOrderAhead, not from timing.
-        await new Promise((r) => setTimeout(r, (items.length - i) * 2));
-        return i * 10;
-      },
-      (r, i) => {
-        used.push(r);
-        const ahead = [...inFlight].filter((j) => j > i);
-        worstAheadBytes = Math.max(
-          worstAheadBytes,
-          ahead.reduce((n, j) => n + (sizes[j] as number), 0),
-        );
-        inFlight.delete(i);
-        log.push(`${i}`);
-      },
-    );
-    expect(used).toEqual(items.map((i) => i * 10));
-    expect(worst).toBeLessThanOrEqual(3);
-    expect(worstAheadBytes).toBeLessThanOrEqual(10);
-    expect(log).toHaveLength(items.length);
   });
 });

@@ -70,4 +70,4 @@ export function hasOtherKinds(rows: KindTotals[]): boolean {
   return rows.some((r) => r.source !== "assistant");
 }
 
-export { BIG_TABLE_ROWS, makeTable, tableText, type TextTable } from "./text-table.js";
+export { makeTable, tableText } from "./text-table.js";
