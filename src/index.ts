@@ -38,7 +38,7 @@ export { entryRef } from "./reports/refs.js";
 export { treeReport, type TreeOptions, type TreeData } from "./reports/tree.js";
 export { pathReport, type PathOptions, type PathData } from "./reports/path.js";
 export { contextReport, resolveSessionFile, type ContextOptions, type ContextData } from "./reports/context.js";
-export { exportJsonl, exportFacts, htmlPayload, type JsonlExport } from "./reports/export.js";
+export { type ChangedEntry, exportJsonl, exportFacts, htmlPayload, type JsonlExport } from "./reports/export.js";
 export type { HtmlPayload } from "./render/export-html.js";
 export { diffReport, type DiffOptions, type DiffData, type DiffItem } from "./reports/diff.js";
 export { lsReport, LS_SORTS, type LsOptions, type LsData, type LsSort, type IoFailure } from "./reports/ls.js";

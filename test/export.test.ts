@@ -132,6 +132,15 @@ describe("export --format jsonl: the new file's context at its last entry is pi'
     expect(t.code).toBe(1);
   });
 
+  it("the report names each field change it made, with the finding it fixed", async () => {
+    const session = await loadSession({ kind: "file", path: corpus("gen-v3-faults.jsonl") });
+    const keep = await exportJsonl(session, "@90", { ...HEADER, parentSession: session.file });
+    const lifted = await exportJsonl(session, "@111", { ...HEADER, parentSession: session.file });
+    session.store.close();
+    expect(keep.data?.changed.map((c) => [c.line, c.patch])).toEqual([[70, "keep-nothing"]]);
+    expect(lifted.data?.changed.map((c) => [c.line, c.code, c.patch])).toContainEqual([110, "timestamp-regression", "timestamp-lifted"]);
+  });
+
   it("a branch summary whose fromId is off the path stays as pi's /fork leaves it: info in the new file, exit 0", async () => {
     const session = await loadSession({ kind: "file", path: corpus("gen16-branchy.jsonl") });
     const r = await exportJsonl(session, "@99", { ...HEADER, parentSession: session.file });

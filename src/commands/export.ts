@@ -2,11 +2,11 @@ import { randomUUID } from "node:crypto";
 import { resolve } from "node:path";
 import type { Argv, CommandModule } from "yargs";
 import type { Session } from "../model/session.js";
-import { diagnosticLine, formatMessage } from "../render/diagnostics.js";
+import { diagnosticLine } from "../render/diagnostics.js";
 import { factRows } from "../render/export-facts.js";
 import { exportHtml } from "../render/export-html.js";
+import { jsonlExportNotes } from "../render/export-notes.js";
 import { branchMarkdown } from "../render/export-markdown.js";
-import { sanitizeLine } from "../render/sanitize.js";
 import { resolveSessionFile } from "../reports/context.js";
 import {
   branchEntries,
@@ -124,23 +124,11 @@ async function jsonl(session: Session, args: ExportArgs, stdin: boolean): Promis
     requestExit(r.exitCode);
     return;
   }
-  const { lines, leftOut, changed, remaining, sameContext, leaf } = r.data;
   await writeChunks(
-    lines.map((l) => `${l}\n`),
+    r.data.lines.map((l) => `${l}\n`),
     args.output,
     args.force === true,
   );
-  const name = sanitizeLine(session.file);
-  for (const d of leftOut) process.stderr.write(`${name}:${d.line}: left out of the export: ${d.code}: ${formatMessage(d)}\n`);
-  for (const d of changed)
-    process.stderr.write(
-      `${name}:${d.line}: changed in the export (${d.code === "timestamp-regression" ? "timestamp set to the entry above's" : `firstKeptEntryId set to its own id, pi's "keep nothing"`}): ${d.code}: ${formatMessage(d)}\n`,
-    );
-  for (const d of remaining)
-    process.stderr.write(
-      `${name}${d.line === null ? "" : `:${d.line}`}: kept in the export (leaving it out would change the context): ${d.severity} ${d.code}: ${formatMessage(d)}\n`,
-    );
-  if (!sameContext)
-    process.stderr.write(`${name}:${leaf.line}: the exported file's context at its last entry differs from the original's at this leaf\n`);
+  for (const line of jsonlExportNotes(session.file, r.data)) process.stderr.write(line);
   requestExit(r.exitCode);
 }

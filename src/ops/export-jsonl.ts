@@ -17,6 +17,9 @@ export function exportHeader(session: Session, facts: ExportHeaderFacts): Record
   return h;
 }
 
+/** How the export changed an entry's field so that a finding goes while the context stays. */
+export type EntryPatchKind = "keep-nothing" | "timestamp-lifted";
+
 /**
  * The field change that makes a compaction's dangling `firstKeptEntryId` valid without changing the context: pi 1.6
  * keeps nothing before a compaction whose firstKeptEntryId names no entry before it on the path, and its own id is

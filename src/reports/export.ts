@@ -7,7 +7,14 @@ import { loadSession } from "../model/load.js";
 import { readEntry, type Session } from "../model/session.js";
 import type { Diagnostic, EntryRec } from "../model/types.js";
 import { buildContext } from "../ops/context.js";
-import { exportEntries, exportHeader, type ExportHeaderFacts, keepNothingPatch, timestampPatch } from "../ops/export-jsonl.js";
+import {
+  type EntryPatchKind,
+  exportEntries,
+  exportHeader,
+  type ExportHeaderFacts,
+  keepNothingPatch,
+  timestampPatch,
+} from "../ops/export-jsonl.js";
 import { pathTo } from "../ops/path.js";
 import { cycleProblem } from "../ops/tree.js";
 import type { ExportFacts } from "../render/export-facts.js";
@@ -50,13 +57,16 @@ export interface JsonlExport {
   lines: string[];
   /** Entries of the path left out, each with the finding that made it go (line = the original's line). */
   leftOut: Diagnostic[];
-  /** Entries written with a field changed so that the finding goes while the context stays (see keepNothingPatch). */
-  changed: Diagnostic[];
+  /** Entries written with a field changed so that the finding goes while the context stays: the finding and the change. */
+  changed: ChangedEntry[];
   /** Findings about the new file that neither leaving out nor changing could fix without changing the context. */
   remaining: Diagnostic[];
   /** Whether pisess builds the same context at the new file's last entry as at the leaf of the original. */
   sameContext: boolean;
 }
+
+/** A finding the export fixed by changing a field (line = the original's line), and which change it made. */
+export type ChangedEntry = Diagnostic & { patch: EntryPatchKind };
 
 function contextKey(session: Session, path: EntryRec[]): string {
   const c = buildContext(session, path, (rec) => readEntry(session, rec));
@@ -64,10 +74,15 @@ function contextKey(session: Session, path: EntryRec[]): string {
 }
 
 /** The field change that fixes finding `d` on `rec` without changing the context, where there is one. */
-function fieldPatch(d: Diagnostic, rec: EntryRec): Record<string, unknown> | null {
-  if (d.code === "first-kept-missing" || d.code === "first-kept-off-path") return keepNothingPatch(rec);
-  if (d.code === "timestamp-regression") return timestampPatch(rec, d.args.previous);
-  return null;
+function fieldPatch(d: Diagnostic, rec: EntryRec): { kind: EntryPatchKind; fields: Record<string, unknown> } | null {
+  const fields =
+    d.code === "first-kept-missing" || d.code === "first-kept-off-path"
+      ? keepNothingPatch(rec)
+      : d.code === "timestamp-regression"
+        ? timestampPatch(rec, d.args.previous)
+        : null;
+  if (fields === null) return null;
+  return { kind: d.code === "timestamp-regression" ? "timestamp-lifted" : "keep-nothing", fields };
 }
 
 /**
@@ -88,7 +103,7 @@ export async function exportJsonl(session: Session, leafRef: string, header: Exp
   // result that answers no call, a message pi sends although its schema is wrong).
   const keep = new Set<EntryRec>();
   const leftOut: Diagnostic[] = [];
-  const changed: Diagnostic[] = [];
+  const changed: ChangedEntry[] = [];
   const headLine = JSON.stringify(exportHeader(session, header));
   for (;;) {
     const kept = path.filter((r) => !leaveOut.has(r));
@@ -129,8 +144,8 @@ export async function exportJsonl(session: Session, leafRef: string, header: Exp
       leaveOut.delete(rec);
       const patch = patches.has(rec) ? null : fieldPatch(d, rec);
       if (patch !== null) {
-        patches.set(rec, patch);
-        changed.push({ ...d, file: session.file, line: rec.line });
+        patches.set(rec, patch.fields);
+        changed.push({ ...d, file: session.file, line: rec.line, patch: patch.kind });
         progress = true;
       } else keep.add(rec);
     }
