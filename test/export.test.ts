@@ -80,7 +80,7 @@ describe("export --format jsonl: the new file's context at its last entry is pi'
 
   it("writes a fresh v3 header naming the original as parentSession; the path's entries keep their ids", async () => {
     const f = corpus("gen-v1.jsonl");
-    const r = runCli(["export", f, "--format", "jsonl"]);
+    const r = await runCli(["export", f, "--format", "jsonl"]);
     expect(r.code).toBe(0);
     const lines = r.stdout
       .trimEnd()
@@ -198,7 +198,7 @@ describe("export: output and read-only rules", () => {
     const src = join(dir, "s.jsonl");
     writeFileSync(src, readFileSync(corpus("gen-v3-branchy.jsonl")));
     const before = fingerprint(src);
-    expect(runCli(["export", src, "-o", src, "--format", "markdown"]).code).toBe(2);
+    expect((await runCli(["export", src, "-o", src, "--format", "markdown"])).code).toBe(2);
     // The other refusals come from the same check (the command turns its ReportError into exit 2, as above).
     expect(() => checkOutput(src, src, true)).toThrow(ReportError);
     const other = join(dir, "other.jsonl");
@@ -235,12 +235,12 @@ describe("export: output and read-only rules", () => {
     expect(inputs.map(fingerprint)).toEqual(before);
   }, 120_000);
 
-  it("picks the format from -o (.html) and writes HTML to a pipe by default", () => {
+  it("picks the format from -o (.html) and writes HTML to a pipe by default", async () => {
     const src = corpus("gen-v2.jsonl");
     const html = join(dir, "x.html");
-    expect(runCli(["export", src, "-o", html]).code).toBe(0);
+    expect((await runCli(["export", src, "-o", html])).code).toBe(0);
     expect(readFileSync(html, "utf8")).toMatch(/^<!doctype html>/);
-    expect(runCli(["export", src]).stdout).toMatch(/^<!doctype html>/);
+    expect((await runCli(["export", src])).stdout).toMatch(/^<!doctype html>/);
   });
 });
 

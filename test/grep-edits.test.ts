@@ -26,8 +26,8 @@ describe("grep and context edits", () => {
     expect(hit?.editedBy).toEqual([{ id: "e0000007", line: 8, removes: true }]);
   });
 
-  it("the text output names the edit or the edited entry", () => {
-    const r = runCli(["grep", "redacted|sk-live", fixture("context", "edits.jsonl")]);
+  it("the text output names the edit or the edited entry", async () => {
+    const r = await runCli(["grep", "redacted|sk-live", fixture("context", "edits.jsonl")]);
     expect(r.code).toBe(0);
     expect(
       r.stdout

@@ -100,10 +100,10 @@ describe("read-only guarantee, every command", () => {
   const results = new Map<string, CliResult>();
   let before: FileFingerprint[] = [];
   let names: string[] = [];
-  beforeAll(() => {
+  beforeAll(async () => {
     before = files.map(fingerprint);
     names = listing();
-    for (const args of runs) results.set(args.join(" "), runCli(args, { env, cwd }));
+    for (const args of runs) results.set(args.join(" "), await runCli(args, { env, cwd }));
   }, 300_000);
 
   it("leaves bytes, mtimes and the folder listing unchanged: every command through the binary", () => {

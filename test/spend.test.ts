@@ -356,7 +356,7 @@ describe("spend of a fork and its parent", () => {
     expectTotals(lsParent.totals, sumOf(pe).total, "ls parent");
 
     const rel = "fixtures/glance/spend-parent.jsonl";
-    expectGolden("spend-info-parent.txt", runCli(["info", rel]).stdout);
-    expectGolden("spend-leaves-parent.txt", runCli(["leaves", rel]).stdout);
+    expectGolden("spend-info-parent.txt", (await runCli(["info", rel])).stdout);
+    expectGolden("spend-leaves-parent.txt", (await runCli(["leaves", rel])).stdout);
   });
 });

@@ -254,7 +254,7 @@ describe("files pisess does not read: agent-core v4 and versions above 3", () =>
           expect((err as CliError).message).toMatch(what);
         }
         for (const [cmd, ...rest] of file === FUTURE ? reading.slice(0, 1) : reading) {
-          const r = runCli([cmd as string, file, ...rest]);
+          const r = await runCli([cmd as string, file, ...rest]);
           expect(r.code, cmd).toBe(2);
           expect(r.stdout, cmd).toBe("");
           const lines = r.stderr.trimEnd().split("\n");
@@ -264,13 +264,13 @@ describe("files pisess does not read: agent-core v4 and versions above 3", () =>
         }
       });
     }
-    it("from stdin too", () => {
-      const r = runCli(["tree", "-"], { input: readFileSync(FOREIGN) });
+    it("from stdin too", async () => {
+      const r = await runCli(["tree", "-"], { input: readFileSync(FOREIGN) });
       expect(r.code).toBe(2);
       expect(r.stderr).toMatch(/^pisess: -: this is a pi agent-core session file/);
     });
-    it("validate: exit 1 with the coded finding", () => {
-      const r = runCli(["validate", "--format", "ndjson", FOREIGN, FUTURE]);
+    it("validate: exit 1 with the coded finding", async () => {
+      const r = await runCli(["validate", "--format", "ndjson", FOREIGN, FUTURE]);
       expect(r.code).toBe(1);
       const rows = r.stdout
         .trim()
@@ -295,8 +295,8 @@ describe("pi 1.6.0 corpus", () => {
     expect(ds.every((d) => d.severity === "info")).toBe(true);
   });
 
-  it("pisess validate exits 0 on it, with no warning", () => {
-    const r = runCli(["validate", "--format", "json", "--fail-on", "warning", "--strict", "fixtures/corpus/pi16-written.jsonl"]);
+  it("pisess validate exits 0 on it, with no warning", async () => {
+    const r = await runCli(["validate", "--format", "json", "--fail-on", "warning", "--strict", "fixtures/corpus/pi16-written.jsonl"]);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout).summary).toMatchObject({ error: 0, warning: 0 });
   });

@@ -1,3 +1,4 @@
+import { runIo } from "./run-state.js";
 import { randomUUID } from "node:crypto";
 import { resolve } from "node:path";
 import type { Argv, CommandModule } from "yargs";
@@ -40,7 +41,7 @@ function pickFormat(args: ExportArgs): Format {
   if (out?.endsWith(".html") || out?.endsWith(".htm")) return "html";
   if (out?.endsWith(".md") || out?.endsWith(".markdown")) return "markdown";
   if (out?.endsWith(".jsonl")) return "jsonl";
-  return process.stdout.isTTY === true && out === undefined ? "markdown" : "html";
+  return runIo().stdout.isTTY === true && out === undefined ? "markdown" : "html";
 }
 
 async function writeChunks(chunks: Iterable<string>, out: string | undefined, force: boolean): Promise<void> {
@@ -81,7 +82,7 @@ export const exportCommand: CommandModule<object, ExportArgs> = {
   handler: async (args) => {
     const file =
       args.file ??
-      (await resolveSessionFile({ session: args.session, allProjects: args.allProjects, cwd: process.cwd(), env: process.env }));
+      (await resolveSessionFile({ session: args.session, allProjects: args.allProjects, cwd: runIo().cwd(), env: runIo().env }));
     const format = pickFormat(args);
     const stdin = isStdin(file);
     if (args.output !== undefined) checkOutput(args.output, stdin ? undefined : file, args.force === true);
@@ -91,7 +92,7 @@ export const exportCommand: CommandModule<object, ExportArgs> = {
       if (format === "jsonl") return await jsonl(session, args, stdin);
       const { leaf, path, diagnostics } = exportPath(session, args.leaf);
       if (path === null) {
-        for (const d of diagnostics) process.stderr.write(diagnosticLine(d));
+        for (const d of diagnostics) runIo().stderr.write(diagnosticLine(d));
         requestExit(1);
         return;
       }
@@ -120,7 +121,7 @@ async function jsonl(session: Session, args: ExportArgs, stdin: boolean): Promis
     parentSession: stdin || session.path === undefined ? undefined : resolve(session.path),
   });
   if (r.data === null) {
-    for (const d of r.diagnostics) process.stderr.write(diagnosticLine(d));
+    for (const d of r.diagnostics) runIo().stderr.write(diagnosticLine(d));
     requestExit(r.exitCode);
     return;
   }
@@ -131,16 +132,16 @@ async function jsonl(session: Session, args: ExportArgs, stdin: boolean): Promis
     args.force === true,
   );
   const name = sanitizeLine(session.file);
-  for (const d of leftOut) process.stderr.write(`${name}:${d.line}: left out of the export: ${d.code}: ${formatMessage(d)}\n`);
+  for (const d of leftOut) runIo().stderr.write(`${name}:${d.line}: left out of the export: ${d.code}: ${formatMessage(d)}\n`);
   for (const d of changed)
-    process.stderr.write(
+    runIo().stderr.write(
       `${name}:${d.line}: changed in the export (${d.code === "timestamp-regression" ? "timestamp set to the entry above's" : `firstKeptEntryId set to its own id, pi's "keep nothing"`}): ${d.code}: ${formatMessage(d)}\n`,
     );
   for (const d of remaining)
-    process.stderr.write(
+    runIo().stderr.write(
       `${name}${d.line === null ? "" : `:${d.line}`}: kept in the export (leaving it out would change the context): ${d.severity} ${d.code}: ${formatMessage(d)}\n`,
     );
   if (!sameContext)
-    process.stderr.write(`${name}:${leaf.line}: the exported file's context at its last entry differs from the original's at this leaf\n`);
+    runIo().stderr.write(`${name}:${leaf.line}: the exported file's context at its last entry differs from the original's at this leaf\n`);
   requestExit(r.exitCode);
 }
