@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { loadSession } from "../src/model/load.js";
 import type { Session } from "../src/model/session.js";
 import { bloatReport, type BloatData } from "../src/reports/bloat.js";
-import { corpus, fixture, ROOT, runCli } from "./helpers.js";
+import { corpus, fixture, ROOT, runCli, spawnCli } from "./helpers.js";
 
 type Obj = Record<string, unknown>;
 
@@ -237,7 +237,7 @@ describe("bloat: CLI", () => {
   });
 
   it("text: tables with bars, and what a fork would leave behind", async () => {
-    const r = await runCli(["bloat", "fixtures/bloat/kinds.jsonl"]);
+    const r = spawnCli(["bloat", "fixtures/bloat/kinds.jsonl"]);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^By kind$/m);
     expect(r.stdout).toMatch(/█/);

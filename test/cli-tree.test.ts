@@ -157,7 +157,7 @@ describe("pisess tree (built binary)", () => {
   });
 
   it("reads stdin with -", async () => {
-    const r = await runCli(["tree", "-", "--json"], { input: readFileSync(tree("branched.jsonl")) });
+    const r = spawnCli(["tree", "-", "--json"], { input: readFileSync(tree("branched.jsonl")) });
     expect(r.code).toBe(0);
     expect((JSON.parse(r.stdout) as { file: string }).file).toBe("-");
   });
@@ -188,13 +188,13 @@ describe("pisess tree (built binary)", () => {
     ];
     // The first through the binary, the others through the CLI in process (test/inproc.ts cliOut).
     for (const [args, pattern] of cases) {
-      const r = args === cases[0]?.[0] ? await runCli(args) : await cliOut(args);
+      const r = args === cases[0]?.[0] ? spawnCli(args) : await cliOut(args);
       expect(r.code, args.join(" ")).toBe(2);
       expect(r.stdout).toBe("");
       expect(r.stderr).toMatch(pattern);
       expect(r.stderr).not.toMatch(/\n\s+at /);
     }
-    expect((await runCli(["tree", "/nonexistent/x.jsonl", "--debug"])).stderr).toMatch(/\n\s+at /);
+    expect(spawnCli(["tree", "/nonexistent/x.jsonl", "--debug"]).stderr).toMatch(/\n\s+at /);
   });
 
   it("an ambiguous reference lists the candidates (in process: the report's error, printed as the one above)", async () => {
@@ -221,7 +221,7 @@ describe("pisess tree (built binary)", () => {
 
 describe("pisess path (built binary)", () => {
   it("text: the entries root → leaf (golden)", async () => {
-    const r = await runCli(["path", tree("branched.jsonl"), "--leaf", "a0000005"]);
+    const r = spawnCli(["path", tree("branched.jsonl"), "--leaf", "a0000005"]);
     expect(r.code).toBe(0);
     expectGolden("path-branched.txt", r.stdout);
   });

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadSession } from "../src/model/load.js";
 import { compactionsReport, type CompactionsData } from "../src/reports/compactions.js";
-import { corpus, fixture, ROOT, runCli } from "./helpers.js";
+import { corpus, fixture, ROOT, runCli, spawnCli } from "./helpers.js";
 
 type Obj = Record<string, unknown>;
 
@@ -227,7 +227,7 @@ describe("compactions: what was dropped", () => {
 
 describe("compactions: CLI", () => {
   it("--json: file, leaf and one object per compaction", async () => {
-    const r = await runCli(["compactions", "fixtures/compactions/dropped.jsonl", "--json"]);
+    const r = spawnCli(["compactions", "fixtures/compactions/dropped.jsonl", "--json"]);
     expect(r.code).toBe(0);
     const d = JSON.parse(r.stdout) as CompactionsData;
     expect(d.leaf).toEqual({ id: "c11", line: 12 });

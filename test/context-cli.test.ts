@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cwdFolderName } from "../src/io/discover.js";
 import { resolveSessionFile } from "../src/reports/context.js";
-import { fingerprint, fixture, runCli, type FileFingerprint } from "./helpers.js";
+import { fingerprint, fixture, runCli, type FileFingerprint, spawnCli } from "./helpers.js";
 import { contextJsonOut } from "./inproc.js";
 
 const ctxFixture = (name: string) => fixture("context", `${name}.jsonl`);
@@ -63,7 +63,7 @@ describe("pisess context without FILE: the most recent session of the current di
     const agent = join(base, "agent1");
     const { newer } = fill(join(agent, "sessions"));
     const env = { PI_CODING_AGENT_DIR: agent, PI_CODING_AGENT_SESSION_DIR: undefined, HOME: base };
-    const r = await runCli(["context", "--json"], { cwd: project, env });
+    const r = spawnCli(["context", "--json"], { cwd: project, env });
     expect(r.code, r.stderr).toBe(0);
     expect(fileOf(r.stdout)).toBe(newer);
     // The text header names it too.

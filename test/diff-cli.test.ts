@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readdirSync } from "node:fs";
 import { expectGolden } from "./golden.js";
-import { fingerprint, fixture, runCli, type FileFingerprint } from "./helpers.js";
+import { fingerprint, fixture, runCli, type FileFingerprint, spawnCli } from "./helpers.js";
 import { diffJsonOut, diffOut } from "./inproc.js";
 
 // Relative paths keep the output the same on every machine (the CLI runs in the repository root).
@@ -23,7 +23,7 @@ function json(stdout: string): Record<string, any> {
 
 describe("pisess diff FILE A B", () => {
   it("sibling branches: text (golden), exit 1", async () => {
-    const r = await runCli(["diff", F("branches.jsonl"), "label:try-a", "leaf"]);
+    const r = spawnCli(["diff", F("branches.jsonl"), "label:try-a", "leaf"]);
     expect(r.stderr).toBe("");
     expect(r.code).toBe(1);
     expectGolden("diff-branches.txt", r.stdout);

@@ -11,7 +11,7 @@ import { pathTo } from "../src/ops/path.js";
 import { checkOutput, exportJsonl } from "../src/reports/export.js";
 import { ReportError } from "../src/reports/report.js";
 import { exportOut } from "./export-inproc.js";
-import { corpus, fingerprint, fixture, ROOT, runCli } from "./helpers.js";
+import { corpus, fingerprint, fixture, ROOT, runCli, spawnCli } from "./helpers.js";
 import { cliOut } from "./inproc.js";
 
 interface Leaf {
@@ -80,7 +80,7 @@ describe("export --format jsonl: the new file's context at its last entry is pi'
 
   it("writes a fresh v3 header naming the original as parentSession; the path's entries keep their ids", async () => {
     const f = corpus("gen-v1.jsonl");
-    const r = await runCli(["export", f, "--format", "jsonl"]);
+    const r = spawnCli(["export", f, "--format", "jsonl"]);
     expect(r.code).toBe(0);
     const lines = r.stdout
       .trimEnd()

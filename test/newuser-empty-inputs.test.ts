@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { runCli } from "./helpers.js";
+import { runCli, spawnCli } from "./helpers.js";
 
 // Issue "What a new user hit", item 7: a mistyped or empty folder must not pass CI as "no problems".
 const empty = mkdtempSync(join(tmpdir(), "pisess-empty-"));
@@ -39,7 +39,7 @@ describe("validate: inputs that hold no session file", () => {
 
 describe("lineage --forks-in a folder that is not there", () => {
   it("warns on stderr and lists it in the JSON", async () => {
-    const r = await runCli(["lineage", "fixtures/tree/branched.jsonl", "--forks-in", "/nonexistent-pisess", "--json"]);
+    const r = spawnCli(["lineage", "fixtures/tree/branched.jsonl", "--forks-in", "/nonexistent-pisess", "--json"]);
     expect(r.stderr).toContain("warning: --forks-in /nonexistent-pisess: no such file");
     expect(JSON.parse(r.stdout).unsearched).toEqual([{ path: "/nonexistent-pisess", reason: "no such file" }]);
   });

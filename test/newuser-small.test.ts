@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { main } from "../src/cli.js";
 import { sessionsDir } from "../src/io/discover.js";
-import { ROOT, fixture, once, runCli } from "./helpers.js";
+import { ROOT, fixture, once, runCli, spawnCli } from "./helpers.js";
 import { cliOut } from "./inproc.js";
 
 // Issue "What a new user hit", item 9: the smaller ones.
@@ -61,7 +61,7 @@ describe("show --raw: raw into a pipe, escaped on a terminal", () => {
   afterEach(() => vi.restoreAllMocks());
 
   it("piped: the exact line", async () => {
-    expect((await runCli(["show", N("controls.jsonl"), "@2", "--raw"])).stdout).toBe(`${raw}\n`);
+    expect(spawnCli(["show", N("controls.jsonl"), "@2", "--raw"]).stdout).toBe(`${raw}\n`);
   });
 
   it("on a TTY: no raw bidi, C1 or DEL", async () => {

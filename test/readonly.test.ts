@@ -15,7 +15,7 @@ import { openFile, openSession } from "../src/reports/open.js";
 import { ReportError } from "../src/reports/report.js";
 import { showReport } from "../src/reports/show.js";
 import { validateReport } from "../src/reports/validate.js";
-import { type CliResult, corpus, type FileFingerprint, fingerprint, fixture, runCli } from "./helpers.js";
+import { type CliResult, corpus, type FileFingerprint, fingerprint, fixture, spawnCli } from "./helpers.js";
 import { contextJsonOut, leavesNdjsonOut, pathNdjsonOut, treeOut } from "./inproc.js";
 
 // Files pi itself would rewrite (v1, v2) or overwrite (no header), plus broken ones: pisess must touch none of them.
@@ -103,7 +103,7 @@ describe("read-only guarantee, every command", () => {
   beforeAll(async () => {
     before = files.map(fingerprint);
     names = listing();
-    for (const args of runs) results.set(args.join(" "), await runCli(args, { env, cwd }));
+    for (const args of runs) results.set(args.join(" "), spawnCli(args, { env, cwd }));
   }, 300_000);
 
   it("leaves bytes, mtimes and the folder listing unchanged: every command through the binary", () => {

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { TABLE_NAMES, tableSchema } from "../src/ops/fleet-tables.js";
 import { sqlReport } from "../src/reports/sql.js";
 import { tablesReport } from "../src/reports/tables.js";
-import { fingerprint, fixture, ROOT, runCli } from "./helpers.js";
+import { fingerprint, fixture, ROOT, runCli, spawnCli } from "./helpers.js";
 
 /** `pisess tables` and `pisess sql`, read back with DuckDB; expected values from the fixture files (JSON.parse). */
 
@@ -127,7 +127,7 @@ describe("tables", () => {
   it("--out must be new or empty (exit 2), nothing written", async () => {
     const dir = tmp();
     writeFileSync(join(dir, "keep.txt"), "x");
-    const r = await runCli(["tables", SESSIONS, "--out", dir, "--format", "ndjson"]);
+    const r = spawnCli(["tables", SESSIONS, "--out", dir, "--format", "ndjson"]);
     expect([r.code, r.stderr]).toEqual([2, expect.stringContaining("not empty")]);
     expect(readdirSync(dir)).toEqual(["keep.txt"]);
   });
@@ -141,7 +141,7 @@ describe("sql CLI", () => {
   ];
 
   it("over session files: --json, --ndjson, --csv and the table", async () => {
-    const j = await runCli(["sql", q, SESSIONS, "--json"]);
+    const j = spawnCli(["sql", q, SESSIONS, "--json"]);
     expect(j.code).toBe(0);
     expect(JSON.parse(j.stdout)).toEqual({ columns: ["tool", "calls", "errors"], rows: want });
     const nd = await runCli(["sql", q, SESSIONS, "--ndjson"]);

@@ -6,7 +6,7 @@ import { describe, expect, it, vi } from "vitest";
 import { isoWeek } from "../src/ops/fleet-time.js";
 import { fleetProgress } from "../src/render/usage-progress.js";
 import { usageReport, type UsageOptions } from "../src/reports/usage.js";
-import { fingerprint, fixture, runCli } from "./helpers.js";
+import { fingerprint, fixture, runCli, spawnCli } from "./helpers.js";
 
 /**
  * `pisess usage` against an oracle written here with plain JSON.parse: what counts as spend (assistant messages,
@@ -263,7 +263,7 @@ describe("usage: leaves, damage, parents on disk", () => {
 describe("usage CLI", () => {
   it("--json has by, rows with the group keys and totals; --ndjson one row per line; files unchanged", async () => {
     const before = files(SESSIONS).map(fingerprint);
-    const r = await runCli(["usage", SESSIONS, "--by", "day,model", "--timezone", "UTC", "--json"]);
+    const r = spawnCli(["usage", SESSIONS, "--by", "day,model", "--timezone", "UTC", "--json"]);
     expect(r.code).toBe(0);
     const doc = JSON.parse(r.stdout);
     expect(doc.by).toEqual(["day", "model"]);
