@@ -8,10 +8,10 @@ import { cliOut, pathNdjsonOut, treeOut } from "./inproc.js";
 
 const tree = (name: string) => fixture("tree", name);
 
-// `tree branched.jsonl`, spawned once: the golden test and the colour test read it.
+// `tree branched.jsonl`, spawned once (the binary itself): the golden test and the colour test read it.
 const branchedText = once(() => spawnCli(["tree", tree("branched.jsonl")]));
 
-describe("pisess tree (built binary)", () => {
+describe("pisess tree (the CLI)", () => {
   it("draws pi's /tree layout with the active path and leaf marked (golden)", () => {
     const r = branchedText();
     expect(r.code).toBe(0);
@@ -219,7 +219,7 @@ describe("pisess tree (built binary)", () => {
   });
 });
 
-describe("pisess path (built binary)", () => {
+describe("pisess path (the CLI)", () => {
   it("text: the entries root → leaf (golden)", async () => {
     const r = spawnCli(["path", tree("branched.jsonl"), "--leaf", "a0000005"]);
     expect(r.code).toBe(0);

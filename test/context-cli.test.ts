@@ -94,7 +94,7 @@ describe("pisess context without FILE: the most recent session of the current di
     await expect(pick({ session: "01950000" })).rejects.toThrow(new RegExp(`ambiguous.*${ROLES_ID}`));
     await expect(pick({ session: ORPHAN_ID })).rejects.toThrow(/--all-projects/);
     expect(await pick({ session: ORPHAN_ID, allProjects: true })).toContain("_orphan.jsonl");
-    // Through the binary: --session reaches the report, and FILE with --session is refused.
+    // Through the CLI: --session reaches the report, and FILE with --session is refused.
     const all = await runCli(["context", "--session", ORPHAN_ID, "--all-projects", "--json"], { cwd: project, env });
     expect(all.code, all.stderr).toBe(0);
     expect(fileOf(all.stdout)).toContain("_orphan.jsonl");
@@ -111,7 +111,7 @@ describe("pisess context without FILE: the most recent session of the current di
   });
 });
 
-describe("pisess context (built binary)", () => {
+describe("pisess context (the CLI)", () => {
   it("reads stdin with -", async () => {
     const input = readFileSync(ctxFixture("images"));
     const r = await runCli(["context", "-", "--json"], { input });
@@ -144,7 +144,7 @@ describe("pisess context (built binary)", () => {
     expect(fingerprint(p)).toEqual(before);
   });
 
-  // In process, with the command's renderer: context-corpus.test.ts spawns --json, --llm --json and --llm --ndjson.
+  // In process, with the command's renderer: context-corpus.test.ts runs the CLI with --json, --llm --json and --llm --ndjson.
   it("--ndjson: one message per line; --llm maps entries to the converted messages", async () => {
     const p = ctxFixture("roles");
     const nd = (await contextJsonOut(p, { ndjson: true })).stdout.trim().split("\n");

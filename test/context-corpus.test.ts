@@ -121,7 +121,7 @@ describe("context: every leaf of the corpus equals pi's buildSessionContext and 
   });
 });
 
-/** A few leaves per file through the built binary: first, default, last, and every cycle. */
+/** A few leaves per file through the CLI (in process): first, default, last, and every cycle. */
 function sample(leaves: Leaf[]): Leaf[] {
   const pick = new Set<Leaf>();
   const first = leaves[0];
@@ -195,7 +195,7 @@ describe("context --json / --llm --json / --llm --ndjson output (in process, the
   });
 });
 
-describe("pisess context --json / --llm --json / --llm --ndjson (built binary)", () => {
+describe("pisess context --json / --llm --json / --llm --ndjson (the CLI)", () => {
   // A file with a cycle, a leaf without id and a duplicate id: every way the command can end.
   const f = "gen-v3-cycle-crlf-bom.jsonl";
   const path = corpus(f);

@@ -159,7 +159,7 @@ describe("pisess diff FILE1 FILE2", () => {
     expectGolden("diff-fork.txt", r.stdout);
   });
 
-  // Through the binary, and byte for byte what the in-process tests above render.
+  // Through the CLI, and byte for byte what the in-process tests above render.
   it("a fork and its parent: JSON with files and lineage", async () => {
     const r = await runCli(["diff", F("fork-parent.jsonl"), F("fork-child.jsonl"), "--json"]);
     expect(r.stdout).toBe((await diffJsonOut(F("fork-parent.jsonl"), { a: F("fork-child.jsonl") })).stdout);

@@ -103,7 +103,7 @@ describe("export --format jsonl: the new file's context at its last entry is pi'
       expect((lines[i] as Record<string, unknown>).parentId).toBe(i === 1 ? null : (lines[i - 1] as Record<string, unknown>).id);
   });
 
-  // The CLI in process (its stderr lines and exit status); the binary's export is spawned above and below.
+  // The CLI in process (its stderr lines and exit status); the binary's export is spawned above.
   it("reports each left-out line on stderr with its code", async () => {
     const r = await cliOut(["export", corpus("gen-v3-long.jsonl"), "--format", "jsonl"]);
     expect(r.stderr).toMatch(/gen-v3-long\.jsonl:511: left out of the export: label-target-missing: /);
@@ -210,7 +210,7 @@ describe("export: output and read-only rules", () => {
     expect(() => checkOutput(md, src, false)).toThrow(/--force/);
     expect(() => checkOutput(dir, src, true)).toThrow(/directory/);
     expect(readFileSync(md, "utf8")).toBe("keep\n");
-    // Writing a file (-o) in process: the refusal above and the HTML below go through the binary.
+    // Writing a file (-o) in process: the refusal above and the HTML below go through the CLI, in process too.
     expect((await cliOut(["export", src, "-o", md, "--force"])).code).toBe(0);
     expect(readFileSync(md, "utf8")).toMatch(/^# Session/);
     const fresh = join(dir, "new.jsonl");

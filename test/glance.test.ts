@@ -69,7 +69,7 @@ function cli(args: string[], opts: { cwd?: string; env?: Record<string, string |
 
 /**
  * The CLI in process (test/inproc.ts cliOut), for command lines that name their files: nothing there depends on
- * the environment or the working directory, which `cli` sets for a spawned process.
+ * the environment or the working directory, which `cli` gives the run (helpers.ts runCli).
  */
 const named = (args: string[]) => cliOut(args);
 
@@ -424,7 +424,7 @@ describe("leaves", () => {
 });
 
 describe("leaves of the corpus", () => {
-  // In process, with the renderer `leaves --ndjson` uses; the command itself is spawned in "leaves" above.
+  // In process, with the renderer `leaves --ndjson` uses; the command itself runs in "leaves" above.
   it("match pi's leaves (expected.json) in every corpus file", async () => {
     const dir = fixture("corpus");
     for (const name of readdirSync(dir).filter((f) => f.endsWith(".jsonl"))) {
@@ -574,7 +574,7 @@ describe("grep", () => {
     ]);
   });
 
-  it("thinking, tool-call arguments, -i, --role, --type, v1 ids, folders (in process; the flags through the binary)", async () => {
+  it("thinking, tool-call arguments, -i, --role, --type, v1 ids, folders (in process; the flags through the CLI)", async () => {
     expect(ndjson(await grep({ pattern: "CLI entry", targets: [files.main!] }))[0]).toMatchObject({ id: "a1000000", field: "thinking" });
     expect(ndjson(await grep({ pattern: "src/cli\\.ts", targets: [files.main!] }))[0]).toMatchObject({ id: "a1000000", field: "toolCall" });
     expect((await grep({ pattern: "add a --JSON", targets: [files.main!] })).code).toBe(1);

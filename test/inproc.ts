@@ -37,7 +37,7 @@ import { readEntry } from "../src/model/session.js";
  * status, without a process. Each runner calls the same src/render functions as its command (nothing here renders
  * on its own), so its bytes are the command's. Tests that only need a command's data use these; `cliOut` (below)
  * runs the whole CLI in process for argument and message checks; the binary itself (stdin, TTY, closed pipes, the
- * process's exit status) is tested by spawning it (helpers.ts runCli), at least once per command.
+ * process's exit status) is tested by spawning it (helpers.ts spawnCli), at least once per command.
  */
 export interface Out {
   stdout: string;

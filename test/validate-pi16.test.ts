@@ -240,8 +240,8 @@ describe("files pisess does not read: agent-core v4 and versions above 3", () =>
       ],
       [FUTURE, /pi session file of version 4, newer than pisess supports \(pi session versions 1–3\)$/],
     ] as const) {
-      // Every reading command through the binary on the foreign file; the future version takes the same refusal
-      // (openInput), so one command through the binary, and the refusal itself in-process.
+      // Every reading command through the CLI on the foreign file; the future version takes the same refusal
+      // (openInput), so one command through the CLI, and the refusal itself in-process.
       it(`reading commands exit 2 with one line on ${file.split("/").pop()}`, async () => {
         if (file === FUTURE) {
           const err = await openInput(file).then(

@@ -467,7 +467,7 @@ describe("validate CLI", () => {
   });
 
   it("never changes a file (bytes and mtime)", async () => {
-    // Every file checked in-process too, and through the binary in each format that reads more than the findings
+    // Every file checked in-process too, and through the CLI in each format that reads more than the findings
     // (json above; sarif here). readonly.test.ts holds every command, validate included, to the same guarantee.
     await validateReport({ inputs: ["fixtures/validate", "fixtures/corpus"], strict: true, open: openFile });
     expect(dirJson.code).toBe(1);
