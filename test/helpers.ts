@@ -1,7 +1,7 @@
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { readFileSync, statSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { dirname, isAbsolute, join } from "node:path";
 import { Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import type { Session } from "../src/model/session.js";
@@ -54,19 +54,22 @@ export function spawnCli(args: string[], opts: CliOptions = {}): CliResult {
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }
 
-/** Output captured as written: never full (writes return true), not a TTY, no width. */
+/**
+ * Output captured as written: never full (writes return true), not a TTY, no width. Decoded once at the end, as
+ * a spawned process's output is: bytes of one character may come in two writes.
+ */
 class Capture extends Writable {
   readonly isTTY = false;
-  private readonly chunks: string[] = [];
+  private readonly chunks: Buffer[] = [];
   constructor() {
     super({ decodeStrings: false, highWaterMark: 1 << 30 });
   }
   override _write(chunk: string | Buffer, _enc: BufferEncoding, done: () => void): void {
-    this.chunks.push(typeof chunk === "string" ? chunk : chunk.toString("utf8"));
+    this.chunks.push(typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk);
     done();
   }
   text(): string {
-    return this.chunks.join("");
+    return Buffer.concat(this.chunks).toString("utf8");
   }
 }
 
@@ -84,7 +87,11 @@ export async function runCli(args: string[], opts: CliOptions = {}): Promise<Cli
   const dash = args.indexOf("--");
   if (args[0] === "completion" || args.some((a, i) => SPAWN_ONLY.has(a) && (dash < 0 || i < dash))) return spawnCli(args, opts);
   const cwd = opts.cwd ?? ROOT;
-  if (cwd !== process.cwd() && args.some((a) => /^\.\.?\//.test(a))) throw new Error(`runCli: relative ${args.join(" ")} with cwd ${cwd}`);
+  if (cwd !== process.cwd()) {
+    // A relative operand that names something under `cwd` would be read from this process's directory instead.
+    const relative = args.find((a) => !isAbsolute(a) && existsSync(join(cwd, a)));
+    if (relative !== undefined) throw new Error(`runCli: ${relative} is relative to ${cwd}; give it absolute`);
+  }
   const { main } = await import("../src/cli.js");
   const input = opts.input ?? "";
   const stdin = new Readable({
