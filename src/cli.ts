@@ -1,6 +1,15 @@
 import yargs from "yargs";
 import { hideBin } from "yargs/helpers";
-import { CliError, colorOption, exitStatusSoFar, OutputClosed, STDIN_ARG, takeExitStatus } from "./commands/run-state.js";
+import {
+  CliError,
+  colorOption,
+  exitStatusSoFar,
+  OutputClosed,
+  ownsProcess,
+  runIo,
+  STDIN_ARG,
+  takeExitStatus,
+} from "./commands/run-state.js";
 import { loadCommands } from "./commands/index.js";
 import { packageVersion } from "./io/package.js";
 
@@ -19,7 +28,8 @@ let watchingStdout = false;
  * had requested so far (1 once a finding or difference was known), instead of computing output nobody reads.
  */
 function stopWhenStdoutCloses(): void {
-  if (watchingStdout) return;
+  // A run in process (withRunIo) writes to its own stream and must not end the process.
+  if (watchingStdout || !ownsProcess()) return;
   watchingStdout = true;
   process.stdout.on("error", (err: NodeJS.ErrnoException) => {
     if (err.code === "EPIPE") process.exit(exitStatusSoFar());
@@ -49,7 +59,7 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<numb
   argv = argv.map((a, i) => (a === "-" && (dashAt === -1 || i < dashAt) ? STDIN_ARG : a));
   // yargs's completion command prints the script even for --help; a user asking for help gets help.
   if (argv[0] === "completion" && (argv.includes("--help") || argv.includes("-h"))) {
-    process.stdout.write(
+    runIo().stdout.write(
       "pisess completion\n\nPrints a shell completion script (bash/zsh). Install it with:\n  pisess completion >> ~/.bashrc   (or ~/.zshrc)\n",
     );
     return 0;
@@ -78,10 +88,12 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<numb
     )
     .version(packageVersion())
     .help()
+    // yargs ends the process after --help or --version; a run in process (withRunIo) must not end it.
+    .exitProcess(ownsProcess())
     .alias("h", "help")
     .alias("v", "version")
     // yargs renders (and caches) the help text on every run; wrapping it costs ~15 ms, so only wrap when it shows.
-    .wrap(showsHelp ? Math.min(110, process.stdout.columns || 100) : null)
+    .wrap(showsHelp ? Math.min(110, runIo().stdout.columns || 100) : null)
     .fail((msg, err) => {
       // Throwing stops yargs from running the handler after a usage error.
       // yargs's own usage errors (a missing option value: YError) are usage errors too, not failures.
@@ -94,15 +106,15 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<numb
     await parser.parseAsync();
   } catch (err) {
     if (err instanceof CliError) {
-      process.stderr.write(`pisess: ${err.message}\n`);
-      if (debug && err.stack) process.stderr.write(`${err.stack}\n`);
+      runIo().stderr.write(`pisess: ${err.message}\n`);
+      if (debug && err.stack) runIo().stderr.write(`${err.stack}\n`);
       return err.exitCode;
     }
     const e = err as NodeJS.ErrnoException;
     if (err instanceof OutputClosed || e?.code === "EPIPE") return takeExitStatus();
-    process.stderr.write(`pisess: ${e instanceof Error ? e.message : String(e)}\n`);
-    if (debug && e instanceof Error && e.stack) process.stderr.write(`${e.stack}\n`);
-    else process.stderr.write("pisess: (run with --debug for details)\n");
+    runIo().stderr.write(`pisess: ${e instanceof Error ? e.message : String(e)}\n`);
+    if (debug && e instanceof Error && e.stack) runIo().stderr.write(`${e.stack}\n`);
+    else runIo().stderr.write("pisess: (run with --debug for details)\n");
     return 2;
   }
   return takeExitStatus();

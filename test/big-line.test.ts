@@ -62,8 +62,8 @@ describe("a session with a 20 MB line", () => {
     expect(Buffer.byteLength(JSON.stringify(lines[3]))).toBeGreaterThan(20 * 1024 * 1024);
   });
 
-  it("tree --json sees every entry", () => {
-    const r = runCli(["tree", file, "--json"]);
+  it("tree --json sees every entry", async () => {
+    const r = await runCli(["tree", file, "--json"]);
     expect(r.code).toBe(0);
     expect(r.stderr).toBe("");
     expect(JSON.stringify(JSON.parse(r.stdout).entries)).toMatch(
@@ -71,22 +71,22 @@ describe("a session with a 20 MB line", () => {
     );
   });
 
-  it("path --ndjson and context --json give the whole 20 MB text back, byte for byte", () => {
-    const p = runCli(["path", file, "--ndjson"]);
+  it("path --ndjson and context --json give the whole 20 MB text back, byte for byte", async () => {
+    const p = await runCli(["path", file, "--ndjson"]);
     const rows = p.stdout
       .trim()
       .split("\n")
       .map((l) => JSON.parse(l) as { line: number; entry: { message?: { content?: { text?: string }[] } } });
     expect(rows.map((r) => r.line)).toEqual([2, 3, 4, 5]);
     expect(rows[2]?.entry.message?.content?.[0]?.text).toBe(big);
-    const c = runCli(["context", file, "--json"]);
+    const c = await runCli(["context", file, "--json"]);
     expect(c.code).toBe(0);
     const doc = JSON.parse(c.stdout) as { messages: { content: unknown }[] };
     expect(doc.messages[2]?.content).toEqual([{ type: "text", text: big }]);
   });
 
-  it("the text view cuts the output and never prints raw line separators", () => {
-    const r = runCli(["context", file, "--max-output", "3"]);
+  it("the text view cuts the output and never prints raw line separators", async () => {
+    const r = await runCli(["context", file, "--max-output", "3"]);
     expect(r.code).toBe(0);
     expect(r.stdout.length).toBeLessThan(20_000);
     expect(r.stdout).not.toContain("\u2028");

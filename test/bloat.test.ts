@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { loadSession } from "../src/model/load.js";
 import type { Session } from "../src/model/session.js";
 import { bloatReport, type BloatData } from "../src/reports/bloat.js";
-import { corpus, fixture, ROOT, runCli } from "./helpers.js";
+import { corpus, fixture, ROOT, runCli, spawnCli } from "./helpers.js";
 
 type Obj = Record<string, unknown>;
 
@@ -226,9 +226,9 @@ describe("bloat: largest entries", () => {
 });
 
 describe("bloat: CLI", () => {
-  it("--json: byType, byKind and byPlace add up to the file size", () => {
+  it("--json: byType, byKind and byPlace add up to the file size", async () => {
     const path = "fixtures/bloat/kinds.jsonl";
-    const r = runCli(["bloat", path, "--json", "--top", "3"]);
+    const r = await runCli(["bloat", path, "--json", "--top", "3"]);
     expect(r.code).toBe(0);
     const d = JSON.parse(r.stdout) as BloatData;
     expect(d.bytes).toBe(statSync(`${ROOT}/${path}`).size);
@@ -236,8 +236,8 @@ describe("bloat: CLI", () => {
     expect(d.top).toHaveLength(3);
   });
 
-  it("text: tables with bars, and what a fork would leave behind", () => {
-    const r = runCli(["bloat", "fixtures/bloat/kinds.jsonl"]);
+  it("text: tables with bars, and what a fork would leave behind", async () => {
+    const r = spawnCli(["bloat", "fixtures/bloat/kinds.jsonl"]);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^By kind$/m);
     expect(r.stdout).toMatch(/█/);
@@ -248,17 +248,17 @@ describe("bloat: CLI", () => {
     expect(r.stdout).toContain(`A /fork of the active path would leave behind ${Buffer.byteLength(side) + 1} B`);
   });
 
-  it("read-only: bloat and compactions leave the file's bytes and mtime as they were", () => {
+  it("read-only: bloat and compactions leave the file's bytes and mtime as they were", async () => {
     const path = fixture("bloat", "kinds-crlf-bom.jsonl");
     const before = { bytes: readFileSync(path), mtime: statSync(path).mtimeMs };
-    runCli(["bloat", path]);
-    runCli(["compactions", path, "--all", "--json"]);
+    await runCli(["bloat", path]);
+    await runCli(["compactions", path, "--all", "--json"]);
     expect(readFileSync(path).equals(before.bytes)).toBe(true);
     expect(statSync(path).mtimeMs).toBe(before.mtime);
   });
 
-  it("stdin is refused (the file is read twice)", () => {
-    const r = runCli(["bloat", "-"], { input: readFileSync(fixture("bloat", "kinds.jsonl")) });
+  it("stdin is refused (the file is read twice)", async () => {
+    const r = await runCli(["bloat", "-"], { input: readFileSync(fixture("bloat", "kinds.jsonl")) });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/needs a file/);
   });

@@ -3,15 +3,15 @@ import stringWidth from "string-width";
 import { describe, expect, it } from "vitest";
 import type { TreeJsonDocument } from "../src/render/tree-json.js";
 import { expectGolden } from "./golden.js";
-import { corpus, fingerprint, fixture, once, runCli } from "./helpers.js";
+import { corpus, fingerprint, fixture, once, runCli, spawnCli } from "./helpers.js";
 import { cliOut, pathNdjsonOut, treeOut } from "./inproc.js";
 
 const tree = (name: string) => fixture("tree", name);
 
-// `tree branched.jsonl`, spawned once: the golden test and the colour test read it.
-const branchedText = once(() => runCli(["tree", tree("branched.jsonl")]));
+// `tree branched.jsonl`, spawned once (the binary itself): the golden test and the colour test read it.
+const branchedText = once(() => spawnCli(["tree", tree("branched.jsonl")]));
 
-describe("pisess tree (built binary)", () => {
+describe("pisess tree (the CLI)", () => {
   it("draws pi's /tree layout with the active path and leaf marked (golden)", () => {
     const r = branchedText();
     expect(r.code).toBe(0);
@@ -148,22 +148,22 @@ describe("pisess tree (built binary)", () => {
     expect(withoutOurColors).toContain("\\u202eevil");
   });
 
-  it("colour: off when piped or NO_COLOR, on with --color always", () => {
+  it("colour: off when piped or NO_COLOR, on with --color always", async () => {
     expect(branchedText().stdout).not.toContain("\u001b[");
-    expect(runCli(["tree", tree("branched.jsonl"), "--color", "always"], { env: { NO_COLOR: "1" } }).stdout).toContain("\u001b[");
+    expect((await runCli(["tree", tree("branched.jsonl"), "--color", "always"], { env: { NO_COLOR: "1" } })).stdout).toContain("\u001b[");
     expect(
-      runCli(["tree", tree("branched.jsonl"), "--color", "never"], { env: { NO_COLOR: undefined, FORCE_COLOR: "1" } }).stdout,
+      (await runCli(["tree", tree("branched.jsonl"), "--color", "never"], { env: { NO_COLOR: undefined, FORCE_COLOR: "1" } })).stdout,
     ).not.toContain("\u001b[");
   });
 
-  it("reads stdin with -", () => {
-    const r = runCli(["tree", "-", "--json"], { input: readFileSync(tree("branched.jsonl")) });
+  it("reads stdin with -", async () => {
+    const r = spawnCli(["tree", "-", "--json"], { input: readFileSync(tree("branched.jsonl")) });
     expect(r.code).toBe(0);
     expect((JSON.parse(r.stdout) as { file: string }).file).toBe("-");
   });
 
-  it("summarizes load problems on stderr in one line, never on stdout", () => {
-    const r = runCli(["tree", tree("broken-links.jsonl"), "--json"]);
+  it("summarizes load problems on stderr in one line, never on stdout", async () => {
+    const r = await runCli(["tree", tree("broken-links.jsonl"), "--json"]);
     expect(r.code).toBe(0);
     expect(() => JSON.parse(r.stdout)).not.toThrow();
     expect(r.stderr).toBe(
@@ -188,24 +188,24 @@ describe("pisess tree (built binary)", () => {
     ];
     // The first through the binary, the others through the CLI in process (test/inproc.ts cliOut).
     for (const [args, pattern] of cases) {
-      const r = args === cases[0]?.[0] ? runCli(args) : await cliOut(args);
+      const r = args === cases[0]?.[0] ? spawnCli(args) : await cliOut(args);
       expect(r.code, args.join(" ")).toBe(2);
       expect(r.stdout).toBe("");
       expect(r.stderr).toMatch(pattern);
       expect(r.stderr).not.toMatch(/\n\s+at /);
     }
-    expect(runCli(["tree", "/nonexistent/x.jsonl", "--debug"]).stderr).toMatch(/\n\s+at /);
+    expect(spawnCli(["tree", "/nonexistent/x.jsonl", "--debug"]).stderr).toMatch(/\n\s+at /);
   });
 
   it("an ambiguous reference lists the candidates (in process: the report's error, printed as the one above)", async () => {
     await expect(treeOut(tree("branched.jsonl"), { leaf: "b0" })).rejects.toThrow(/ambiguous: b0000006 \(line 7\), b0000007 \(line 8\)/);
   });
 
-  it("--help shows examples; --version prints the version; completion prints a script", () => {
-    expect(runCli(["tree", "--help"]).stdout).toContain("Examples:");
-    expect(runCli(["--help"]).stdout).toContain("Examples:");
-    expect(runCli(["--version"]).stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
-    expect(runCli(["completion"]).stdout).toContain("pisess");
+  it("--help shows examples; --version prints the version; completion prints a script", async () => {
+    expect((await runCli(["tree", "--help"])).stdout).toContain("Examples:");
+    expect((await runCli(["--help"])).stdout).toContain("Examples:");
+    expect((await runCli(["--version"])).stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+    expect((await runCli(["completion"])).stdout).toContain("pisess");
   });
 
   it("works on every corpus file and matches the default leaf (in process)", async () => {
@@ -219,9 +219,9 @@ describe("pisess tree (built binary)", () => {
   });
 });
 
-describe("pisess path (built binary)", () => {
-  it("text: the entries root → leaf (golden)", () => {
-    const r = runCli(["path", tree("branched.jsonl"), "--leaf", "a0000005"]);
+describe("pisess path (the CLI)", () => {
+  it("text: the entries root → leaf (golden)", async () => {
+    const r = spawnCli(["path", tree("branched.jsonl"), "--leaf", "a0000005"]);
     expect(r.code).toBe(0);
     expectGolden("path-branched.txt", r.stdout);
   });
@@ -237,8 +237,8 @@ describe("pisess path (built binary)", () => {
     expect(rows[3]!.entry).not.toHaveProperty("firstKeptEntryIndex");
   });
 
-  it("a path into a parent cycle exits 1 naming the cycle", () => {
-    const r = runCli(["path", tree("broken-links.jsonl"), "--leaf", "d0000004"]);
+  it("a path into a parent cycle exits 1 naming the cycle", async () => {
+    const r = await runCli(["path", tree("broken-links.jsonl"), "--leaf", "d0000004"]);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/:3: error parent-cycle: parent cycle through lines 3, 4;/);
   });

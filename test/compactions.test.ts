@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadSession } from "../src/model/load.js";
 import { compactionsReport, type CompactionsData } from "../src/reports/compactions.js";
-import { corpus, fixture, ROOT, runCli } from "./helpers.js";
+import { corpus, fixture, ROOT, runCli, spawnCli } from "./helpers.js";
 
 type Obj = Record<string, unknown>;
 
@@ -172,7 +172,7 @@ describe("compactions: warnings and notes, one fixture each", () => {
   });
 
   it("pi-written files: validate exits 0 (the info findings do not count)", async () => {
-    const r = runCli(["validate", corpus("pi16-written.jsonl"), "--fail-on", "warning"]);
+    const r = await runCli(["validate", corpus("pi16-written.jsonl"), "--fail-on", "warning"]);
     expect(r.stdout + r.stderr).toMatch(/tokens-before-mismatch|older-compaction-kept/);
     expect(r.code).toBe(0);
   });
@@ -226,8 +226,8 @@ describe("compactions: what was dropped", () => {
 });
 
 describe("compactions: CLI", () => {
-  it("--json: file, leaf and one object per compaction", () => {
-    const r = runCli(["compactions", "fixtures/compactions/dropped.jsonl", "--json"]);
+  it("--json: file, leaf and one object per compaction", async () => {
+    const r = spawnCli(["compactions", "fixtures/compactions/dropped.jsonl", "--json"]);
     expect(r.code).toBe(0);
     const d = JSON.parse(r.stdout) as CompactionsData;
     expect(d.leaf).toEqual({ id: "c11", line: 12 });
@@ -238,8 +238,8 @@ describe("compactions: CLI", () => {
     expect(d.compactions[1]!.kept.lines).toEqual([9, 10]);
   });
 
-  it("text: one block per compaction, warnings in it, exit 1", () => {
-    const r = runCli(["compactions", "fixtures/compactions/first-kept-not-message.jsonl"]);
+  it("text: one block per compaction, warnings in it, exit 1", async () => {
+    const r = await runCli(["compactions", "fixtures/compactions/first-kept-not-message.jsonl"]);
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/^compaction line 5 c04 .*\[in effect\]$/m);
     expect(r.stdout).toMatch(/warning first-kept-not-message: .*a label entry/);

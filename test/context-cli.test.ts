@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cwdFolderName } from "../src/io/discover.js";
 import { resolveSessionFile } from "../src/reports/context.js";
-import { fingerprint, fixture, runCli, type FileFingerprint } from "./helpers.js";
+import { fingerprint, fixture, runCli, type FileFingerprint, spawnCli } from "./helpers.js";
 import { contextJsonOut } from "./inproc.js";
 
 const ctxFixture = (name: string) => fixture("context", `${name}.jsonl`);
@@ -59,15 +59,15 @@ afterAll(() => {
 const fileOf = (stdout: string): string => (JSON.parse(stdout) as { file: string }).file;
 
 describe("pisess context without FILE: the most recent session of the current directory, as pi finds it", () => {
-  it("PI_CODING_AGENT_DIR: newest valid file by mtime, an invalid newer one skipped", () => {
+  it("PI_CODING_AGENT_DIR: newest valid file by mtime, an invalid newer one skipped", async () => {
     const agent = join(base, "agent1");
     const { newer } = fill(join(agent, "sessions"));
     const env = { PI_CODING_AGENT_DIR: agent, PI_CODING_AGENT_SESSION_DIR: undefined, HOME: base };
-    const r = runCli(["context", "--json"], { cwd: project, env });
+    const r = spawnCli(["context", "--json"], { cwd: project, env });
     expect(r.code, r.stderr).toBe(0);
     expect(fileOf(r.stdout)).toBe(newer);
     // The text header names it too.
-    expect(runCli(["context"], { cwd: project, env }).stdout).toContain(`file:       ${newer}`);
+    expect((await runCli(["context"], { cwd: project, env })).stdout).toContain(`file:       ${newer}`);
   });
 
   // The rest in process: the report's choice (resolveSessionFile), which the command passes its cwd and env.
@@ -94,11 +94,11 @@ describe("pisess context without FILE: the most recent session of the current di
     await expect(pick({ session: "01950000" })).rejects.toThrow(new RegExp(`ambiguous.*${ROLES_ID}`));
     await expect(pick({ session: ORPHAN_ID })).rejects.toThrow(/--all-projects/);
     expect(await pick({ session: ORPHAN_ID, allProjects: true })).toContain("_orphan.jsonl");
-    // Through the binary: --session reaches the report, and FILE with --session is refused.
-    const all = runCli(["context", "--session", ORPHAN_ID, "--all-projects", "--json"], { cwd: project, env });
+    // Through the CLI: --session reaches the report, and FILE with --session is refused.
+    const all = await runCli(["context", "--session", ORPHAN_ID, "--all-projects", "--json"], { cwd: project, env });
     expect(all.code, all.stderr).toBe(0);
     expect(fileOf(all.stdout)).toContain("_orphan.jsonl");
-    expect(runCli(["context", ctxFixture("images"), "--session", "0195"], { cwd: project, env }).code).toBe(2);
+    expect((await runCli(["context", ctxFixture("images"), "--session", "0195"], { cwd: project, env })).code).toBe(2);
   });
 
   it("no session for this directory: exit 2 with a clear message", async () => {
@@ -111,10 +111,10 @@ describe("pisess context without FILE: the most recent session of the current di
   });
 });
 
-describe("pisess context (built binary)", () => {
-  it("reads stdin with -", () => {
+describe("pisess context (the CLI)", () => {
+  it("reads stdin with -", async () => {
     const input = readFileSync(ctxFixture("images"));
-    const r = runCli(["context", "-", "--json"], { input });
+    const r = await runCli(["context", "-", "--json"], { input });
     expect(r.code, r.stderr).toBe(0);
     const doc = JSON.parse(r.stdout) as { file: string; messages: unknown[]; entries: { line: number; type: string; id: string }[] };
     expect(doc.file).toBe("-");
@@ -124,7 +124,7 @@ describe("pisess context (built binary)", () => {
   it("a parent cycle: exit 1 naming the cycle, nothing on stdout, the file untouched", async () => {
     const p = ctxFixture("cycle");
     const before = fingerprint(p);
-    const r = runCli(["context", p, "--leaf", "@5"]);
+    const r = await runCli(["context", p, "--leaf", "@5"]);
     expect(r.code).toBe(1);
     expect(r.stdout).toBe("");
     expect(r.stderr).toMatch(/:3: error parent-cycle: parent cycle through lines 3, 4;/);
@@ -132,10 +132,10 @@ describe("pisess context (built binary)", () => {
     expect(fingerprint(p)).toEqual(before);
   });
 
-  it("message entries without message: context still built, each reported on stderr with its line", () => {
+  it("message entries without message: context still built, each reported on stderr with its line", async () => {
     const p = ctxFixture("message-without-message");
     const before = fingerprint(p);
-    const r = runCli(["context", p, "--json"]);
+    const r = await runCli(["context", p, "--json"]);
     expect(r.code).toBe(0);
     const doc = JSON.parse(r.stdout) as { messages: { role: string }[]; entries: { line: number }[] };
     expect(doc.entries.map((e) => e.line)).toEqual([2, 3, 5, 7]);
@@ -144,7 +144,7 @@ describe("pisess context (built binary)", () => {
     expect(fingerprint(p)).toEqual(before);
   });
 
-  // In process, with the command's renderer: context-corpus.test.ts spawns --json, --llm --json and --llm --ndjson.
+  // In process, with the command's renderer: context-corpus.test.ts runs the CLI with --json, --llm --json and --llm --ndjson.
   it("--ndjson: one message per line; --llm maps entries to the converted messages", async () => {
     const p = ctxFixture("roles");
     const nd = (await contextJsonOut(p, { ndjson: true })).stdout.trim().split("\n");
@@ -160,17 +160,17 @@ describe("pisess context (built binary)", () => {
     expect(new Set(llm.messages.map((m) => m.role))).toEqual(new Set(["user", "assistant", "toolResult"]));
   });
 
-  it("text and Markdown on the terminal path: flags work, colour off by NO_COLOR", () => {
+  it("text and Markdown on the terminal path: flags work, colour off by NO_COLOR", async () => {
     const p = ctxFixture("compaction-kept");
-    const t = runCli(["context", p, "--no-thinking"]);
+    const t = await runCli(["context", p, "--no-thinking"]);
     expect(t.code).toBe(0);
     expect(t.stdout).not.toContain("Step three touches");
     expect(t.stdout).not.toContain("\u001b[");
-    const m = runCli(["context", p, "--format", "markdown", "--leaf", "label:none"]);
+    const m = await runCli(["context", p, "--format", "markdown", "--leaf", "label:none"]);
     expect(m.code).toBe(2);
-    const md = runCli(["context", p, "--format", "markdown"]);
+    const md = await runCli(["context", p, "--format", "markdown"]);
     expect(md.stdout.startsWith("# Context at line 10")).toBe(true);
-    expect(runCli(["context", p, "--max-output", "-1"]).code).toBe(2);
-    expect(runCli(["context", p, "--json", "--ndjson"]).code).toBe(2);
+    expect((await runCli(["context", p, "--max-output", "-1"])).code).toBe(2);
+    expect((await runCli(["context", p, "--json", "--ndjson"])).code).toBe(2);
   });
 });

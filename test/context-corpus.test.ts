@@ -121,7 +121,7 @@ describe("context: every leaf of the corpus equals pi's buildSessionContext and 
   });
 });
 
-/** A few leaves per file through the built binary: first, default, last, and every cycle. */
+/** A few leaves per file through the CLI (in process): first, default, last, and every cycle. */
 function sample(leaves: Leaf[]): Leaf[] {
   const pick = new Set<Leaf>();
   const first = leaves[0];
@@ -195,7 +195,7 @@ describe("context --json / --llm --json / --llm --ndjson output (in process, the
   });
 });
 
-describe("pisess context --json / --llm --json / --llm --ndjson (built binary)", () => {
+describe("pisess context --json / --llm --json / --llm --ndjson (the CLI)", () => {
   // A file with a cycle, a leaf without id and a duplicate id: every way the command can end.
   const f = "gen-v3-cycle-crlf-bom.jsonl";
   const path = corpus(f);
@@ -210,7 +210,7 @@ describe("pisess context --json / --llm --json / --llm --ndjson (built binary)",
       // Two leaves can name the same line for pi (a leaf without id falls back to the last entry): one run each.
       if (seen.has(ref)) continue;
       seen.add(ref);
-      const r = runCli(["context", path, "--leaf", ref, "--json"]);
+      const r = await runCli(["context", path, "--leaf", ref, "--json"]);
       if (leaf.error === "cycle") {
         expect(r.code, `${f} ${ref}`).toBe(1);
         expect(r.stdout).toBe("");
@@ -226,11 +226,11 @@ describe("pisess context --json / --llm --json / --llm --ndjson (built binary)",
 
   it("--llm --json and --llm --ndjson at the default leaf are pi's convertToLlm", async () => {
     const leaf = expected(f).leaves.find((l) => l.default) as Leaf;
-    const l = runCli(["context", path, "--llm", "--json"]);
+    const l = await runCli(["context", path, "--llm", "--json"]);
     expect(l.code, l.stderr).toBe(0);
     expect(l.stdout).toBe((await contextJsonOut(path, { llm: true })).stdout);
     expect((JSON.parse(l.stdout) as { messages: unknown[] }).messages).toEqual(leaf.llm);
-    const nd = runCli(["context", path, "--llm", "--ndjson"]);
+    const nd = await runCli(["context", path, "--llm", "--ndjson"]);
     expect(nd.code, nd.stderr).toBe(0);
     expect(nd.stdout).toBe((await contextJsonOut(path, { llm: true, ndjson: true })).stdout);
     expect(

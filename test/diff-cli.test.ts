@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readdirSync } from "node:fs";
 import { expectGolden } from "./golden.js";
-import { fingerprint, fixture, runCli, type FileFingerprint } from "./helpers.js";
+import { fingerprint, fixture, runCli, type FileFingerprint, spawnCli } from "./helpers.js";
 import { diffJsonOut, diffOut } from "./inproc.js";
 
 // Relative paths keep the output the same on every machine (the CLI runs in the repository root).
@@ -22,8 +22,8 @@ function json(stdout: string): Record<string, any> {
 }
 
 describe("pisess diff FILE A B", () => {
-  it("sibling branches: text (golden), exit 1", () => {
-    const r = runCli(["diff", F("branches.jsonl"), "label:try-a", "leaf"]);
+  it("sibling branches: text (golden), exit 1", async () => {
+    const r = spawnCli(["diff", F("branches.jsonl"), "label:try-a", "leaf"]);
     expect(r.stderr).toBe("");
     expect(r.code).toBe(1);
     expectGolden("diff-branches.txt", r.stdout);
@@ -35,8 +35,8 @@ describe("pisess diff FILE A B", () => {
     expectGolden("diff-branches-side-by-side.txt", r.stdout);
   });
 
-  it("side by side falls back to unified when too narrow", () => {
-    const narrow = runCli(["diff", F("branches.jsonl"), "label:try-a", "leaf", "--side-by-side", "--width", "60"]);
+  it("side by side falls back to unified when too narrow", async () => {
+    const narrow = await runCli(["diff", F("branches.jsonl"), "label:try-a", "leaf", "--side-by-side", "--width", "60"]);
     expect(narrow.stdout).toContain("re-asked prompt:");
     expect(narrow.stdout).not.toContain(" │ @");
   });
@@ -85,8 +85,8 @@ describe("pisess diff FILE A B", () => {
     expect(t.stdout).toContain("fork point: none (the paths share no entries)");
   });
 
-  it("a path into a parent cycle: exit 1 (a finding), the parent-cycle diagnostic", () => {
-    const r = runCli(["diff", F("cycle.jsonl"), "@6", "leaf"]);
+  it("a path into a parent cycle: exit 1 (a finding), the parent-cycle diagnostic", async () => {
+    const r = await runCli(["diff", F("cycle.jsonl"), "@6", "leaf"]);
     expect(r.code).toBe(1);
     expect(r.stdout).toBe("");
     expect(r.stderr).toMatch(/:4: error parent-cycle: parent cycle through lines 4, 5;/);
@@ -99,18 +99,18 @@ describe("pisess diff FILE A B", () => {
       message: expect.stringContaining('no entry matches "zzz"'),
     });
     await expect(diffOut(F("branches.jsonl"))).rejects.toMatchObject({ exitCode: 2, message: expect.stringContaining("--leaves") });
-    const missing = runCli(["diff", "fixtures/diff/nope.jsonl", "@1", "@2"]);
+    const missing = await runCli(["diff", "fixtures/diff/nope.jsonl", "@1", "@2"]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain("no such file");
   });
 
-  it("session text is sanitized", () => {
+  it("session text is sanitized", async () => {
     const input =
       '{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}\n' +
       '{"type":"message","id":"aaaa0001","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"hi"}}\n' +
       '{"type":"message","id":"aaaa0002","parentId":"aaaa0001","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"user","content":"evil \\u001b[31mred\\u0007"}}\n' +
       '{"type":"message","id":"aaaa0003","parentId":"aaaa0001","timestamp":"2026-01-01T00:00:03.000Z","message":{"role":"user","content":"ok"}}\n';
-    const r = runCli(["diff", "-", "@3", "@4"], { input });
+    const r = await runCli(["diff", "-", "@3", "@4"], { input });
     expect(r.code).toBe(1);
     expect(r.stdout).not.toContain("\u001b");
     expect(r.stdout).not.toContain("\u0007");
@@ -120,7 +120,7 @@ describe("pisess diff FILE A B", () => {
 
 describe("pisess diff FILE --leaves", () => {
   it("every leaf against the active path (golden; the in-process runner writes the same)", async () => {
-    const r = runCli(["diff", F("compaction.jsonl"), "--leaves"]);
+    const r = await runCli(["diff", F("compaction.jsonl"), "--leaves"]);
     expect(r.code).toBe(1);
     expect(r.stderr).toBe("");
     expectGolden("diff-leaves-compaction.txt", r.stdout);
@@ -137,8 +137,8 @@ describe("pisess diff FILE --leaves", () => {
     expect(o.diffs[0].base).toEqual({ id: "a0000005", line: 6 });
   });
 
-  it("a leaf below a cycle is reported (parent-cycle) and the exit code is 1", () => {
-    const r = runCli(["diff", F("cycle.jsonl"), "--leaves", "--json"]);
+  it("a leaf below a cycle is reported (parent-cycle) and the exit code is 1", async () => {
+    const r = await runCli(["diff", F("cycle.jsonl"), "--leaves", "--json"]);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/:4: error parent-cycle: parent cycle through lines 4, 5;/);
     expect(json(r.stdout).diffs).toEqual([{ leaf: { id: "60000006", line: 6 }, error: "cycle", cycle: [5, 4] }]);
@@ -152,16 +152,16 @@ describe("pisess diff FILE --leaves", () => {
 });
 
 describe("pisess diff FILE1 FILE2", () => {
-  it("a fork and its parent (golden)", () => {
-    const r = runCli(["diff", F("fork-child.jsonl"), F("fork-parent.jsonl")]);
+  it("a fork and its parent (golden)", async () => {
+    const r = await runCli(["diff", F("fork-child.jsonl"), F("fork-parent.jsonl")]);
     expect(r.code).toBe(1);
     expect(r.stderr).toBe("");
     expectGolden("diff-fork.txt", r.stdout);
   });
 
-  // Through the binary, and byte for byte what the in-process tests above render.
+  // Through the CLI, and byte for byte what the in-process tests above render.
   it("a fork and its parent: JSON with files and lineage", async () => {
-    const r = runCli(["diff", F("fork-parent.jsonl"), F("fork-child.jsonl"), "--json"]);
+    const r = await runCli(["diff", F("fork-parent.jsonl"), F("fork-child.jsonl"), "--json"]);
     expect(r.stdout).toBe((await diffJsonOut(F("fork-parent.jsonl"), { a: F("fork-child.jsonl") })).stdout);
     const o = json(r.stdout);
     expect(o.align).toBe("id");
@@ -195,8 +195,8 @@ describe("pisess diff FILE1 FILE2", () => {
 });
 
 describe("pisess diff --context", () => {
-  it("across a compaction (golden)", () => {
-    const r = runCli(["diff", F("compaction.jsonl"), "@5", "@8", "--context"]);
+  it("across a compaction (golden)", async () => {
+    const r = await runCli(["diff", F("compaction.jsonl"), "@5", "@8", "--context"]);
     expect(r.code).toBe(1);
     expectGolden("diff-context-compaction.txt", r.stdout);
   });

@@ -11,7 +11,7 @@ import { pathTo } from "../src/ops/path.js";
 import { checkOutput, exportJsonl } from "../src/reports/export.js";
 import { ReportError } from "../src/reports/report.js";
 import { exportOut } from "./export-inproc.js";
-import { corpus, fingerprint, fixture, ROOT, runCli } from "./helpers.js";
+import { corpus, fingerprint, fixture, ROOT, runCli, spawnCli } from "./helpers.js";
 import { cliOut } from "./inproc.js";
 
 interface Leaf {
@@ -80,7 +80,7 @@ describe("export --format jsonl: the new file's context at its last entry is pi'
 
   it("writes a fresh v3 header naming the original as parentSession; the path's entries keep their ids", async () => {
     const f = corpus("gen-v1.jsonl");
-    const r = runCli(["export", f, "--format", "jsonl"]);
+    const r = spawnCli(["export", f, "--format", "jsonl"]);
     expect(r.code).toBe(0);
     const lines = r.stdout
       .trimEnd()
@@ -103,7 +103,7 @@ describe("export --format jsonl: the new file's context at its last entry is pi'
       expect((lines[i] as Record<string, unknown>).parentId).toBe(i === 1 ? null : (lines[i - 1] as Record<string, unknown>).id);
   });
 
-  // The CLI in process (its stderr lines and exit status); the binary's export is spawned above and below.
+  // The CLI in process (its stderr lines and exit status); the binary's export is spawned above.
   it("reports each left-out line on stderr with its code", async () => {
     const r = await cliOut(["export", corpus("gen-v3-long.jsonl"), "--format", "jsonl"]);
     expect(r.stderr).toMatch(/gen-v3-long\.jsonl:511: left out of the export: label-target-missing: /);
@@ -207,7 +207,7 @@ describe("export: output and read-only rules", () => {
     const src = join(dir, "s.jsonl");
     writeFileSync(src, readFileSync(corpus("gen-v3-branchy.jsonl")));
     const before = fingerprint(src);
-    expect(runCli(["export", src, "-o", src, "--format", "markdown"]).code).toBe(2);
+    expect((await runCli(["export", src, "-o", src, "--format", "markdown"])).code).toBe(2);
     // The other refusals come from the same check (the command turns its ReportError into exit 2, as above).
     expect(() => checkOutput(src, src, true)).toThrow(ReportError);
     const other = join(dir, "other.jsonl");
@@ -219,7 +219,7 @@ describe("export: output and read-only rules", () => {
     expect(() => checkOutput(md, src, false)).toThrow(/--force/);
     expect(() => checkOutput(dir, src, true)).toThrow(/directory/);
     expect(readFileSync(md, "utf8")).toBe("keep\n");
-    // Writing a file (-o) in process: the refusal above and the HTML below go through the binary.
+    // Writing a file (-o) in process: the refusal above and the HTML below go through the CLI, in process too.
     expect((await cliOut(["export", src, "-o", md, "--force"])).code).toBe(0);
     expect(readFileSync(md, "utf8")).toMatch(/^# Session/);
     const fresh = join(dir, "new.jsonl");
@@ -244,12 +244,12 @@ describe("export: output and read-only rules", () => {
     expect(inputs.map(fingerprint)).toEqual(before);
   }, 120_000);
 
-  it("picks the format from -o (.html) and writes HTML to a pipe by default", () => {
+  it("picks the format from -o (.html) and writes HTML to a pipe by default", async () => {
     const src = corpus("gen-v2.jsonl");
     const html = join(dir, "x.html");
-    expect(runCli(["export", src, "-o", html]).code).toBe(0);
+    expect((await runCli(["export", src, "-o", html])).code).toBe(0);
     expect(readFileSync(html, "utf8")).toMatch(/^<!doctype html>/);
-    expect(runCli(["export", src]).stdout).toMatch(/^<!doctype html>/);
+    expect((await runCli(["export", src])).stdout).toMatch(/^<!doctype html>/);
   });
 });
 

@@ -92,9 +92,9 @@ describe("fuzz harness", () => {
 
 describe("defects the fuzzer found", () => {
   // stdin-marker-leak (fixed): README says the second argument of diff may be `-` (stdin).
-  it("diff FILE - reads the second session from stdin", () => {
+  it("diff FILE - reads the second session from stdin", async () => {
     const file = join(keptDir, "stdin-marker-leak.jsonl");
-    const r = runCli(["diff", file, "-"], { input: readFileSync(file) });
+    const r = await runCli(["diff", file, "-"], { input: readFileSync(file) });
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
   });

@@ -63,13 +63,13 @@ function allFiles(dir: string): string[] {
 
 const env = (): Record<string, string | undefined> => ({ PI_CODING_AGENT_DIR: agent, PI_CODING_AGENT_SESSION_DIR: undefined, HOME: tmp });
 
-function cli(args: string[], opts: { cwd?: string; env?: Record<string, string | undefined> } = {}): CliResult {
+function cli(args: string[], opts: { cwd?: string; env?: Record<string, string | undefined> } = {}): Promise<CliResult> {
   return runCli(args, { cwd: opts.cwd ?? appCwd, env: { ...env(), ...opts.env } });
 }
 
 /**
  * The CLI in process (test/inproc.ts cliOut), for command lines that name their files: nothing there depends on
- * the environment or the working directory, which `cli` sets for a spawned process.
+ * the environment or the working directory, which `cli` gives the run (helpers.ts runCli).
  */
 const named = (args: string[]) => cliOut(args);
 
@@ -207,8 +207,8 @@ afterAll(() => {
 });
 
 describe("ls", () => {
-  it("lists the cwd's sessions, newest first, skipping a file without header", () => {
-    const r = cli(["ls", "--json"]);
+  it("lists the cwd's sessions, newest first, skipping a file without header", async () => {
+    const r = await cli(["ls", "--json"]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/skipped 1 file without a session header/);
     const s = (JSON.parse(r.stdout) as Json).sessions as Json[];
@@ -248,7 +248,7 @@ describe("ls", () => {
   });
 
   it("prints a table (golden) and ndjson", async () => {
-    const r = cli(["ls"]);
+    const r = await cli(["ls"]);
     expect(r.code, r.stderr).toBe(0);
     expectGolden("glance-ls-app.txt", norm(r.stdout));
     const rows = ndjson(await lsOut({ limit: 1, env: piEnv(), cwd: appCwd }, { ndjson: true }));
@@ -274,19 +274,19 @@ describe("ls", () => {
     expect(byCreated[byCreated.length - 1]!.path).toBe(files.v1);
   });
 
-  it("honours PI_CODING_AGENT_SESSION_DIR and explicit folders; an empty project lists nothing", () => {
-    const r = cli(["ls", "--json"], {
+  it("honours PI_CODING_AGENT_SESSION_DIR and explicit folders; an empty project lists nothing", async () => {
+    const r = await cli(["ls", "--json"], {
       cwd: libCwd,
       env: { PI_CODING_AGENT_DIR: join(tmp, "nowhere"), PI_CODING_AGENT_SESSION_DIR: sessions },
     });
     expect((json(r).sessions as Json[]).map((x) => x.path).sort()).toEqual([files.fork2, files.sub, files.v1].sort());
-    const d = json(cli(["ls", libDir, "--json"], { cwd: tmp }));
+    const d = json(await cli(["ls", libDir, "--json"], { cwd: tmp }));
     expect(d.sessions).toHaveLength(3);
-    const e = cli(["ls", "--json"], { cwd: join(tmp, "work", "empty") });
+    const e = await cli(["ls", "--json"], { cwd: join(tmp, "work", "empty") });
     expect(e.code, e.stderr).toBe(0);
     expect(JSON.parse(e.stdout)).toEqual({ sessions: [] });
     expect(e.stderr).toMatch(/no sessions folder/);
-    expect(cli(["ls", join(tmp, "missing-dir")]).code).toBe(2);
+    expect((await cli(["ls", join(tmp, "missing-dir")])).code).toBe(2);
   });
 });
 
@@ -348,7 +348,7 @@ describe("info", () => {
     expect(info.maxDepth).toBe(12);
     expect(info.copied).toBeNull();
     expect(info.duration).toEqual({ start: "2025-03-01T10:01:00.000Z", end: "2025-03-01T10:16:00.000Z", ms: 15 * 60 * 1000 });
-    expectGolden("glance-info-main.txt", norm(cli(["info", files.main!]).stdout));
+    expectGolden("glance-info-main.txt", norm((await cli(["info", files.main!])).stdout));
   });
 
   it("fork: entries copied from the parent are reported and left out, unless --include-copied", async () => {
@@ -415,7 +415,7 @@ describe("leaves", () => {
       expectTotals(row.ownTotals, o.own);
       expectTotals(row.totals, o.totals);
     }
-    const doc = json(cli(["leaves", files.main!, "--json"]));
+    const doc = json(await cli(["leaves", files.main!, "--json"]));
     expect(doc.leaves).toEqual(rows);
     // Fork: copied prefix left out of the leaf's sums.
     const fr = ndjson(await leavesNdjsonOut(files.fork!));
@@ -424,7 +424,7 @@ describe("leaves", () => {
 });
 
 describe("leaves of the corpus", () => {
-  // In process, with the renderer `leaves --ndjson` uses; the command itself is spawned in "leaves" above.
+  // In process, with the renderer `leaves --ndjson` uses; the command itself runs in "leaves" above.
   it("match pi's leaves (expected.json) in every corpus file", async () => {
     const dir = fixture("corpus");
     for (const name of readdirSync(dir).filter((f) => f.endsWith(".jsonl"))) {
@@ -475,7 +475,7 @@ describe("show", () => {
     expect(t.stdout).toMatch(/"model": "gpt-5"/);
     const v1 = json(await showJsonOut(files.v1!, "L3"));
     expect(v1).toMatchObject({ id: "L3", parent: { id: "L2", line: 2 }, children: [{ id: "L4", line: 4 }] });
-    expect(cli(["show", files.main!, "zzz"]).code).toBe(2);
+    expect((await cli(["show", files.main!, "zzz"])).code).toBe(2);
   });
 });
 
@@ -527,18 +527,18 @@ describe("lineage", () => {
     ]);
     expect(f.forks.map((x: Json) => [x.generation, x.path])).toEqual([[1, files.fork2]]);
     expect(f.missing).toEqual([]);
-    const m = cli(["lineage", files.main!, "--ndjson"]);
+    const m = await cli(["lineage", files.main!, "--ndjson"]);
     expect(m.code, m.stderr).toBe(0);
     expect(ndjson(m).map((x) => [x.relation, x.generation, x.path])).toEqual([
       ["fork", 1, files.fork],
       ["fork", 2, files.fork2],
     ]);
-    const t = cli(["lineage", files.fork2!]);
+    const t = await cli(["lineage", files.fork2!]);
     expect(norm(t.stdout)).toContain("↑↑ <TMP>/agent/sessions/");
   });
 
   it("a missing link is reported, exit 1", async () => {
-    const r = cli(["lineage", files.v1!, "--json"]);
+    const r = await cli(["lineage", files.v1!, "--json"]);
     expect(r.code, r.stderr).toBe(1);
     const j = JSON.parse(r.stdout) as Json;
     expect(j.missing).toEqual([join(sessions, "gone", "missing.jsonl")]);
@@ -549,7 +549,7 @@ describe("lineage", () => {
 
 describe("grep", () => {
   it("searches tool output in the cwd's sessions by default", async () => {
-    const r = cli(["grep", "ERR_STRING_TOO_LONG"]);
+    const r = await cli(["grep", "ERR_STRING_TOO_LONG"]);
     expect(r.code, r.stderr).toBe(0);
     const lines = r.stdout.trim().split("\n").sort();
     expect(lines).toEqual(
@@ -574,7 +574,7 @@ describe("grep", () => {
     ]);
   });
 
-  it("thinking, tool-call arguments, -i, --role, --type, v1 ids, folders (in process; the flags through the binary)", async () => {
+  it("thinking, tool-call arguments, -i, --role, --type, v1 ids, folders (in process; the flags through the CLI)", async () => {
     expect(ndjson(await grep({ pattern: "CLI entry", targets: [files.main!] }))[0]).toMatchObject({ id: "a1000000", field: "thinking" });
     expect(ndjson(await grep({ pattern: "src/cli\\.ts", targets: [files.main!] }))[0]).toMatchObject({ id: "a1000000", field: "toolCall" });
     expect((await grep({ pattern: "add a --JSON", targets: [files.main!] })).code).toBe(1);
@@ -593,7 +593,7 @@ describe("grep", () => {
   });
 
   it("exit 1 without hits, 2 on a bad pattern or a missing target", async () => {
-    const none = cli(["grep", "no-such-text-anywhere"]);
+    const none = await cli(["grep", "no-such-text-anywhere"]);
     expect(none.code, none.stderr).toBe(1);
     expect(none.stdout).toBe("");
     expect((await named(["grep", "(unclosed", files.main!])).code).toBe(2);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { loadSession } from "../src/model/load.js";
 import { grepSession } from "../src/ops/grep.js";
-import { fixture, runCli } from "./helpers.js";
+import { fixture, spawnCli } from "./helpers.js";
 
 const hits = async (pattern: string) => {
   const session = await loadSession({ kind: "file", path: fixture("context", "edits.jsonl") }, { detail: "skeleton" });
@@ -26,8 +26,8 @@ describe("grep and context edits", () => {
     expect(hit?.editedBy).toEqual([{ id: "e0000007", line: 8, removes: true }]);
   });
 
-  it("the text output names the edit or the edited entry", () => {
-    const r = runCli(["grep", "redacted|sk-live", fixture("context", "edits.jsonl")]);
+  it("the text output names the edit or the edited entry", async () => {
+    const r = spawnCli(["grep", "redacted|sk-live", fixture("context", "edits.jsonl")]);
     expect(r.code).toBe(0);
     expect(
       r.stdout

@@ -1,10 +1,12 @@
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { readFileSync, statSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { dirname, isAbsolute, join } from "node:path";
+import { Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import type { Session } from "../src/model/session.js";
 import type { EntryRec } from "../src/model/types.js";
+import { type RunIo, withRunIo } from "../src/commands/run-state.js";
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 export const BIN = join(ROOT, "bin", "pisess.js");
@@ -23,21 +25,92 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Spawns the built binary (dist/ must be built: `npm test` runs tsc first). Colour off unless env says so. */
-export function runCli(
-  args: string[],
-  opts: { input?: string | Buffer; env?: Record<string, string | undefined>; cwd?: string } = {},
-): CliResult {
+export interface CliOptions {
+  input?: string | Buffer;
+  env?: Record<string, string | undefined>;
+  cwd?: string;
+}
+
+/** The environment a run gets: the test process's, colour off unless the options say otherwise. */
+function cliEnv(opts: CliOptions): NodeJS.ProcessEnv {
   const env: Record<string, string | undefined> = { ...process.env, NO_COLOR: "1", FORCE_COLOR: undefined, ...opts.env };
   for (const k of Object.keys(env)) if (env[k] === undefined) delete env[k];
+  return env as NodeJS.ProcessEnv;
+}
+
+/**
+ * Spawns the built binary (dist/ must be built: `npm test` runs tsc first). For what only a process shows: its exit
+ * status and stderr as the shell sees them, --help/--version, stdin and pipes, TTYs, signals, the bundle itself.
+ * Everything else runs in process (runCli): a spawn costs ~100 ms of CPU.
+ */
+export function spawnCli(args: string[], opts: CliOptions = {}): CliResult {
   const r = spawnSync(process.execPath, [BIN, ...args], {
     input: opts.input ?? "",
-    env: env as NodeJS.ProcessEnv,
+    env: cliEnv(opts),
     cwd: opts.cwd ?? ROOT,
     maxBuffer: 512 * 1024 * 1024,
     encoding: "utf8",
   });
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+}
+
+/**
+ * Output captured as written: never full (writes return true), not a TTY, no width. Decoded once at the end, as
+ * a spawned process's output is: bytes of one character may come in two writes.
+ */
+class Capture extends Writable {
+  readonly isTTY = false;
+  private readonly chunks: Buffer[] = [];
+  constructor() {
+    super({ decodeStrings: false, highWaterMark: 1 << 30 });
+  }
+  override _write(chunk: string | Buffer, _enc: BufferEncoding, done: () => void): void {
+    this.chunks.push(typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk);
+    done();
+  }
+  text(): string {
+    return Buffer.concat(this.chunks).toString("utf8");
+  }
+}
+
+/** yargs prints help, the version and the completion script itself (console.log): those runs spawn. */
+const SPAWN_ONLY = new Set(["--help", "-h", "--version", "-v"]);
+
+/**
+ * The CLI (src/cli.ts main) run in this worker, through the commands' I/O seam (run-state.ts withRunIo): stdout
+ * and stderr captured, `input` on stdin, the environment and working directory as spawnCli would give them,
+ * and main()'s exit status. The same argument parsing, commands and renderers as the binary, without a process.
+ * Relative file operands resolve against this process's working directory (a worker cannot chdir): give
+ * absolute paths with `cwd`. Runs that only a process shows (SPAWN_ONLY) are spawned.
+ */
+export async function runCli(args: string[], opts: CliOptions = {}): Promise<CliResult> {
+  const dash = args.indexOf("--");
+  if (args[0] === "completion" || args.some((a, i) => SPAWN_ONLY.has(a) && (dash < 0 || i < dash))) return spawnCli(args, opts);
+  const cwd = opts.cwd ?? ROOT;
+  if (cwd !== process.cwd()) {
+    // A relative operand that names something under `cwd` would be read from this process's directory instead.
+    const relative = args.find((a) => !isAbsolute(a) && existsSync(join(cwd, a)));
+    if (relative !== undefined) throw new Error(`runCli: ${relative} is relative to ${cwd}; give it absolute`);
+  }
+  const { main } = await import("../src/cli.js");
+  const input = opts.input ?? "";
+  const stdin = new Readable({
+    read() {
+      if (input.length > 0) this.push(input);
+      this.push(null);
+    },
+  });
+  const stdout = new Capture();
+  const stderr = new Capture();
+  const io: RunIo = {
+    stdin,
+    stdout: stdout as unknown as NodeJS.WriteStream,
+    stderr: stderr as unknown as NodeJS.WriteStream,
+    env: cliEnv(opts),
+    cwd: () => cwd,
+  };
+  const code = await withRunIo(io, () => main(args));
+  return { code, stdout: stdout.text(), stderr: stderr.text() };
 }
 
 export interface FileFingerprint {

@@ -1,4 +1,4 @@
-import { vi } from "vitest";
+import { runCli } from "./helpers.js";
 import type { Session } from "../src/model/session.js";
 import type { FilterMode } from "../src/ops/view.js";
 import type { PiEnv } from "../src/io/discover.js";
@@ -37,7 +37,7 @@ import { readEntry } from "../src/model/session.js";
  * status, without a process. Each runner calls the same src/render functions as its command (nothing here renders
  * on its own), so its bytes are the command's. Tests that only need a command's data use these; `cliOut` (below)
  * runs the whole CLI in process for argument and message checks; the binary itself (stdin, TTY, closed pipes, the
- * process's exit status) is tested by spawning it (helpers.ts runCli), at least once per command.
+ * process's exit status) is tested by spawning it (helpers.ts spawnCli), at least once per command.
  */
 export interface Out {
   stdout: string;
@@ -230,28 +230,8 @@ export async function validateOut(inputs: string[], o: { quiet?: boolean; strict
 
 /**
  * The whole CLI (src/cli.ts main: argument parsing, the command, its stderr lines and exit status) run in this
- * process, stdout and stderr captured: for checks of arguments and messages where a new process adds nothing.
- * Not for --help/--version (yargs ends the process there), stdin, TTY or closed-pipe behaviour: those spawn.
+ * process, stdout and stderr captured: helpers.ts runCli, under the name these tests have always used.
  */
-export async function cliOut(args: string[]): Promise<Out & { stderr: string }> {
-  const { main } = await import("../src/cli.js");
-  const out: string[] = [];
-  const err: string[] = [];
-  const capture =
-    (into: string[]) =>
-    (chunk: string | Uint8Array, ...rest: unknown[]): boolean => {
-      into.push(typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8"));
-      const cb = rest.find((x) => typeof x === "function") as (() => void) | undefined;
-      cb?.();
-      return true;
-    };
-  const so = vi.spyOn(process.stdout, "write").mockImplementation(capture(out));
-  const se = vi.spyOn(process.stderr, "write").mockImplementation(capture(err));
-  try {
-    const code = await main(args);
-    return { stdout: out.join(""), stderr: err.join(""), code };
-  } finally {
-    so.mockRestore();
-    se.mockRestore();
-  }
+export function cliOut(args: string[]): Promise<Out & { stderr: string }> {
+  return runCli(args);
 }

@@ -13,29 +13,29 @@ function noMarker(r: { stdout: string; stderr: string }): void {
 }
 
 describe('"-" as stdin, only for documented file operands', () => {
-  it("diff FILE - compares the file with stdin (documented)", () => {
-    const r = runCli(["diff", F, "-"], { input: text });
+  it("diff FILE - compares the file with stdin (documented)", async () => {
+    const r = await runCli(["diff", F, "-"], { input: text });
     noMarker(r);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("right: - @");
   });
 
-  it("tree - reads stdin", () => {
-    const r = runCli(["tree", "-", "--json"], { input: text });
+  it("tree - reads stdin", async () => {
+    const r = await runCli(["tree", "-", "--json"], { input: text });
     noMarker(r);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout).entries.length).toBe(text.trim().split("\n").length - 1);
   });
 
-  it("validate - reads stdin and names it -", () => {
-    const r = runCli(["validate", "-", "--format", "json"], { input: text });
+  it("validate - reads stdin and names it -", async () => {
+    const r = await runCli(["validate", "-", "--format", "json"], { input: text });
     noMarker(r);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout).files[0].file).toBe("-");
   });
 
-  it("grep - FILE searches for a hyphen", () => {
-    const r = runCli(["grep", "-", F, "--ndjson"]);
+  it("grep - FILE searches for a hyphen", async () => {
+    const r = await runCli(["grep", "-", F, "--ndjson"]);
     noMarker(r);
     expect(r.code).toBe(0);
     const hits = r.stdout
@@ -46,25 +46,25 @@ describe('"-" as stdin, only for documented file operands', () => {
     for (const h of hits) expect(h.snippet).toContain("-");
   });
 
-  it("grep x - : a target named -, an ordinary path (grep documents no stdin)", () => {
-    const r = runCli(["grep", "x", "-"], { input: text });
+  it("grep x - : a target named -, an ordinary path (grep documents no stdin)", async () => {
+    const r = await runCli(["grep", "x", "-"], { input: text });
     noMarker(r);
     expect(r.stderr).toBe("pisess: -: no such file\n");
   });
 
-  it("lineage - and ls - : an ordinary path", () => {
+  it("lineage - and ls - : an ordinary path", async () => {
     for (const args of [
       ["lineage", "-"],
       ["ls", "-"],
     ]) {
-      const r = runCli(args, { input: text });
+      const r = await runCli(args, { input: text });
       noMarker(r);
       expect(r.stderr).toContain("pisess: -: no such file");
     }
   });
 
-  it("tree FILE --leaf - : an ordinary reference", () => {
-    const r = runCli(["tree", F, "--leaf", "-"]);
+  it("tree FILE --leaf - : an ordinary reference", async () => {
+    const r = await runCli(["tree", F, "--leaf", "-"]);
     noMarker(r);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('no entry matches "-"');

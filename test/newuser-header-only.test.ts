@@ -8,9 +8,9 @@ const F = "fixtures/newuser/header-only.jsonl";
 const note = (what: string) => `${F}: note: the session has no entries; the ${what} is empty, as pi's\n`;
 
 describe("header-only session", () => {
-  // The binary once; the other forms through the CLI in process (arguments, stdout, stderr and exit status).
-  it("context --json: pi's empty context, exit 0, a note on stderr", () => {
-    const r = runCli(["context", F, "--json"]);
+  // The whole CLI in process (arguments, stdout, stderr and exit status).
+  it("context --json: pi's empty context, exit 0, a note on stderr", async () => {
+    const r = await runCli(["context", F, "--json"]);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual({ file: F, leaf: null, thinkingLevel: "off", model: null, messages: [], entries: [] });
     expect(r.stderr).toBe(note("context"));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { runCli } from "./helpers.js";
+import { spawnCli } from "./helpers.js";
 import { cliOut } from "./inproc.js";
 
 // The CLI in process (cliOut: src/cli.ts main, output captured); the first case of each kind also spawns the binary.
@@ -25,7 +25,7 @@ const bad: [args: string[], option: string, range: string][] = [
 describe("numeric options are checked", () => {
   for (const [args, option, range] of bad) {
     it(`${args.join(" ")}: exit 2, names ${option} and ${range}`, async () => {
-      const r = args === bad[0]?.[0] ? runCli(args) : await cliOut(args);
+      const r = args === bad[0]?.[0] ? spawnCli(args) : await cliOut(args);
       expect(r.code).toBe(2);
       expect(r.stdout).toBe("");
       const first = r.stderr.split("\n")[0] ?? "";
@@ -51,7 +51,7 @@ describe("an option without its value is a usage error", () => {
   ];
   for (const args of missing) {
     it(args.join(" "), async () => {
-      const r = args === missing[0] ? runCli(args) : await cliOut(args);
+      const r = args === missing[0] ? spawnCli(args) : await cliOut(args);
       expect(r.code).toBe(2);
       expect(r.stdout).toBe("");
       expect(r.stderr).toMatch(/^pisess: Not enough arguments following: (leaf|from|depth)\n/);

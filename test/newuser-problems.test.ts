@@ -37,8 +37,8 @@ describe("one count, one wording", () => {
     });
   }
 
-  it("validate --quiet --fail-on warning on a warnings-only file: exit 1, and no 'no problems'", () => {
-    const r = runCli(["validate", "fixtures/newuser/warnings-only.jsonl", "--quiet", "--fail-on", "warning"]);
+  it("validate --quiet --fail-on warning on a warnings-only file: exit 1, and no 'no problems'", async () => {
+    const r = await runCli(["validate", "fixtures/newuser/warnings-only.jsonl", "--quiet", "--fail-on", "warning"]);
     expect(r.code).toBe(1);
     expect(r.stdout).not.toContain("no problems");
     expect(r.stdout).toContain("1 warning not shown: --quiet");

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { main } from "../src/cli.js";
 import { sessionsDir } from "../src/io/discover.js";
-import { ROOT, fixture, once, runCli } from "./helpers.js";
+import { ROOT, fixture, once, runCli, spawnCli } from "./helpers.js";
 import { cliOut } from "./inproc.js";
 
 // Issue "What a new user hit", item 9: the smaller ones.
@@ -60,8 +60,8 @@ describe("show --raw: raw into a pipe, escaped on a terminal", () => {
   const raw = readFileSync(fixture("newuser", "controls.jsonl"), "utf8").split("\n")[1] as string;
   afterEach(() => vi.restoreAllMocks());
 
-  it("piped: the exact line", () => {
-    expect(runCli(["show", N("controls.jsonl"), "@2", "--raw"]).stdout).toBe(`${raw}\n`);
+  it("piped: the exact line", async () => {
+    expect(spawnCli(["show", N("controls.jsonl"), "@2", "--raw"]).stdout).toBe(`${raw}\n`);
   });
 
   it("on a TTY: no raw bidi, C1 or DEL", async () => {
@@ -87,8 +87,8 @@ describe("show --raw: raw into a pipe, escaped on a terminal", () => {
 });
 
 describe("show @N on a line that is not an entry", () => {
-  it("shows the line and its diagnostic (exit 1), not 'no entry matches'", () => {
-    const r = runCli(["show", N("malformed-line.jsonl"), "@3"]);
+  it("shows the line and its diagnostic (exit 1), not 'no entry matches'", async () => {
+    const r = await runCli(["show", N("malformed-line.jsonl"), "@3"]);
     expect(r.code).toBe(1);
     expect(r.stdout).toBe(`${readFileSync(fixture("newuser", "malformed-line.jsonl"), "utf8").split("\n")[2]}\n`);
     expect(r.stderr).toContain(`${N("malformed-line.jsonl")}:3: error malformed-json:`);
@@ -97,8 +97,8 @@ describe("show @N on a line that is not an entry", () => {
 });
 
 describe("completion --help", () => {
-  it("prints help, not the script", () => {
-    const r = runCli(["completion", "--help"]);
+  it("prints help, not the script", async () => {
+    const r = await runCli(["completion", "--help"]);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("pisess completion >> ~/.bashrc");
     expect(r.stdout).not.toContain("###-begin-pisess-completions-###");

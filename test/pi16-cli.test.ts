@@ -12,7 +12,7 @@ describe("pi 1.6 entries through the CLI", () => {
   it("context --json names, for an edited message, the context_edit that shaped it", async () => {
     const f = fixture("context", "edits.jsonl");
     const before = fingerprint(f);
-    const r = runCli(["context", f, "--json"]);
+    const r = await runCli(["context", f, "--json"]);
     expect(r.code, r.stderr).toBe(0);
     const doc = JSON.parse(r.stdout) as { entries: Record<string, unknown>[]; messages: { content: unknown }[] };
     expect(doc.entries).toEqual([
@@ -51,16 +51,16 @@ describe("pi 1.6 entries through the CLI", () => {
     const f = corpus("pi16-written.jsonl");
     const edit = JSON.parse((await showJsonOut(f, "@14")).stdout) as Record<string, unknown>;
     expect(edit.target).toEqual({ id: "cb279bd9", line: 12 });
-    const edited = JSON.parse(runCli(["show", f, "@18", "--json"]).stdout) as Record<string, unknown>;
+    const edited = JSON.parse((await runCli(["show", f, "@18", "--json"])).stdout) as Record<string, unknown>;
     expect(edited.editedBy).toEqual([
       { id: "e451addf", line: 20 },
       { id: "dabf28ac", line: 29 },
     ]);
-    expect(runCli(["show", f, "@18"]).stdout).toMatch(/^edited by e451addf @20, dabf28ac @29$/m);
+    expect((await runCli(["show", f, "@18"])).stdout).toMatch(/^edited by e451addf @20, dabf28ac @29$/m);
   });
 
-  it("diff --context compares the edited contexts", () => {
-    const r = runCli(["diff", fixture("context", "edits.jsonl"), "@6", "@10", "--context", "--width", "200"]);
+  it("diff --context compares the edited contexts", async () => {
+    const r = await runCli(["diff", fixture("context", "edits.jsonl"), "@6", "@10", "--context", "--width", "200"]);
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/^- #1 @3 e0000002 user: My API key is sk-live-1234/m);
     expect(r.stdout).toMatch(/^\+ #1 @3 e0000002 user: My API key is \[redacted\]/m);

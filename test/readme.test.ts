@@ -23,8 +23,8 @@ describe("README samples are real output", () => {
   });
 
   for (const [, args, block] of samples) {
-    it(`pisess ${args}`, () => {
-      const r = runCli((args as string).split(" "));
+    it(`pisess ${args}`, async () => {
+      const r = await runCli((args as string).split(" "));
       expect(r.stdout).toBe(block);
     });
   }

@@ -15,7 +15,7 @@ import { openFile, openSession } from "../src/reports/open.js";
 import { ReportError } from "../src/reports/report.js";
 import { showReport } from "../src/reports/show.js";
 import { validateReport } from "../src/reports/validate.js";
-import { type CliResult, corpus, type FileFingerprint, fingerprint, fixture, runCli } from "./helpers.js";
+import { type CliResult, corpus, type FileFingerprint, fingerprint, fixture, spawnCli } from "./helpers.js";
 import { contextJsonOut, leavesNdjsonOut, pathNdjsonOut, treeOut } from "./inproc.js";
 
 // Files pi itself would rewrite (v1, v2) or overwrite (no header), plus broken ones: pisess must touch none of them.
@@ -100,10 +100,10 @@ describe("read-only guarantee, every command", () => {
   const results = new Map<string, CliResult>();
   let before: FileFingerprint[] = [];
   let names: string[] = [];
-  beforeAll(() => {
+  beforeAll(async () => {
     before = files.map(fingerprint);
     names = listing();
-    for (const args of runs) results.set(args.join(" "), runCli(args, { env, cwd }));
+    for (const args of runs) results.set(args.join(" "), spawnCli(args, { env, cwd }));
   }, 300_000);
 
   it("leaves bytes, mtimes and the folder listing unchanged: every command through the binary", () => {

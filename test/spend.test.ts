@@ -7,7 +7,7 @@ import { computeStats } from "../src/ops/stats.js";
 import { copiedMask, sessionTotals, type KindTotals, type Totals } from "../src/ops/totals.js";
 import { buildTree } from "../src/ops/tree.js";
 import { expectGolden } from "./golden.js";
-import { corpus, fixture, ROOT, runCli } from "./helpers.js";
+import { corpus, fixture, ROOT, spawnCli } from "./helpers.js";
 import { infoOut, leavesNdjsonOut, lsOut } from "./inproc.js";
 
 /**
@@ -356,7 +356,7 @@ describe("spend of a fork and its parent", () => {
     expectTotals(lsParent.totals, sumOf(pe).total, "ls parent");
 
     const rel = "fixtures/glance/spend-parent.jsonl";
-    expectGolden("spend-info-parent.txt", runCli(["info", rel]).stdout);
-    expectGolden("spend-leaves-parent.txt", runCli(["leaves", rel]).stdout);
+    expectGolden("spend-info-parent.txt", spawnCli(["info", rel]).stdout);
+    expectGolden("spend-leaves-parent.txt", spawnCli(["leaves", rel]).stdout);
   });
 });

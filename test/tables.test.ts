@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { TABLE_NAMES, tableSchema } from "../src/ops/fleet-tables.js";
 import { sqlReport } from "../src/reports/sql.js";
 import { tablesReport } from "../src/reports/tables.js";
-import { fingerprint, fixture, ROOT, runCli } from "./helpers.js";
+import { fingerprint, fixture, ROOT, runCli, spawnCli } from "./helpers.js";
 
 /** `pisess tables` and `pisess sql`, read back with DuckDB; expected values from the fixture files (JSON.parse). */
 
@@ -124,10 +124,10 @@ describe("tables", () => {
     }
   });
 
-  it("--out must be new or empty (exit 2), nothing written", () => {
+  it("--out must be new or empty (exit 2), nothing written", async () => {
     const dir = tmp();
     writeFileSync(join(dir, "keep.txt"), "x");
-    const r = runCli(["tables", SESSIONS, "--out", dir, "--format", "ndjson"]);
+    const r = spawnCli(["tables", SESSIONS, "--out", dir, "--format", "ndjson"]);
     expect([r.code, r.stderr]).toEqual([2, expect.stringContaining("not empty")]);
     expect(readdirSync(dir)).toEqual(["keep.txt"]);
   });
@@ -140,26 +140,26 @@ describe("sql CLI", () => {
     { tool: "read", calls: 3, errors: 0 },
   ];
 
-  it("over session files: --json, --ndjson, --csv and the table", () => {
-    const j = runCli(["sql", q, SESSIONS, "--json"]);
+  it("over session files: --json, --ndjson, --csv and the table", async () => {
+    const j = spawnCli(["sql", q, SESSIONS, "--json"]);
     expect(j.code).toBe(0);
     expect(JSON.parse(j.stdout)).toEqual({ columns: ["tool", "calls", "errors"], rows: want });
-    const nd = runCli(["sql", q, SESSIONS, "--ndjson"]);
+    const nd = await runCli(["sql", q, SESSIONS, "--ndjson"]);
     expect(
       nd.stdout
         .trim()
         .split("\n")
         .map((l) => JSON.parse(l)),
     ).toEqual(want);
-    expect(runCli(["sql", q, SESSIONS, "--csv"]).stdout).toBe("tool,calls,errors\r\nbash,1,1\r\nread,3,0\r\n");
-    expect(runCli(["sql", q, SESSIONS]).stdout).toMatch(/^tool\s+calls\s+errors\nbash\s+1\s+1\nread\s+3\s+0\n$/);
+    expect((await runCli(["sql", q, SESSIONS, "--csv"])).stdout).toBe("tool,calls,errors\r\nbash,1,1\r\nread,3,0\r\n");
+    expect((await runCli(["sql", q, SESSIONS])).stdout).toMatch(/^tool\s+calls\s+errors\nbash\s+1\s+1\nread\s+3\s+0\n$/);
   });
 
   it("--tables reuses written tables; a bad query is one line, exit 2", async () => {
     const out = join(tmp(), "t");
-    expect(runCli(["tables", SESSIONS, "--out", out]).code).toBe(0);
-    expect(JSON.parse(runCli(["sql", "--tables", out, q, "--json"]).stdout).rows).toEqual(want);
-    const bad = runCli(["sql", "--tables", out, "SELECT nope FROM sessions"]);
+    expect((await runCli(["tables", SESSIONS, "--out", out])).code).toBe(0);
+    expect(JSON.parse((await runCli(["sql", "--tables", out, q, "--json"])).stdout).rows).toEqual(want);
+    const bad = await runCli(["sql", "--tables", out, "SELECT nope FROM sessions"]);
     expect(bad.code).toBe(2);
     expect(bad.stderr.trim().split("\n")).toHaveLength(1);
   });

@@ -232,8 +232,8 @@ describe.skipIf(!haveJq)(`tree --json through jq (${haveJq ? jq.stdout.trim() : 
     }
   });
 
-  it("the README's examples", () => {
-    const out = runCli(["tree", fixture("tree", "branched.jsonl"), "--json"]).stdout;
+  it("the README's examples", async () => {
+    const out = (await runCli(["tree", fixture("tree", "branched.jsonl"), "--json"])).stdout;
     // branched.jsonl: user messages on lines 3, 7 and 11; a label on line 6.
     expect(runJq(out, '[.entries[] | select(.role == "user")] | length').stdout.trim()).toBe("3");
     expect(runJq(out, '.entries[] | select(.label) | "\\(.line) \\(.label)"').stdout.trim()).toBe("6 parser-done");

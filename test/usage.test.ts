@@ -6,7 +6,7 @@ import { describe, expect, it, vi } from "vitest";
 import { isoWeek } from "../src/ops/fleet-time.js";
 import { fleetProgress } from "../src/render/usage-progress.js";
 import { usageReport, type UsageOptions } from "../src/reports/usage.js";
-import { fingerprint, fixture, runCli } from "./helpers.js";
+import { fingerprint, fixture, runCli, spawnCli } from "./helpers.js";
 
 /**
  * `pisess usage` against an oracle written here with plain JSON.parse: what counts as spend (assistant messages,
@@ -261,9 +261,9 @@ describe("usage: leaves, damage, parents on disk", () => {
 });
 
 describe("usage CLI", () => {
-  it("--json has by, rows with the group keys and totals; --ndjson one row per line; files unchanged", () => {
+  it("--json has by, rows with the group keys and totals; --ndjson one row per line; files unchanged", async () => {
     const before = files(SESSIONS).map(fingerprint);
-    const r = runCli(["usage", SESSIONS, "--by", "day,model", "--timezone", "UTC", "--json"]);
+    const r = spawnCli(["usage", SESSIONS, "--by", "day,model", "--timezone", "UTC", "--json"]);
     expect(r.code).toBe(0);
     const doc = JSON.parse(r.stdout);
     expect(doc.by).toEqual(["day", "model"]);
@@ -284,7 +284,7 @@ describe("usage CLI", () => {
     expect(doc.totals.cost).toBeCloseTo(sum(COUNTED).cost, 9);
     // One note per damaged file and code.
     expect(r.stderr.trim().split("\n")).toHaveLength(2);
-    const nd = runCli(["usage", SESSIONS, "--by", "day", "--by", "model", "--timezone", "UTC", "--ndjson"]);
+    const nd = await runCli(["usage", SESSIONS, "--by", "day", "--by", "model", "--timezone", "UTC", "--ndjson"]);
     expect(
       nd.stdout
         .trim()
@@ -294,14 +294,14 @@ describe("usage CLI", () => {
     expect(files(SESSIONS).map(fingerprint)).toEqual(before);
   });
 
-  it("rejects an unknown --by key and an unknown zone (exit 2)", () => {
-    expect(runCli(["usage", SESSIONS, "--by", "year"]).code).toBe(2);
-    const r = runCli(["usage", SESSIONS, "--timezone", "Mars/Olympus"]);
+  it("rejects an unknown --by key and an unknown zone (exit 2)", async () => {
+    expect((await runCli(["usage", SESSIONS, "--by", "year"])).code).toBe(2);
+    const r = await runCli(["usage", SESSIONS, "--timezone", "Mars/Olympus"]);
     expect([r.code, r.stderr]).toEqual([2, expect.stringContaining("unknown time zone")]);
   });
 
-  it("the text table ends with the totals", () => {
-    const r = runCli(["usage", SESSIONS, "--by", "project", "--breakdown"]);
+  it("the text table ends with the totals", async () => {
+    const r = await runCli(["usage", SESSIONS, "--by", "project", "--breakdown"]);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^total\s/m);
     expect(r.stdout).toContain("/home/dev/proj-c");

@@ -240,8 +240,8 @@ describe("files pisess does not read: agent-core v4 and versions above 3", () =>
       ],
       [FUTURE, /pi session file of version 4, newer than pisess supports \(pi session versions 1–3\)$/],
     ] as const) {
-      // Every reading command through the binary on the foreign file; the future version takes the same refusal
-      // (openInput), so one command through the binary, and the refusal itself in-process.
+      // Every reading command through the CLI on the foreign file; the future version takes the same refusal
+      // (openInput), so one command through the CLI, and the refusal itself in-process.
       it(`reading commands exit 2 with one line on ${file.split("/").pop()}`, async () => {
         if (file === FUTURE) {
           const err = await openInput(file).then(
@@ -254,7 +254,7 @@ describe("files pisess does not read: agent-core v4 and versions above 3", () =>
           expect((err as CliError).message).toMatch(what);
         }
         for (const [cmd, ...rest] of file === FUTURE ? reading.slice(0, 1) : reading) {
-          const r = runCli([cmd as string, file, ...rest]);
+          const r = await runCli([cmd as string, file, ...rest]);
           expect(r.code, cmd).toBe(2);
           expect(r.stdout, cmd).toBe("");
           const lines = r.stderr.trimEnd().split("\n");
@@ -264,13 +264,13 @@ describe("files pisess does not read: agent-core v4 and versions above 3", () =>
         }
       });
     }
-    it("from stdin too", () => {
-      const r = runCli(["tree", "-"], { input: readFileSync(FOREIGN) });
+    it("from stdin too", async () => {
+      const r = await runCli(["tree", "-"], { input: readFileSync(FOREIGN) });
       expect(r.code).toBe(2);
       expect(r.stderr).toMatch(/^pisess: -: this is a pi agent-core session file/);
     });
-    it("validate: exit 1 with the coded finding", () => {
-      const r = runCli(["validate", "--format", "ndjson", FOREIGN, FUTURE]);
+    it("validate: exit 1 with the coded finding", async () => {
+      const r = await runCli(["validate", "--format", "ndjson", FOREIGN, FUTURE]);
       expect(r.code).toBe(1);
       const rows = r.stdout
         .trim()
@@ -295,8 +295,8 @@ describe("pi 1.6.0 corpus", () => {
     expect(ds.every((d) => d.severity === "info")).toBe(true);
   });
 
-  it("pisess validate exits 0 on it, with no warning", () => {
-    const r = runCli(["validate", "--format", "json", "--fail-on", "warning", "--strict", "fixtures/corpus/pi16-written.jsonl"]);
+  it("pisess validate exits 0 on it, with no warning", async () => {
+    const r = await runCli(["validate", "--format", "json", "--fail-on", "warning", "--strict", "fixtures/corpus/pi16-written.jsonl"]);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout).summary).toMatchObject({ error: 0, warning: 0 });
   });

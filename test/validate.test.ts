@@ -14,11 +14,11 @@ import { expectGolden } from "./golden.js";
 import { cliOut, validateOut } from "./inproc.js";
 import { openFile } from "../src/reports/open.js";
 import { validateReport } from "../src/reports/validate.js";
-import { type CliResult, type FileFingerprint, ROOT, corpus, fixture, fingerprint, once, runCli } from "./helpers.js";
+import { type CliResult, type FileFingerprint, ROOT, corpus, fixture, fingerprint, once, runCli, spawnCli } from "./helpers.js";
 
 const VDIR = fixture("validate");
 /** `pisess validate fixtures/corpus/gen-v3-faults.jsonl`, spawned once: the exit-status and golden tests read it. */
-const faultsText = once(() => runCli(["validate", "fixtures/corpus/gen-v3-faults.jsonl"]));
+const faultsText = once(() => spawnCli(["validate", "fixtures/corpus/gen-v3-faults.jsonl"]));
 
 /** What `pisess validate INPUTS` writes on stdout, rendered in-process as the command renders it. */
 async function validateText(inputs: string[], o: { quiet?: boolean; color?: boolean } = {}): Promise<string> {
@@ -340,16 +340,16 @@ describe("validate CLI", () => {
   ];
   let before: FileFingerprint[] = [];
   let dirJson: CliResult;
-  beforeAll(() => {
+  beforeAll(async () => {
     if (!existsSync(join(ROOT, "dist", "commands", "validate.js"))) execFileSync("npx", ["tsc", "-p", "."], { cwd: ROOT });
     before = ALL().map(fingerprint);
-    dirJson = runCli(["validate", "--format", "json", "fixtures/validate"]);
+    dirJson = await runCli(["validate", "--format", "json", "fixtures/validate"]);
   });
 
-  it("exit 0 on a clean file, 1 on errors, 2 for a missing file (others still reported)", () => {
-    expect(runCli(["validate", F("clean")]).code).toBe(0);
+  it("exit 0 on a clean file, 1 on errors, 2 for a missing file (others still reported)", async () => {
+    expect(spawnCli(["validate", F("clean")]).code).toBe(0);
     expect(faultsText().code).toBe(1);
-    const r = runCli(["validate", "--format", "json", "nope/missing.jsonl", F("duplicate-id")]);
+    const r = await runCli(["validate", "--format", "json", "nope/missing.jsonl", F("duplicate-id")]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("nope/missing.jsonl: no such file");
     const doc = JSON.parse(r.stdout);
@@ -378,7 +378,7 @@ describe("validate CLI", () => {
   });
 
   it("--quiet shows errors only; the exit status still counts all", async () => {
-    const r = runCli(["validate", FAULTS, "--quiet", "--format", "ndjson"]);
+    const r = await runCli(["validate", FAULTS, "--quiet", "--format", "ndjson"]);
     const rows = r.stdout
       .trim()
       .split("\n")
@@ -408,9 +408,9 @@ describe("validate CLI", () => {
     expect(doc.summary).toMatchObject({ files: 1, filesWithFindings: 1, error: expect.any(Number) });
   });
 
-  it("--format ndjson: one diagnostic per line with its file; stdin as -", () => {
+  it("--format ndjson: one diagnostic per line with its file; stdin as -", async () => {
     const input = readFileSync(join(ROOT, F("self-parent")));
-    const r = runCli(["validate", "--format", "ndjson", "-"], { input });
+    const r = await runCli(["validate", "--format", "ndjson", "-"], { input });
     expect(r.code).toBe(1);
     const rows = r.stdout
       .trim()
@@ -467,19 +467,19 @@ describe("validate CLI", () => {
   });
 
   it("never changes a file (bytes and mtime)", async () => {
-    // Every file checked in-process too, and through the binary in each format that reads more than the findings
+    // Every file checked in-process too, and through the CLI in each format that reads more than the findings
     // (json above; sarif here). readonly.test.ts holds every command, validate included, to the same guarantee.
     await validateReport({ inputs: ["fixtures/validate", "fixtures/corpus"], strict: true, open: openFile });
     expect(dirJson.code).toBe(1);
-    expect(runCli(["validate", "--format", "sarif", "fixtures/validate"]).code).toBe(1);
+    expect((await runCli(["validate", "--format", "sarif", "fixtures/validate"])).code).toBe(1);
     expect(ALL().map(fingerprint)).toEqual(before);
   });
 
   it("pisess schema lists and prints schemas", async () => {
-    const list = runCli(["schema"]);
+    const list = spawnCli(["schema"]);
     expect(list.code).toBe(0);
     expect(list.stdout.split("\n")).toContain("entry-compaction");
-    const one = runCli(["schema", "header"]);
+    const one = await runCli(["schema", "header"]);
     expect(JSON.parse(one.stdout)).toEqual(JSON.parse(readFileSync(join(ROOT, "schemas", "header.json"), "utf8")));
     // The rest in process.
     expect((await cliOut(["schema", "header.json"])).stdout).toBe(one.stdout);

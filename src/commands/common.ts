@@ -13,7 +13,7 @@ import type { Diagnostic } from "../model/types.js";
 /** An error meant for the user: printed as one line, exit code 2 unless said otherwise. No stack trace. */
 export { ReportError as CliError } from "../reports/report.js";
 export { requestExit } from "./run-state.js";
-import { OutputClosed } from "./run-state.js";
+import { OutputClosed, runIo } from "./run-state.js";
 export { ioReason } from "../io/errors.js";
 
 export interface GlobalArgs {
@@ -22,14 +22,14 @@ export interface GlobalArgs {
 }
 
 /** Colour only for a TTY, never with NO_COLOR set (any non-empty value), unless forced with --color always. */
-function useColor(args: GlobalArgs, stream: NodeJS.WriteStream = process.stdout): boolean {
+function useColor(args: GlobalArgs, stream: NodeJS.WriteStream = runIo().stdout): boolean {
   if (args.color === "always") return true;
   if (args.color === "never") return false;
-  if (process.env.NO_COLOR !== undefined && process.env.NO_COLOR !== "") return false;
+  if (runIo().env.NO_COLOR !== undefined && runIo().env.NO_COLOR !== "") return false;
   return stream.isTTY === true;
 }
 
-export function styleFor(args: GlobalArgs, stream: NodeJS.WriteStream = process.stdout): Style {
+export function styleFor(args: GlobalArgs, stream: NodeJS.WriteStream = runIo().stdout): Style {
   return makeStyle(useColor(args, stream));
 }
 
@@ -96,7 +96,7 @@ export async function openInput(
 
 async function openSession(file: string, opts: { progress?: boolean; detail?: LoadOptions["detail"] }): Promise<Session> {
   const detail = opts.detail === undefined ? {} : { detail: opts.detail };
-  if (isStdin(file)) return loadSession({ kind: "stream", name: "-", stream: process.stdin }, { name: "-", ...detail });
+  if (isStdin(file)) return loadSession({ kind: "stream", name: "-", stream: runIo().stdin }, { name: "-", ...detail });
   let info: Awaited<ReturnType<typeof stat>>;
   try {
     info = await stat(file);
@@ -105,7 +105,7 @@ async function openSession(file: string, opts: { progress?: boolean; detail?: Lo
   }
   if (info.isDirectory()) throw new CliError(`${file}: is a directory (expected a session .jsonl file)`);
   const progress =
-    opts.progress !== false && process.stderr.isTTY === true && info.size > 64 << 20
+    opts.progress !== false && runIo().stderr.isTTY === true && info.size > 64 << 20
       ? progressReporter("reading", file, info.size)
       : undefined;
   try {
@@ -125,18 +125,18 @@ export function progressReporter(verb: string, file: string, total: number): { u
       shown = true;
       const pct = Math.min(100, Math.floor((bytes / total) * 100));
       const fill = Math.round((pct / 100) * 30);
-      process.stderr.write(
+      runIo().stderr.write(
         `\r\u001b[2K${verb} ${file} [${"#".repeat(fill)}${"-".repeat(30 - fill)}] ${pct}% (${(bytes / 1e6).toFixed(0)} / ${(total / 1e6).toFixed(0)} MB)`,
       );
     },
     done() {
-      if (shown) process.stderr.write("\r\u001b[2K");
+      if (shown) runIo().stderr.write("\r\u001b[2K");
     },
   };
 }
 
 function outputClosed(): boolean {
-  return (process.stdout.errored as NodeJS.ErrnoException | null)?.code === "EPIPE";
+  return (runIo().stdout.errored as NodeJS.ErrnoException | null)?.code === "EPIPE";
 }
 
 /** Output is handed to stdout in pieces of about this size: a write per small chunk costs a system call each. */
@@ -163,16 +163,16 @@ function* coalesced(chunks: Iterable<string>): Generator<string> {
 export async function writeOut(chunks: Iterable<string>): Promise<void> {
   for (const chunk of coalesced(chunks)) {
     if (outputClosed()) throw new OutputClosed();
-    if (!process.stdout.write(chunk)) {
+    if (!runIo().stdout.write(chunk)) {
       await new Promise<void>((resolve) => {
         // A reader that leaves while we wait sends no "drain"; cli.ts ends the run on the error itself.
         const done = (): void => {
-          process.stdout.off("drain", done);
-          process.stdout.off("error", done);
+          runIo().stdout.off("drain", done);
+          runIo().stdout.off("error", done);
           resolve();
         };
-        process.stdout.on("drain", done);
-        process.stdout.on("error", done);
+        runIo().stdout.on("drain", done);
+        runIo().stdout.on("error", done);
       });
     }
   }
@@ -215,12 +215,12 @@ export function emptyNote(file: string, what: "context" | "path"): string {
  */
 export function problemSummary(file: string, diagnostics: readonly Diagnostic[]): void {
   const t = problemTally(diagnostics);
-  if (t.error + t.warning > 0) process.stderr.write(readingProblemsLine(file, t));
+  if (t.error + t.warning > 0) runIo().stderr.write(readingProblemsLine(file, t));
 }
 
 /** Columns to cut lines to; undefined: no cut. A terminal reporting 0 columns (a pty without a size) is unknown. */
 export function terminalWidth(explicit: number | undefined): number | undefined {
   if (explicit !== undefined) return explicit > 0 ? explicit : undefined;
-  const columns = process.stdout.isTTY ? process.stdout.columns : undefined;
+  const columns = runIo().stdout.isTTY ? runIo().stdout.columns : undefined;
   return columns !== undefined && columns > 0 ? columns : undefined;
 }

@@ -1,3 +1,4 @@
+import { runIo } from "./run-state.js";
 import type { Argv, CommandModule } from "yargs";
 import { contextJsonChunks } from "../render/context-json.js";
 import { contextMarkdown } from "../render/context-markdown.js";
@@ -66,7 +67,7 @@ export const contextCommand: CommandModule<object, ContextArgs> = {
   handler: async (args) => {
     const file =
       args.file ??
-      (await resolveSessionFile({ session: args.session, allProjects: args.allProjects, cwd: process.cwd(), env: process.env }));
+      (await resolveSessionFile({ session: args.session, allProjects: args.allProjects, cwd: runIo().cwd(), env: runIo().env }));
     // Every output reads the path's entries back whole; the index needs only the skeleton (ids, parents, types,
     // compaction fields).
     const session = await openInput(file, { detail: "skeleton" });
@@ -79,7 +80,7 @@ export const contextCommand: CommandModule<object, ContextArgs> = {
       });
       const { leaf, context: c, note, problems } = r.data;
       if (c === null) {
-        for (const d of r.diagnostics) process.stderr.write(diagnosticLine(d));
+        for (const d of r.diagnostics) runIo().stderr.write(diagnosticLine(d));
         requestExit(r.exitCode);
         return;
       }
@@ -87,9 +88,9 @@ export const contextCommand: CommandModule<object, ContextArgs> = {
       if (json) await writeOut(contextJsonChunks(session.file, leaf, c.context, c.messages, c.sources, c.editedBy, args.json === true));
       else if (c.display && args.format === "markdown") await writeOut(contextMarkdown(c.display));
       else if (c.display) await writeOut(contextText(c.display, { style: styleFor(args) }));
-      if (note) process.stderr.write(diagnosticLine(note));
-      if (!leaf) process.stderr.write(emptyNote(session.file, "context"));
-      for (const d of problems) if (d.severity !== "info") process.stderr.write(diagnosticLine(d));
+      if (note) runIo().stderr.write(diagnosticLine(note));
+      if (!leaf) runIo().stderr.write(emptyNote(session.file, "context"));
+      for (const d of problems) if (d.severity !== "info") runIo().stderr.write(diagnosticLine(d));
       problemSummary(session.file, r.diagnostics);
     } finally {
       session.store.close();

@@ -1,3 +1,4 @@
+import { runIo } from "./run-state.js";
 import type { Argv, CommandModule } from "yargs";
 import type { EntryRec } from "../model/types.js";
 import type { Lineage } from "../ops/diff.js";
@@ -79,7 +80,7 @@ export const diffCommand: CommandModule<object, DiffArgs> = {
       ...(stream ? { onItem: stream.item } : {}),
     });
     const d = r.data;
-    for (const c of d.cycles) process.stderr.write(diagnosticLine(c));
+    for (const c of d.cycles) runIo().stderr.write(diagnosticLine(c));
     // A comparison stopped by a parent cycle: nothing on stdout.
     if (d.problems.length > 0) {
       requestExit(r.exitCode);

@@ -1,3 +1,4 @@
+import { runIo } from "./run-state.js";
 import { randomUUID } from "node:crypto";
 import { resolve } from "node:path";
 import type { Argv, CommandModule } from "yargs";
@@ -40,7 +41,7 @@ function pickFormat(args: ExportArgs): Format {
   if (out?.endsWith(".html") || out?.endsWith(".htm")) return "html";
   if (out?.endsWith(".md") || out?.endsWith(".markdown")) return "markdown";
   if (out?.endsWith(".jsonl")) return "jsonl";
-  return process.stdout.isTTY === true && out === undefined ? "markdown" : "html";
+  return runIo().stdout.isTTY === true && out === undefined ? "markdown" : "html";
 }
 
 async function writeChunks(chunks: Iterable<string>, out: string | undefined, force: boolean): Promise<void> {
@@ -81,7 +82,7 @@ export const exportCommand: CommandModule<object, ExportArgs> = {
   handler: async (args) => {
     const file =
       args.file ??
-      (await resolveSessionFile({ session: args.session, allProjects: args.allProjects, cwd: process.cwd(), env: process.env }));
+      (await resolveSessionFile({ session: args.session, allProjects: args.allProjects, cwd: runIo().cwd(), env: runIo().env }));
     const format = pickFormat(args);
     const stdin = isStdin(file);
     if (args.output !== undefined) checkOutput(args.output, stdin ? undefined : file, args.force === true);
@@ -91,7 +92,7 @@ export const exportCommand: CommandModule<object, ExportArgs> = {
       if (format === "jsonl") return await jsonl(session, args, stdin);
       const { leaf, path, diagnostics } = exportPath(session, args.leaf);
       if (path === null) {
-        for (const d of diagnostics) process.stderr.write(diagnosticLine(d));
+        for (const d of diagnostics) runIo().stderr.write(diagnosticLine(d));
         requestExit(1);
         return;
       }
@@ -120,7 +121,7 @@ async function jsonl(session: Session, args: ExportArgs, stdin: boolean): Promis
     parentSession: stdin || session.path === undefined ? undefined : resolve(session.path),
   });
   if (r.data === null) {
-    for (const d of r.diagnostics) process.stderr.write(diagnosticLine(d));
+    for (const d of r.diagnostics) runIo().stderr.write(diagnosticLine(d));
     requestExit(r.exitCode);
     return;
   }
@@ -129,6 +130,6 @@ async function jsonl(session: Session, args: ExportArgs, stdin: boolean): Promis
     args.output,
     args.force === true,
   );
-  for (const line of jsonlExportNotes(session.file, r.data)) process.stderr.write(line);
+  for (const line of jsonlExportNotes(session.file, r.data)) runIo().stderr.write(line);
   requestExit(r.exitCode);
 }

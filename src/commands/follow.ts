@@ -1,3 +1,4 @@
+import { runIo } from "./run-state.js";
 import type { Argv, CommandModule } from "yargs";
 import type { Session } from "../model/session.js";
 import type { FollowTotals } from "../ops/follow.js";
@@ -21,7 +22,7 @@ interface FollowArgs extends GlobalArgs {
 
 /** Poll interval; tests shorten it. fs.watch wakes the reader earlier where it works. */
 function pollMs(): number {
-  const v = Number(process.env.PISESS_FOLLOW_POLL_MS);
+  const v = Number(runIo().env.PISESS_FOLLOW_POLL_MS);
   return Number.isFinite(v) && v > 0 ? v : 1000;
 }
 
@@ -64,23 +65,23 @@ export const followCommand: CommandModule<object, FollowArgs> = {
       .example("$0 follow s.jsonl --ndjson | jq -r 'select(.type==\"compaction\") | .line'", "lines of compactions as they happen")
       .example("$0 follow s.jsonl --ndjson --until-idle 30", "stop after 30 s without a change") as unknown as Argv<FollowArgs>,
   handler: async (args) => {
-    const env = process.env;
-    const file = args.file ?? (await resolveSessionFile({ session: args.session, allProjects: args.allProjects, cwd: process.cwd(), env }));
+    const env = runIo().env;
+    const file = args.file ?? (await resolveSessionFile({ session: args.session, allProjects: args.allProjects, cwd: runIo().cwd(), env }));
     const style = styleFor(args);
     const width = terminalWidth(args.width);
-    const tty = process.stderr.isTTY === true;
+    const tty = runIo().stderr.isTTY === true;
     const ac = new AbortController();
     const stop = (): void => ac.abort();
     process.on("SIGINT", stop);
     process.on("SIGTERM", stop);
     let status = "";
     const clearStatus = (): void => {
-      if (status) process.stderr.write("\r\u001b[2K");
+      if (status) runIo().stderr.write("\r\u001b[2K");
       status = "";
     };
     const note = (s: string): void => {
       clearStatus();
-      process.stderr.write(s);
+      runIo().stderr.write(s);
     };
     let contextAt = 0;
     let contextTokens: number | null = null;
@@ -95,8 +96,8 @@ export const followCommand: CommandModule<object, FollowArgs> = {
         contextTokens = followContextTokens(session);
       }
       status = followStatus(f, totals, contextTokens);
-      const cols = process.stderr.columns;
-      process.stderr.write(cols !== undefined && cols > 1 && status.length >= cols ? `${status.slice(0, cols - 2)}…` : status);
+      const cols = runIo().stderr.columns;
+      runIo().stderr.write(cols !== undefined && cols > 1 && status.length >= cols ? `${status.slice(0, cols - 2)}…` : status);
     };
     let started = false;
     try {
@@ -107,7 +108,7 @@ export const followCommand: CommandModule<object, FollowArgs> = {
         wholeEntries: args.ndjson === true,
         ...(args.fromStart ? { fromStart: true } : {}),
         ...(args.untilIdle !== undefined ? { untilIdleMs: args.untilIdle * 1000 } : {}),
-        ...(args.newest && args.file === undefined ? { newestIn: await projectSessionFolder(process.cwd(), env) } : {}),
+        ...(args.newest && args.file === undefined ? { newestIn: await projectSessionFolder(runIo().cwd(), env) } : {}),
       });
       for await (const ev of events) {
         switch (ev.kind) {
@@ -157,7 +158,7 @@ export const followCommand: CommandModule<object, FollowArgs> = {
       // Leave the terminal as it was: no status line, colours reset, cursor shown.
       if (tty) {
         clearStatus();
-        process.stderr.write("\u001b[0m\u001b[?25h");
+        runIo().stderr.write("\u001b[0m\u001b[?25h");
       }
     }
   },

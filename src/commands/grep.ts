@@ -1,3 +1,4 @@
+import { runIo } from "./run-state.js";
 import type { Argv, CommandModule } from "yargs";
 import { GrepOutput } from "../render/grep.js";
 import { failureLine } from "../render/notes.js";
@@ -63,10 +64,10 @@ export const grepCommand: CommandModule<object, GrepArgs> = {
       roles: args.role ?? [],
       types: args.type ?? [],
       context: args.context,
-      env: process.env,
-      cwd: process.cwd(),
+      env: runIo().env,
+      cwd: runIo().cwd(),
     });
-    for (const f of r.data.failures) process.stderr.write(failureLine(f));
+    for (const f of r.data.failures) runIo().stderr.write(failureLine(f));
     const out = new GrepOutput(args.json ? "json" : args.ndjson ? "ndjson" : "text", styleFor(args));
     requestExit(r.exitCode);
     await writeOut([out.head()]);

@@ -1,3 +1,4 @@
+import { runIo } from "./run-state.js";
 import type { Argv, CommandModule } from "yargs";
 import { sanitizeLine } from "../render/sanitize.js";
 import { lineageJson, lineageNdjson, lineageText } from "../render/lineage.js";
@@ -29,9 +30,9 @@ export const lineageCommand: CommandModule<object, LineageArgs> = {
       .example("$0 lineage fork.jsonl", "parents up to the original, and forks of this file")
       .example("$0 lineage fork.jsonl --json | jq -r '.ancestors[-1].path'", "the original session") as unknown as Argv<LineageArgs>,
   handler: async (args) => {
-    const r = await lineageReport({ file: args.file, ...(args.forksIn !== undefined ? { forksIn: args.forksIn } : {}), env: process.env });
+    const r = await lineageReport({ file: args.file, ...(args.forksIn !== undefined ? { forksIn: args.forksIn } : {}), env: runIo().env });
     for (const u of r.data.unsearched)
-      process.stderr.write(`pisess: warning: --forks-in ${sanitizeLine(u.path)}: ${u.reason}; no forks searched there\n`);
+      runIo().stderr.write(`pisess: warning: --forks-in ${sanitizeLine(u.path)}: ${u.reason}; no forks searched there\n`);
     requestExit(r.exitCode);
     if (args.json) await writeOut([lineageJson(r.data)]);
     else if (args.ndjson) await writeOut([lineageNdjson(r.data)]);

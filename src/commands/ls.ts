@@ -1,3 +1,4 @@
+import { runIo } from "./run-state.js";
 import type { Argv, CommandModule } from "yargs";
 import { lsJson, lsNdjson, lsText } from "../render/ls.js";
 import { failureLine, noteLine } from "../render/notes.js";
@@ -37,25 +38,25 @@ export const lsCommand: CommandModule<object, LsArgs> = {
       .example("$0 ls --all-projects --sort size -n 10", "the ten largest sessions anywhere")
       .example("$0 ls -a --ndjson | jq -r 'select(.leaves > 1) | .path'", "sessions that branch") as unknown as Argv<LsArgs>,
   handler: async (args) => {
-    const progress = process.stderr.isTTY === true;
+    const progress = runIo().stderr.isTTY === true;
     const r = await lsReport({
       ...(args.dirs !== undefined ? { dirs: args.dirs } : {}),
       allProjects: args.allProjects === true,
       sort: args.sort,
       ...(args.limit !== undefined ? { limit: args.limit } : {}),
-      env: process.env,
-      cwd: process.cwd(),
-      ...(progress ? { onProgress: (done: number, total: number) => process.stderr.write(`\r\u001b[2Kpisess ls: ${done}/${total}`) } : {}),
+      env: runIo().env,
+      cwd: runIo().cwd(),
+      ...(progress ? { onProgress: (done: number, total: number) => runIo().stderr.write(`\r\u001b[2Kpisess ls: ${done}/${total}`) } : {}),
     });
     const d = r.data;
     if (d.missingRoot !== undefined) {
-      process.stderr.write(noteLine(`no sessions folder ${d.missingRoot}${args.allProjects ? "" : ` for ${process.cwd()}`}`));
+      runIo().stderr.write(noteLine(`no sessions folder ${d.missingRoot}${args.allProjects ? "" : ` for ${runIo().cwd()}`}`));
       await writeOut([args.json ? lsJson([]) : ""]);
       return;
     }
-    if (progress) process.stderr.write("\r\u001b[2K");
-    for (const f of d.failures) process.stderr.write(failureLine(f));
-    if (d.skipped > 0) process.stderr.write(`pisess: skipped ${d.skipped} file${d.skipped === 1 ? "" : "s"} without a session header\n`);
+    if (progress) runIo().stderr.write("\r\u001b[2K");
+    for (const f of d.failures) runIo().stderr.write(failureLine(f));
+    if (d.skipped > 0) runIo().stderr.write(`pisess: skipped ${d.skipped} file${d.skipped === 1 ? "" : "s"} without a session header\n`);
     requestExit(r.exitCode);
     if (args.json) await writeOut([lsJson(d.sessions)]);
     else if (args.ndjson) await writeOut([lsNdjson(d.sessions)]);

@@ -1,3 +1,4 @@
+import { runIo } from "./run-state.js";
 import type { Argv, CommandModule } from "yargs";
 import { readEntry } from "../model/session.js";
 import { diagnosticLine } from "../render/diagnostics.js";
@@ -47,7 +48,7 @@ export const pathCommand: CommandModule<object, PathArgs> = {
       const r = pathReport(session, { leaf: args.leaf });
       const { leaf, path } = r.data;
       if (path === null) {
-        for (const d of r.diagnostics) process.stderr.write(diagnosticLine(d));
+        for (const d of r.diagnostics) runIo().stderr.write(diagnosticLine(d));
         requestExit(r.exitCode);
         return;
       }
@@ -57,7 +58,7 @@ export const pathCommand: CommandModule<object, PathArgs> = {
       } else if (leaf) {
         await writeOut(pathTextLines(session, path, leaf, { style: styleFor(args), width: terminalWidth(args.width) }));
       }
-      if (!leaf) process.stderr.write(emptyNote(session.file, "path"));
+      if (!leaf) runIo().stderr.write(emptyNote(session.file, "path"));
       problemSummary(session.file, r.diagnostics);
     } finally {
       session.store.close();

@@ -1,4 +1,5 @@
 import type { Options } from "yargs";
+import type { Readable } from "node:stream";
 
 // What cli.ts needs on every run, apart from the heavier plumbing in common.ts (loading sessions, renderers): a run
 // that only prints its version or help loads this file and no command code.
@@ -45,4 +46,62 @@ export function takeExitStatus(): number {
   const code = requestedExit;
   requestedExit = 0;
   return code;
+}
+
+/**
+ * Where a run reads and writes: stdin, stdout, stderr, the environment and the working directory. cli.ts and the
+ * commands reach them only through `runIo()`, which is the process's own unless a caller runs main() with others
+ * (`withRunIo`: the tests run the CLI in process that way, with output captured and env/cwd given). The reports
+ * never see it: commands pass them env and cwd as arguments.
+ */
+export interface RunIo {
+  readonly stdin: Readable;
+  readonly stdout: NodeJS.WriteStream;
+  readonly stderr: NodeJS.WriteStream;
+  readonly env: NodeJS.ProcessEnv;
+  cwd(): string;
+}
+
+// Getters: process.stdin opens the stream on first use, which a run that never reads it must not do.
+const PROCESS_IO: RunIo = {
+  get stdin() {
+    return process.stdin;
+  },
+  get stdout() {
+    return process.stdout;
+  },
+  get stderr() {
+    return process.stderr;
+  },
+  get env() {
+    return process.env;
+  },
+  cwd: () => process.cwd(),
+};
+
+let io: RunIo = PROCESS_IO;
+
+export function runIo(): RunIo {
+  return io;
+}
+
+/** Whether this run is the process's own (the binary), rather than one run in process with its own streams. */
+export function ownsProcess(): boolean {
+  return io === PROCESS_IO;
+}
+
+/**
+ * Runs `run` (main()) with `replacement` as its streams, env and working directory, one run at a time; the exit
+ * status requested is cleared before and after, so nothing carries over to the next run.
+ */
+export async function withRunIo<T>(replacement: RunIo, run: () => Promise<T>): Promise<T> {
+  if (io !== PROCESS_IO) throw new Error("withRunIo: a run is already in progress");
+  io = replacement;
+  requestedExit = 0;
+  try {
+    return await run();
+  } finally {
+    io = PROCESS_IO;
+    requestedExit = 0;
+  }
 }

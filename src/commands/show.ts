@@ -1,3 +1,4 @@
+import { runIo } from "./run-state.js";
 import type { Argv, CommandModule } from "yargs";
 import { showJson, showSkippedJson, showText } from "../render/show.js";
 import { diagnosticLine } from "../render/diagnostics.js";
@@ -14,7 +15,7 @@ interface ShowArgs extends GlobalArgs {
 
 /** The exact line for a pipe or file; on a terminal, control, bidi and C1 characters shown as escapes (never raw). */
 function rawOut(text: string): string {
-  return process.stdout.isTTY === true ? sanitize(text) : text;
+  return runIo().stdout.isTTY === true ? sanitize(text) : text;
 }
 
 export const showCommand: CommandModule<object, ShowArgs> = {
@@ -45,7 +46,7 @@ export const showCommand: CommandModule<object, ShowArgs> = {
       requestExit(r.exitCode);
       const d = r.data;
       if (d.skipped !== undefined) {
-        for (const x of r.diagnostics) process.stderr.write(diagnosticLine(x));
+        for (const x of r.diagnostics) runIo().stderr.write(diagnosticLine(x));
         if (args.json) await writeOut([showSkippedJson(d.skipped, r.diagnostics)]);
         else if (d.skipped.text !== null) await writeOut([`${rawOut(d.skipped.text)}\n`]);
       } else if (d.raw !== undefined) await writeOut([`${rawOut(d.raw)}\n`]);

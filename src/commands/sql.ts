@@ -1,3 +1,4 @@
+import { runIo } from "./run-state.js";
 import type { Argv, CommandModule } from "yargs";
 import { fleetProgress } from "../render/usage-progress.js";
 import { sqlCsv, sqlJson, sqlNdjson, sqlText } from "../render/sql.js";
@@ -34,22 +35,22 @@ export const sqlCommand: CommandModule<object, SqlArgs> = {
       .example('$0 sql "SELECT tool, count(*) FROM tool_calls WHERE is_error GROUP BY 1 ORDER BY 2 DESC"', "the tools that error most")
       .example('$0 sql --tables /tmp/pi-tables "SELECT count(*) FROM sessions"', "over tables written before") as unknown as Argv<SqlArgs>,
   handler: async (args) => {
-    const progress = args.tables === undefined ? fleetProgress("pisess sql", process.stderr) : undefined;
+    const progress = args.tables === undefined ? fleetProgress("pisess sql", runIo().stderr) : undefined;
     let r: Awaited<ReturnType<typeof sqlReport>>;
     try {
       r = await sqlReport({
         query: args.query,
         ...(args.targets !== undefined ? { targets: args.targets } : {}),
         ...(args.tables !== undefined ? { tables: args.tables } : {}),
-        env: process.env,
-        cwd: process.cwd(),
+        env: runIo().env,
+        cwd: runIo().cwd(),
         ...(progress ? { onProgress: progress.update } : {}),
       });
     } finally {
       progress?.stop();
     }
     const d = r.data;
-    for (const line of fleetNoteLines(d)) process.stderr.write(line);
+    for (const line of fleetNoteLines(d)) runIo().stderr.write(line);
     if (args.json) await writeOut([sqlJson(d.columns, d.rows)]);
     else if (args.ndjson) await writeOut([sqlNdjson(d.columns, d.rows)]);
     else if (args.csv) await writeOut([sqlCsv(d.columns, d.rows)]);

@@ -1,3 +1,4 @@
+import { runIo } from "./run-state.js";
 import type { Argv, CommandModule } from "yargs";
 import { fleetProgress } from "../render/usage-progress.js";
 import { fleetNoteLines } from "../render/usage.js";
@@ -26,22 +27,22 @@ export const tablesCommand: CommandModule<object, TablesArgs> = {
       .example("$0 tables --out /tmp/pi-tables", "every session as parquet tables")
       .example("$0 tables ~/.pi/agent/sessions --out t --format ndjson", "NDJSON, one object per row") as unknown as Argv<TablesArgs>,
   handler: async (args) => {
-    const progress = fleetProgress("pisess tables", process.stderr);
+    const progress = fleetProgress("pisess tables", runIo().stderr);
     let r: Awaited<ReturnType<typeof tablesReport>>;
     try {
       r = await tablesReport({
         ...(args.targets !== undefined ? { targets: args.targets } : {}),
         out: args.out,
         format: args.format,
-        env: process.env,
-        cwd: process.cwd(),
+        env: runIo().env,
+        cwd: runIo().cwd(),
         ...(progress ? { onProgress: progress.update } : {}),
       });
     } finally {
       progress?.stop();
     }
     const d = r.data;
-    for (const line of fleetNoteLines(d)) process.stderr.write(line);
+    for (const line of fleetNoteLines(d)) runIo().stderr.write(line);
     await writeOut([tablesText(d.files, d.rows, styleFor(args))]);
     requestExit(r.exitCode);
   },

@@ -1,3 +1,4 @@
+import { runIo } from "./run-state.js";
 import type { Argv, CommandModule } from "yargs";
 import { GROUP_KEYS, type GroupKey } from "../ops/fleet-usage.js";
 import { fleetNoteLines, usageJson, usageNdjson, usageText } from "../render/usage.js";
@@ -46,7 +47,7 @@ export const usageCommand: CommandModule<object, UsageArgs> = {
     for (const k of by)
       if (!(GROUP_KEYS as readonly string[]).includes(k))
         throw new CliError(`--by: unknown key ${JSON.stringify(k)} (one of ${GROUP_KEYS.join(", ")})`);
-    const progress = fleetProgress("pisess usage", process.stderr);
+    const progress = fleetProgress("pisess usage", runIo().stderr);
     let r: Awaited<ReturnType<typeof usageReport>>;
     try {
       r = await usageReport({
@@ -58,15 +59,15 @@ export const usageCommand: CommandModule<object, UsageArgs> = {
         ...(args.project !== undefined ? { project: args.project } : {}),
         breakdown: args.breakdown === true,
         includeCopied: args.includeCopied === true,
-        env: process.env,
-        cwd: process.cwd(),
+        env: runIo().env,
+        cwd: runIo().cwd(),
         ...(progress ? { onProgress: progress.update } : {}),
       });
     } finally {
       progress?.stop();
     }
     const d = r.data;
-    for (const line of fleetNoteLines(d)) process.stderr.write(line);
+    for (const line of fleetNoteLines(d)) runIo().stderr.write(line);
     if (args.json) await writeOut([usageJson(d.by, d.rows, d.totals)]);
     else if (args.ndjson) await writeOut([usageNdjson(d.by, d.rows)]);
     else await writeOut([usageText(d.by, d.rows, d.totals, styleFor(args))]);

@@ -1,3 +1,4 @@
+import { runIo } from "./run-state.js";
 import type { Argv, CommandModule } from "yargs";
 import type { Severity } from "../model/types.js";
 import { type GlobalArgs, wholeNumbers } from "./common.js";
@@ -71,10 +72,10 @@ export const validateCommand: CommandModule<object, ValidateArgs> = {
       isStdin: common.isStdin,
       displayName: common.displayName,
       progress: (name, bytes) =>
-        process.stderr.isTTY === true && bytes >= 64 << 20 ? common.progressReporter("checking", name, bytes) : undefined,
+        runIo().stderr.isTTY === true && bytes >= 64 << 20 ? common.progressReporter("checking", name, bytes) : undefined,
     });
     const { noteLine } = await import("../render/notes.js");
-    for (const n of r.data.notes) process.stderr.write(noteLine(n));
+    for (const n of r.data.notes) runIo().stderr.write(noteLine(n));
     const { shown, summary } = r.data;
     // Known before a line is written: a reader that leaves early (`| head`) does not turn a failing run into 0.
     common.requestExit(r.exitCode);

@@ -128,7 +128,8 @@ function readInto(rec: EntryRec, r: FieldRule, v: unknown): void {
       break;
     }
     case "message":
-      out[r.field] = isObject(v);
+      // pi passes on any message that is there and not null (an object or not); the fields come from an object.
+      out[r.field] = v !== undefined && v !== null;
       if (isObject(v)) {
         readAll(rec, MESSAGE_COMMON, v);
         readAll(rec, (rec.role === undefined ? undefined : MESSAGE_FIELDS.get(rec.role)) ?? OTHER_ROLE_FIELDS, v);

@@ -170,7 +170,8 @@ function readSlots(rec: EntryRec, rules: readonly SlotRule[], p: Plan): void {
       }
       case "message": {
         const isObj = slotStartsWith(slot, OPEN_BRACE);
-        out[rule.field] = isObj;
+        // As extract.ts: there and not null. Only a value that is not an object is parsed (to see it is there).
+        out[rule.field] = isObj || (!slotStartsWith(slot, N) && slotValue(slot) !== undefined);
         if (isObj) {
           readSlots(rec, p.common, p);
           const roleRules = (rec.role === undefined ? undefined : p.byRole.get(rec.role)) ?? p.otherRole;

@@ -75,7 +75,7 @@ export interface EntryRec {
   usage?: Usage;
   /** `usage` entry: its `kind` (pi writes "cache_warm"; extensions any string), cut like text. */
   usageKind?: string;
-  /** message entry has a `message` object. */
+  /** message entry has a `message` pi passes on to the context: there and not null (an object or not). */
   hasMessage?: boolean;
   tokensBefore?: unknown;
   firstKeptEntryId?: string;

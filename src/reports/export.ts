@@ -19,7 +19,9 @@ import { pathTo } from "../ops/path.js";
 import { cycleProblem } from "../ops/tree.js";
 import type { ExportFacts } from "../render/export-facts.js";
 import type { HtmlPayloadSource } from "../render/export-html.js";
+import type { ChangedEntry, JsonlExport } from "../render/export-notes.js";
 import { infoReport } from "./info.js";
+export type { ChangedEntry, JsonlExport } from "../render/export-notes.js";
 import { entryRef } from "./refs.js";
 import { ReportError, type Report } from "./report.js";
 
@@ -50,23 +52,6 @@ export function exportPath(session: Session, leafRef: string): { leaf: EntryRec;
   if (!r.ok) return { leaf, path: null, diagnostics: [cycleProblem(session.file, r.cycle)] };
   return { leaf, path: r.path, diagnostics: [] };
 }
-
-export interface JsonlExport {
-  leaf: EntryRec;
-  /** The lines of the new file, each without its newline. */
-  lines: string[];
-  /** Entries of the path left out, each with the finding that made it go (line = the original's line). */
-  leftOut: Diagnostic[];
-  /** Entries written with a field changed so that the finding goes while the context stays: the finding and the change. */
-  changed: ChangedEntry[];
-  /** Findings about the new file that neither leaving out nor changing could fix without changing the context. */
-  remaining: Diagnostic[];
-  /** Whether pisess builds the same context at the new file's last entry as at the leaf of the original. */
-  sameContext: boolean;
-}
-
-/** A finding the export fixed by changing a field (line = the original's line), and which change it made. */
-export type ChangedEntry = Diagnostic & { patch: EntryPatchKind };
 
 function contextKey(session: Session, path: EntryRec[]): string {
   const c = buildContext(session, path, (rec) => readEntry(session, rec));
