@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 // The bloat benchmark row: `pisess bloat` on a generated session with images must stay within the peak memory of
 // `pisess tree` on the same file.
-//   node bench/bloat-row.mjs [--mb 1000] [--runs 3] [--keep] [--no-write]
+//   node bench/bloat-row.mjs [--mb 1000] [--runs 8] [--keep] [--no-write | --out FILE]
 // Generates FILE (streamed; a chain of turns with base64 images, long tool outputs and a side branch every 50
-// turns), times both commands with GNU time, prints the rows and appends them to bench/RESULTS.md unless --no-write.
+// turns), times both commands with GNU time, interleaved, prints the rows and appends them to bench/RESULTS.md (or
+// to FILE with --out; nowhere with --no-write).
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -17,7 +18,7 @@ const arg = (name, dflt) => {
   return i === -1 ? dflt : process.argv[i + 1];
 };
 const MB = Number(arg("mb", "1000"));
-const RUNS = Number(arg("runs", "3"));
+const RUNS = Number(arg("runs", "8"));
 const file = path.join(os.tmpdir(), `pisess-bloat-${MB}M.jsonl`);
 
 const T0 = Date.UTC(2025, 6, 1, 12, 0, 0);
@@ -96,6 +97,7 @@ const tasks = [
   ["pisess bloat --json", ["bloat", "--json", file]],
 ];
 const results = new Map(tasks.map(([name]) => [name, []]));
+const loadStart = os.loadavg().map((l) => l.toFixed(1)).join(" / ");
 for (let run = 0; run < RUNS; run++) {
   for (const [name, args] of tasks) {
     const r = timed(args);
@@ -104,19 +106,27 @@ for (let run = 0; run < RUNS; run++) {
     results.get(name).push(r);
   }
 }
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 === 1 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+const range = (xs) => `${Math.min(...xs).toFixed(1)}–${Math.max(...xs).toFixed(1)}`;
 let rows = "";
-const peak = {};
 for (const [name, rs] of results) {
-  peak[name] = Math.max(...rs.map((r) => r.rssMb));
-  rows += `| ${(size / 1e6).toFixed(0)} MB with images | ${name} | ${median(rs.map((r) => r.wall)).toFixed(2)} | ${peak[name].toFixed(0)} | ok (${rs.length} runs) |\n`;
+  const rss = rs.map((r) => r.rssMb);
+  rows += `| ${(size / 1e6).toFixed(0)} MB with images | ${name} | ${median(rs.map((r) => r.wall)).toFixed(2)} | ${median(rss).toFixed(1)} | ${range(rss)} | ok (${rs.length} runs) |\n`;
 }
-// "Within": bloat's peak RSS at most tree's. The streaming pass allocates nothing per line (src/ops/json-bytes.ts);
-// what is left is a constant: its own read buffer (up to the longest line, 1 MB here) and the optimised code of the
-// walk. Shown as the difference, with the check against tree's peak itself.
-const delta = peak["pisess bloat --json"] - peak["pisess tree --json"];
-const ok = delta <= 0;
-const md = `\n## bloat (bench/bloat-row.mjs, ${new Date().toISOString().slice(0, 10)})\n\n| file | task | wall s (median) | peak RSS MB | status |\n|---|---|---:|---:|---|\n${rows}\n- ${ok ? "✅" : "❌"} bloat's peak RSS within tree's on the same file: ${peak["pisess bloat --json"].toFixed(0)} MB vs ${peak["pisess tree --json"].toFixed(0)} MB (${delta >= 0 ? "+" : ""}${delta.toFixed(1)} MB)\n`;
+// "Within": bloat's peak RSS at most tree's, run by run (each pair ran back to back, so load drifts cancel), and
+// over all runs (bloat's largest at most tree's smallest would leave no doubt).
+const tree = results.get("pisess tree --json").map((r) => r.rssMb);
+const bloat = results.get("pisess bloat --json").map((r) => r.rssMb);
+const deltas = bloat.map((b, i) => b - tree[i]);
+const sign = (d) => `${d >= 0 ? "+" : ""}${d.toFixed(1)}`;
+const ok = Math.max(...deltas) <= 0;
+const load = os.loadavg().map((l) => l.toFixed(1)).join(" / ");
+const md = `\n## bloat (bench/bloat-row.mjs, ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC)\n\n| file | task | wall s (median) | peak RSS MB (median) | peak RSS MB (range) | status |\n|---|---|---:|---:|---:|---|\n${rows}\n- ${ok ? "✅" : "❌"} bloat's peak RSS within tree's on the same file, run by run: bloat − tree median ${sign(median(deltas))} MB (${deltas.map(sign).join(", ")}); bloat's largest ${Math.max(...bloat).toFixed(1)} MB, tree's smallest ${Math.min(...tree).toFixed(1)} MB\n- load average ${loadStart} at the start, ${load} at the end\n`;
 process.stdout.write(md);
-if (!process.argv.includes("--no-write")) fs.appendFileSync(path.join(here, "RESULTS.md"), md);
+const out = arg("out", null);
+if (out) fs.appendFileSync(out, md);
+else if (!process.argv.includes("--no-write")) fs.appendFileSync(path.join(here, "RESULTS.md"), md);
 if (!process.argv.includes("--keep")) fs.rmSync(file);

@@ -67,10 +67,11 @@ export { TABLES, TABLE_NAMES, tableSchema, type TableName } from "./ops/fleet-ta
 export {
   followSession,
   followContextTokens,
+  FollowContextSize,
   projectSessionFolder,
   type FollowOptions,
   type FollowEvent,
 } from "./reports/follow.js";
 export { FollowState, type FollowStep, type FollowTotals, type Announcement } from "./ops/follow.js";
-export { FileTail, type TailEvent } from "./io/tail.js";
+export { FileTail, TailFile, type TailEvent } from "./io/tail.js";
 export { LIVE_WINDOW_MS, type HeldTail } from "./io/scan/index.js";

@@ -4,6 +4,10 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadSession } from "../src/model/load.js";
 import type { Session } from "../src/model/session.js";
+import { entryPlaces, pathPlaces, placesFromContext } from "../src/ops/bloat.js";
+import { buildContext } from "../src/ops/context.js";
+import { lightEntry } from "../src/ops/kept.js";
+import { pathTo } from "../src/ops/path.js";
 import { bloatReport, type BloatData } from "../src/reports/bloat.js";
 import { corpus, fixture, ROOT, runCli, spawnCli } from "./helpers.js";
 
@@ -196,6 +200,33 @@ describe("bloat: places", () => {
     for (let l = 2; l <= lines.length; l++) if (!onPath.has(l) && !skipped.has(l) && isObject(lines[l - 1] as string)) off += lineBytes(l);
     expect(place("other-branches")?.bytes ?? 0).toBe(off);
     expect(d.fork.leftBehindBytes).toBe(off);
+  });
+
+  it.each([...corpusFiles, ...bloatFiles])("%s: places at leaves equal those of the context built with full light bodies", async (path) => {
+    const session = await loadSession({ kind: "file", path }, { detail: "skeleton" });
+    try {
+      let plain = 0;
+      let edited = 0;
+      // Every leaf, every compaction and edit (paths that end at one), and every 25th entry: enough shapes, fast.
+      const parents = new Set(session.entries.map((e) => e.parentId));
+      const leaves = session.entries.filter(
+        (e, i) => !parents.has(e.id) || e.type === "compaction" || e.type === "context_edit" || i % 25 === 0,
+      );
+      for (const leaf of leaves) {
+        const r = pathTo(session, leaf);
+        if (!r.ok) continue;
+        // The reference: the context as validate and compactions build it, from lightEntry's bodies.
+        const ctx = buildContext(session, r.path, (rec) => lightEntry(session, rec));
+        const want = entryPlaces(session, r.path, ctx, undefined);
+        expect(pathPlaces(session, r.path, undefined).places).toEqual(want);
+        expect(placesFromContext(session, r.path, undefined)).toEqual(want);
+        if (r.path.some((e) => e.type === "compaction" || e.type === "context_edit")) edited++;
+        else plain++;
+      }
+      expect(plain + edited).toBeGreaterThan(0);
+    } finally {
+      session.store.close();
+    }
   });
 
   it("a fork's entries copied from its parent are their own place", async () => {

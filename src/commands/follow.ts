@@ -4,9 +4,10 @@ import type { Session } from "../model/session.js";
 import type { FollowTotals } from "../ops/follow.js";
 import { diagnosticLine } from "../render/diagnostics.js";
 import { followLines, followNdjson, followStatus } from "../render/follow.js";
+import { readingProblemsLine } from "../render/problems.js";
 import { sanitizeLine } from "../render/sanitize.js";
 import { resolveSessionFile } from "../reports/context.js";
-import { followContextTokens, followSession, projectSessionFolder } from "../reports/follow.js";
+import { FollowContextSize, followSession, projectSessionFolder } from "../reports/follow.js";
 import { CliError, ioReason, requestExit, styleFor, terminalWidth, writeOut, type GlobalArgs } from "./common.js";
 
 interface FollowArgs extends GlobalArgs {
@@ -85,15 +86,17 @@ export const followCommand: CommandModule<object, FollowArgs> = {
     };
     let contextAt = 0;
     let contextTokens: number | null = null;
+    const contextSize = new FollowContextSize();
     /** The status line (a terminal only): totals and the context size, cut to the terminal's width. */
     const drawStatus = (f: string, session: Session, totals: FollowTotals): void => {
       if (!tty) return;
       clearStatus();
-      // The context size reads the leaf's path back from the file: at most every 2 s on a busy session.
+      // The context size reads back what was appended to the leaf's path (all of it after a jump, compaction or
+      // edit): at most every 2 s on a busy session.
       const now = Date.now();
       if (now - contextAt >= 2000) {
         contextAt = now;
-        contextTokens = followContextTokens(session);
+        contextTokens = contextSize.tokensAt(session);
       }
       status = followStatus(f, totals, contextTokens);
       const cols = runIo().stderr.columns;
@@ -118,12 +121,16 @@ export const followCommand: CommandModule<object, FollowArgs> = {
             note(
               `pisess follow: following ${sanitizeLine(ev.file)} (${ev.existing} entries${args.fromStart ? "" : " before, not shown"})\n`,
             );
+            if (ev.problems.error + ev.problems.warning > 0) note(readingProblemsLine(sanitizeLine(ev.file), ev.problems));
             drawStatus(ev.file, ev.session, ev.totals);
             break;
           case "entry":
             clearStatus();
             if (args.ndjson) await writeOut([followNdjson(ev.session, ev.rec, ev.step, ev.entry ?? {})]);
             else await writeOut([`${followLines(ev.session, ev.rec, ev.step, { style, width }).join("\n")}\n`]);
+            break;
+          case "problem":
+            note(diagnosticLine(ev.diagnostic));
             break;
           case "idle":
             drawStatus(ev.file, ev.session, ev.totals);

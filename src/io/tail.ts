@@ -1,4 +1,4 @@
-import { type FSWatcher, watch } from "node:fs";
+import { type FSWatcher, readSync, watch } from "node:fs";
 import { type FileHandle, open, stat } from "node:fs/promises";
 import { type HeldTail, LineSplitter, type RawLine } from "./scan/index.js";
 
@@ -13,6 +13,39 @@ export type TailEvent =
   | { kind: "reset"; reason: "truncated" | "replaced"; held: HeldTail | null }
   /** The path no longer exists (seen twice, one wait apart). Nothing more is read. */
   | { kind: "gone"; held: HeldTail | null };
+
+/**
+ * One file a tail opened, read back by offset through the tail's own descriptor: the bytes of the file whose lines
+ * the tail split, even once the path names another file. The tail closes it (after the batch that replaced it has
+ * been handled: see FileTail.read); a read after that throws rather than read whatever the descriptor names then.
+ */
+export class TailFile {
+  private closed = false;
+  constructor(
+    readonly path: string,
+    readonly fh: FileHandle,
+  ) {}
+
+  /** The text of bytes [offset, offset + length) of this file. */
+  text(offset: number, length: number): string {
+    if (this.closed) throw new Error(`${this.path}: read back after the file was replaced and closed`);
+    const buf = Buffer.allocUnsafe(length);
+    let done = 0;
+    while (done < length) {
+      const n = readSync(this.fh.fd, buf, done, length - done, offset + done);
+      if (n === 0) break;
+      done += n;
+    }
+    if (done < length) throw new Error(`${this.path}: file shrank while being read (offset ${offset + done})`);
+    return buf.toString("utf8");
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.fh.close();
+  }
+}
 
 const CHUNK = 1 << 16;
 /** At most this many bytes per read(): a big file is taken in steps, so a batch of lines never holds all of it. */
@@ -42,13 +75,17 @@ export class FileTail {
   private wake: (() => void) | null = null;
   private changed = false;
   private readonly buf = Buffer.allocUnsafe(CHUNK);
+  private file: TailFile;
+  /** Files replaced by the current one, closed at the next read (their lines may still be read back until then). */
+  private retired: TailFile[] = [];
 
   private constructor(
     readonly path: string,
-    private fh: FileHandle,
+    fh: FileHandle,
     private ino: number,
     private readonly useWatch: boolean,
   ) {
+    this.file = new TailFile(path, fh);
     this.splitter = this.newSplitter();
     this.arm();
   }
@@ -67,6 +104,11 @@ export class FileTail {
     return new LineSplitter((raw) => this.batch.push({ kind: "line", raw }));
   }
 
+  /** The file whose lines the last read() ended with: where their offsets point. */
+  get current(): TailFile {
+    return this.file;
+  }
+
   /** The unfinished line held now, if any. */
   held(): HeldTail | null {
     return this.splitter.held();
@@ -79,6 +121,7 @@ export class FileTail {
 
   /** Reads what was appended since the last call (everything, on the first). */
   async read(): Promise<TailEvent[]> {
+    await this.closeRetired();
     this.batch = [];
     this.changed = false;
     let pathIno: number | null = null;
@@ -105,8 +148,9 @@ export class FileTail {
         return this.batch;
       }
       this.batch.push({ kind: "reset", reason: "replaced", held: this.splitter.held() });
-      await this.fh.close();
-      this.fh = fh;
+      // Not closed yet: the lines of this batch from the old file are read back through it.
+      this.retired.push(this.file);
+      this.file = new TailFile(this.path, fh);
       this.ino = (await fh.stat()).ino;
       this.restart();
       this.disarm();
@@ -126,7 +170,7 @@ export class FileTail {
 
   /** Reads the held descriptor from the offset to its current size (noticing a truncation or rewrite first). */
   private async drain(): Promise<void> {
-    const st = await this.fh.stat();
+    const st = await this.file.fh.stat();
     if (
       st.size < this.offset ||
       (st.mtimeMs !== this.lastMtime && this.offset > 0 && (await this.byteAt(this.offset - 1)) !== this.lastByte)
@@ -138,7 +182,7 @@ export class FileTail {
     this.size = st.size;
     const size = Math.min(st.size, this.offset + MAX_READ);
     while (this.offset < size) {
-      const { bytesRead } = await this.fh.read(this.buf, 0, Math.min(CHUNK, size - this.offset), this.offset);
+      const { bytesRead } = await this.file.fh.read(this.buf, 0, Math.min(CHUNK, size - this.offset), this.offset);
       if (bytesRead === 0) break;
       this.splitter.push(this.buf.subarray(0, bytesRead));
       this.offset += bytesRead;
@@ -148,7 +192,7 @@ export class FileTail {
 
   private async byteAt(pos: number): Promise<number> {
     const one = Buffer.alloc(1);
-    const { bytesRead } = await this.fh.read(one, 0, 1, pos);
+    const { bytesRead } = await this.file.fh.read(one, 0, 1, pos);
     return bytesRead === 1 ? (one[0] as number) : -1;
   }
 
@@ -189,8 +233,14 @@ export class FileTail {
     });
   }
 
+  private async closeRetired(): Promise<void> {
+    for (const f of this.retired) await f.close();
+    this.retired = [];
+  }
+
   async close(): Promise<void> {
     this.disarm();
-    await this.fh.close();
+    await this.closeRetired();
+    await this.file.close();
   }
 }

@@ -2,7 +2,8 @@ import { readLineBytes, LINE_CRLF, LINE_UNTERMINATED } from "../io/scan/index.js
 import type { Session } from "../model/session.js";
 import type { EntryRec } from "../model/types.js";
 import { base64Decoded, JsonBytes, Keys } from "./json-bytes.js";
-import { givesMessages } from "./context.js";
+import { buildContext, givesMessages } from "./context.js";
+import { lightEntry } from "./kept.js";
 
 /**
  * Where a byte sits. Every byte has exactly one place: a fork's copied entries count as "fork-copy" wherever they
@@ -438,4 +439,42 @@ export function entryPlaces(
   for (const rec of ctx.sources) places[rec.index] = "context";
   if (copied) for (const rec of session.entries) if (copied[rec.index] === 1) places[rec.index] = "fork-copy";
   return places;
+}
+
+/**
+ * Each entry's place (entryPlaces) with the path to the leaf, and which entries are on that path. The context is
+ * built only where the path holds a compaction or an edit: without either, pi's context is each path entry's own
+ * messages in path order, so its sources are the entries that give messages (givesMessages, the context's own
+ * rule), and a context of the whole path (a few hundred bytes per entry, garbage before the pass) would only raise
+ * bloat's peak memory.
+ */
+export function pathPlaces(session: Session, path: EntryRec[], copied: Uint8Array | undefined): { places: Place[]; onPath: Uint8Array } {
+  const onPath = new Uint8Array(session.entries.length);
+  let plain = true;
+  for (const rec of path) {
+    onPath[rec.index] = 1;
+    if (rec.type === "compaction" || rec.type === "context_edit") plain = false;
+  }
+  if (plain)
+    return { places: entryPlaces(session, path, { sources: path.filter(givesMessages), removed: [], compaction: null }, copied), onPath };
+  return { places: placesFromContext(session, path, copied), onPath };
+}
+
+/** Each entry's place from the context at the leaf, built with bodies as light as places allow. */
+export function placesFromContext(session: Session, path: EntryRec[], copied: Uint8Array | undefined): Place[] {
+  // A message's body as membership needs it: its role, one shared object per role. A non-null content keeps
+  // buildContext from copying each message to normalise it; places never read messages.
+  const byRole = new Map<string | undefined, Record<string, unknown>>();
+  const missing = { message: undefined };
+  const read = (rec: EntryRec): Record<string, unknown> => {
+    if (rec.type !== "message") return lightEntry(session, rec);
+    if (rec.hasMessage !== true) return missing;
+    let body = byRole.get(rec.role);
+    if (body === undefined) {
+      body = { message: { role: rec.role, content: "" } };
+      byRole.set(rec.role, body);
+    }
+    return body;
+  };
+  return entryPlaces(session, path, buildContext(session, path, read), copied);
 }

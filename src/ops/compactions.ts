@@ -74,6 +74,30 @@ export function tokensBeforeMismatch(file: string, c: EntryRec, tokensBefore: un
 }
 
 /**
+ * Where buildContext starts to read the context of `path` whose last compaction is `path[ci]`: the first entry with
+ * the compaction's id (pi finds the compaction by id), or the kept range's first entry when that comes earlier.
+ * The entries before it give that context nothing but problems, the model and the thinking level, so a context
+ * built from `path.slice(start)` has the same messages, sources, keptFrom and size: validate judges each of 2,000
+ * compactions without building contexts of ever longer paths (quadratic). `position(rec)`: the entry's index on
+ * `path`, -1 when it is not on it. Where ids repeat, the first entry with an id is not byId's: 0 (the whole path).
+ */
+export function contextStart(
+  session: Session,
+  ci: number,
+  compaction: EntryRec,
+  firstKeptEntryId: unknown,
+  position: (rec: EntryRec) => number,
+  uniqueIds: boolean,
+): number {
+  if (!uniqueIds || compaction.id === undefined) return 0;
+  const cIdx = session.byId.get(compaction.id) === compaction ? ci : -1;
+  if (cIdx < 0) return 0;
+  const kept = typeof firstKeptEntryId === "string" ? session.byId.get(firstKeptEntryId) : undefined;
+  const k = kept === undefined ? -1 : position(kept);
+  return k >= 0 && k < cIdx ? k : cIdx;
+}
+
+/**
  * older-compaction-kept: an older compaction inside the kept range of `c` (from keptFrom up to `c` on `path`). pi
  * 1.6 leaves that summary out of the context; pi writes such ranges itself when it compacts again soon after a
  * compaction, so info. The one producer, for validate and `compactions`.

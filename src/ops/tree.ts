@@ -50,54 +50,21 @@ const NO_CHILDREN = Object.freeze([]) as unknown as TreeNode[];
 
 /** Builds the tree with pi's getTree rules, plus what pi cannot show: cycles, reported and cut open. Iterative. */
 export function buildTree(session: Session): SessionTree {
-  const { entries, file, byId } = session;
+  const { entries, file } = session;
   const n = entries.length;
+  const problems: Diagnostic[] = [];
+  const parent = linkParents(session, problems);
   // Filled by push: `new Array(n)` of a large n makes a slow dictionary-backed array.
   const nodes: TreeNode[] = [];
-  const parent: (EntryRec | null)[] = [];
-  const problems: Diagnostic[] = [];
-  let withId = 0;
-  for (let i = 0; i < n; i++) {
-    const rec = entries[i] as EntryRec;
-    if (rec.id !== undefined) withId++;
-    nodes.push({ rec, children: NO_CHILDREN });
-  }
-  /** Every id names one entry only (byId is built from these entries). */
-  const unique = withId === byId.size;
-
+  for (let i = 0; i < n; i++) nodes.push({ rec: entries[i] as EntryRec, children: NO_CHILDREN });
   const roots: TreeNode[] = [];
   for (let i = 0; i < n; i++) {
-    const rec = entries[i] as EntryRec;
     const node = nodes[i] as TreeNode;
-    const parentId = rec.parentId;
-    if (parentId === null || parentId === undefined) {
-      parent.push(null);
-      roots.push(node);
-      if (parentId === undefined && session.version >= 2) {
-        problems.push(
-          diag("dangling-parent", file, rec.line, { parentId: null, missing: true }, rec.id === undefined ? {} : { entryId: rec.id }),
-        );
-      }
-      continue;
-    }
-    if (parentId === rec.id) {
-      parent.push(null);
-      roots.push(node);
-      problems.push(diag("self-parent", file, rec.line, { id: rec.id }, { entryId: rec.id }));
-      continue;
-    }
-    // In a chain the parent is the entry just before; with unique ids that entry is what byId holds for its id.
-    const prev = i > 0 && unique ? (entries[i - 1] as EntryRec) : undefined;
-    const p = prev !== undefined && prev.id === parentId ? prev : byId.get(parentId);
+    const p = parent[i];
     if (!p) {
-      parent.push(null);
       roots.push(node);
-      // An empty parentId names nothing: it has no usable parent, rather than a parent "" that is missing.
-      const missing = parentId === "";
-      problems.push(diag("dangling-parent", file, rec.line, { parentId, missing }, rec.id === undefined ? {} : { entryId: rec.id }));
       continue;
     }
-    parent.push(p);
     const pn = nodes[p.index] as TreeNode;
     if (pn.children === NO_CHILDREN) pn.children = [node];
     else pn.children.push(node);
@@ -129,21 +96,82 @@ export function buildTree(session: Session): SessionTree {
     }
   }
 
-  for (const node of nodes) {
-    if (node.children.length > 1) node.children.sort(byTime);
-    if (Number.isNaN(node.rec.time)) {
+  for (const node of nodes) if (node.children.length > 1) node.children.sort(byTime);
+  timestampProblems(session, problems);
+  return { roots, nodes, parent, cycles, inCycle, problems };
+}
+
+/**
+ * buildTree's problems without building the tree (its nodes cost tens of bytes per entry): for a report that
+ * needs only the diagnostics. Same problems, same order.
+ */
+export function treeProblems(session: Session): Diagnostic[] {
+  const problems: Diagnostic[] = [];
+  const parent = linkParents(session, problems);
+  for (const cycle of findCycles(session.entries, parent)) problems.push(cycleProblem(session.file, cycle));
+  timestampProblems(session, problems);
+  return problems;
+}
+
+/**
+ * Each entry's parent as pi resolves it, by entry index (null for a root), reporting dangling and self parents
+ * into `problems` in file order.
+ */
+function linkParents(session: Session, problems: Diagnostic[]): (EntryRec | null)[] {
+  const { entries, file, byId } = session;
+  const n = entries.length;
+  const parent: (EntryRec | null)[] = [];
+  let withId = 0;
+  for (let i = 0; i < n; i++) if ((entries[i] as EntryRec).id !== undefined) withId++;
+  /** Every id names one entry only (byId is built from these entries). */
+  const unique = withId === byId.size;
+  for (let i = 0; i < n; i++) {
+    const rec = entries[i] as EntryRec;
+    const parentId = rec.parentId;
+    if (parentId === null || parentId === undefined) {
+      parent.push(null);
+      if (parentId === undefined && session.version >= 2) {
+        problems.push(
+          diag("dangling-parent", file, rec.line, { parentId: null, missing: true }, rec.id === undefined ? {} : { entryId: rec.id }),
+        );
+      }
+      continue;
+    }
+    if (parentId === rec.id) {
+      parent.push(null);
+      problems.push(diag("self-parent", file, rec.line, { id: rec.id }, { entryId: rec.id }));
+      continue;
+    }
+    // In a chain the parent is the entry just before; with unique ids that entry is what byId holds for its id.
+    const prev = i > 0 && unique ? (entries[i - 1] as EntryRec) : undefined;
+    const p = prev !== undefined && prev.id === parentId ? prev : byId.get(parentId);
+    if (!p) {
+      parent.push(null);
+      // An empty parentId names nothing: it has no usable parent, rather than a parent "" that is missing.
+      const missing = parentId === "";
+      problems.push(diag("dangling-parent", file, rec.line, { parentId, missing }, rec.id === undefined ? {} : { entryId: rec.id }));
+      continue;
+    }
+    parent.push(p);
+  }
+  return parent;
+}
+
+/** invalid-timestamp for each entry whose timestamp pi's getTree cannot sort, in file order. */
+function timestampProblems(session: Session, problems: Diagnostic[]): void {
+  for (const rec of session.entries) {
+    if (Number.isNaN(rec.time)) {
       problems.push(
         diag(
           "invalid-timestamp",
-          file,
-          node.rec.line,
-          { timestamp: JSON.stringify(node.rec.timestamp) ?? "undefined" },
-          node.rec.id ? { entryId: node.rec.id } : {},
+          session.file,
+          rec.line,
+          { timestamp: JSON.stringify(rec.timestamp) ?? "undefined" },
+          rec.id ? { entryId: rec.id } : {},
         ),
       );
     }
   }
-  return { roots, nodes, parent, cycles, inCycle, problems };
 }
 
 /**

@@ -3,6 +3,7 @@ import type { EntryRec } from "../model/types.js";
 import type { Announcement, EntryAt, FollowStep, FollowTotals } from "../ops/follow.js";
 import type { Row, SessionView } from "../ops/view.js";
 import { formatTokens, shortId } from "./entry.js";
+import { fmtCost } from "./info-format.js";
 import { sanitizeLine } from "./sanitize.js";
 import type { Style } from "./style.js";
 import { treeNdjson } from "./tree-json.js";
@@ -20,10 +21,6 @@ function ref(a: EntryAt | null): string {
   return a.line === null ? `${id} (not in the file)` : `line ${a.line} (${id})`;
 }
 
-function cost(x: number): string {
-  return `$${x.toFixed(x !== 0 && Math.abs(x) < 0.01 ? 4 : 2)}`;
-}
-
 /** The words of an announcement: the key facts of a compaction, branch summary, context edit or usage entry. */
 function announcementText(a: Announcement): string {
   switch (a.kind) {
@@ -34,7 +31,7 @@ function announcementText(a: Announcement): string {
     case "context_edit":
       return `context edit: ${a.removes ? "removes" : "replaces"} the message at ${ref(a.target)}`;
     case "usage":
-      return `usage${a.usageKind !== null ? ` (${sanitizeLine(a.usageKind)})` : ""}: ${formatTokens(a.tokens)} tokens, ${cost(a.cost)}`;
+      return `usage${a.usageKind !== null ? ` (${sanitizeLine(a.usageKind)})` : ""}: ${formatTokens(a.tokens)} tokens, ${fmtCost(a.cost)}`;
   }
 }
 
@@ -70,5 +67,5 @@ export function followNdjson(session: Session, rec: EntryRec, step: FollowStep, 
 /** The status line (TTY only): running totals and the context size now. */
 export function followStatus(file: string, totals: FollowTotals, contextTokens: number | null): string {
   const ctx = contextTokens === null ? "" : ` · context ≈ ${formatTokens(contextTokens)} tokens`;
-  return `${sanitizeLine(file)} · ${totals.entries} entries · ${formatTokens(totals.tokens)} tokens · ${cost(totals.cost)}${ctx}`;
+  return `${sanitizeLine(file)} · ${totals.entries} entries · ${formatTokens(totals.tokens)} tokens · ${fmtCost(totals.cost)}${ctx}`;
 }

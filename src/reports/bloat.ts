@@ -1,12 +1,10 @@
 import type { Session } from "../model/session.js";
 import type { EntryRec } from "../model/types.js";
-import { entryPlaces, measureBloat, type BloatData, type Place } from "../ops/bloat.js";
-import { lightEntry } from "../ops/kept.js";
-import { buildContext } from "../ops/context.js";
+import { measureBloat, pathPlaces, type BloatData } from "../ops/bloat.js";
 import { forkParent } from "../ops/fork.js";
 import { pathTo } from "../ops/path.js";
 import { sessionProblems } from "../ops/problems.js";
-import { buildTree, cycleProblem } from "../ops/tree.js";
+import { cycleProblem, treeProblems } from "../ops/tree.js";
 import { ReportError, type Report } from "./report.js";
 
 export type { BloatData } from "../ops/bloat.js";
@@ -22,17 +20,6 @@ export interface BloatOptions {
 }
 
 /**
- * Each entry's place and whether it is on the path. Its own function so that the context (thousands of message
- * objects on a long path) is garbage before the streaming pass starts: a local of the report would live until it ends.
- */
-function placesAt(session: Session, path: EntryRec[], copied: Uint8Array | undefined): { places: Place[]; onPath: Uint8Array } {
-  const ctx = buildContext(session, path, (rec) => lightEntry(session, rec));
-  const onPath = new Uint8Array(session.entries.length);
-  for (const rec of path) onPath[rec.index] = 1;
-  return { places: entryPlaces(session, path, ctx, copied), onPath };
-}
-
-/**
  * `pisess bloat`: every byte of the file by entry type, content kind and place (each adds up to the file size),
  * the largest entries and blocks, and what a fork of the active path would leave behind. Streams the file once
  * more after loading; needs a file on disk (not stdin).
@@ -41,8 +28,11 @@ export async function bloatReport(session: Session, opts: BloatOptions = {}): Pr
   if (session.path === undefined) throw new ReportError("bloat reads the file twice and needs a file, not standard input");
   const leaf = session.entries.length > 0 ? entryRef(session, opts.leaf ?? "leaf") : null;
   const result = leaf ? pathTo(session, leaf) : { ok: true as const, path: [] as EntryRec[] };
+  // The tree's problems without its nodes (bloat's peak memory must stay within tree's).
+  const diagnostics = sessionProblems(session, { problems: treeProblems(session) });
+  if (!result.ok) diagnostics.push(cycleProblem(session.file, result.cycle));
   const parent = opts.forkParent === false ? null : await forkParent(session);
-  const { places, onPath } = placesAt(session, result.ok ? result.path : [], parent?.copied);
+  const { places, onPath } = pathPlaces(session, result.ok ? result.path : [], parent?.copied);
   const m = await measureBloat(session, session.path, places, onPath, opts.top ?? 10);
   let leftBehindBytes = 0;
   let leftBehindTokens = 0;
@@ -52,9 +42,6 @@ export async function bloatReport(session: Session, opts: BloatOptions = {}): Pr
       leftBehindTokens += p.tokens;
     }
   }
-  const tree = buildTree(session);
-  const diagnostics = sessionProblems(session, tree);
-  if (!result.ok) diagnostics.push(cycleProblem(session.file, result.cycle));
   return {
     data: {
       file: session.file,

@@ -1,8 +1,7 @@
 import { type PiEnv, defaultSessionRoot, mostRecentSession } from "../io/discover.js";
 import { stat } from "node:fs/promises";
 import type { HeldTail, LineSourceFacts } from "../io/scan/index.js";
-import { FileRangeReader } from "../io/store.js";
-import { FileTail } from "../io/tail.js";
+import { FileTail, type TailFile } from "../io/tail.js";
 import { createIndexer, heldTailDiagnostic, type SessionIndexer } from "../model/load.js";
 import { parseEntry, readEntry, type Session } from "../model/session.js";
 import type { Diagnostic, EntryRec, EntryStore } from "../model/types.js";
@@ -29,8 +28,13 @@ export interface FollowOptions {
 }
 
 export type FollowEvent =
-  /** The file is open and its existing entries indexed. */
-  | { kind: "open"; file: string; session: Session; existing: number; totals: FollowTotals }
+  /**
+   * The file is open and its existing entries indexed. `problems`: the errors and warnings found in the existing
+   * lines when they are not reported (without `fromStart`), counted only.
+   */
+  | { kind: "open"; file: string; session: Session; existing: number; totals: FollowTotals; problems: { error: number; warning: number } }
+  /** A finding in a line read (one that failed to parse, a duplicate id…), before the line's entry if it has one. */
+  | { kind: "problem"; file: string; diagnostic: Diagnostic }
   | {
       kind: "entry";
       file: string;
@@ -57,18 +61,17 @@ export async function projectSessionFolder(cwd: string, env: PiEnv): Promise<str
   return defaultSessionRoot(false, env, cwd);
 }
 
-/** Reads back entries of the followed file by offset, without read-ahead: the file grows (or is rewritten) under it. */
+/**
+ * Reads back entries of the followed file by offset through the tail's own descriptor (so a file replaced since
+ * its lines were read never serves its bytes at their offsets), without read-ahead: the file grows under it. The
+ * tail closes the file.
+ */
 class BatchStore implements EntryStore {
-  private readonly reader: FileRangeReader;
-  constructor(path: string) {
-    this.reader = new FileRangeReader(path, false);
-  }
+  constructor(private readonly file: TailFile) {}
   rawLine(rec: EntryRec): string {
-    return this.reader.read(rec.offset, rec.length);
+    return this.file.text(rec.offset, rec.length);
   }
-  close(): void {
-    this.reader.close();
-  }
+  close(): void {}
 }
 
 interface Followed {
@@ -83,7 +86,7 @@ const FACTS: LineSourceFacts = { bom: false, bytes: 0, lines: 0, finalNewline: t
 
 async function start(file: string, opts: FollowOptions): Promise<Followed> {
   const tail = await FileTail.open(file, { watch: opts.watch !== false });
-  const store = new BatchStore(file);
+  const store = new BatchStore(tail.current);
   return { file, tail, store, ix: createIndexer(file, file, store, null), state: new FollowState() };
 }
 
@@ -111,6 +114,7 @@ export async function* followSession(opts: FollowOptions): AsyncGenerator<Follow
   let lastChange = Date.now();
   let first = true;
   let existing = 0;
+  const existingProblems = { error: 0, warning: 0 };
   try {
     for (;;) {
       const events = await cur.tail.read();
@@ -119,7 +123,7 @@ export async function* followSession(opts: FollowOptions): AsyncGenerator<Follow
         if (ev.kind === "reset") {
           yield { kind: "reset", file: cur.file, reason: ev.reason, held: held(cur.file, ev.held) };
           cur.store.close();
-          cur.store = new BatchStore(cur.file);
+          cur.store = new BatchStore(cur.tail.current);
           cur.ix = createIndexer(cur.file, cur.file, cur.store, null);
           cur.state = new FollowState();
           continue;
@@ -129,11 +133,19 @@ export async function* followSession(opts: FollowOptions): AsyncGenerator<Follow
           break;
         }
         const rec = cur.ix.line(ev.raw);
-        if (rec === undefined) continue;
         const s = cur.ix.session(FACTS);
+        const shown = !first || opts.fromStart === true;
+        // The line's findings leave the index as they are reported (or counted): a long follow never piles them up.
+        if (s.diagnostics.length > 0) {
+          const found = s.diagnostics.splice(0);
+          if (shown) for (const d of found) yield { kind: "problem", file: cur.file, diagnostic: d };
+          else for (const d of found) if (d.severity !== "info") existingProblems[d.severity]++;
+        }
+        s.skipped.length = 0;
+        if (rec === undefined) continue;
         const step = cur.state.step(s, rec);
         if (first) existing++;
-        if (first && opts.fromStart !== true) continue;
+        if (!shown) continue;
         const e: FollowEvent = { kind: "entry", file: cur.file, session: s, rec, step, totals: cur.state.totals };
         if (opts.wholeEntries) {
           // From the line just read: the path may already hold another file.
@@ -144,7 +156,8 @@ export async function* followSession(opts: FollowOptions): AsyncGenerator<Follow
       const behind = cur.tail.behind;
       if (first && !behind) {
         first = false;
-        yield { kind: "open", file: cur.file, session: cur.ix.session(FACTS), existing, totals: cur.state.totals };
+        const problems = existingProblems;
+        yield { kind: "open", file: cur.file, session: cur.ix.session(FACTS), existing, totals: cur.state.totals, problems };
       } else if (!first && !behind && events.length > 0) {
         yield { kind: "idle", file: cur.file, session: cur.ix.session(FACTS), totals: cur.state.totals };
       }
@@ -199,4 +212,58 @@ export function followContextTokens(session: Session): number | null {
   if (!p.ok) return null;
   const ctx = buildContext(session, p.path, (rec) => readEntry(session, rec));
   return contextSize(ctx, p.path).tokens;
+}
+
+/**
+ * followContextTokens kept up to date as entries are appended, without reading the whole path back each time:
+ * where the path to the new leaf is the last one's plus new entries, none of them a compaction or an edit, only
+ * the new entries are read. pi's estimate is the last usable usage plus characters/4 of the messages after it, so
+ * with a usable usage among the new messages it is theirs alone, and without one the last size plus theirs.
+ * Anything else (a /tree jump, a compaction, an edit, another index after a reset) builds it again, and so does
+ * every append to a path that holds an edit (its target may be an id that only a new entry brings).
+ */
+export class FollowContextSize {
+  private entries: readonly EntryRec[] | null = null;
+  private path: EntryRec[] = [];
+  private tokens: number | null = null;
+  private edits = false;
+  /** Times the context was built from the whole path (the rest were appends). */
+  rebuilds = 0;
+
+  tokensAt(session: Session): number | null {
+    const leaf = session.defaultLeaf;
+    const p = leaf === null ? null : pathTo(session, leaf);
+    if (p === null || !p.ok) {
+      this.entries = null;
+      this.path = [];
+      this.tokens = null;
+      return null;
+    }
+    const read = (rec: EntryRec) => readEntry(session, rec);
+    const prev = this.path;
+    if (this.entries === session.entries && this.tokens !== null && !this.edits && grewFrom(p.path, prev)) {
+      const added = p.path.slice(prev.length);
+      if (!added.some((r) => r.type === "compaction" || r.type === "context_edit")) {
+        if (added.length > 0) {
+          const size = contextSize(buildContext(session, added, read), added);
+          this.tokens = size.method === "usage+estimate" ? size.tokens : this.tokens + size.tokens;
+        }
+        this.path = p.path;
+        return this.tokens;
+      }
+    }
+    this.rebuilds++;
+    this.entries = session.entries;
+    this.path = p.path;
+    this.edits = p.path.some((r) => r.type === "context_edit");
+    this.tokens = contextSize(buildContext(session, p.path, read), p.path).tokens;
+    return this.tokens;
+  }
+}
+
+/** `path` starts with every entry of `prev`, in order (a non-empty `prev`). */
+function grewFrom(path: readonly EntryRec[], prev: readonly EntryRec[]): boolean {
+  if (prev.length === 0 || path.length < prev.length) return false;
+  for (let i = prev.length - 1; i >= 0; i--) if (path[i] !== prev[i]) return false;
+  return true;
 }
