@@ -17,6 +17,8 @@ type Connection = Awaited<ReturnType<Awaited<ReturnType<DuckApi["DuckDBInstance"
 
 export interface Duck {
   conn: Connection;
+  /** Another connection to the same database (closed with it), for a second statement at the same time. */
+  connect(): Promise<Connection>;
   close(): void;
 }
 
@@ -33,9 +35,17 @@ export async function openDuck(): Promise<Duck> {
   const conn = await instance.connect();
   // Timestamps are shown in UTC whatever the machine's zone.
   await conn.run("SET TimeZone = 'UTC'");
+  const more: Connection[] = [];
   return {
     conn,
+    async connect() {
+      const c = await instance.connect();
+      await c.run("SET TimeZone = 'UTC'");
+      more.push(c);
+      return c;
+    },
     close() {
+      for (const c of more) c.closeSync();
       conn.closeSync();
       instance.closeSync();
     },
@@ -72,8 +82,8 @@ function selectCsv(table: TableName, path: string): string {
   return `SELECT ${select} FROM read_csv(${quote(path)}, header = false, auto_detect = false, delim = ',', quote = '"', escape = '"', allow_quoted_nulls = false, columns = {${types}})`;
 }
 
-export async function copyToParquet(duck: Duck, table: TableName, csv: string, parquet: string): Promise<void> {
-  await duck.conn.run(`COPY (${selectCsv(table, csv)}) TO ${quote(parquet)} (FORMAT parquet)`);
+export async function copyToParquet(conn: Connection, table: TableName, csv: string, parquet: string): Promise<void> {
+  await conn.run(`COPY (${selectCsv(table, csv)}) TO ${quote(parquet)} (FORMAT parquet)`);
 }
 
 /** Views named as the tables over files written by `pisess tables` (parquet or ndjson, whichever is there). */
