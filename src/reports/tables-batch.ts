@@ -70,8 +70,12 @@ export async function tablesBatch(files: readonly string[], parents: ParentCache
         read,
       );
       for (const [i, t] of TABLE_NAMES.entries()) {
+        if (r[t].length === 0) continue;
         rows[i] = (rows[i] ?? 0) + r[t].length;
-        rowsText(t, r[t], as, lines[i] as string[]);
+        // Joined per session: one string per table outlives the session instead of one per row (less to collect).
+        const own: string[] = [];
+        rowsText(t, r[t], as, own);
+        (lines[i] as string[]).push(own.join("\n"));
       }
     } finally {
       session.store.close();
