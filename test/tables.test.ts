@@ -173,6 +173,33 @@ describe("tables", () => {
     expect(label.data.rows).toEqual([[odd]]);
   });
 
+  it("a value Parquet's column cannot hold fails in one line naming the column", async () => {
+    const dir = tmp();
+    const lines = [
+      { type: "session", version: 3, id: "h", timestamp: "2025-01-01T10:00:00.000Z", cwd: "/x" },
+      {
+        type: "message",
+        id: "a",
+        parentId: null,
+        timestamp: "2025-01-01T10:00:01.000Z",
+        message: {
+          role: "assistant",
+          provider: "p",
+          model: "m",
+          content: [],
+          usage: { input: 1, output: 1e20, cacheRead: 0, cacheWrite: 0, cost: { total: 0.5 } },
+        },
+      },
+    ];
+    writeFileSync(join(dir, "big.jsonl"), `${lines.map((l) => JSON.stringify(l)).join("\n")}\n`);
+    const err = await tablesReport({ targets: [join(dir, "big.jsonl")], out: join(dir, "out"), format: "parquet", env, cwd: "/" }).catch(
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(Error);
+    expect((err as Error).message).toMatch(/^messages\.parquet: .*column "output"/);
+    expect((err as Error).message).not.toContain("\n");
+  });
+
   it("--out must be new or empty (exit 2), nothing written", () => {
     const dir = tmp();
     writeFileSync(join(dir, "keep.txt"), "x");

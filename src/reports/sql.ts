@@ -83,7 +83,14 @@ function selectCsv(table: TableName, path: string): string {
 }
 
 export async function copyToParquet(conn: Connection, table: TableName, csv: string, parquet: string): Promise<void> {
-  await conn.run(`COPY (${selectCsv(table, csv)}) TO ${quote(parquet)} (FORMAT parquet)`);
+  try {
+    await conn.run(`COPY (${selectCsv(table, csv)}) TO ${quote(parquet)} (FORMAT parquet)`);
+  } catch (err) {
+    // DuckDB's message goes on for many lines (the CSV reader's settings); one line says which value failed.
+    const lines = (err instanceof Error ? err.message : String(err)).split("\n");
+    const why = lines.find((l) => l.startsWith("Error when converting")) ?? lines[0];
+    throw new ReportError(`${table}.parquet: ${why}`);
+  }
 }
 
 /** Views named as the tables over files written by `pisess tables` (parquet or ndjson, whichever is there). */
