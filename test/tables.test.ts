@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { afterAll, describe, expect, it } from "vitest";
-import { TABLE_NAMES, tableSchema } from "../src/ops/fleet-tables.js";
+import { TABLE_NAMES, TABLES, tableSchema } from "../src/ops/fleet-tables.js";
 import { sqlReport } from "../src/reports/sql.js";
 import { tablesReport } from "../src/reports/tables.js";
 import { fingerprint, fixture, ROOT, runCli, spawnCli } from "./helpers.js";
@@ -122,6 +122,82 @@ describe("tables", () => {
       expect(rows).toHaveLength(EXPECT[t]);
       for (const row of rows) expect([t, validate(row), validate.errors ?? null]).toEqual([t, true, null]);
     }
+  });
+
+  it("parquet holds the same values as ndjson, row for row, over every fixture and text CSV must quote", async () => {
+    // The parquet goes through a CSV intermediate: empty strings (not null), commas, quotes, line breaks and
+    // non-ASCII text in ids, labels and tool arguments must come back as written.
+    const dir = tmp();
+    const odd = 'a,"b"\r\nc é 🙂';
+    const lines = [
+      { type: "session", version: 3, id: "h,1", timestamp: "2025-01-01T10:00:00.000Z", cwd: 'C:\\x,"y"' },
+      { type: "message", id: "", parentId: null, timestamp: "2025-01-01T10:00:01.000Z", message: { role: "user", content: odd } },
+      {
+        type: "message",
+        id: "m,2",
+        parentId: "",
+        timestamp: "2025-01-01T10:00:02.500Z",
+        message: {
+          role: "assistant",
+          provider: "p,q",
+          model: 'm"1',
+          stopReason: "toolUse",
+          content: [{ type: "toolCall", id: "c\n1", name: "t,x", arguments: { s: odd } }],
+          usage: { input: 1, output: 2, cacheRead: 0, cacheWrite: 0, cost: { total: 0.1 } },
+        },
+      },
+      { type: "label", id: "l1", parentId: "m,2", timestamp: "2025-01-01T10:00:03.000Z", targetId: "m,2", label: odd },
+    ];
+    writeFileSync(join(dir, "odd.jsonl"), `${lines.map((l) => JSON.stringify(l)).join("\n")}\n`);
+    const targets = [join(ROOT, "fixtures"), join(dir, "odd.jsonl")];
+    const nd = join(tmp(), "nd");
+    const pq = join(tmp(), "pq");
+    await tablesReport({ targets, out: nd, format: "ndjson", env, cwd: "/" });
+    await tablesReport({ targets, out: pq, format: "parquet", env, cwd: "/" });
+    for (const t of TABLE_NAMES) {
+      const want = readFileSync(join(nd, `${t}.ndjson`), "utf8")
+        .split("\n")
+        .filter((l) => l !== "")
+        .map((l) => Object.values(JSON.parse(l)));
+      const cols = TABLES[t].columns.map((c) => (c.type === "timestamp" ? `strftime(${c.name}, '%Y-%m-%dT%H:%M:%S.%gZ')` : c.name));
+      const got = (await sqlReport({ query: `SELECT ${cols.join(", ")} FROM ${t}`, tables: pq, env, cwd: "/" })).data.rows;
+      expect([t, got.length]).toEqual([t, want.length]);
+      for (let i = 0; i < want.length; i++) expect([t, i, got[i]]).toEqual([t, i, want[i]]);
+    }
+    const label = await sqlReport({
+      query: "SELECT label FROM entries WHERE label IS NOT NULL AND session LIKE '%odd.jsonl'",
+      tables: pq,
+      env,
+      cwd: "/",
+    });
+    expect(label.data.rows).toEqual([[odd]]);
+  });
+
+  it("a value Parquet's column cannot hold fails in one line naming the column", async () => {
+    const dir = tmp();
+    const lines = [
+      { type: "session", version: 3, id: "h", timestamp: "2025-01-01T10:00:00.000Z", cwd: "/x" },
+      {
+        type: "message",
+        id: "a",
+        parentId: null,
+        timestamp: "2025-01-01T10:00:01.000Z",
+        message: {
+          role: "assistant",
+          provider: "p",
+          model: "m",
+          content: [],
+          usage: { input: 1, output: 1e20, cacheRead: 0, cacheWrite: 0, cost: { total: 0.5 } },
+        },
+      },
+    ];
+    writeFileSync(join(dir, "big.jsonl"), `${lines.map((l) => JSON.stringify(l)).join("\n")}\n`);
+    const err = await tablesReport({ targets: [join(dir, "big.jsonl")], out: join(dir, "out"), format: "parquet", env, cwd: "/" }).catch(
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(Error);
+    expect((err as Error).message).toMatch(/^messages\.parquet: .*column "output"/);
+    expect((err as Error).message).not.toContain("\n");
   });
 
   it("--out must be new or empty (exit 2), nothing written", async () => {

@@ -7,8 +7,14 @@ import { pathTo } from "./path.js";
 import { spendModels, spendOf } from "./totals.js";
 import { buildTree } from "./tree.js";
 
-/** The rows of every table for one session (column names as in src/ops/fleet-tables.ts). */
-export type TableRows = Record<TableName, Record<string, unknown>[]>;
+/**
+ * One row: its values in the order of its table's columns (src/ops/fleet-tables.ts). Timestamps are milliseconds since
+ * the epoch (or null): the writers format them, so no row pays for a date text no output needs.
+ */
+export type Row = (string | number | boolean | null)[];
+
+/** The rows of every table for one session. */
+export type TableRows = Record<TableName, Row[]>;
 
 export interface FileFacts {
   /** The file as found (the key of every row). */
@@ -22,21 +28,23 @@ export interface FileFacts {
   copied?: Uint8Array;
 }
 
-function iso(ms: number): string | null {
-  return Number.isFinite(ms) ? new Date(ms).toISOString() : null;
+function ms(t: number): number | null {
+  return Number.isFinite(t) ? t : null;
 }
 
-function usageCols(u: Usage | undefined): Record<string, number> {
-  return {
-    input: u?.input ?? 0,
-    output: u?.output ?? 0,
-    cache_read: u?.cacheRead ?? 0,
-    cache_write: u?.cacheWrite ?? 0,
-    cache_write_1h: u?.cacheWrite1h ?? 0,
-    reasoning: u?.reasoning ?? 0,
-    total_tokens: u ? u.input + u.output + u.cacheRead + u.cacheWrite : 0,
-    cost: u?.cost ?? 0,
-  };
+/** USAGE_COLUMNS: input, output, cache_read, cache_write, cache_write_1h, reasoning, total_tokens, cost. */
+function usageCols(u: Usage | undefined): number[] {
+  if (!u) return [0, 0, 0, 0, 0, 0, 0, 0];
+  return [
+    u.input,
+    u.output,
+    u.cacheRead,
+    u.cacheWrite,
+    u.cacheWrite1h,
+    u.reasoning,
+    u.input + u.output + u.cacheRead + u.cacheWrite,
+    u.cost,
+  ];
 }
 
 /** Characters of text in a message content: a string, or the text blocks. */
@@ -131,98 +139,89 @@ export function sessionRows(session: Session, facts: FileFacts, read: EntryReade
   let compactions = 0;
   let copiedEntries = 0;
   for (const rec of session.entries) {
-    // One date text per entry, shared by the tables that show it.
-    const timestamp = iso(rec.time);
-    if (copied(rec)) copiedEntries++;
+    const timestamp = ms(rec.time);
+    const id = rec.id ?? null;
+    const isCopied = copied(rec);
+    if (isCopied) copiedEntries++;
     if (rec.type === "compaction") compactions++;
-    rows.entries.push({
-      session: file,
-      line: rec.line,
-      id: rec.id ?? null,
-      parent_id: typeof rec.parentId === "string" ? rec.parentId : null,
-      type: rec.type,
+    rows.entries.push([
+      file,
+      rec.line,
+      id,
+      typeof rec.parentId === "string" ? rec.parentId : null,
+      rec.type,
       timestamp,
-      on_default_path: onPath.has(rec),
-      is_leaf: leaves.has(rec),
-      label: rec.id !== undefined ? (session.labels.get(rec.id) ?? null) : null,
-      depth: tree.inCycle[rec.index] === 1 ? null : depth[rec.index],
-      is_copied: copied(rec),
-    });
+      onPath.has(rec),
+      leaves.has(rec),
+      rec.id !== undefined ? (session.labels.get(rec.id) ?? null) : null,
+      tree.inCycle[rec.index] === 1 ? null : (depth[rec.index] as number),
+      isCopied,
+    ]);
     if (rec.type === "message") {
       messages++;
       const m = bodies.get(rec);
-      if (rec.role === "assistant") turns++;
-      rows.messages.push({
-        session: file,
-        line: rec.line,
-        id: rec.id ?? null,
-        role: rec.role ?? null,
-        provider: rec.role === "assistant" ? (rec.provider ?? null) : null,
-        model: rec.role === "assistant" ? (rec.model ?? null) : null,
+      const assistant = rec.role === "assistant";
+      if (assistant) turns++;
+      rows.messages.push([
+        file,
+        rec.line,
+        id,
+        rec.role ?? null,
+        assistant ? (rec.provider ?? null) : null,
+        assistant ? (rec.model ?? null) : null,
         // From the body (the session may be loaded in the spend detail, which leaves stopReason out of the index).
-        stop_reason: rec.role === "assistant" && typeof m?.stopReason === "string" ? m.stopReason : null,
+        assistant && typeof m?.stopReason === "string" ? m.stopReason : null,
         timestamp,
-        text_length: textLength(m?.content),
+        textLength(m?.content),
         ...usageCols(rec.usage),
-        is_copied: copied(rec),
-      });
-      if (rec.role === "assistant") {
+        isCopied,
+      ]);
+      if (assistant) {
         for (const call of toolCalls(m?.content)) {
           calls++;
           const res = call.id !== null ? results.get(call.id) : undefined;
           const dt = res ? res.rec.time - rec.time : NaN;
-          rows.tool_calls.push({
-            session: file,
-            line: rec.line,
-            call_id: call.id,
-            tool: call.name,
-            arguments: call.arguments,
-            result_line: res?.rec.line ?? null,
-            is_error: res ? res.isError : null,
-            output_bytes: res ? res.bytes : null,
-            duration_ms: Number.isFinite(dt) ? dt : null,
-            is_copied: copied(rec),
-          });
+          rows.tool_calls.push([
+            file,
+            rec.line,
+            call.id,
+            call.name,
+            call.arguments,
+            res?.rec.line ?? null,
+            res ? res.isError : null,
+            res ? res.bytes : null,
+            Number.isFinite(dt) ? dt : null,
+            isCopied,
+          ]);
         }
       }
     }
     const kind = spendOf(rec);
     if (kind !== undefined) {
       const m = modelOf(rec);
-      rows.usage.push({
-        session: file,
-        line: rec.line,
-        id: rec.id ?? null,
-        source: kind.source,
-        kind: kind.kind,
-        provider: m.provider,
-        model: m.model,
-        timestamp,
-        ...usageCols(rec.usage),
-        is_copied: copied(rec),
-      });
+      rows.usage.push([file, rec.line, id, kind.source, kind.kind, m.provider, m.model, timestamp, ...usageCols(rec.usage), isCopied]);
     }
   }
   const h = session.header;
-  rows.sessions.push({
+  rows.sessions.push([
     file,
-    id: typeof h?.id === "string" ? h.id : null,
-    cwd: typeof h?.cwd === "string" ? h.cwd : null,
-    parent: facts.parent ?? null,
-    parent_exists: facts.parent !== undefined ? facts.parentExists === true : null,
-    created: typeof h?.timestamp === "string" ? iso(Date.parse(h.timestamp)) : null,
-    modified: new Date(facts.mtimeMs).toISOString(),
-    bytes: facts.bytes,
-    version: typeof session.version === "number" && Number.isInteger(session.version) ? session.version : null,
-    name: session.sessionName ?? null,
-    entries: session.entries.length,
+    typeof h?.id === "string" ? h.id : null,
+    typeof h?.cwd === "string" ? h.cwd : null,
+    facts.parent ?? null,
+    facts.parent !== undefined ? facts.parentExists === true : null,
+    typeof h?.timestamp === "string" ? ms(Date.parse(h.timestamp)) : null,
+    Math.trunc(facts.mtimeMs),
+    facts.bytes,
+    typeof session.version === "number" && Number.isInteger(session.version) ? session.version : null,
+    session.sessionName ?? null,
+    session.entries.length,
     messages,
-    assistant_turns: turns,
-    tool_calls: calls,
+    turns,
+    calls,
     compactions,
-    leaves: leaves.size,
-    copied_entries: copiedEntries,
-    damaged_lines: session.skipped.filter((s) => s.reason === "malformed" || s.reason === "non-object").length,
-  });
+    leaves.size,
+    copiedEntries,
+    session.skipped.filter((s) => s.reason === "malformed" || s.reason === "non-object").length,
+  ]);
   return rows;
 }

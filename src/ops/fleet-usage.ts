@@ -122,24 +122,22 @@ export class UsageAggregator {
           keys[k] = `${scope.name}@${leaf.line}`;
         }
       }
-      const key = this.by.map((k) => keys[k] ?? "\u0001").join("\u0000");
-      let row = this.rows.get(key);
-      if (!row) {
-        row = { keys, sums: emptySums(), lastSession: -1, models: new Map() };
-        this.rows.set(key, row);
-      }
+      const row = this.row(this.by.map((k) => keys[k] ?? "\u0001").join("\u0000"), keys);
       const assistant = kind.source === "assistant";
       add(row, rec, assistant, ord);
       add(this.total, rec, assistant, ord);
-      if (this.breakdown) {
-        let sub = row.models.get(model);
-        if (!sub) {
-          sub = { sums: emptySums(), lastSession: -1 };
-          row.models.set(model, sub);
-        }
-        add(sub, rec, assistant, ord);
-      }
+      if (this.breakdown) add(modelAcc(row, model), rec, assistant, ord);
     }
+  }
+
+  /** The row of `key` (its group keys joined), made on first use: the one place rows are made, counted or merged. */
+  private row(key: string, keys: UsageKeys): RowAcc {
+    let row = this.rows.get(key);
+    if (!row) {
+      row = { keys, sums: emptySums(), lastSession: -1, models: new Map() };
+      this.rows.set(key, row);
+    }
+    return row;
   }
 
   /** The unrounded sums so far, to hand to another aggregator (worker threads count parts of a fleet). */
@@ -161,20 +159,9 @@ export class UsageAggregator {
    */
   merge(snap: UsageSnapshot): void {
     for (const r of snap.rows) {
-      let row = this.rows.get(r.key);
-      if (!row) {
-        row = { keys: r.keys, sums: emptySums(), lastSession: -1, models: new Map() };
-        this.rows.set(r.key, row);
-      }
+      const row = this.row(r.key, r.keys);
       addSums(row.sums, r.sums);
-      for (const m of r.models) {
-        let sub = row.models.get(m.model);
-        if (!sub) {
-          sub = { sums: emptySums(), lastSession: -1 };
-          row.models.set(m.model, sub);
-        }
-        addSums(sub.sums, m.sums);
-      }
+      for (const m of r.models) addSums(modelAcc(row, m.model).sums, m.sums);
     }
     addSums(this.total.sums, snap.total);
   }
@@ -209,6 +196,16 @@ export class UsageAggregator {
 export interface UsageSnapshot {
   rows: { key: string; keys: UsageKeys; sums: UsageSums; models: { model: string; sums: UsageSums }[] }[];
   total: UsageSums;
+}
+
+/** A row's sums for one model (--breakdown), made on first use. */
+function modelAcc(row: RowAcc, model: string): Acc {
+  let sub = row.models.get(model);
+  if (!sub) {
+    sub = { sums: emptySums(), lastSession: -1 };
+    row.models.set(model, sub);
+  }
+  return sub;
 }
 
 function addSums(s: UsageSums, o: UsageSums): void {

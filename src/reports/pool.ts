@@ -1,15 +1,20 @@
 import { access } from "node:fs/promises";
 import { availableParallelism } from "node:os";
-import { Worker } from "node:worker_threads";
+import { parentPort, Worker } from "node:worker_threads";
 
 /**
  * Worker threads for fleet commands (usage, tables): files go out in batches to whichever worker is free, and the
  * results come back to the caller in batch order, so the output never depends on which thread finished first.
- * A worker module answers each `{ batch, files }` with `{ batch, result }` or `{ batch, error }`, and stops on null.
+ * A worker module (serveBatches) answers each `{ batch, files }` with `{ batch, result }` or `{ batch, error }`.
  */
 
 /** Files per batch: small enough to share the work evenly, large enough to keep messages few. */
 export const BATCH = 32;
+/**
+ * Batches sent but not yet delivered, per worker: a slow batch lets the others run only this far ahead, so results
+ * held out of order stay few (their memory is bounded) while no worker waits for another in the common case.
+ */
+const AHEAD = 2;
 /** Below this many files, starting workers costs more than it saves. */
 const MIN_FILES_FOR_THREADS = 64;
 
@@ -42,7 +47,21 @@ interface Answer<R> {
   error?: string;
 }
 
-/** Runs `batches` on `n` workers of module `url`; `onResult` is called once per batch, in batch order. */
+/** The loop of a worker module: answers each batch it is sent with `run`'s result (or its error). */
+export function serveBatches<R>(run: (files: string[]) => Promise<R>): void {
+  const port = parentPort;
+  port?.on("message", (msg: { batch: number; files: string[] }) => {
+    run(msg.files).then(
+      (result) => port.postMessage({ batch: msg.batch, result } satisfies Answer<R>),
+      (err: unknown) => port.postMessage({ batch: msg.batch, error: err instanceof Error ? err.message : String(err) } satisfies Answer<R>),
+    );
+  });
+}
+
+/**
+ * Runs `batches` on `n` workers of module `url`; `onResult` is called once per batch, in batch order, one call at a
+ * time (it may write to files). Fails on a worker's error, and on a worker that stops before the work is done.
+ */
 export async function runOnThreads<R>(
   url: URL,
   n: number,
@@ -50,46 +69,67 @@ export async function runOnThreads<R>(
   batches: readonly string[][],
   onResult: (result: R, batch: number) => Promise<void> | void,
 ): Promise<void> {
-  const pending = new Map<number, R>();
-  let next = 0;
-  let delivered = 0;
-  // Results delivered one after the other (onResult may write to files).
-  let chain: Promise<void> = Promise.resolve();
-  const deliver = (): void => {
-    while (pending.has(delivered)) {
-      const r = pending.get(delivered) as R;
-      pending.delete(delivered);
-      const b = delivered++;
-      chain = chain.then(() => onResult(r, b));
-    }
-  };
   const workers = Array.from({ length: Math.max(1, Math.min(n, batches.length)) }, () => new Worker(url, { workerData: init }));
+  const limit = workers.length * AHEAD;
+  const pending = new Map<number, R>();
+  const idle: Worker[] = [];
+  let next = 0;
+  let finished = 0;
+  let delivering = false;
+  let settled = false;
   try {
-    await Promise.all(
-      workers.map(
-        (w) =>
-          new Promise<void>((resolve, reject) => {
-            const send = (): void => {
-              const b = next++;
-              w.postMessage(b < batches.length ? { batch: b, files: batches[b] } : null);
-              if (b >= batches.length) resolve();
-            };
-            w.on("message", (a: Answer<R>) => {
-              if (a.error !== undefined) {
-                reject(new Error(a.error));
-                return;
-              }
-              pending.set(a.batch, a.result as R);
-              deliver();
-              // Back-pressure: a worker far ahead of the delivered results waits for them.
-              chain.then(send, reject);
-            });
-            w.on("error", reject);
-            send();
-          }),
-      ),
-    );
-    await chain;
+    await new Promise<void>((resolve, reject) => {
+      const fail = (err: unknown): void => {
+        settled = true;
+        reject(err instanceof Error ? err : new Error(String(err)));
+      };
+      const pump = (): void => {
+        if (settled) return;
+        if (finished === batches.length) {
+          settled = true;
+          resolve();
+          return;
+        }
+        while (idle.length > 0 && next < batches.length && next < finished + limit) {
+          const b = next++;
+          (idle.pop() as Worker).postMessage({ batch: b, files: batches[b] });
+        }
+      };
+      const deliver = async (): Promise<void> => {
+        if (delivering) return;
+        delivering = true;
+        try {
+          while (!settled && pending.has(finished)) {
+            const r = pending.get(finished) as R;
+            pending.delete(finished);
+            await onResult(r, finished);
+            finished++;
+            pump();
+          }
+        } catch (err) {
+          fail(err);
+        } finally {
+          delivering = false;
+        }
+      };
+      for (const w of workers) {
+        w.on("message", (a: Answer<R>) => {
+          if (a.error !== undefined) return fail(new Error(a.error));
+          pending.set(a.batch, a.result as R);
+          idle.push(w);
+          pump();
+          void deliver();
+        });
+        w.on("error", fail);
+        w.on("messageerror", fail);
+        // A worker that ends by itself (process.exit inside it, or killed) would otherwise leave its batch unanswered.
+        w.on("exit", (code) => {
+          if (!settled) fail(new Error(`a worker thread stopped (exit code ${code}) before the work was done`));
+        });
+        idle.push(w);
+      }
+      pump();
+    });
   } finally {
     await Promise.all(workers.map((w) => w.terminate()));
   }

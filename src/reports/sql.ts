@@ -5,7 +5,7 @@ import type { PiEnv } from "../io/discover.js";
 import type { DamageNote, FleetFailure } from "../ops/fleet-files.js";
 import { type ColumnType, type SqlValue, TABLE_NAMES, TABLES, type TableName } from "../ops/fleet-tables.js";
 import { ReportError, type Report } from "./report.js";
-import { writeNdjsonTables } from "./tables.js";
+import { writeTables } from "./tables.js";
 
 /**
  * DuckDB (@duckdb/node-api, an optional dependency) is loaded here only, on demand: `pisess sql` and
@@ -17,6 +17,8 @@ type Connection = Awaited<ReturnType<Awaited<ReturnType<DuckApi["DuckDBInstance"
 
 export interface Duck {
   conn: Connection;
+  /** Another connection to the same database (closed with it), for a second statement at the same time. */
+  connect(): Promise<Connection>;
   close(): void;
 }
 
@@ -33,9 +35,17 @@ export async function openDuck(): Promise<Duck> {
   const conn = await instance.connect();
   // Timestamps are shown in UTC whatever the machine's zone.
   await conn.run("SET TimeZone = 'UTC'");
+  const more: Connection[] = [];
   return {
     conn,
+    async connect() {
+      const c = await instance.connect();
+      await c.run("SET TimeZone = 'UTC'");
+      more.push(c);
+      return c;
+    },
     close() {
+      for (const c of more) c.closeSync();
       conn.closeSync();
       instance.closeSync();
     },
@@ -61,8 +71,26 @@ function readNdjsonExpr(table: TableName, path: string): string {
   return `read_json(${quote(path)}, format = 'newline_delimited', columns = {${cols}})`;
 }
 
-export async function copyToParquet(duck: Duck, table: TableName, ndjson: string, parquet: string): Promise<void> {
-  await duck.conn.run(`COPY (SELECT * FROM ${readNdjsonExpr(table, ndjson)}) TO ${quote(parquet)} (FORMAT parquet)`);
+/**
+ * The table's columns from the CSV intermediate (tables-text.ts): declared types, nothing sniffed; timestamps come
+ * as milliseconds since the epoch.
+ */
+function selectCsv(table: TableName, path: string): string {
+  const cols = TABLES[table].columns;
+  const types = cols.map((c) => `${quote(c.name)}: ${quote(c.type === "timestamp" ? "BIGINT" : DUCK_TYPE[c.type])}`).join(", ");
+  const select = cols.map((c) => (c.type === "timestamp" ? `make_timestamptz(${c.name} * 1000) AS ${c.name}` : c.name)).join(", ");
+  return `SELECT ${select} FROM read_csv(${quote(path)}, header = false, auto_detect = false, delim = ',', quote = '"', escape = '"', allow_quoted_nulls = false, columns = {${types}})`;
+}
+
+export async function copyToParquet(conn: Connection, table: TableName, csv: string, parquet: string): Promise<void> {
+  try {
+    await conn.run(`COPY (${selectCsv(table, csv)}) TO ${quote(parquet)} (FORMAT parquet)`);
+  } catch (err) {
+    // DuckDB's message goes on for many lines (the CSV reader's settings); one line says which value failed.
+    const lines = (err instanceof Error ? err.message : String(err)).split("\n");
+    const why = lines.find((l) => l.startsWith("Error when converting")) ?? lines[0];
+    throw new ReportError(`${table}.parquet: ${why}`);
+  }
 }
 
 /** Views named as the tables over files written by `pisess tables` (parquet or ndjson, whichever is there). */
@@ -114,11 +142,11 @@ export async function sqlReport(opts: SqlOptions): Promise<Report<SqlData>> {
     if (opts.tables !== undefined) await createViews(duck, opts.tables);
     else {
       work = await mkdtemp(join(tmpdir(), "pisess-sql-"));
-      const t = await writeNdjsonTables(opts.targets ?? [], work, opts.env, opts.cwd, opts.onProgress);
+      const t = await writeTables(opts.targets ?? [], work, "csv", opts.env, opts.cwd, opts.onProgress);
       data.failures = t.failures;
       data.damage = t.damage;
       if (t.missingRoot !== undefined) data.missingRoot = t.missingRoot;
-      await createViews(duck, work);
+      for (const name of TABLE_NAMES) await duck.conn.run(`CREATE VIEW ${name} AS ${selectCsv(name, join(work, `${name}.csv`))}`);
     }
     let reader: Awaited<ReturnType<Connection["runAndReadAll"]>>;
     try {

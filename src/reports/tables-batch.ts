@@ -7,6 +7,7 @@ import { damageNotes } from "../ops/fleet-files.js";
 import type { ParentCache } from "../ops/fleet-parents.js";
 import { type EntryReader, sessionRows } from "../ops/fleet-rows.js";
 import { TABLE_NAMES } from "../ops/fleet-tables.js";
+import { type RowText, rowsText } from "./tables-text.js";
 import type { CountNotes } from "./usage-count.js";
 
 /**
@@ -15,7 +16,7 @@ import type { CountNotes } from "./usage-count.js";
  */
 const WHOLE_FILE_BYTES = 64 * 1024 * 1024;
 
-/** The rows of a batch of sessions as NDJSON text, per table in TABLE_NAMES order. */
+/** The rows of a batch of sessions as text (tables-text.ts), per table in TABLE_NAMES order. */
 export interface TablesBatchResult {
   text: string[];
   rows: number[];
@@ -26,8 +27,8 @@ export interface TablesBatchResult {
  * Turns `files` into table rows, one session at a time (each loaded, turned to rows, dropped). The same code runs in
  * the calling thread and in each worker thread (tables-worker.ts).
  */
-export async function tablesBatch(files: readonly string[], parents: ParentCache): Promise<TablesBatchResult> {
-  const parts: string[][] = TABLE_NAMES.map(() => []);
+export async function tablesBatch(files: readonly string[], parents: ParentCache, as: RowText): Promise<TablesBatchResult> {
+  const lines: string[][] = TABLE_NAMES.map(() => []);
   const rows = TABLE_NAMES.map(() => 0);
   const notes: CountNotes = { failures: [], damage: [], skipped: [] };
   // Everything here reads synchronously (the spend-detail load, the stat and the whole-file read): through
@@ -69,14 +70,16 @@ export async function tablesBatch(files: readonly string[], parents: ParentCache
         read,
       );
       for (const [i, t] of TABLE_NAMES.entries()) {
-        const list = r[t];
-        rows[i] = (rows[i] ?? 0) + list.length;
-        const out = parts[i] as string[];
-        for (const o of list) out.push(JSON.stringify(o));
+        if (r[t].length === 0) continue;
+        rows[i] = (rows[i] ?? 0) + r[t].length;
+        // Joined per session: one string per table outlives the session instead of one per row (less to collect).
+        const own: string[] = [];
+        rowsText(t, r[t], as, own);
+        (lines[i] as string[]).push(own.join("\n"));
       }
     } finally {
       session.store.close();
     }
   }
-  return { text: parts.map((p) => (p.length > 0 ? `${p.join("\n")}\n` : "")), rows, notes };
+  return { text: lines.map((l) => (l.length > 0 ? `${l.join("\n")}\n` : "")), rows, notes };
 }

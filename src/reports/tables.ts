@@ -8,6 +8,7 @@ import { TABLE_NAMES, type TableName } from "../ops/fleet-tables.js";
 import { batchesOf, runOnThreads, threadCount, workerModule } from "./pool.js";
 import { ReportError, type Report } from "./report.js";
 import { type TablesBatchResult, tablesBatch } from "./tables-batch.js";
+import type { RowText } from "./tables-text.js";
 
 export const TABLE_FORMATS = ["parquet", "ndjson"] as const;
 export type TableFormat = (typeof TABLE_FORMATS)[number];
@@ -50,7 +51,7 @@ async function prepareOut(out: string): Promise<void> {
   if ((await readdir(out)).length > 0) throw new ReportError(`--out ${out}: not empty (give a new or empty directory)`);
 }
 
-export interface NdjsonTables {
+export interface WrittenTables {
   dir: string;
   rows: Record<TableName, number>;
   failures: FleetFailure[];
@@ -60,21 +61,22 @@ export interface NdjsonTables {
   missingRoot?: string;
 }
 
-/** Writes every table as `<dir>/<table>.ndjson`, one session at a time (each loaded, turned to rows, dropped). */
-export async function writeNdjsonTables(
+/** Writes every table as `<dir>/<table>.<as>`, one session at a time (each loaded, turned to rows, dropped). */
+export async function writeTables(
   targets: readonly string[],
   dir: string,
+  as: RowText,
   env: PiEnv,
   cwd: string,
   onProgress?: (done: number, total: number) => void,
   threads?: number,
-): Promise<NdjsonTables> {
+): Promise<WrittenTables> {
   const found = await fleetFiles(targets, env, cwd);
   const failures = [...found.failures];
   const damage: DamageNote[] = [];
   const skipped: string[] = [];
   const rows = Object.fromEntries(TABLE_NAMES.map((t) => [t, 0])) as Record<TableName, number>;
-  const handles = await Promise.all(TABLE_NAMES.map((t) => open(join(dir, `${t}.ndjson`), "wx")));
+  const handles = await Promise.all(TABLE_NAMES.map((t) => open(join(dir, `${t}.${as}`), "wx")));
   const total = found.files.length;
   let done = 0;
   const take = async (r: TablesBatchResult, batch: number): Promise<void> => {
@@ -94,15 +96,15 @@ export async function writeNdjsonTables(
     onProgress?.(0, total);
     const n = threadCount(threads, total);
     const url = n > 1 ? await workerModule("tables-worker.js") : undefined;
-    if (url !== undefined) await runOnThreads<TablesBatchResult>(url, n, null, batches, take);
+    if (url !== undefined) await runOnThreads<TablesBatchResult>(url, n, as, batches, take);
     else {
       const parents = new ParentCache();
-      for (const [b, files] of batches.entries()) await take(await tablesBatch(files, parents), b);
+      for (const [b, files] of batches.entries()) await take(await tablesBatch(files, parents, as), b);
     }
   } finally {
     await Promise.all(handles.map((h) => h.close()));
   }
-  const out: NdjsonTables = { dir, rows, failures, damage, skipped };
+  const out: WrittenTables = { dir, rows, failures, damage, skipped };
   if (found.root !== undefined) out.root = found.root;
   if (found.missingRoot !== undefined) out.missingRoot = found.missingRoot;
   return out;
@@ -117,13 +119,26 @@ export async function tablesReport(opts: TablesOptions): Promise<Report<TablesDa
   await prepareOut(opts.out);
   const work = format === "ndjson" ? opts.out : await mkdtemp(join(tmpdir(), "pisess-tables-"));
   try {
-    const t = await writeNdjsonTables(opts.targets ?? [], work, opts.env, opts.cwd, opts.onProgress, opts.threads);
+    const as = format === "ndjson" ? "ndjson" : "csv";
+    const t = await writeTables(opts.targets ?? [], work, as, opts.env, opts.cwd, opts.onProgress, opts.threads);
     if (duck) {
-      // One DuckDB thread: the copy keeps its row order either way, and a second thread nearly doubled its peak
-      // memory (505 vs 344 MB on 10,000 sessions) for no gain on two cores.
+      // One DuckDB thread per statement: a second thread in one copy nearly doubled its peak memory (505 vs 344 MB
+      // on 10,000 sessions) for little gain. Two copies at a time instead, on two connections, the largest tables
+      // first, so that neither core waits while the other writes the last table.
       await duck.conn.run("SET threads = 1");
       const { copyToParquet } = await import("./sql.js");
-      for (const name of TABLE_NAMES) await copyToParquet(duck, name, join(work, `${name}.ndjson`), join(opts.out, `${name}.parquet`));
+      const csv = (name: TableName): string => join(work, `${name}.csv`);
+      const sizes = new Map(await Promise.all(TABLE_NAMES.map(async (n) => [n, (await stat(csv(n))).size] as const)));
+      const queue = [...TABLE_NAMES].sort((a, b) => (sizes.get(b) ?? 0) - (sizes.get(a) ?? 0));
+      const lanes = [duck.conn, await duck.connect()];
+      // Both lanes end before DuckDB is closed, even when one fails.
+      const ends = await Promise.allSettled(
+        lanes.map(async (conn) => {
+          for (let name = queue.shift(); name !== undefined; name = queue.shift())
+            await copyToParquet(conn, name, csv(name), join(opts.out, `${name}.parquet`));
+        }),
+      );
+      for (const e of ends) if (e.status === "rejected") throw e.reason;
     }
     const files = TABLE_NAMES.map((n) => join(opts.out, `${n}.${format}`));
     const data: TablesData = { out: opts.out, format, rows: t.rows, files, failures: t.failures, damage: t.damage, skipped: t.skipped };
