@@ -1,4 +1,3 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { appendFileSync, mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -7,7 +6,6 @@ import { readEntry } from "../src/model/session.js";
 import type { Diagnostic } from "../src/model/types.js";
 import { followStatus } from "../src/render/follow.js";
 import { type FollowEvent, FollowContextSize, followContextTokens, followSession } from "../src/reports/follow.js";
-import { BIN } from "./helpers.js";
 
 const dir = mkdtempSync(join(tmpdir(), "pisess-follow-report-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -205,32 +203,4 @@ describe("follow's costs", () => {
   it("are written as every other command writes them ($ and 4 decimals)", () => {
     expect(followStatus("s.jsonl", { entries: 3, tokens: 1500, cost: 0.5 }, null)).toBe("s.jsonl · 3 entries · 1.5k tokens · $0.5000");
   });
-});
-
-describe("follow (CLI): findings on stderr", () => {
-  it("a malformed appended line: one coded line on stderr, the entries after it on stdout", async () => {
-    const file = join(dir, "cli-problems.jsonl");
-    writeFileSync(file, jsonl(header("0195aaaa-0000-7000-8000-000000000007"), msg("a0000001", null, "user", "hi")));
-    const child: ChildProcess = spawn(process.execPath, [BIN, "follow", file, "--until-idle", "0.5"], {
-      env: { ...process.env, NO_COLOR: "1", PISESS_FOLLOW_POLL_MS: "20" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let out = "";
-    let err = "";
-    child.stdout?.on("data", (b: Buffer) => {
-      out += b.toString("utf8");
-    });
-    child.stderr?.on("data", (b: Buffer) => {
-      err += b.toString("utf8");
-    });
-    const exit = new Promise<number | null>((resolve) => child.on("close", resolve));
-    const end = Date.now() + 15_000;
-    while (!err.includes("following") && Date.now() < end) await new Promise((r) => setTimeout(r, 10));
-    appendFileSync(file, `{"type":"message",\n${jsonl(msg("a0000002", "a0000001", "user", "after the bad line"))}`);
-    expect(await exit).toBe(0);
-    expect(out).toBe("• a0000002 user: after the bad line\n");
-    expect(err).toMatch(
-      new RegExp(`^pisess follow: following .*\\n${file.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}:3: error malformed-json: `, "m"),
-    );
-  }, 30_000);
 });

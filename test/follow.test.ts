@@ -251,3 +251,22 @@ describe("follow without FILE", () => {
     expect(follow.stderr()).toMatch(/pi started a newer session; following .*b\.jsonl/);
   }, 30_000);
 });
+
+describe("follow (CLI): findings on stderr", () => {
+  it("a malformed appended line: one coded line on stderr, the entries after it on stdout", async () => {
+    const file = join(dir, "cli-problems.jsonl");
+    const at = (s: number) => `2026-03-01T10:00:0${s}.000Z`;
+    const user = (id: string, parentId: string | null, text: string, s: number) =>
+      JSON.stringify({ type: "message", id, parentId, timestamp: at(s), message: { role: "user", content: [{ type: "text", text }] } });
+    const head = JSON.stringify({ type: "session", version: 3, id: "0195aaaa-0000-7000-8000-000000000007", timestamp: at(0), cwd: "/w" });
+    writeFileSync(file, `${head}\n${user("a0000001", null, "hi", 1)}\n`);
+    const p = run([BIN, "follow", file, "--until-idle", "0.5"]);
+    await until("the start line", () => p.stderr().includes("following"));
+    appendFileSync(file, `{"type":"message",\n${user("a0000002", "a0000001", "after the bad line", 2)}\n`);
+    expect(await p.exit).toBe(0);
+    expect(p.stdout()).toBe("• a0000002 user: after the bad line\n");
+    expect(p.stderr()).toMatch(
+      new RegExp(`^pisess follow: following .*\\n${file.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}:3: error malformed-json: `, "m"),
+    );
+  }, 30_000);
+});
