@@ -8,7 +8,8 @@
 // import.meta.url (../../package.json, ../../schemas/, ../../dist/web/) hold for the bundle as well.
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { spawnSync } from "node:child_process";
 import { build } from "esbuild";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -69,3 +70,21 @@ const result = await build({
 if (result.errors.length > 0) process.exit(1);
 // Which source files went into which output file: the lazy-loading test reads it.
 writeFileSync(join(OUT, "meta.json"), JSON.stringify(result.metafile));
+
+// What bin/pisess.js answers without loading the bundle: the version, and the top-level help at the two widths a
+// run of `pisess --help` most often has (100 columns: not a terminal; 110: a terminal at least that wide), as this
+// bundle's yargs lays it out in English. bin/pisess.js falls back to the bundle for anything else;
+// test/quick-start.test.ts holds the texts equal to what yargs prints.
+const cliUrl = pathToFileURL(join(OUT, "cli.js")).href;
+function yargsHelp(columns) {
+  const script = `Object.defineProperty(process.stdout, "columns", { value: ${columns}, configurable: true });
+const { main } = await import(${JSON.stringify(cliUrl)});
+process.exitCode = await main(["--help"]);`;
+  const env = { ...process.env, LANG: "en_US.UTF-8" };
+  for (const k of ["LC_ALL", "LC_MESSAGES", "LANGUAGE"]) delete env[k];
+  const r = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8", env });
+  if (r.status !== 0 || r.stdout === "") throw new Error(`build-cli: pisess --help failed (${r.status}): ${r.stderr}`);
+  return r.stdout;
+}
+const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
+writeFileSync(join(OUT, "start.json"), JSON.stringify({ version: pkg.version, help: { 100: yargsHelp(100), 110: yargsHelp(110) } }));
