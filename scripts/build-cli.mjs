@@ -75,8 +75,10 @@ const SPLIT = {
 // own), and Node's ESM loader costs about 0.7 ms a file: more than the command's work on a typical session. So each
 // command is bundled first into one module (stage 1), and the split build takes those in place of the commands'
 // sources (stage 2): a run opens cli.js, a chunk or two it shares with every command, and its command's file.
-// A stage-1 module leaves out (imports, to be shared) what must stay one instance: the modules cli.ts loads
-// (run-state's exit status and error classes), and whatever a chunk the command loads on demand imports as well.
+// A stage-1 module leaves out (imports, to be shared) only what must stay one instance: the modules cli.ts loads
+// (run-state's exit status and error classes). What the command imports on demand (import()) esbuild keeps in the
+// same module, run only when imported; the heavy libraries (chalk, string-width, cli-table3) are required at run
+// time anyway (createRequire: src/render/style.ts, width.ts, text-table.ts), so a run that does not need them still does not load them.
 // Commands share no state with each other (one runs), so their copies of common code are harmless.
 const STATIC_KINDS = new Set(["import-statement", "require-call", "require-resolve"]);
 const analysis = await build({ ...SPLIT, outdir: OUT, write: false, plugins: [lazyYargs] });
@@ -104,19 +106,6 @@ rmSync(PRE, { recursive: true, force: true });
 const prebundled = new Map(); // source path (relative) -> stage-1 file (absolute)
 const stage1 = await Promise.all(
   commands.map(async (command) => {
-    const own = closure([command], false);
-    // Chunks this command may load on demand, and everything they import.
-    const lazy = new Set();
-    for (let next = dynamicTargets(own); next.size > 0; ) {
-      const found = new Set();
-      for (const r of next) {
-        if (lazy.has(r)) continue;
-        lazy.add(r);
-        for (const t of dynamicTargets(closure([r], false))) found.add(t);
-      }
-      next = found;
-    }
-    const shared = new Set([...core, ...closure([...lazy], false)]);
     const outfile = join(PRE, `${command.replace(/^src\/commands\//, "").replace(/\.ts$/, "")}.js`);
     prebundled.set(command, outfile);
     const keepShared = {
@@ -127,7 +116,7 @@ const stage1 = await Promise.all(
           const r = await b.resolve(a.path, { kind: a.kind, importer: a.importer, resolveDir: a.resolveDir, pluginData: "keep-shared" });
           if (r.errors.length > 0 || r.external || r.namespace !== "file") return r;
           const rel = relative(ROOT, r.path);
-          if (a.kind === "dynamic-import" || shared.has(rel)) return { path: r.path, external: true };
+          if (core.has(rel)) return { path: r.path, external: true };
           return { path: r.path };
         });
       },
