@@ -7,8 +7,9 @@
 // dist/bundle/ sits one level below the package root like src/ and dist/, so paths the code resolves against
 // import.meta.url (../../package.json, ../../schemas/, ../../dist/web/) hold for the bundle as well.
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { dirname, join, relative } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { spawnSync } from "node:child_process";
 import { build } from "esbuild";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -42,30 +43,135 @@ const lazyYargs = {
   },
 };
 
-rmSync(OUT, { recursive: true, force: true });
-const result = await build({
-  // The fleet commands' worker threads load these by name from beside the code that starts them (src/reports/pool.ts).
-  entryPoints: {
-    cli: join(ROOT, "src", "cli.ts"),
-    "usage-worker": join(ROOT, "src", "reports", "usage-worker.ts"),
-    "tables-worker": join(ROOT, "src", "reports", "tables-worker.ts"),
-  },
-  outdir: OUT,
+/** What every build of the CLI shares. */
+const COMMON = {
+  absWorkingDir: ROOT,
   bundle: true,
-  splitting: true,
   format: "esm",
   platform: "node",
   target: "node20",
   // Optional and native: resolved at run time, when `pisess sql` asks for it.
   external: ["@duckdb/node-api"],
+  legalComments: "none",
+  logLevel: "warning",
+};
+// The fleet commands' worker threads load these by name from beside the code that starts them (src/reports/pool.ts).
+const ENTRIES = {
+  cli: join(ROOT, "src", "cli.ts"),
+  "usage-worker": join(ROOT, "src", "reports", "usage-worker.ts"),
+  "tables-worker": join(ROOT, "src", "reports", "tables-worker.ts"),
+};
+const SPLIT = {
+  ...COMMON,
+  entryPoints: ENTRIES,
+  splitting: true,
   chunkNames: "chunk-[hash]",
   // Some dependencies (cli-table3, ajv) are CommonJS; they need a require() inside the ESM bundle.
   banner: { js: 'import { createRequire as __pisessRequire } from "node:module"; const require = __pisessRequire(import.meta.url);' },
-  plugins: [lazyYargs],
   metafile: true,
-  legalComments: "none",
-  logLevel: "warning",
-});
+};
+
+// Split by esbuild alone, a run of one command opened 15–20 chunks (each set of commands sharing a module gets its
+// own), and Node's ESM loader costs about 0.7 ms a file: more than the command's work on a typical session. So each
+// command is bundled first into one module (stage 1), and the split build takes those in place of the commands'
+// sources (stage 2): a run opens cli.js, a chunk or two it shares with every command, and its command's file.
+// A stage-1 module leaves out (imports, to be shared) only what must stay one instance: the modules cli.ts loads
+// (run-state's exit status and error classes). What the command imports on demand (import()) esbuild keeps in the
+// same module, run only when imported; the heavy libraries (chalk, string-width, cli-table3) are required at run
+// time anyway (createRequire: src/render/style.ts, width.ts, text-table.ts), so a run that does not need them still does not load them.
+// Commands share no state with each other (one runs), so their copies of common code are harmless.
+const STATIC_KINDS = new Set(["import-statement", "require-call", "require-resolve"]);
+const analysis = await build({ ...SPLIT, outdir: OUT, write: false, plugins: [lazyYargs] });
+const inputs = analysis.metafile.inputs;
+const closure = (roots, dynamic) => {
+  const seen = new Set();
+  const stack = [...roots];
+  while (stack.length > 0) {
+    const p = stack.pop();
+    if (seen.has(p)) continue;
+    seen.add(p);
+    for (const i of inputs[p]?.imports ?? []) {
+      if (!i.external && (STATIC_KINDS.has(i.kind) || (dynamic && i.kind === "dynamic-import"))) stack.push(i.path);
+    }
+  }
+  return seen;
+};
+const dynamicTargets = (set) =>
+  new Set([...set].flatMap((p) => (inputs[p]?.imports ?? []).filter((i) => i.kind === "dynamic-import" && !i.external).map((i) => i.path)));
+const commands = [...dynamicTargets(["src/commands/index.ts"])];
+if (commands.length < 10) throw new Error(`build-cli: found only ${commands.length} command modules in src/commands/index.ts`);
+const core = closure(["src/cli.ts"], false);
+const PRE = join(ROOT, "dist", ".prebundle");
+rmSync(PRE, { recursive: true, force: true });
+const prebundled = new Map(); // source path (relative) -> stage-1 file (absolute)
+const stage1 = await Promise.all(
+  commands.map(async (command) => {
+    const outfile = join(PRE, `${command.replace(/^src\/commands\//, "").replace(/\.ts$/, "")}.js`);
+    prebundled.set(command, outfile);
+    const keepShared = {
+      name: "keep-shared",
+      setup(b) {
+        b.onResolve({ filter: /.*/ }, async (a) => {
+          if (a.pluginData === "keep-shared" || a.kind === "entry-point") return undefined;
+          const r = await b.resolve(a.path, { kind: a.kind, importer: a.importer, resolveDir: a.resolveDir, pluginData: "keep-shared" });
+          if (r.errors.length > 0 || r.external || r.namespace !== "file") return r;
+          const rel = relative(ROOT, r.path);
+          if (core.has(rel)) return { path: r.path, external: true };
+          return { path: r.path };
+        });
+      },
+    };
+    const result = await build({
+      ...COMMON,
+      entryPoints: [join(ROOT, command)],
+      outfile,
+      plugins: [keepShared, lazyYargs],
+      metafile: true,
+    });
+    return result.metafile;
+  }),
+);
+
+rmSync(OUT, { recursive: true, force: true });
+const usePrebundled = {
+  name: "use-prebundled",
+  setup(b) {
+    b.onResolve({ filter: /^\.\/[a-z-]+\.js$/ }, async (a) => {
+      if (a.pluginData === "use-prebundled" || a.kind !== "dynamic-import" || relative(ROOT, a.importer) !== "src/commands/index.ts")
+        return undefined;
+      const r = await b.resolve(a.path, { kind: a.kind, importer: a.importer, resolveDir: a.resolveDir, pluginData: "use-prebundled" });
+      const file = prebundled.get(relative(ROOT, r.path));
+      return file === undefined ? r : { path: file };
+    });
+  },
+};
+const result = await build({ ...SPLIT, outdir: OUT, plugins: [usePrebundled, lazyYargs] });
 if (result.errors.length > 0) process.exit(1);
-// Which source files went into which output file: the lazy-loading test reads it.
+rmSync(PRE, { recursive: true, force: true });
+// Which source files went into which output file (through the stage-1 modules): the lazy-loading test reads it.
+const stage1Inputs = new Map();
+for (const m of stage1) for (const [out, o] of Object.entries(m.outputs)) stage1Inputs.set(out, o.inputs);
+for (const o of Object.values(result.metafile.outputs)) {
+  const expanded = {};
+  for (const [input, v] of Object.entries(o.inputs)) Object.assign(expanded, stage1Inputs.get(input) ?? { [input]: v });
+  o.inputs = expanded;
+}
 writeFileSync(join(OUT, "meta.json"), JSON.stringify(result.metafile));
+
+// What bin/pisess.js answers without loading the bundle: the version, and the top-level help at the two widths a
+// run of `pisess --help` most often has (100 columns: not a terminal; 110: a terminal at least that wide), as this
+// bundle's yargs lays it out in English. bin/pisess.js falls back to the bundle for anything else;
+// test/quick-start.test.ts holds the texts equal to what yargs prints.
+const cliUrl = pathToFileURL(join(OUT, "cli.js")).href;
+function yargsHelp(columns) {
+  const script = `Object.defineProperty(process.stdout, "columns", { value: ${columns}, configurable: true });
+const { main } = await import(${JSON.stringify(cliUrl)});
+process.exitCode = await main(["--help"]);`;
+  const env = { ...process.env, LANG: "en_US.UTF-8" };
+  for (const k of ["LC_ALL", "LC_MESSAGES", "LANGUAGE"]) delete env[k];
+  const r = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8", env });
+  if (r.status !== 0 || r.stdout === "") throw new Error(`build-cli: pisess --help failed (${r.status}): ${r.stderr}`);
+  return r.stdout;
+}
+const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
+writeFileSync(join(OUT, "start.json"), JSON.stringify({ version: pkg.version, help: { 100: yargsHelp(100), 110: yargsHelp(110) } }));

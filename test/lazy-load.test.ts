@@ -15,7 +15,7 @@ interface Meta {
   outputs: Record<string, { inputs: Record<string, unknown> }>;
 }
 
-function loaded(args: string[]): { packages: Set<string>; sources: Set<string>; stdout: string; code: number } {
+function loaded(args: string[]): { packages: Set<string>; sources: Set<string>; stdout: string; stderr: string; code: number } {
   const meta = JSON.parse(readFileSync(join(BUNDLE, "meta.json"), "utf8")) as Meta;
   const r = spawnSync(process.execPath, ["--import", TRACE, BIN, ...args], {
     cwd: ROOT,
@@ -36,7 +36,7 @@ function loaded(args: string[]): { packages: Set<string>; sources: Set<string>; 
       for (const input of Object.keys(out?.inputs ?? {})) add(input);
     } else add(file);
   }
-  return { packages, sources, stdout: r.stdout, code: r.status ?? -1 };
+  return { packages, sources, stdout: r.stdout, stderr: r.stderr, code: r.status ?? -1 };
 }
 
 // Libraries only some output needs: width measuring, colour, tables, schemas, help layout, progress bars.
@@ -80,6 +80,21 @@ describe("the bundled CLI loads what a run needs", () => {
     }
   });
 
+  it("a mistyped command loads no command module, and yargs still suggests the name", () => {
+    const r = loaded(["tre", FILE]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^pisess: Did you mean tree\?$/m);
+    expect([...r.sources].filter((s) => /^src\/commands\/(?!index|common|run-state)/.test(s))).toEqual([]);
+  });
+
+  it("completion loads every command module: it asks each command's builder for its options", () => {
+    const r = loaded(["--get-yargs-completions", "pisess", "tree", "--"]);
+    expect(r.code).toBe(0);
+    expect(r.sources.has("src/commands/tree.ts")).toBe(true);
+    expect(r.sources.has("src/commands/validate.ts")).toBe(true);
+    expect(r.stdout.split("\n")).toContain("--leaf");
+  });
+
   // The same tracing sees the libraries when the output does need them, so the checks above can fail.
   it("text output that measures, colours or tables loads string-width, chalk and cli-table3", () => {
     const tree = loaded(["tree", FILE, "--width", "80", "--color", "always"]);
@@ -90,7 +105,8 @@ describe("the bundled CLI loads what a run needs", () => {
     const validate = loaded(["validate", FILE, "--format", "json"]);
     expect(validate.sources.has("src/check/schema-validators.generated.ts")).toBe(true);
     expect(validate.packages.has("ajv")).toBe(false);
-    expect(loaded(["--help"]).packages.has("cliui")).toBe(true);
+    // (`pisess --help` alone is answered by bin/pisess.js without the bundle: test/quick-start.test.ts.)
+    expect(loaded(["tree", "--help"]).packages.has("cliui")).toBe(true);
   });
 });
 

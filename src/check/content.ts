@@ -190,24 +190,13 @@ export function checkHeader(session: Session, opts: ContentOptions, out: Diagnos
   }
 }
 
-/** Every entry, in file order, one at a time. */
-export function checkEntries(session: Session, opts: ContentOptions, out: Diagnostic[]): void {
+/** The per-entry checks of one entry: its record, its whole parsed value and its text. */
+export type EntryCheck = (rec: EntryRec, o: Record<string, unknown>, raw: string, at: { file: string; version: number }) => void;
+
+/** The content checks of one entry at a time, adding their findings to `out` (the loader's onEntry runs them). */
+export function entryChecker(opts: ContentOptions, out: Diagnostic[]): EntryCheck {
   const cat = loadCatalogue();
-  const { file, version } = session;
-  let lastProgress = 0;
-  for (const rec of session.entries) {
-    if (opts.onProgress && rec.offset - lastProgress > 8 << 20) {
-      lastProgress = rec.offset;
-      opts.onProgress(rec.offset);
-    }
-    const raw = session.store.rawLine(rec);
-    let o: unknown;
-    try {
-      o = JSON.parse(raw);
-    } catch {
-      continue; // changed since the loader read it; nothing reliable to say
-    }
-    if (!isObject(o)) continue;
+  return (rec, o, raw, { file, version }) => {
     const extra = rec.id === undefined ? {} : { entryId: rec.id };
     const noMessage = rec.type === "message" && !isObject(o.message);
     if (noMessage) out.push(messageMissing(file, rec, o.message));
@@ -232,5 +221,26 @@ export function checkEntries(session: Session, opts: ContentOptions, out: Diagno
         out.push(diag("unknown-key", file, rec.line, { key, path, schema }, extra));
       }
     }
+  };
+}
+
+/** Every entry of a loaded session, in file order, one at a time: each line read back and parsed again. */
+export function checkEntries(session: Session, opts: ContentOptions, out: Diagnostic[]): void {
+  const check = entryChecker(opts, out);
+  const at = { file: session.file, version: session.version };
+  let lastProgress = 0;
+  for (const rec of session.entries) {
+    if (opts.onProgress && rec.offset - lastProgress > 8 << 20) {
+      lastProgress = rec.offset;
+      opts.onProgress(rec.offset);
+    }
+    const raw = session.store.rawLine(rec);
+    let o: unknown;
+    try {
+      o = JSON.parse(raw);
+    } catch {
+      continue; // changed since the loader read it; nothing reliable to say
+    }
+    if (isObject(o)) check(rec, o, raw, at);
   }
 }

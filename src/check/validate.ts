@@ -3,7 +3,7 @@ import type { Session } from "../model/session.js";
 import type { Diagnostic } from "../model/types.js";
 import { buildTree } from "../ops/tree.js";
 import { checkCompactions } from "./compactions.js";
-import { checkEntries, checkHeader } from "./content.js";
+import { checkEntries, checkHeader, entryChecker, type EntryCheck } from "./content.js";
 import { checkContextEdits } from "./edits.js";
 import { checkSessionId } from "./session-id.js";
 import { checkHeaderConsequences, checkPaths, checkReferences, checkRoots, checkTimeOrder, type StructureOptions } from "./structure.js";
@@ -13,6 +13,34 @@ export interface CheckOptions extends StructureOptions {
   strict?: boolean;
   /** Called now and then with the byte offset the content pass reached. */
   onProgress?: (bytes: number) => void;
+  /**
+   * The per-entry content checks already made while the session loaded (contentChecks): checkSession then does not
+   * read and parse every line again.
+   */
+  checked?: ContentChecks;
+}
+
+/** The per-entry content checks, run by the loader on each entry it parses (its onEntry), and what they found. */
+export interface ContentChecks {
+  onEntry: EntryCheck;
+  findings: Diagnostic[];
+  /** How many entries onEntry saw: a loader that was not given it saw none, and checkSession then reads them. */
+  seen: () => number;
+}
+
+/** Content checks to hand the loader (LoadOptions.onEntry), then to checkSession with the loaded session. */
+export function contentChecks(opts: { strict?: boolean } = {}): ContentChecks {
+  const findings: Diagnostic[] = [];
+  const check = entryChecker({ strict: opts.strict === true }, findings);
+  let seen = 0;
+  return {
+    onEntry: (rec, o, raw, at) => {
+      seen++;
+      check(rec, o, raw, at);
+    },
+    findings,
+    seen: () => seen,
+  };
 }
 
 const CODE_ORDER = new Map(Object.keys(CODES).map((c, i) => [c, i]));
@@ -60,8 +88,9 @@ function loaderFindings(session: Session): Diagnostic[] {
 }
 
 /**
- * Every defect in a loaded session: the loader's findings, the tree's, and those of src/check. Reads the file
- * once more, one entry at a time (bounded memory). Never writes, never throws for bad content.
+ * Every defect in a loaded session: the loader's findings, the tree's, and those of src/check. Without
+ * `opts.checked`, reads the file once more, one entry at a time (bounded memory). Never writes, never throws for
+ * bad content.
  */
 export function checkSession(session: Session, opts: CheckOptions = {}): Diagnostic[] {
   // Another program's file: every other finding would be about pi's format, which it does not follow.
@@ -72,7 +101,8 @@ export function checkSession(session: Session, opts: CheckOptions = {}): Diagnos
   out.push(...tree.problems);
   checkHeaderConsequences(session, opts, out);
   checkHeader(session, opts, out);
-  checkEntries(session, opts, out);
+  if (opts.checked && opts.checked.seen() === session.entries.length) for (const d of opts.checked.findings) out.push(d);
+  else checkEntries(session, opts, out);
   checkRoots(session, out);
   checkTimeOrder(session, out);
   checkReferences(session, out);

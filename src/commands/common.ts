@@ -88,14 +88,20 @@ function refuseUnsupported(session: Session): Session {
  */
 export async function openInput(
   file: string,
-  opts: { progress?: boolean; detail?: LoadOptions["detail"]; unsupported?: "refuse" | "read" } = {},
+  opts: { progress?: boolean; detail?: LoadOptions["detail"]; onEntry?: LoadOptions["onEntry"]; unsupported?: "refuse" | "read" } = {},
 ): Promise<Session> {
   const session = await openSession(file, opts);
   return opts.unsupported === "read" ? session : refuseUnsupported(session);
 }
 
-async function openSession(file: string, opts: { progress?: boolean; detail?: LoadOptions["detail"] }): Promise<Session> {
-  const detail = opts.detail === undefined ? {} : { detail: opts.detail };
+async function openSession(
+  file: string,
+  opts: { progress?: boolean; detail?: LoadOptions["detail"]; onEntry?: LoadOptions["onEntry"] },
+): Promise<Session> {
+  const detail = {
+    ...(opts.detail === undefined ? {} : { detail: opts.detail }),
+    ...(opts.onEntry === undefined ? {} : { onEntry: opts.onEntry }),
+  };
   if (isStdin(file)) return loadSession({ kind: "stream", name: "-", stream: runIo().stdin }, { name: "-", ...detail });
   let info: Awaited<ReturnType<typeof stat>>;
   try {

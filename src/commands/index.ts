@@ -107,7 +107,7 @@ export const commandLoaders: readonly (readonly [command: string, describe: stri
 
 /**
  * The command modules a run needs: only the named one when the first argument names a command, all of them for
- * `--help`, completion, a typo (so yargs can suggest the right name) or no command at all; none for `--version`.
+ * completion, none for `--version`; for `--help`, a typo or no command at all, each command as the help lists it.
  */
 export async function loadCommands(argv: readonly string[]): Promise<AnyCommand[]> {
   const first = argv.find((a) => !a.startsWith("-"));
@@ -116,9 +116,11 @@ export async function loadCommands(argv: readonly string[]): Promise<AnyCommand[
   const help = argv.includes("--help") || argv.includes("-h");
   // `pisess --version` needs no command at all.
   if (!help && (argv.includes("--version") || argv.includes("-v"))) return [];
-  // `pisess --help` lists each command's usage and description, nothing a module's builder or handler adds.
-  if (help && first === undefined) return commandLoaders.map(([command, describe]) => listedOnly(command, describe));
-  return Promise.all(commandLoaders.map(([, , load]) => load()));
+  // Completion asks each command's builder for its options.
+  if (first === "completion" || argv.includes("--get-yargs-completions")) return Promise.all(commandLoaders.map(([, , load]) => load()));
+  // Help, a typo (yargs suggests a name) or no command: yargs runs no builder or handler of a command not named, so
+  // each command's usage and description is all it reads.
+  return commandLoaders.map(([command, describe]) => listedOnly(command, describe));
 }
 
 /** The name a command string starts with ("tree <file>": "tree"). */

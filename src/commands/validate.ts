@@ -68,7 +68,7 @@ export const validateCommand: CommandModule<object, ValidateArgs> = {
       maxWarnings: args.maxWarnings,
       allowEmpty: args.allowEmpty === true,
       // Files pisess does not read (foreign formats, future versions) are findings here, not errors.
-      open: (file) => common.openInput(file, { unsupported: "read" }),
+      open: (file, load) => common.openInput(file, { ...load, unsupported: "read" }),
       isStdin: common.isStdin,
       displayName: common.displayName,
       progress: (name, bytes) =>

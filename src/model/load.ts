@@ -46,6 +46,12 @@ export interface LoadOptions {
    * LIVE_WINDOW_MS); default: the clock when the file is opened. Tests set it instead of waiting.
    */
   now?: number;
+  /**
+   * Called with each entry as it is indexed: its record, its whole parsed value and its text (validate's content
+   * checks run here instead of reading and parsing every line a second time). Every line is then parsed whole, the
+   * value is only lent (not kept by the loader), and the version is the one the file settled.
+   */
+  onEntry?: (rec: EntryRec, value: Record<string, unknown>, text: string, at: { file: string; version: number }) => void;
 }
 
 /** The keys the pre-pass must not cut: the ones the index reads whole. */
@@ -110,7 +116,12 @@ export async function loadSession(source: Source, options: LoadOptions = {}): Pr
   const snapshot = options.now === undefined ? {} : { now: options.now };
   // Skeleton mode: most lines are read by the byte-level scanner (skeleton.ts) straight from the chunk; the lines
   // it is unsure about, and everything before the first parsed line, take the ordinary path.
-  const skeleton = options.detail !== undefined && options.detail !== "full" && memory === null && options.fastScan !== false;
+  const skeleton =
+    options.detail !== undefined &&
+    options.detail !== "full" &&
+    memory === null &&
+    options.fastScan !== false &&
+    options.onEntry === undefined;
   let facts: LineSourceFacts;
   try {
     facts =
@@ -167,7 +178,8 @@ export function createIndexer(
   let prevV1Id: string | null = null;
   let lastProgress = 0;
   const started = Date.now();
-  const fast = options.fastScan !== false;
+  // Condensed long lines are not whole values, which onEntry needs.
+  const fast = options.fastScan !== false && options.onEntry === undefined;
   const scanDetail: ScanDetail = options.detail === "spend" ? "spend" : "skeleton";
   let lastProgressAt = started + PROGRESS_AFTER_MS - PROGRESS_EVERY_MS;
 
@@ -182,6 +194,7 @@ export function createIndexer(
     }
   };
 
+  const onEntry = options.onEntry;
   const labels = new Map<string, string>();
   let sessionName: string | undefined;
   let added: EntryRec | undefined;
@@ -345,6 +358,7 @@ export function createIndexer(
       diagnostics.push(diag("missing-id", file, raw.line, { found: value.id === undefined ? "none" : typeof value.id }));
     }
     addRec(rec, raw.line);
+    onEntry?.(rec, value, text, { file, version });
   };
 
   const session = (facts: LineSourceFacts): Session => ({

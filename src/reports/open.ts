@@ -3,7 +3,7 @@ import { loadSession, type LoadOptions } from "../model/load.js";
 import type { Session } from "../model/session.js";
 
 /** How a report that takes file names opens them: the CLI passes its own (stdin for "-", progress, one-line errors). */
-export type OpenSession = (file: string, opts?: { detail?: LoadOptions["detail"] }) => Promise<Session>;
+export type OpenSession = (file: string, opts?: Pick<LoadOptions, "detail" | "onEntry">) => Promise<Session>;
 
 /** Opens a session file (read-only, streamed) or a readable stream and builds its index. */
 export async function openSession(input: string | Readable, options: LoadOptions = {}): Promise<Session> {
@@ -13,4 +13,8 @@ export async function openSession(input: string | Readable, options: LoadOptions
 }
 
 /** The library's default opener: files only, read-only. */
-export const openFile: OpenSession = (file, opts = {}) => openSession(file, opts.detail !== undefined ? { detail: opts.detail } : {});
+export const openFile: OpenSession = (file, opts = {}) =>
+  openSession(file, {
+    ...(opts.detail !== undefined ? { detail: opts.detail } : {}),
+    ...(opts.onEntry !== undefined ? { onEntry: opts.onEntry } : {}),
+  });

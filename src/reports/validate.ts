@@ -45,7 +45,7 @@ export interface ValidateData {
 /** `pisess validate`: every defect in session files, with stable codes. */
 export async function validateReport(opts: ValidateOptions): Promise<Report<ValidateData>> {
   // The checks and the generated schema validators load only when validate runs: `pisess --help` stays fast.
-  const [{ checkSession }, { summarize, exitStatus, atLeast }] = await Promise.all([
+  const [{ checkSession, contentChecks }, { summarize, exitStatus, atLeast }] = await Promise.all([
     import("../check/validate.js"),
     import("../check/summary.js"),
   ]);
@@ -63,8 +63,10 @@ export async function validateReport(opts: ValidateOptions): Promise<Report<Vali
       continue;
     }
     let session: Session;
+    // The per-entry checks run on each entry as the loader parses it: every line is parsed once, not twice.
+    const checked = contentChecks({ strict: opts.strict === true });
     try {
-      session = await opts.open(input.name);
+      session = await opts.open(input.name, { onEntry: checked.onEntry });
     } catch (err) {
       if (!(err instanceof ReportError)) throw err;
       const reason = err.message.startsWith(`${name}: `) ? err.message.slice(name.length + 2) : err.message;
@@ -74,7 +76,11 @@ export async function validateReport(opts: ValidateOptions): Promise<Report<Vali
     }
     const progress = opts.progress?.(name, session.facts.bytes);
     try {
-      const diagnostics = checkSession(session, { strict: opts.strict === true, ...(progress ? { onProgress: progress.update } : {}) });
+      const diagnostics = checkSession(session, {
+        strict: opts.strict === true,
+        checked,
+        ...(progress ? { onProgress: progress.update } : {}),
+      });
       results.push({ file: session.file, diagnostics });
     } catch (err) {
       // Only I/O failures (the file vanished or shrank mid-read) are a per-file error; anything else is a bug.

@@ -1,0 +1,41 @@
+import { readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { loadSession } from "../src/model/load.js";
+import { infoReport } from "../src/reports/info.js";
+import { fixture } from "./helpers.js";
+
+// `pisess info` loads its session in the spend detail (skeleton fields and usage, no previews, most lines never
+// parsed whole). Its report and findings must be what a full load gives, on every fixture.
+
+function sessionFiles(dir: string): string[] {
+  return readdirSync(dir)
+    .flatMap((n) => {
+      const p = join(dir, n);
+      return statSync(p).isDirectory() ? sessionFiles(p) : n.endsWith(".jsonl") ? [p] : [];
+    })
+    .sort();
+}
+
+describe("info on a spend load", () => {
+  it("reports what it reports on a full load, on every fixture, with copied entries left out or counted", async () => {
+    let withSpend = 0;
+    for (const file of sessionFiles(fixture())) {
+      for (const includeCopied of [false, true]) {
+        const full = await loadSession({ kind: "file", path: file });
+        const spend = await loadSession({ kind: "file", path: file }, { detail: "spend" });
+        try {
+          const a = await infoReport(full, { includeCopied });
+          const b = await infoReport(spend, { includeCopied });
+          expect(b, `${file} includeCopied=${includeCopied}`).toEqual(a);
+          if (a.data.totals.cost > 0) withSpend++;
+        } finally {
+          full.store.close();
+          spend.store.close();
+        }
+      }
+    }
+    // Not only empty sessions: many carry costs, models and leaves.
+    expect(withSpend).toBeGreaterThan(20);
+  });
+});
