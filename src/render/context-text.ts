@@ -8,10 +8,10 @@ export function formatTime(ms: number): string {
   if (!Number.isFinite(ms)) return "?";
   const d = new Date(ms);
   if (Number.isNaN(d.getTime())) return "?";
-  return d
-    .toISOString()
-    .replace("T", " ")
-    .replace(/\.\d+Z$/, "Z");
+  const iso = d.toISOString();
+  // "YYYY-MM-DDTHH:MM:SS.sssZ" for years 0-9999 (slices: a million messages); six-digit years the long way.
+  if (iso.length === 24) return `${iso.slice(0, 10)} ${iso.slice(11, 19)}Z`;
+  return iso.replace("T", " ").replace(/\.\d+Z$/, "Z");
 }
 
 export function formatBytes(n: number): string {
