@@ -543,6 +543,9 @@ function contentParts(content: unknown, maxLines: number): Part[] {
   return parts;
 }
 
+/** A context display whose messages come one at a time, as they are written (a million of them, say). */
+export type ContextDisplayStream = Omit<ContextDisplay, "items"> & { items: Iterable<DisplayMessage> };
+
 /**
  * The display model of a context for the text and Markdown renderers: header facts, and each message broken into
  * parts, tool results placed under their calls, outputs cut, thinking dropped when asked.
@@ -555,6 +558,19 @@ export function describeContext(
   llmCount: number,
   opts: DisplayOptions,
 ): ContextDisplay {
+  const d = describeContextStream(session, leaf, path, ctx, llmCount, opts);
+  return { ...d, items: [...d.items] };
+}
+
+/** describeContext with `items` made one by one as they are taken (once), not held together. */
+export function describeContextStream(
+  session: Session,
+  leaf: EntryRec,
+  path: readonly EntryRec[],
+  ctx: SessionContext,
+  llmCount: number,
+  opts: DisplayOptions,
+): ContextDisplayStream {
   const pairing = pairToolCalls(ctx.messages);
   const maxArgs = opts.maxArgs ?? 160;
   const editRef = (e: EntryRec) => ({ line: e.line, id: e.id ?? null });
@@ -653,26 +669,27 @@ export function describeContext(
     }
     return d;
   };
-  const items: DisplayMessage[] = [];
   const removedItems = opts.showEdits ? ctx.removed : [];
-  let r = 0;
-  const flushRemoved = (upTo: number) => {
-    for (; r < removedItems.length && (removedItems[r] as SessionContext["removed"][number]).at <= upTo; r++) {
-      const gone = removedItems[r] as SessionContext["removed"][number];
-      for (const m of gone.messages) {
-        const d = describeMessage(m, gone.source, -1);
-        d.index = gone.at;
-        d.removedBy = editRef(gone.edit);
-        d.notes.push(`removed by line ${gone.edit.line}: the model never saw it`);
-        items.push(d);
+  function* items(): Generator<DisplayMessage> {
+    let r = 0;
+    function* removedUpTo(upTo: number): Generator<DisplayMessage> {
+      for (; r < removedItems.length && (removedItems[r] as SessionContext["removed"][number]).at <= upTo; r++) {
+        const gone = removedItems[r] as SessionContext["removed"][number];
+        for (const m of gone.messages) {
+          const d = describeMessage(m, gone.source, -1);
+          d.index = gone.at;
+          d.removedBy = editRef(gone.edit);
+          d.notes.push(`removed by line ${gone.edit.line}: the model never saw it`);
+          yield d;
+        }
       }
     }
-  };
-  for (let i = 0; i < ctx.messages.length; i++) {
-    flushRemoved(i);
-    if (!pairing.answered.has(i)) items.push(one(i));
+    for (let i = 0; i < ctx.messages.length; i++) {
+      if (r < removedItems.length) yield* removedUpTo(i);
+      if (!pairing.answered.has(i)) yield one(i);
+    }
+    yield* removedUpTo(Infinity);
   }
-  flushRemoved(Infinity);
 
   let compaction: ContextDisplay["compaction"] = null;
   if (ctx.compaction) {
@@ -704,7 +721,7 @@ export function describeContext(
       editedMessages: ctx.editedBy.filter((e) => e !== undefined).length,
       removedMessages: ctx.removed.reduce((n, g) => n + g.messages.length, 0),
     },
-    items,
+    items: items(),
   };
 }
 

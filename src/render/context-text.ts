@@ -1,4 +1,4 @@
-import type { ContextDisplay, DisplayMessage, Part } from "../ops/context.js";
+import type { ContextDisplayStream, DisplayMessage, Part } from "../ops/context.js";
 import { formatTokens } from "./entry.js";
 import { sanitize, sanitizeLine } from "./sanitize.js";
 import type { Style } from "./style.js";
@@ -25,7 +25,7 @@ function refText(line: number, id: string | null): string {
 }
 
 /** The header facts as label/value pairs, shared by the text and Markdown renderers. */
-export function headerFacts(doc: ContextDisplay): [string, string][] {
+export function headerFacts(doc: ContextDisplayStream): [string, string][] {
   const c = doc.compaction;
   const compaction = c
     ? `${refText(c.line, c.id)}, ${formatTokens(c.tokensBefore)} tokens before; ` +
@@ -45,7 +45,7 @@ export function headerFacts(doc: ContextDisplay): [string, string][] {
 }
 
 /** A line on the context edits, only where the path has any (older sessions keep their header as it was). */
-function editFacts(doc: ContextDisplay): [string, string][] {
+function editFacts(doc: ContextDisplayStream): [string, string][] {
   const e = doc.edits;
   if (e.onPath === 0) return [];
   const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? "" : "s"}`;
@@ -169,7 +169,7 @@ function messageLines(m: DisplayMessage, style: Style): string[] {
 }
 
 /** The context as text for a terminal: the header, then each message. Every session string is sanitized. */
-export function* contextText(doc: ContextDisplay, opts: ContextTextOptions): Generator<string> {
+export function* contextText(doc: ContextDisplayStream, opts: ContextTextOptions): Generator<string> {
   const { style } = opts;
   const facts = headerFacts(doc);
   const width = Math.max(...facts.map(([k]) => k.length)) + 1;

@@ -3,7 +3,16 @@ import { cwdFolderName, findSessionsById, mostRecentSession, sessionsDir, type P
 import { diag } from "../model/codes.js";
 import { readEntry, type Session } from "../model/session.js";
 import type { Diagnostic, EntryRec } from "../model/types.js";
-import { buildContext, describeContext, pairToolCalls, toolProblems, type SessionContext } from "../ops/context.js";
+import {
+  buildContext,
+  describeContext,
+  describeContextStream,
+  pairToolCalls,
+  toolProblems,
+  type ContextDisplay,
+  type ContextDisplayStream,
+  type SessionContext,
+} from "../ops/context.js";
 import { convertToLlmMapped } from "../ops/llm.js";
 import { pathTo } from "../ops/path.js";
 import { sessionProblems } from "../ops/problems.js";
@@ -46,8 +55,11 @@ export interface ContextOptions {
   leaf?: string;
   /** Messages as sent to the LLM (after pi's convertToLlm) in `messages`/`sources`. */
   llm?: boolean;
-  /** Also build the display model for the text and Markdown renderers. */
-  display?: { thinking: boolean; maxOutput: number; showEdits?: boolean };
+  /**
+   * Also build the display model for the text and Markdown renderers. `stream`: its items are made as they are
+   * taken, once (`display.items` is then a one-shot iterable): a million-message context is not held twice.
+   */
+  display?: { thinking: boolean; maxOutput: number; showEdits?: boolean; stream?: boolean };
 }
 
 export interface ContextData {
@@ -63,7 +75,8 @@ export interface ContextData {
     sources: readonly EntryRec[];
     /** editedBy[i]: the context_edit that replaced the content of messages[i] (the LLM message's source). */
     editedBy: readonly (EntryRec | undefined)[];
-    display?: ReturnType<typeof describeContext>;
+    /** An array of items, unless the options asked for `stream`. */
+    display?: ContextDisplay | ContextDisplayStream;
   } | null;
   /** Why the context at this leaf may not be the one pi shows for "the same" leaf, which pi addresses by id. */
   note: Diagnostic | null;
@@ -104,7 +117,8 @@ export function contextReport(session: Session, opts: ContextOptions = {}): Repo
   const sources = opts.llm ? llm.from.map((i) => ctx.sources[i] as EntryRec) : ctx.sources;
   const editedBy = opts.llm ? llm.from.map((i) => ctx.editedBy[i]) : ctx.editedBy;
   const context: NonNullable<ContextData["context"]> = { path, context: ctx, messages, sources, editedBy };
-  if (opts.display && leaf) context.display = describeContext(session, leaf, path, ctx, llm.messages.length, opts.display);
+  if (opts.display && leaf)
+    context.display = (opts.display.stream ? describeContextStream : describeContext)(session, leaf, path, ctx, llm.messages.length, opts.display);
   return {
     data: { file: session.file, leaf, context, note: leaf ? leafNote(session, leaf) : null, problems },
     diagnostics: sessionProblems(session, tree),
