@@ -75,7 +75,9 @@ export const contextCommand: CommandModule<object, ContextArgs> = {
       const r = contextReport(session, {
         leaf: args.leaf,
         llm: args.llm === true,
-        ...(json ? {} : { display: { thinking: args.thinking, maxOutput: args.maxOutput, showEdits: args.showEdits === true, stream: true } }),
+        ...(json
+          ? {}
+          : { display: { thinking: args.thinking, maxOutput: args.maxOutput, showEdits: args.showEdits === true, stream: true } }),
       });
       const { leaf, context: c, note, problems } = r.data;
       if (c === null) {

@@ -126,14 +126,45 @@ function withReplacement(m: unknown, content: unknown): unknown {
  * changes nothing (marked `piThrows` in `edits`).
  */
 export function buildContext(session: Session, path: EntryRec[], read: (rec: EntryRec) => Record<string, unknown>): SessionContext {
+  const slots = bodySlots(session);
+  try {
+    return buildWith(session, path, read, slots);
+  } finally {
+    // Only the path's entries were read; the slots hold nothing between builds.
+    for (const rec of path) slots[rec.index] = undefined;
+  }
+}
+
+/**
+ * Per session, the entries read while building a context, by entry index: a Map keyed by a million entries cost
+ * most of the build's own time. Emptied after each build (the entries of its path), so reused by the next.
+ */
+const bodySlotsBySession = new WeakMap<Session, (Obj | undefined)[]>();
+
+function bodySlots(session: Session): (Obj | undefined)[] {
+  let slots = bodySlotsBySession.get(session);
+  if (slots === undefined) {
+    slots = [];
+    bodySlotsBySession.set(session, slots);
+  }
+  // Grown by push: `new Array(n)` of a large n makes a slow dictionary-backed array.
+  while (slots.length < session.entries.length) slots.push(undefined);
+  return slots;
+}
+
+function buildWith(
+  session: Session,
+  path: EntryRec[],
+  read: (rec: EntryRec) => Record<string, unknown>,
+  bodies: (Obj | undefined)[],
+): SessionContext {
   const problems: Diagnostic[] = [];
   const file = session.file;
-  const bodies = new Map<EntryRec, Obj>();
   const body = (rec: EntryRec): Obj => {
-    let o = bodies.get(rec);
-    if (!o) {
+    let o = bodies[rec.index];
+    if (o === undefined) {
       o = read(rec);
-      bodies.set(rec, o);
+      bodies[rec.index] = o;
     }
     return o;
   };
@@ -156,7 +187,7 @@ export function buildContext(session: Session, path: EntryRec[], read: (rec: Ent
         const m = body(rec).message;
         // Only the message is used again: the entry around it (ids, timestamp) need not stay alive for the whole
         // path (a million-entry path holds a million of them).
-        bodies.set(rec, { message: m });
+        bodies[rec.index] = { message: m };
         if (m === null || m === undefined) {
           broken.add(rec);
           problems.push(messageMissing(file, rec, m));

@@ -118,7 +118,14 @@ export function contextReport(session: Session, opts: ContextOptions = {}): Repo
   const editedBy = opts.llm ? llm.from.map((i) => ctx.editedBy[i]) : ctx.editedBy;
   const context: NonNullable<ContextData["context"]> = { path, context: ctx, messages, sources, editedBy };
   if (opts.display && leaf)
-    context.display = (opts.display.stream ? describeContextStream : describeContext)(session, leaf, path, ctx, llm.messages.length, opts.display);
+    context.display = (opts.display.stream ? describeContextStream : describeContext)(
+      session,
+      leaf,
+      path,
+      ctx,
+      llm.messages.length,
+      opts.display,
+    );
   return {
     data: { file: session.file, leaf, context, note: leaf ? leafNote(session, leaf) : null, problems },
     diagnostics: sessionProblems(session, tree),
