@@ -215,7 +215,26 @@ function numberEnd(s: string, i: number): number {
  * costs the slow way.
  */
 export function isStringifyForm(s: string): boolean {
+  return scanForm(s, null);
+}
+
+/**
+ * For text in isStringifyForm's form (null otherwise): where the value of its top-level `key` starts and ends
+ * (null too when there is no such key). That part is JSON.stringify's text of that value.
+ */
+export function stringifyFormMember(s: string, key: string): { start: number; end: number } | null {
+  member.start = -1;
+  member.end = -1;
+  if (!scanForm(s, key) || member.end < 0) return null;
+  return { start: member.start, end: member.end };
+}
+
+const member = { start: -1, end: -1 };
+
+function scanForm(s: string, key: string | null): boolean {
   const n = s.length;
+  // 0: not looking; 1: the key was read, its value is next; 2: in its value
+  let want = 0;
   let i = 0;
   let depth = 0;
   let keys = 0;
@@ -223,6 +242,10 @@ export function isStringifyForm(s: string): boolean {
   let state = 0;
   for (;;) {
     if (state === 0) {
+      if (want === 1) {
+        member.start = i;
+        want = 2;
+      }
       const c = s.charCodeAt(i);
       if (c === Ch.OpenBrace || c === Ch.OpenBracket) {
         if (depth === MAX_DEPTH) return false;
@@ -248,6 +271,10 @@ export function isStringifyForm(s: string): boolean {
       state = 1;
     } else if (state === 1) {
       if (depth === 0) return i === n;
+      if (want === 2 && depth === 1) {
+        member.end = i;
+        want = 0;
+      }
       const c = s.charCodeAt(i);
       const obj = frameIsObject[depth - 1] === 1;
       if (c === Ch.Comma) {
@@ -272,6 +299,7 @@ export function isStringifyForm(s: string): boolean {
         const ks = keyStart[k] as number;
         if ((keyEnd[k] as number) - ks === len && sameChars(s, ks, from, len)) return false;
       }
+      if (key !== null && depth === 1 && len === key.length && s.startsWith(key, from)) want = 1;
       keyStart[keys] = from;
       keyEnd[keys] = to;
       keys++;

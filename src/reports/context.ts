@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { cwdFolderName, findSessionsById, mostRecentSession, sessionsDir, type PiEnv } from "../io/discover.js";
 import { diag } from "../model/codes.js";
-import { readEntry, type Session } from "../model/session.js";
+import { parseEntry, readEntry, type Session } from "../model/session.js";
 import type { Diagnostic, EntryRec } from "../model/types.js";
 import {
   buildContext,
@@ -18,6 +18,7 @@ import { pathTo } from "../ops/path.js";
 import { sessionProblems } from "../ops/problems.js";
 import { buildTree, cycleProblem } from "../ops/tree.js";
 import { checkContextEdits } from "../check/edits.js";
+import { stringifyFormMember, toJson } from "../render/json.js";
 import { sanitizeLine } from "../render/sanitize.js";
 import { ReportError, type Report } from "./report.js";
 import { entryRef, isEmptyAtDefault } from "./refs.js";
@@ -60,6 +61,8 @@ export interface ContextOptions {
    * taken, once (`display.items` is then a one-shot iterable): a million-message context is not held twice.
    */
   display?: { thinking: boolean; maxOutput: number; showEdits?: boolean; stream?: boolean };
+  /** Also give `messageJson`, for writing the messages as JSON. */
+  json?: boolean;
 }
 
 export interface ContextData {
@@ -77,6 +80,8 @@ export interface ContextData {
     editedBy: readonly (EntryRec | undefined)[];
     /** An array of items, unless the options asked for `stream`. */
     display?: ContextDisplay | ContextDisplayStream;
+    /** With the `json` option: JSON.stringify's text of messages[i]. */
+    messageJson?: (i: number) => string | undefined;
   } | null;
   /** Why the context at this leaf may not be the one pi shows for "the same" leaf, which pi addresses by id. */
   note: Diagnostic | null;
@@ -92,6 +97,44 @@ function leafNote(session: Session, leaf: EntryRec): Diagnostic | null {
   return null;
 }
 
+/**
+ * An entry reader for buildContext that also notes, for each message entry whose line is already in
+ * JSON.stringify's form (current version: no migration), where its message's text is in the line; `json` writes
+ * a message read that way by slicing its line again instead of serializing the parsed object (a million of them
+ * on a long path). Any other message, an edited or rebuilt one included (not the very object read), is serialized.
+ */
+function messageLines(session: Session): {
+  read: (rec: EntryRec) => Record<string, unknown>;
+  json: (m: unknown, rec: EntryRec) => string | undefined;
+} | null {
+  if (typeof session.version !== "number" || session.version < 3) return null;
+  const n = session.entries.length;
+  const held: unknown[] = [];
+  const start = new Int32Array(n);
+  const end = new Int32Array(n);
+  return {
+    read(rec) {
+      const raw = session.store.rawLine(rec);
+      const o = parseEntry(session, rec, raw);
+      if (rec.type === "message" && rec.index < n && o.message !== null && typeof o.message === "object") {
+        const span = stringifyFormMember(raw, "message");
+        if (span) {
+          // Filled by push up to the index: `new Array(n)` of a large n makes a slow dictionary-backed array.
+          while (held.length <= rec.index) held.push(undefined);
+          held[rec.index] = o.message;
+          start[rec.index] = span.start;
+          end[rec.index] = span.end;
+        }
+      }
+      return o;
+    },
+    json(m, rec) {
+      if (m === undefined || m === null || rec.index >= held.length || held[rec.index] !== m) return undefined;
+      return session.store.rawLine(rec).slice(start[rec.index], end[rec.index]);
+    },
+  };
+}
+
 /** `pisess context`: exactly what the model saw at a leaf (pi's session context). */
 export function contextReport(session: Session, opts: ContextOptions = {}): Report<ContextData> {
   const empty = isEmptyAtDefault(session, opts.leaf);
@@ -105,7 +148,8 @@ export function contextReport(session: Session, opts: ContextOptions = {}): Repo
     };
   }
   const path = result.path;
-  const ctx = buildContext(session, path, (rec) => readEntry(session, rec));
+  const lines = opts.json && !opts.llm ? messageLines(session) : null;
+  const ctx = buildContext(session, path, lines ? lines.read : (rec) => readEntry(session, rec));
   const llm = convertToLlmMapped(ctx.messages);
   const pairing = pairToolCalls(ctx.messages);
   const tree = buildTree(session);
@@ -117,6 +161,7 @@ export function contextReport(session: Session, opts: ContextOptions = {}): Repo
   const sources = opts.llm ? llm.from.map((i) => ctx.sources[i] as EntryRec) : ctx.sources;
   const editedBy = opts.llm ? llm.from.map((i) => ctx.editedBy[i]) : ctx.editedBy;
   const context: NonNullable<ContextData["context"]> = { path, context: ctx, messages, sources, editedBy };
+  if (opts.json) context.messageJson = (i) => lines?.json(messages[i], sources[i] as EntryRec) ?? toJson(messages[i]);
   if (opts.display && leaf)
     context.display = (opts.display.stream ? describeContextStream : describeContext)(
       session,
