@@ -56,6 +56,22 @@ describe("isStringifyForm (lines written as they are by path --json, context --j
     for (const v of values) expect(isStringifyForm(JSON.stringify(v)), JSON.stringify(v).slice(0, 80)).toBe(true);
   });
 
+  it("decimal fractions: yes exactly where the number prints as written", () => {
+    let seed = 11;
+    const rand = (n: number): number => {
+      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+      return seed % n;
+    };
+    const texts = ["0.000001", "0.0000001", "0.0000015", "0.123456789012345", "0.1234567890123456", "1.7976931348623157", "0.10"];
+    for (let t = 0; t < 50_000; t++) {
+      const int = rand(4) === 0 ? "0" : String(1 + rand(9)) + "7".repeat(rand(8));
+      let frac = "";
+      for (let k = 1 + rand(18); k > 0; k--) frac += rand(3) === 0 ? "0" : String(rand(10));
+      texts.push(`${rand(4) === 0 ? "-" : ""}${int}.${frac}`);
+    }
+    for (const x of texts) expect(isStringifyForm(x), x).toBe(String(Number(x)) === x);
+  });
+
   it("never says yes where the round trip changes the text (generated near-JSON)", () => {
     let seed = 7;
     const rand = (n: number): number => {

@@ -184,21 +184,34 @@ function numberEnd(s: string, i: number): number {
   if (!isDigit(first)) return -1;
   i++;
   if (first !== Ch.Zero) while (isDigit(s.charCodeAt(i))) i++;
+  const intEnd = i;
   let plain = true;
+  let dot = -1;
   if (s.charCodeAt(i) === Ch.Dot) {
     plain = false;
+    dot = i;
     i++;
     if (!isDigit(s.charCodeAt(i))) return -1;
     while (isDigit(s.charCodeAt(i))) i++;
   }
   const e = s.charCodeAt(i);
   if (e === 0x65 || e === 0x45) {
+    dot = -1;
     plain = false;
     i++;
     const sign = s.charCodeAt(i);
     if (sign === 0x2b || sign === Ch.Minus) i++;
     if (!isDigit(s.charCodeAt(i))) return -1;
     while (isDigit(s.charCodeAt(i))) i++;
+  }
+  if (dot >= 0 && s.charCodeAt(i - 1) !== Ch.Zero) {
+    // A decimal fraction of at most 15 significant digits, none of them trailing zeros, reads back as itself (no
+    // other decimal that short names the same double) and prints as written from 1e-6 up (below: exponent form).
+    const zeroInt = intEnd - start - (s.charCodeAt(start) === Ch.Minus ? 1 : 0) === 1 && first === Ch.Zero;
+    let lead = 0;
+    if (zeroInt) while (s.charCodeAt(dot + 1 + lead) === Ch.Zero) lead++;
+    const significant = zeroInt ? i - dot - 1 - lead : i - start - 1 - (s.charCodeAt(start) === Ch.Minus ? 1 : 0);
+    if (significant <= 15 && lead <= 5) return i;
   }
   const digits = i - start - (s.charCodeAt(start) === Ch.Minus ? 1 : 0);
   // Integers of up to 15 digits print as written (-0 prints as 0); anything else is compared with its printing.
