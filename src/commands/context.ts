@@ -76,6 +76,7 @@ export const contextCommand: CommandModule<object, ContextArgs> = {
         leaf: args.leaf,
         llm: args.llm === true,
         json,
+        jsonOnly: json,
         ...(json
           ? {}
           : { display: { thinking: args.thinking, maxOutput: args.maxOutput, showEdits: args.showEdits === true, stream: true } }),

@@ -70,7 +70,14 @@ export function* contextJsonChunks(
     }
   }
   yield buf;
-  yield '],"entries":';
-  yield JSON.stringify(sources.map((r, i) => entryRef(r, editedBy[i])));
-  yield "}\n";
+  // JSON.stringify's text of the array, an item at a time (a million refs made one string and a million objects).
+  buf = '],"entries":[';
+  for (let i = 0; i < sources.length; i++) {
+    buf += (i === 0 ? "" : ",") + JSON.stringify(entryRef(sources[i] as EntryRec, editedBy[i]));
+    if (buf.length > 1 << 16) {
+      yield buf;
+      buf = "";
+    }
+  }
+  yield `${buf}]}\n`;
 }

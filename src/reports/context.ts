@@ -63,6 +63,12 @@ export interface ContextOptions {
   display?: { thinking: boolean; maxOutput: number; showEdits?: boolean; stream?: boolean };
   /** Also give `messageJson`, for writing the messages as JSON. */
   json?: boolean;
+  /**
+   * With `json`, and without `llm` and `display`: the messages will only be written with `messageJson`, so a
+   * message written from its line may be held as a stand-in with only what the report itself reads of it (the
+   * CLI's JSON output; a million parsed messages were most of its memory). `messages` are then not pi's messages.
+   */
+  jsonOnly?: boolean;
 }
 
 export interface ContextData {
@@ -102,8 +108,15 @@ function leafNote(session: Session, leaf: EntryRec): Diagnostic | null {
  * JSON.stringify's form (current version: no migration), where its message's text is in the line; `json` writes
  * a message read that way by slicing its line again instead of serializing the parsed object (a million of them
  * on a long path). Any other message, an edited or rebuilt one included (not the very object read), is serialized.
+ *
+ * `standIns` (a path without context edits, JSON output only): such a message is held as a stand-in with only what
+ * the report reads of it (role, provider and model, tool call ids and names, toolCallId, toolName, content not
+ * null), as `json` writes it from its line anyway; a million parsed messages were most of the memory.
  */
-function messageLines(session: Session): {
+function messageLines(
+  session: Session,
+  standIns: boolean,
+): {
   read: (rec: EntryRec) => Record<string, unknown>;
   json: (m: unknown, rec: EntryRec) => string | undefined;
 } | null {
@@ -116,14 +129,18 @@ function messageLines(session: Session): {
     read(rec) {
       const raw = session.store.rawLine(rec);
       const o = parseEntry(session, rec, raw);
-      if (rec.type === "message" && rec.index < n && o.message !== null && typeof o.message === "object") {
+      const m = o.message;
+      if (rec.type === "message" && rec.index < n && m !== null && typeof m === "object") {
         const span = stringifyFormMember(raw, "message");
         if (span) {
+          const mo = m as Record<string, unknown>;
+          const standIn = standIns && mo.content !== null && mo.content !== undefined ? messageStandIn(mo) : null;
           // Filled by push up to the index: `new Array(n)` of a large n makes a slow dictionary-backed array.
           while (held.length <= rec.index) held.push(undefined);
-          held[rec.index] = o.message;
+          held[rec.index] = standIn ?? m;
           start[rec.index] = span.start;
           end[rec.index] = span.end;
+          if (standIn) return { message: standIn };
         }
       }
       return o;
@@ -133,6 +150,30 @@ function messageLines(session: Session): {
       return session.store.rawLine(rec).slice(start[rec.index], end[rec.index]);
     },
   };
+}
+
+/**
+ * What buildContext, pairToolCalls and toolProblems read of a message whose content is not null: its role, the
+ * provider and model of an assistant, each content block's type (a tool call's id and name too), a tool result's
+ * toolCallId and toolName.
+ */
+function messageStandIn(m: Record<string, unknown>): Record<string, unknown> {
+  const c = m.content;
+  const content = Array.isArray(c)
+    ? c.map((b: unknown) => {
+        if (b === null || typeof b !== "object" || Array.isArray(b)) return b;
+        const o = b as Record<string, unknown>;
+        return o.type === "toolCall" ? { type: o.type, id: o.id, name: o.name } : { type: o.type };
+      })
+    : typeof c === "string"
+      ? ""
+      : c;
+  const out: Record<string, unknown> = { role: m.role, content };
+  if ("provider" in m) out.provider = m.provider;
+  if ("model" in m) out.model = m.model;
+  if ("toolCallId" in m) out.toolCallId = m.toolCallId;
+  if ("toolName" in m) out.toolName = m.toolName;
+  return out;
 }
 
 /** `pisess context`: exactly what the model saw at a leaf (pi's session context). */
@@ -148,7 +189,11 @@ export function contextReport(session: Session, opts: ContextOptions = {}): Repo
     };
   }
   const path = result.path;
-  const lines = opts.json && !opts.llm ? messageLines(session) : null;
+  // Stand-ins only where no context edit can rebuild a message from the one read, and nothing but JSON is made.
+  const lines =
+    opts.json && !opts.llm
+      ? messageLines(session, opts.jsonOnly === true && opts.display === undefined && !path.some((r) => r.type === "context_edit"))
+      : null;
   const ctx = buildContext(session, path, lines ? lines.read : (rec) => readEntry(session, rec));
   const llm = convertToLlmMapped(ctx.messages);
   const pairing = pairToolCalls(ctx.messages);
