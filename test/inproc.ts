@@ -15,7 +15,7 @@ import { leavesNdjson } from "../src/render/leaves.js";
 import { makeStyle } from "../src/render/style.js";
 import { treeJson, treeNdjson } from "../src/render/tree-json.js";
 import { lineChunks, treeLines } from "../src/render/tree.js";
-import { pathJsonChunks, pathTextLines } from "../src/render/path.js";
+import { entryJson, pathJsonChunks, pathTextLines } from "../src/render/path.js";
 import { validateText } from "../src/render/validate-text.js";
 import { contextReport } from "../src/reports/context.js";
 import { diffReport } from "../src/reports/diff.js";
@@ -30,7 +30,6 @@ import { openFile, openSession } from "../src/reports/open.js";
 import { treeReport } from "../src/reports/tree.js";
 import { pathReport } from "../src/reports/path.js";
 import { validateReport } from "../src/reports/validate.js";
-import { readEntry } from "../src/model/session.js";
 
 /**
  * The reports and renderers a command uses, called in-process: what the command writes on stdout and its exit
@@ -84,10 +83,10 @@ export function treeOut(file: string, a: TreeArgs = {}): Promise<Out> {
 /** `pisess context FILE --leaf REF (--json | --ndjson) [--llm]`: contextReport, then context-json.ts. */
 export function contextJsonOut(file: string, a: { leaf?: string; llm?: boolean; ndjson?: boolean } = {}): Promise<Out> {
   return withSession(file, "skeleton", (session) => {
-    const r = contextReport(session, { leaf: a.leaf ?? "leaf", llm: a.llm === true });
+    const r = contextReport(session, { leaf: a.leaf ?? "leaf", llm: a.llm === true, json: true, jsonOnly: true });
     const { leaf, context: c } = r.data;
     if (c === null) return { stdout: "", code: r.exitCode };
-    const chunks = contextJsonChunks(session.file, leaf, c.context, c.messages, c.sources, c.editedBy, a.ndjson !== true);
+    const chunks = contextJsonChunks(session.file, leaf, c.context, c.messages, c.sources, c.editedBy, a.ndjson !== true, c.messageJson);
     return { stdout: [...chunks].join(""), code: r.exitCode };
   });
 }
@@ -109,7 +108,7 @@ export function pathOut(file: string, a: { leaf?: string; output?: "text" | "jso
     if (path === null) return { stdout: "", code: r.exitCode };
     const chunks =
       output !== "text"
-        ? pathJsonChunks(session.file, leaf, path, (rec) => readEntry(session, rec), output === "json")
+        ? pathJsonChunks(session.file, leaf, path, (rec) => entryJson(session, rec), output === "json")
         : leaf
           ? pathTextLines(session, path, leaf, { style: makeStyle(false), width: a.width })
           : [];

@@ -76,7 +76,11 @@ export const contextCommand: CommandModule<object, ContextArgs> = {
       const r = contextReport(session, {
         leaf: args.leaf,
         llm: args.llm === true,
-        ...(json ? {} : { display: { thinking: args.thinking, maxOutput: args.maxOutput, showEdits: args.showEdits === true } }),
+        json,
+        jsonOnly: json,
+        ...(json
+          ? {}
+          : { display: { thinking: args.thinking, maxOutput: args.maxOutput, showEdits: args.showEdits === true, stream: true } }),
       });
       const { leaf, context: c, note, problems } = r.data;
       if (c === null) {
@@ -85,7 +89,10 @@ export const contextCommand: CommandModule<object, ContextArgs> = {
         return;
       }
       requestExit(r.exitCode);
-      if (json) await writeOut(contextJsonChunks(session.file, leaf, c.context, c.messages, c.sources, c.editedBy, args.json === true));
+      if (json)
+        await writeOut(
+          contextJsonChunks(session.file, leaf, c.context, c.messages, c.sources, c.editedBy, args.json === true, c.messageJson),
+        );
       else if (c.display && args.format === "markdown") await writeOut(contextMarkdown(c.display));
       else if (c.display) await writeOut(contextText(c.display, { style: styleFor(args) }));
       if (note) runIo().stderr.write(diagnosticLine(note));

@@ -1,8 +1,7 @@
 import { runIo } from "./run-state.js";
 import type { Argv, CommandModule } from "yargs";
-import { readEntry } from "../model/session.js";
 import { diagnosticLine } from "../render/diagnostics.js";
-import { pathJsonChunks, pathTextLines } from "../render/path.js";
+import { entryJson, pathJsonChunks, pathTextLines } from "../render/path.js";
 import { pathReport } from "../reports/path.js";
 import {
   emptyNote,
@@ -54,7 +53,7 @@ export const pathCommand: CommandModule<object, PathArgs> = {
       }
       requestExit(r.exitCode);
       if (args.ndjson || args.json) {
-        await writeOut(pathJsonChunks(session.file, leaf, path, (rec) => readEntry(session, rec), args.json === true));
+        await writeOut(pathJsonChunks(session.file, leaf, path, (rec) => entryJson(session, rec), args.json === true));
       } else if (leaf) {
         await writeOut(pathTextLines(session, path, leaf, { style: styleFor(args), width: terminalWidth(args.width) }));
       }

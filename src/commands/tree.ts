@@ -58,6 +58,7 @@ export const treeCommand: CommandModule<object, TreeArgs> = {
         ...(args.depth !== undefined ? { depth: args.depth } : {}),
         ...(args.from !== undefined ? { from: args.from } : {}),
         output: args.json ? "json" : args.ndjson ? "ndjson" : "text",
+        stream: true,
       });
       const { leaf, flat, view, rows } = r.data;
       requestExit(r.exitCode);

@@ -126,14 +126,45 @@ function withReplacement(m: unknown, content: unknown): unknown {
  * changes nothing (marked `piThrows` in `edits`).
  */
 export function buildContext(session: Session, path: EntryRec[], read: (rec: EntryRec) => Record<string, unknown>): SessionContext {
+  const slots = bodySlots(session);
+  try {
+    return buildWith(session, path, read, slots);
+  } finally {
+    // Only the path's entries were read; the slots hold nothing between builds.
+    for (const rec of path) slots[rec.index] = undefined;
+  }
+}
+
+/**
+ * Per session, the entries read while building a context, by entry index: a Map keyed by a million entries cost
+ * most of the build's own time. Emptied after each build (the entries of its path), so reused by the next.
+ */
+const bodySlotsBySession = new WeakMap<Session, (Obj | undefined)[]>();
+
+function bodySlots(session: Session): (Obj | undefined)[] {
+  let slots = bodySlotsBySession.get(session);
+  if (slots === undefined) {
+    slots = [];
+    bodySlotsBySession.set(session, slots);
+  }
+  // Grown by push: `new Array(n)` of a large n makes a slow dictionary-backed array.
+  while (slots.length < session.entries.length) slots.push(undefined);
+  return slots;
+}
+
+function buildWith(
+  session: Session,
+  path: EntryRec[],
+  read: (rec: EntryRec) => Record<string, unknown>,
+  bodies: (Obj | undefined)[],
+): SessionContext {
   const problems: Diagnostic[] = [];
   const file = session.file;
-  const bodies = new Map<EntryRec, Obj>();
   const body = (rec: EntryRec): Obj => {
-    let o = bodies.get(rec);
-    if (!o) {
+    let o = bodies[rec.index];
+    if (o === undefined) {
       o = read(rec);
-      bodies.set(rec, o);
+      bodies[rec.index] = o;
     }
     return o;
   };
@@ -156,7 +187,7 @@ export function buildContext(session: Session, path: EntryRec[], read: (rec: Ent
         const m = body(rec).message;
         // Only the message is used again: the entry around it (ids, timestamp) need not stay alive for the whole
         // path (a million-entry path holds a million of them).
-        bodies.set(rec, { message: m });
+        bodies[rec.index] = { message: m };
         if (m === null || m === undefined) {
           broken.add(rec);
           problems.push(messageMissing(file, rec, m));
@@ -543,6 +574,9 @@ function contentParts(content: unknown, maxLines: number): Part[] {
   return parts;
 }
 
+/** A context display whose messages come one at a time, as they are written (a million of them, say). */
+export type ContextDisplayStream = Omit<ContextDisplay, "items"> & { items: Iterable<DisplayMessage> };
+
 /**
  * The display model of a context for the text and Markdown renderers: header facts, and each message broken into
  * parts, tool results placed under their calls, outputs cut, thinking dropped when asked.
@@ -555,6 +589,19 @@ export function describeContext(
   llmCount: number,
   opts: DisplayOptions,
 ): ContextDisplay {
+  const d = describeContextStream(session, leaf, path, ctx, llmCount, opts);
+  return { ...d, items: [...d.items] };
+}
+
+/** describeContext with `items` made one by one as they are taken (once), not held together. */
+export function describeContextStream(
+  session: Session,
+  leaf: EntryRec,
+  path: readonly EntryRec[],
+  ctx: SessionContext,
+  llmCount: number,
+  opts: DisplayOptions,
+): ContextDisplayStream {
   const pairing = pairToolCalls(ctx.messages);
   const maxArgs = opts.maxArgs ?? 160;
   const editRef = (e: EntryRec) => ({ line: e.line, id: e.id ?? null });
@@ -653,26 +700,27 @@ export function describeContext(
     }
     return d;
   };
-  const items: DisplayMessage[] = [];
   const removedItems = opts.showEdits ? ctx.removed : [];
-  let r = 0;
-  const flushRemoved = (upTo: number) => {
-    for (; r < removedItems.length && (removedItems[r] as SessionContext["removed"][number]).at <= upTo; r++) {
-      const gone = removedItems[r] as SessionContext["removed"][number];
-      for (const m of gone.messages) {
-        const d = describeMessage(m, gone.source, -1);
-        d.index = gone.at;
-        d.removedBy = editRef(gone.edit);
-        d.notes.push(`removed by line ${gone.edit.line}: the model never saw it`);
-        items.push(d);
+  function* items(): Generator<DisplayMessage> {
+    let r = 0;
+    function* removedUpTo(upTo: number): Generator<DisplayMessage> {
+      for (; r < removedItems.length && (removedItems[r] as SessionContext["removed"][number]).at <= upTo; r++) {
+        const gone = removedItems[r] as SessionContext["removed"][number];
+        for (const m of gone.messages) {
+          const d = describeMessage(m, gone.source, -1);
+          d.index = gone.at;
+          d.removedBy = editRef(gone.edit);
+          d.notes.push(`removed by line ${gone.edit.line}: the model never saw it`);
+          yield d;
+        }
       }
     }
-  };
-  for (let i = 0; i < ctx.messages.length; i++) {
-    flushRemoved(i);
-    if (!pairing.answered.has(i)) items.push(one(i));
+    for (let i = 0; i < ctx.messages.length; i++) {
+      if (r < removedItems.length) yield* removedUpTo(i);
+      if (!pairing.answered.has(i)) yield one(i);
+    }
+    yield* removedUpTo(Infinity);
   }
-  flushRemoved(Infinity);
 
   let compaction: ContextDisplay["compaction"] = null;
   if (ctx.compaction) {
@@ -704,7 +752,7 @@ export function describeContext(
       editedMessages: ctx.editedBy.filter((e) => e !== undefined).length,
       removedMessages: ctx.removed.reduce((n, g) => n + g.messages.length, 0),
     },
-    items,
+    items: items(),
   };
 }
 

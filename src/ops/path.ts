@@ -5,6 +5,21 @@ import { resolveParent } from "./tree.js";
 
 const walkMarks = stampedMarks();
 
+/** Per session: how many of its first `counted` entries have an id (the entries only ever grow: follow). */
+const idCounts = new WeakMap<Session, { counted: number; withId: number }>();
+
+/** Whether every id names one entry only; counted once per session, and only the entries added since. */
+function uniqueIds(session: Session): boolean {
+  const { entries } = session;
+  let c = idCounts.get(session);
+  if (c === undefined) {
+    c = { counted: 0, withId: 0 };
+    idCounts.set(session, c);
+  }
+  for (; c.counted < entries.length; c.counted++) if ((entries[c.counted] as EntryRec).id !== undefined) c.withId++;
+  return c.withId === session.byId.size;
+}
+
 export type PathResult =
   | { ok: true; path: EntryRec[] }
   /** pi's getBranch would loop forever: the walk from the leaf came back to `cycle[0]`. */
@@ -19,6 +34,10 @@ export function pathTo(session: Session, leaf: EntryRec): PathResult {
   // are stamped with a walk number and kept per session, so that a hundred thousand short walks (diff --leaves on
   // a wide tree) do not each clear an array as long as the session.
   const { seen, stamp } = walkMarks(session);
+  const { entries } = session;
+  // In a chain the parent is the entry just before; with unique ids that entry is what byId holds for its id, and
+  // comparing two ids is much cheaper than a lookup among a million (as buildTree does).
+  const unique = uniqueIds(session);
   const walked: EntryRec[] = [];
   let cur: EntryRec | null = leaf;
   while (cur) {
@@ -28,7 +47,8 @@ export function pathTo(session: Session, leaf: EntryRec): PathResult {
     }
     seen[cur.index] = stamp;
     walked.push(cur);
-    cur = resolveParent(session, cur);
+    const prev: EntryRec | undefined = unique && cur.index > 0 ? entries[cur.index - 1] : undefined;
+    cur = prev !== undefined && typeof cur.parentId === "string" && prev.id === cur.parentId ? prev : resolveParent(session, cur);
   }
   return { ok: true, path: walked.reverse() };
 }

@@ -123,6 +123,9 @@ function passes(session: Session, rec: EntryRec, opts: ViewOptions): boolean {
   return true;
 }
 
+/** The children of every view node without any: one shared, frozen array; a node gets its own with its first child. */
+const NO_CHILDREN = Object.freeze([]) as unknown as ViewNode[];
+
 /**
  * The tree as shown: filtered entries removed, their visible descendants attached to the nearest visible
  * ancestor (as pi's /tree does). Iterative throughout.
@@ -162,9 +165,10 @@ export function buildView(session: Session, tree: SessionTree, opts: ViewOptions
     const [node, visibleParent, depth] = stack.pop() as Frame;
     let attachTo = visibleParent;
     if (passes(session, node.rec, opts)) {
-      const view: ViewNode = { rec: node.rec, children: [], depth, cycleCut: node.cycleCut === true };
-      if (visibleParent) visibleParent.children.push(view);
-      else roots.push(view);
+      const view: ViewNode = { rec: node.rec, children: NO_CHILDREN, depth, cycleCut: node.cycleCut === true };
+      if (!visibleParent) roots.push(view);
+      else if (visibleParent.children === NO_CHILDREN) visibleParent.children = [view];
+      else visibleParent.children.push(view);
       attachTo = view;
       shown++;
     }
@@ -215,7 +219,11 @@ export interface Row {
  * otherwise copy gutter lists of every length up to k (quadratic).
  */
 export function layoutRows(roots: ViewNode[], maxIndent = Infinity, gutterWindow = Infinity): Row[] {
-  const rows: Row[] = [];
+  return [...rowsOf(roots, maxIndent, gutterWindow)];
+}
+
+/** layoutRows one row at a time, as they are taken (a million-entry tree need not hold a million rows). */
+export function* rowsOf(roots: ViewNode[], maxIndent = Infinity, gutterWindow = Infinity): Generator<Row> {
   const multipleRoots = roots.length > 1;
   type Frame = [ViewNode, number, boolean, boolean, boolean, Gutter[], boolean];
   const stack: Frame[] = [];
@@ -227,7 +235,7 @@ export function layoutRows(roots: ViewNode[], maxIndent = Infinity, gutterWindow
     const displayIndent = multipleRoots ? Math.max(0, indent - 1) : indent;
     if (displayIndent > maxIndent) continue;
     const connectorShown = showConnector && !virtualRootChild;
-    rows.push({ node, indent: displayIndent, connector: connectorShown ? (isLast ? "last" : "mid") : "none", gutters });
+    yield { node, indent: displayIndent, connector: connectorShown ? (isLast ? "last" : "mid") : "none", gutters };
     const children = node.children;
     const branches = children.length > 1;
     const childIndent = branches || (justBranched && indent > 0) ? indent + 1 : indent;
@@ -238,7 +246,6 @@ export function layoutRows(roots: ViewNode[], maxIndent = Infinity, gutterWindow
       stack.push([children[i] as ViewNode, childIndent, branches, branches, i === children.length - 1, childGutters, false]);
     }
   }
-  return rows;
 }
 
 function withGutter(gutters: Gutter[], g: Gutter, window: number): Gutter[] {

@@ -39,9 +39,19 @@ export function* contextJsonChunks(
   /** editedBy[i]: the context_edit that shaped messages[i], if any. */
   editedBy: readonly (EntryRec | undefined)[],
   asDocument: boolean,
+  /** JSON.stringify's text of messages[i], where the caller has it at hand (contextReport's messageJson). */
+  json: (i: number) => string | undefined = (i) => toJson(messages[i]),
 ): Generator<string> {
   if (!asDocument) {
-    for (const m of messages) yield `${toJson(m)}\n`;
+    let buf = "";
+    for (let i = 0; i < messages.length; i++) {
+      buf += `${json(i)}\n`;
+      if (buf.length > 1 << 16) {
+        yield buf;
+        buf = "";
+      }
+    }
+    yield buf;
     return;
   }
   const head = toJson({
@@ -53,14 +63,21 @@ export function* contextJsonChunks(
   yield `${(head as string).slice(0, -1)},"messages":[`;
   let buf = "";
   for (let i = 0; i < messages.length; i++) {
-    buf += (i === 0 ? "" : ",") + (toJson(messages[i]) ?? "null");
+    buf += (i === 0 ? "" : ",") + (json(i) ?? "null");
     if (buf.length > 1 << 16) {
       yield buf;
       buf = "";
     }
   }
   yield buf;
-  yield '],"entries":';
-  yield JSON.stringify(sources.map((r, i) => entryRef(r, editedBy[i])));
-  yield "}\n";
+  // JSON.stringify's text of the array, an item at a time (a million refs made one string and a million objects).
+  buf = '],"entries":[';
+  for (let i = 0; i < sources.length; i++) {
+    buf += (i === 0 ? "" : ",") + JSON.stringify(entryRef(sources[i] as EntryRec, editedBy[i]));
+    if (buf.length > 1 << 16) {
+      yield buf;
+      buf = "";
+    }
+  }
+  yield `${buf}]}\n`;
 }

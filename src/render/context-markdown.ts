@@ -1,4 +1,4 @@
-import type { ContextDisplay, DisplayMessage, Part } from "../ops/context.js";
+import type { ContextDisplayStream, DisplayMessage, Part } from "../ops/context.js";
 import { formatBytes, headerFacts, titleParts } from "./context-text.js";
 import { sanitize, sanitizeLine } from "./sanitize.js";
 
@@ -85,7 +85,7 @@ function messageMd(m: DisplayMessage): string {
 }
 
 /** The context as Markdown for sharing: a facts table, then one section per message. */
-export function* contextMarkdown(doc: ContextDisplay): Generator<string> {
+export function* contextMarkdown(doc: ContextDisplayStream): Generator<string> {
   yield `# Context at ${cell(headerFacts(doc)[1]?.[1] ?? "")}\n\n`;
   yield "| | |\n|---|---|\n";
   for (const [k, v] of headerFacts(doc)) yield `| ${k} | ${cell(v)} |\n`;

@@ -1,11 +1,38 @@
-import type { ContextDisplay, DisplayMessage, Part } from "../ops/context.js";
+import type { ContextDisplayStream, DisplayMessage, Part } from "../ops/context.js";
 import { formatTokens } from "./entry.js";
 import { sanitize, sanitizeLine } from "./sanitize.js";
 import type { Style } from "./style.js";
 
+const pad2 = (n: number): string => (n < 10 ? `0${n}` : String(n));
+const lastDay = { days: Number.NaN, text: "" };
+
 /** UTC, second precision, the same wherever it runs: `2025-01-06 09:45:25Z`; `?` for an invalid time. */
 export function formatTime(ms: number): string {
   if (!Number.isFinite(ms)) return "?";
+  // Years 1970-9999 from the day number (Hinnant's civil_from_days): a million titles, and Date's own formatting
+  // is most of their cost. Other times the long way.
+  if (ms >= 0 && ms < 253402300800000) {
+    const t = Math.floor(ms / 1000);
+    const days = Math.floor(t / 86400);
+    const sod = t - days * 86400;
+    const hh = Math.floor(sod / 3600);
+    const mm = Math.floor((sod % 3600) / 60);
+    const clock = `${pad2(hh)}:${pad2(mm)}:${pad2(sod % 60)}Z`;
+    // Messages in a row are mostly on the same day.
+    if (days === lastDay.days) return lastDay.text + clock;
+    const z = days + 719468;
+    const era = Math.floor(z / 146097);
+    const doe = z - era * 146097;
+    const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365);
+    const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+    const mp = Math.floor((5 * doy + 2) / 153);
+    const day = doy - Math.floor((153 * mp + 2) / 5) + 1;
+    const month = mp < 10 ? mp + 3 : mp - 9;
+    const year = yoe + era * 400 + (month <= 2 ? 1 : 0);
+    lastDay.days = days;
+    lastDay.text = `${year}-${pad2(month)}-${pad2(day)} `;
+    return lastDay.text + clock;
+  }
   const d = new Date(ms);
   if (Number.isNaN(d.getTime())) return "?";
   return d
@@ -25,7 +52,7 @@ function refText(line: number, id: string | null): string {
 }
 
 /** The header facts as label/value pairs, shared by the text and Markdown renderers. */
-export function headerFacts(doc: ContextDisplay): [string, string][] {
+export function headerFacts(doc: ContextDisplayStream): [string, string][] {
   const c = doc.compaction;
   const compaction = c
     ? `${refText(c.line, c.id)}, ${formatTokens(c.tokensBefore)} tokens before; ` +
@@ -45,7 +72,7 @@ export function headerFacts(doc: ContextDisplay): [string, string][] {
 }
 
 /** A line on the context edits, only where the path has any (older sessions keep their header as it was). */
-function editFacts(doc: ContextDisplay): [string, string][] {
+function editFacts(doc: ContextDisplayStream): [string, string][] {
   const e = doc.edits;
   if (e.onPath === 0) return [];
   const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? "" : "s"}`;
@@ -169,7 +196,7 @@ function messageLines(m: DisplayMessage, style: Style): string[] {
 }
 
 /** The context as text for a terminal: the header, then each message. Every session string is sanitized. */
-export function* contextText(doc: ContextDisplay, opts: ContextTextOptions): Generator<string> {
+export function* contextText(doc: ContextDisplayStream, opts: ContextTextOptions): Generator<string> {
   const { style } = opts;
   const facts = headerFacts(doc);
   const width = Math.max(...facts.map(([k]) => k.length)) + 1;

@@ -1,7 +1,7 @@
-import type { Session } from "../model/session.js";
+import { parseEntry, readEntry, type Session } from "../model/session.js";
 import type { EntryRec } from "../model/types.js";
 import type { Row, ViewNode } from "../ops/view.js";
-import { toJson } from "./json.js";
+import { isStringifyForm, toJson } from "./json.js";
 import type { Style } from "./style.js";
 import { lineChunks, treeLines } from "./tree.js";
 
@@ -20,21 +20,34 @@ export interface PathJson {
 }
 
 /**
+ * The JSON text of an entry as migrated in memory: its line as it is where that is already what JSON.stringify would
+ * write (no migration for a current-version file, and the line in JSON.stringify's form), else parsed and written.
+ */
+export function entryJson(session: Session, rec: EntryRec): string {
+  if (typeof session.version === "number" && session.version >= 3) {
+    const raw = session.store.rawLine(rec);
+    if (isStringifyForm(raw)) return raw;
+    return toJson(parseEntry(session, rec, raw)) as string;
+  }
+  return toJson(readEntry(session, rec)) as string;
+}
+
+/**
  * `path --json` (one document) or `--ndjson` (one item per line), root first. Streamed: each entry is read back
- * from the store (`read`) only when its turn comes.
+ * from the store (`json`: its JSON text) only when its turn comes.
  */
 export function* pathJsonChunks(
   file: string,
   leaf: EntryRec | null,
   path: readonly EntryRec[],
-  read: (rec: EntryRec) => Record<string, unknown>,
+  json: (rec: EntryRec) => string,
   asDocument: boolean,
 ): Generator<string> {
   if (asDocument) yield `${JSON.stringify({ file, leaf: leaf && { id: leaf.id ?? null, line: leaf.line } }).slice(0, -1)},"entries":[`;
   let first = true;
   for (const rec of path) {
-    const item: PathItemJson = { line: rec.line, entry: read(rec) };
-    const text = toJson(item) as string;
+    // JSON.stringify's text of the item {line, entry}.
+    const text = `{"line":${rec.line},"entry":${json(rec)}}`;
     if (asDocument) {
       yield (first ? "" : ",") + text;
       first = false;

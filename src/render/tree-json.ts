@@ -92,7 +92,7 @@ export function* treeJson(session: Session, flat: FlatTree, leaf: EntryRec | nul
 }
 
 /** `tree --ndjson`: one object per shown entry, in display order. */
-export function* treeNdjson(session: Session, view: SessionView, rows: Row[], leaf: EntryRec | null): Generator<string> {
+export function* treeNdjson(session: Session, view: SessionView, rows: Iterable<Row>, leaf: EntryRec | null): Generator<string> {
   let buf = "";
   for (const row of rows) {
     const rec = row.node.rec;

@@ -1,14 +1,24 @@
 import { join } from "node:path";
 import { cwdFolderName, findSessionsById, mostRecentSession, sessionsDir, type PiEnv } from "../io/discover.js";
 import { diag } from "../model/codes.js";
-import { readEntry, type Session } from "../model/session.js";
+import { parseEntry, readEntry, type Session } from "../model/session.js";
 import type { Diagnostic, EntryRec } from "../model/types.js";
-import { buildContext, describeContext, pairToolCalls, toolProblems, type SessionContext } from "../ops/context.js";
+import {
+  buildContext,
+  describeContext,
+  describeContextStream,
+  pairToolCalls,
+  toolProblems,
+  type ContextDisplay,
+  type ContextDisplayStream,
+  type SessionContext,
+} from "../ops/context.js";
 import { convertToLlmMapped } from "../ops/llm.js";
 import { pathTo } from "../ops/path.js";
 import { sessionProblems } from "../ops/problems.js";
 import { buildTree, cycleProblem } from "../ops/tree.js";
 import { checkContextEdits } from "../check/edits.js";
+import { stringifyFormMember, toJson } from "../render/json.js";
 import { sanitizeLine } from "../render/sanitize.js";
 import { ReportError, type Report } from "./report.js";
 import { entryRef, isEmptyAtDefault } from "./refs.js";
@@ -46,8 +56,19 @@ export interface ContextOptions {
   leaf?: string;
   /** Messages as sent to the LLM (after pi's convertToLlm) in `messages`/`sources`. */
   llm?: boolean;
-  /** Also build the display model for the text and Markdown renderers. */
-  display?: { thinking: boolean; maxOutput: number; showEdits?: boolean };
+  /**
+   * Also build the display model for the text and Markdown renderers. `stream`: its items are made as they are
+   * taken, once (`display.items` is then a one-shot iterable): a million-message context is not held twice.
+   */
+  display?: { thinking: boolean; maxOutput: number; showEdits?: boolean; stream?: boolean };
+  /** Also give `messageJson`, for writing the messages as JSON. */
+  json?: boolean;
+  /**
+   * With `json`, and without `llm` and `display`: the messages will only be written with `messageJson`, so a
+   * message written from its line may be held as a stand-in with only what the report itself reads of it (the
+   * CLI's JSON output; a million parsed messages were most of its memory). `messages` are then not pi's messages.
+   */
+  jsonOnly?: boolean;
 }
 
 export interface ContextData {
@@ -63,7 +84,10 @@ export interface ContextData {
     sources: readonly EntryRec[];
     /** editedBy[i]: the context_edit that replaced the content of messages[i] (the LLM message's source). */
     editedBy: readonly (EntryRec | undefined)[];
-    display?: ReturnType<typeof describeContext>;
+    /** An array of items, unless the options asked for `stream`. */
+    display?: ContextDisplay | ContextDisplayStream;
+    /** With the `json` option: JSON.stringify's text of messages[i]. */
+    messageJson?: (i: number) => string | undefined;
   } | null;
   /** Why the context at this leaf may not be the one pi shows for "the same" leaf, which pi addresses by id. */
   note: Diagnostic | null;
@@ -79,6 +103,79 @@ function leafNote(session: Session, leaf: EntryRec): Diagnostic | null {
   return null;
 }
 
+/**
+ * An entry reader for buildContext that also notes, for each message entry whose line is already in
+ * JSON.stringify's form (current version: no migration), where its message's text is in the line; `json` writes
+ * a message read that way by slicing its line again instead of serializing the parsed object (a million of them
+ * on a long path). Any other message, an edited or rebuilt one included (not the very object read), is serialized.
+ *
+ * `standIns` (a path without context edits, JSON output only): such a message is held as a stand-in with only what
+ * the report reads of it (role, provider and model, tool call ids and names, toolCallId, toolName, content not
+ * null), as `json` writes it from its line anyway; a million parsed messages were most of the memory.
+ */
+function messageLines(
+  session: Session,
+  standIns: boolean,
+): {
+  read: (rec: EntryRec) => Record<string, unknown>;
+  json: (m: unknown, rec: EntryRec) => string | undefined;
+} | null {
+  if (typeof session.version !== "number" || session.version < 3) return null;
+  const n = session.entries.length;
+  const held: unknown[] = [];
+  const start = new Int32Array(n);
+  const end = new Int32Array(n);
+  return {
+    read(rec) {
+      const raw = session.store.rawLine(rec);
+      const o = parseEntry(session, rec, raw);
+      const m = o.message;
+      if (rec.type === "message" && rec.index < n && m !== null && typeof m === "object") {
+        const span = stringifyFormMember(raw, "message");
+        if (span) {
+          const mo = m as Record<string, unknown>;
+          const standIn = standIns && mo.content !== null && mo.content !== undefined ? messageStandIn(mo) : null;
+          // Filled by push up to the index: `new Array(n)` of a large n makes a slow dictionary-backed array.
+          while (held.length <= rec.index) held.push(undefined);
+          held[rec.index] = standIn ?? m;
+          start[rec.index] = span.start;
+          end[rec.index] = span.end;
+          if (standIn) return { message: standIn };
+        }
+      }
+      return o;
+    },
+    json(m, rec) {
+      if (m === undefined || m === null || rec.index >= held.length || held[rec.index] !== m) return undefined;
+      return session.store.rawLine(rec).slice(start[rec.index], end[rec.index]);
+    },
+  };
+}
+
+/**
+ * What buildContext, pairToolCalls and toolProblems read of a message whose content is not null: its role, the
+ * provider and model of an assistant, each content block's type (a tool call's id and name too), a tool result's
+ * toolCallId and toolName.
+ */
+function messageStandIn(m: Record<string, unknown>): Record<string, unknown> {
+  const c = m.content;
+  const content = Array.isArray(c)
+    ? c.map((b: unknown) => {
+        if (b === null || typeof b !== "object" || Array.isArray(b)) return b;
+        const o = b as Record<string, unknown>;
+        return o.type === "toolCall" ? { type: o.type, id: o.id, name: o.name } : { type: o.type };
+      })
+    : typeof c === "string"
+      ? ""
+      : c;
+  const out: Record<string, unknown> = { role: m.role, content };
+  if ("provider" in m) out.provider = m.provider;
+  if ("model" in m) out.model = m.model;
+  if ("toolCallId" in m) out.toolCallId = m.toolCallId;
+  if ("toolName" in m) out.toolName = m.toolName;
+  return out;
+}
+
 /** `pisess context`: exactly what the model saw at a leaf (pi's session context). */
 export function contextReport(session: Session, opts: ContextOptions = {}): Report<ContextData> {
   const empty = isEmptyAtDefault(session, opts.leaf);
@@ -92,7 +189,12 @@ export function contextReport(session: Session, opts: ContextOptions = {}): Repo
     };
   }
   const path = result.path;
-  const ctx = buildContext(session, path, (rec) => readEntry(session, rec));
+  // Stand-ins only where no context edit can rebuild a message from the one read, and nothing but JSON is made.
+  const lines =
+    opts.json && !opts.llm
+      ? messageLines(session, opts.jsonOnly === true && opts.display === undefined && !path.some((r) => r.type === "context_edit"))
+      : null;
+  const ctx = buildContext(session, path, lines ? lines.read : (rec) => readEntry(session, rec));
   const llm = convertToLlmMapped(ctx.messages);
   const pairing = pairToolCalls(ctx.messages);
   const tree = buildTree(session);
@@ -104,7 +206,16 @@ export function contextReport(session: Session, opts: ContextOptions = {}): Repo
   const sources = opts.llm ? llm.from.map((i) => ctx.sources[i] as EntryRec) : ctx.sources;
   const editedBy = opts.llm ? llm.from.map((i) => ctx.editedBy[i]) : ctx.editedBy;
   const context: NonNullable<ContextData["context"]> = { path, context: ctx, messages, sources, editedBy };
-  if (opts.display && leaf) context.display = describeContext(session, leaf, path, ctx, llm.messages.length, opts.display);
+  if (opts.json) context.messageJson = (i) => lines?.json(messages[i], sources[i] as EntryRec) ?? toJson(messages[i]);
+  if (opts.display && leaf)
+    context.display = (opts.display.stream ? describeContextStream : describeContext)(
+      session,
+      leaf,
+      path,
+      ctx,
+      llm.messages.length,
+      opts.display,
+    );
   return {
     data: { file: session.file, leaf, context, note: leaf ? leafNote(session, leaf) : null, problems },
     diagnostics: sessionProblems(session, tree),

@@ -2,7 +2,7 @@ import type { Session } from "../model/session.js";
 import type { EntryRec } from "../model/types.js";
 import { sessionProblems } from "../ops/problems.js";
 import { buildTree, flattenNodes, flatTree, type FlatTree } from "../ops/tree.js";
-import { buildView, layoutRows, TEXT_LEVELS, type FilterMode, type Row, type SessionView } from "../ops/view.js";
+import { buildView, layoutRows, rowsOf, TEXT_LEVELS, type FilterMode, type Row, type SessionView } from "../ops/view.js";
 import type { Report } from "./report.js";
 import { entryRef } from "./refs.js";
 
@@ -16,15 +16,17 @@ export interface TreeOptions {
   from?: string;
   /** "json": flat, every entry unless filtered, children in getTree order; "text"/"ndjson": pi's /tree view, rows laid out. */
   output?: "text" | "json" | "ndjson";
+  /** Text and ndjson: `rows` are laid out as they are taken, once (a one-shot iterable), not held together. */
+  stream?: boolean;
 }
 
 export interface TreeData {
   leaf: EntryRec | null;
   /** For json: the entries shown, as a list (the whole tree's, or the filtered view's). */
   flat?: FlatTree;
-  /** For text and ndjson: the view and its rows. */
+  /** For text and ndjson: the view and its rows (an array, unless the options asked for `stream`). */
   view?: SessionView;
-  rows?: Row[];
+  rows?: Row[] | Iterable<Row>;
 }
 
 /** `pisess tree`: the session tree, like pi's /tree. */
@@ -46,6 +48,6 @@ export function treeReport(session: Session, opts: TreeOptions = {}): Report<Tre
   }
   const view = buildView(session, tree, { filter, search, from, leaf, activeFirst: true });
   // The text draws the innermost TEXT_LEVELS levels; twice that many gutters cover them (a clamped gutter can repeat).
-  const rows = layoutRows(view.roots, opts.depth ?? Infinity, 2 * TEXT_LEVELS);
+  const rows = (opts.stream ? rowsOf : layoutRows)(view.roots, opts.depth ?? Infinity, 2 * TEXT_LEVELS);
   return { data: { leaf, view, rows }, diagnostics, exitCode: 0 };
 }

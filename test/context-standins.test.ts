@@ -1,0 +1,110 @@
+import { readdirSync } from "node:fs";
+import { join, relative } from "node:path";
+import { describe, expect, it } from "vitest";
+import type { Session } from "../src/model/session.js";
+import type { EntryRec } from "../src/model/types.js";
+import { contextJsonChunks } from "../src/render/context-json.js";
+import { contextReport } from "../src/reports/context.js";
+import { openSession } from "../src/reports/open.js";
+import { ROOT } from "./helpers.js";
+
+/**
+ * `context --json` holds stand-ins for messages it writes from their lines (contextReport's `jsonOnly`). They must
+ * not change a byte: here each fixture's context JSON, document and NDJSON, at many leaves, is compared with the
+ * one written from a full load's messages, serialized whole (contextJsonChunks' own default, no line slicing), and
+ * the problems reported with them.
+ */
+
+function jsonlFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((d) =>
+    d.isDirectory() ? jsonlFiles(join(dir, d.name)) : d.name.endsWith(".jsonl") ? [join(dir, d.name)] : [],
+  );
+}
+
+const files = jsonlFiles(join(ROOT, "fixtures")).map((f) => relative(ROOT, f));
+
+async function tryOpen(file: string, detail: "skeleton" | "full"): Promise<Session | null> {
+  try {
+    return await openSession(file, { detail });
+  } catch {
+    return null;
+  }
+}
+
+/** Every entry of a small file; of a larger one, 30 tips and 30 entries spread over it (a path per leaf is quadratic). */
+function leavesOf(session: Session): string[] {
+  const all = session.entries as readonly EntryRec[];
+  if (all.length <= 60) return ["leaf", ...all.map((r) => `@${r.line}`)];
+  const parents = new Set(all.map((r) => r.parentId));
+  const tips = all.filter((r) => r.id !== undefined && !parents.has(r.id)).slice(0, 30);
+  const spread = Array.from({ length: 30 }, (_, k) => all[Math.floor(((k + 1) * all.length) / 31)] as EntryRec);
+  return ["leaf", ...[...tips, ...spread].map((r) => `@${r.line}`)];
+}
+
+interface Written {
+  messages: readonly unknown[];
+  doc: string;
+  nd: string;
+  problems: unknown;
+  diagnostics: unknown;
+  code: number;
+}
+
+function written(session: Session, leaf: string, jsonOnly: boolean): Written {
+  const r = contextReport(session, jsonOnly ? { leaf, json: true, jsonOnly: true } : { leaf });
+  const c = r.data.context;
+  const out = (doc: boolean): string =>
+    c === null
+      ? ""
+      : [
+          ...(jsonOnly
+            ? contextJsonChunks(session.file, r.data.leaf, c.context, c.messages, c.sources, c.editedBy, doc, c.messageJson)
+            : contextJsonChunks(session.file, r.data.leaf, c.context, c.messages, c.sources, c.editedBy, doc)),
+        ].join("");
+  return {
+    messages: c?.messages ?? [],
+    doc: out(true),
+    nd: out(false),
+    problems: r.data.problems,
+    diagnostics: r.diagnostics,
+    code: r.exitCode,
+  };
+}
+
+describe("context --json: stand-in messages write the same bytes as the messages of a full load", () => {
+  let standInsSeen = 0;
+
+  it.each(files)("%s", async (f) => {
+    const lean = await tryOpen(f, "skeleton");
+    const full = await tryOpen(f, "full");
+    expect(lean === null).toBe(full === null);
+    if (lean === null || full === null) return;
+    try {
+      for (const leaf of leavesOf(full)) {
+        let want: Written;
+        try {
+          want = written(full, leaf, false);
+        } catch (err) {
+          // A leaf the report refuses (an ambiguous or missing one) must be refused alike.
+          expect(() => written(lean, leaf, true), `${f} ${leaf}`).toThrow((err as Error).message);
+          continue;
+        }
+        const got = written(lean, leaf, true);
+        expect(got.doc, `${f} ${leaf} --json`).toBe(want.doc);
+        expect(got.nd, `${f} ${leaf} --ndjson`).toBe(want.nd);
+        expect(got.problems, `${f} ${leaf} problems`).toEqual(want.problems);
+        expect(got.diagnostics, `${f} ${leaf} diagnostics`).toEqual(want.diagnostics);
+        expect(got.code, `${f} ${leaf} exit`).toBe(want.code);
+        // Counts the leaves whose messages really were stand-ins (the last test checks there were some).
+        if (got.messages.some((m, i) => JSON.stringify(m) !== JSON.stringify(want.messages[i]))) standInsSeen++;
+      }
+    } finally {
+      lean.store.close();
+      full.store.close();
+    }
+  });
+
+  it("compared stand-ins, not only whole messages", () => {
+    expect(standInsSeen).toBeGreaterThan(100);
+  });
+});
