@@ -44,7 +44,7 @@ export interface Out {
   code: number;
 }
 
-async function withSession<T>(file: string, detail: "skeleton" | "full", fn: (s: Session) => Promise<T> | T): Promise<T> {
+async function withSession<T>(file: string, detail: "skeleton" | "spend" | "full", fn: (s: Session) => Promise<T> | T): Promise<T> {
   const session = await openSession(file, { detail });
   try {
     return await fn(session);
@@ -94,7 +94,7 @@ export function contextJsonOut(file: string, a: { leaf?: string; llm?: boolean; 
 
 /** `pisess leaves FILE --ndjson`: leavesReport, then leaves.ts. */
 export function leavesNdjsonOut(file: string, a: { includeCopied?: boolean } = {}): Promise<Out> {
-  return withSession(file, "full", async (session) => {
+  return withSession(file, "spend", async (session) => {
     const r = await leavesReport(session, { includeCopied: a.includeCopied === true });
     return { stdout: leavesNdjson(r.data.leaves), code: r.exitCode };
   });
@@ -141,7 +141,7 @@ export function showJsonOut(file: string, ref: string): Promise<Out> {
 
 /** `pisess labels FILE [--history] (--json | --ndjson)`: labelsReport, then labels.ts. */
 export function labelsOut(file: string, a: { history?: boolean; ndjson?: boolean } = {}): Promise<Out> {
-  return withSession(file, "full", (session) => {
+  return withSession(file, "skeleton", (session) => {
     const r = labelsReport(session, { history: a.history === true });
     const d = r.data;
     const rows = d.history !== undefined ? d.history : d.labels;

@@ -88,14 +88,15 @@ describe.skipIf(!hasBash)("closed stdout (EPIPE)", () => {
   it("diff --leaves | head -1 keeps exit 1 and stops at once", () => {
     const dir = mkdtempSync(join(tmpdir(), "pisess-epipe-"));
     try {
-      // 400 short branches off a 6,000-entry trunk: every comparison walks the trunk, the first comes at once
-      // (the whole run takes about five times as long as one that stops after the first; re-reads in file order
-      // got cheaper, so the trunk is longer than the 2,500 it was, to keep start-up a small part of the whole).
+      // 400 short branches off a 6,000-entry trunk: with --all-entries every comparison lists the whole trunk, the
+      // first comes at once (the whole run takes about five times as long as one that stops after the first; re-reads
+      // in file order got cheaper, so the trunk is longer than the 2,500 it was, to keep start-up a small part of the
+      // whole). Without --all-entries each side lists 10 entries, and the whole run is mostly start-up.
       const file = join(dir, "many-leaves.jsonl");
       writeFileSync(file, manyLeaves(400, 6000));
-      const full = fullRun(`diff ${file} --leaves`);
+      const full = fullRun(`diff ${file} --leaves --all-entries`);
       expect(full.code).toBe(1);
-      const early = throughHead(`diff ${file} --leaves`);
+      const early = throughHead(`diff ${file} --leaves --all-entries`);
       expect(early.code).toBe(1);
       // The whole run compares every leaf; one that stops after the first comparison takes a fraction of it.
       expect(early.seconds).toBeLessThan(full.seconds * 0.4);

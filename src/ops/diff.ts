@@ -7,7 +7,7 @@ import type { EntryRec } from "../model/types.js";
 import { pathTo } from "./path.js";
 import { stampedMarks } from "./marks.js";
 import { computeStats, type EntryStats, StatsSum } from "./stats.js";
-import { resolveParent } from "./tree.js";
+import { resolveParent, type SessionTree } from "./tree.js";
 
 /**
  * How two paths are lined up: `same-file` by entry identity; `id` by entry id (a `/fork` copies the path with its
@@ -25,6 +25,32 @@ export interface SideInput {
 }
 
 type SidePath = { ok: true; path: EntryRec[] } | { ok: false; leaf: EntryRec; cycle: EntryRec[] };
+
+type ParentOf = (rec: EntryRec) => EntryRec | null;
+
+/**
+ * resolveParent through a built tree's parents: the same answer without an id lookup per entry (on a million
+ * entries most of a walk's time). Where the tree has none but a parent id is written (dangling, or a self-parent,
+ * which pi's rule resolves to the last entry with that id), resolveParent answers.
+ */
+export function treeParent(session: Session, tree: Pick<SessionTree, "parent">): ParentOf {
+  return (rec) => tree.parent[rec.index] ?? (typeof rec.parentId === "string" ? resolveParent(session, rec) : null);
+}
+
+const pathMarks = stampedMarks();
+
+/** sidePath, walking up through `parentOf` (treeParent); a parent cycle is left to sidePath to find and word. */
+export function sidePathVia(session: Session, parentOf: ParentOf, leaf: EntryRec | null): SidePath {
+  if (!leaf) return { ok: true, path: [] };
+  const { seen, stamp } = pathMarks(session);
+  const walked: EntryRec[] = [];
+  for (let cur: EntryRec | null = leaf; cur; cur = parentOf(cur)) {
+    if (seen[cur.index] === stamp) return sidePath(session, leaf);
+    seen[cur.index] = stamp;
+    walked.push(cur);
+  }
+  return { ok: true, path: walked.reverse() };
+}
 
 /** Root → leaf, or the cycle the walk runs into; an empty path for no leaf. */
 export function sidePath(session: Session, leaf: EntryRec | null): SidePath {
@@ -230,7 +256,13 @@ const leafMarks = stampedMarks();
  * path (its fork point), and the active side's stats, the path after each fork point, are summed once, from the
  * active leaf upwards, for every fork point the leaves have.
  */
-export function* leafPathDiffs(active: SideInput, activePath: EntryRec[], leaves: EntryRec[], cap?: number): Generator<LeafDiff> {
+export function* leafPathDiffs(
+  active: SideInput,
+  activePath: EntryRec[],
+  leaves: EntryRec[],
+  parentOf: ParentOf,
+  cap?: number,
+): Generator<LeafDiff> {
   const session = active.session;
   const onActive = new Int32Array(session.entries.length).fill(-1);
   activePath.forEach((rec, j) => {
@@ -244,7 +276,7 @@ export function* leafPathDiffs(active: SideInput, activePath: EntryRec[], leaves
       if (seen[cur.index] === stamp) return null;
       seen[cur.index] = stamp;
       out?.push(cur);
-      cur = resolveParent(session, cur);
+      cur = parentOf(cur);
     }
     return cur ? (onActive[cur.index] as number) + 1 : 0;
   };

@@ -1,5 +1,3 @@
-import { createRequire } from "node:module";
-import type Table from "cli-table3";
 import type { Session } from "../model/session.js";
 import type { EntryRec } from "../model/types.js";
 import type { ContextDiff, ContextItem, ContextSide, DiffSide, Lineage, PathDiff } from "../ops/diff.js";
@@ -8,7 +6,7 @@ import { capped } from "./diff-json.js";
 import { describeEntry, shortId } from "./entry.js";
 import { sanitizeLine } from "./sanitize.js";
 import type { Style } from "./style.js";
-import { boxedTable } from "./text-table.js";
+import { boxedTable, boxedTableWrapped } from "./text-table.js";
 import { fitWidth, stringWidth } from "./width.js";
 
 export interface DiffTextOptions {
@@ -27,9 +25,6 @@ export interface DiffTextOptions {
 /** Narrowest width for side-by-side output; below it, unified output is used. */
 export const SIDE_BY_SIDE_MIN = 100;
 /** Width assumed for side-by-side output when the terminal width is unknown (a pipe). */
-// cli-table3 loads when a stats table is drawn (text output only).
-const load = createRequire(import.meta.url);
-
 const SIDE_BY_SIDE_DEFAULT = 160;
 
 const FILE_LIST_MAX = 8;
@@ -107,17 +102,7 @@ function buildStatsTable(left: EntryStats, right: EntryStats, style: Style, head
   row("files read", (s) => fileList(s.files?.read));
   row("files changed", (s) => fileList(s.files?.changed));
   row("duration", (s) => formatDuration(s.durationMs));
-  // The natural width is drawn here (the same box, a table per leaf with --leaves); wrapping to a width is cli-table3's.
-  if (width === undefined) return boxedTable(head, rows);
-  const table = new (load("cli-table3") as typeof Table)({
-    head,
-    style: { head: [], border: [], compact: true },
-    colWidths: [first, side, side],
-    wordWrap: true,
-    wrapOnWordBoundary: false,
-  });
-  for (const r of rows) table.push(r);
-  return table.toString();
+  return width === undefined ? boxedTable(head, rows) : boxedTableWrapped(head, rows, [first, side, side]);
 }
 
 function refText(session: Session, rec: EntryRec | null, style: Style): string {

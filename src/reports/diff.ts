@@ -8,6 +8,8 @@ import {
   leafPathDiffs,
   lineageOf,
   sidePath,
+  sidePathVia,
+  treeParent,
   type ContextDiff,
   type FileSide,
   type Lineage,
@@ -192,18 +194,22 @@ async function leavesMode(
 ): Promise<DiffData> {
   const active = session.defaultLeaf;
   if (!active) throw new ReportError(`${sanitizeLine(session.file)}: the session has no entries`);
-  const base = sidePath(session, active);
+  // One tree for the problems, the leaves and every walk.
+  const tree = buildTree(session);
+  const parentOf = treeParent(session, tree);
+  const base = sidePathVia(session, parentOf, active);
   if (!base.ok) {
     cycles.push(cycleProblem(session.file, base.cycle));
     return { mode: "leaves", file: session.file, active, items: [], differ: false, problems: [], cycles };
   }
+  const problems = [{ file: session.file, diagnostics: sessionProblems(session, tree) }];
   const items: DiffItem[] = [];
   const head = { file: session.file, active };
   const take = onItem ? (item: DiffItem) => onItem(item, head) : (item: DiffItem) => void items.push(item);
   let differ = false;
-  const leaves = leafRecs(session).filter((l) => l !== active);
+  const leaves = leafRecs(session, tree).filter((l) => l !== active);
   if (!context) {
-    for (const d of leafPathDiffs(input(session, active), base.path, leaves, maxEntries)) {
+    for (const d of leafPathDiffs(input(session, active), base.path, leaves, parentOf, maxEntries)) {
       if ("cycle" in d) {
         cycles.push(cycleProblem(session.file, d.cycle));
         await take({ kind: "cycle", leaf: d.leaf, cycle: d.cycle.map((c) => c.line) });
@@ -212,7 +218,7 @@ async function leavesMode(
       differ = differ || !d.diff.same;
       await take({ kind: "paths", diff: d.diff });
     }
-    return { mode: "leaves", file: session.file, active, items, differ, problems: [problemsOf(session)], cycles };
+    return { mode: "leaves", file: session.file, active, items, differ, problems, cycles };
   }
   for (const leaf of leaves) {
     const r = sidePath(session, leaf);
@@ -227,5 +233,5 @@ async function leavesMode(
       await take(item);
     }
   }
-  return { mode: "leaves", file: session.file, active, items, differ, problems: [problemsOf(session)], cycles };
+  return { mode: "leaves", file: session.file, active, items, differ, problems, cycles };
 }
