@@ -124,7 +124,7 @@ export function pathNdjsonOut(file: string): Promise<Out> {
 
 /** `pisess info FILE [--json] [--include-copied]`: infoReport, then info.ts (text without colour). */
 export function infoOut(file: string, a: { json?: boolean; includeCopied?: boolean } = {}): Promise<Out> {
-  return withSession(file, "full", async (session) => {
+  return withSession(file, "spend", async (session) => {
     const r = await infoReport(session, { includeCopied: a.includeCopied === true });
     return { stdout: a.json ? infoJson(r.data) : infoText(r.data, makeStyle(false)), code: r.exitCode };
   });
