@@ -3,7 +3,7 @@ import type { Session } from "../src/model/session.js";
 import type { FilterMode } from "../src/ops/view.js";
 import type { PiEnv } from "../src/io/discover.js";
 import { contextJsonChunks } from "../src/render/context-json.js";
-import { DiffLeavesFrame, diffItemChunks } from "../src/render/diff.js";
+import { DiffLeavesFrame, diffItemChunks, LEAVES_MAX_ENTRIES } from "../src/render/diff.js";
 import type { DiffTextOptions } from "../src/render/diff-text.js";
 import { GrepOutput } from "../src/render/grep.js";
 import { infoJson, infoText } from "../src/render/info.js";
@@ -43,7 +43,7 @@ export interface Out {
   code: number;
 }
 
-async function withSession<T>(file: string, detail: "skeleton" | "full", fn: (s: Session) => Promise<T> | T): Promise<T> {
+async function withSession<T>(file: string, detail: "skeleton" | "spend" | "full", fn: (s: Session) => Promise<T> | T): Promise<T> {
   const session = await openSession(file, { detail });
   try {
     return await fn(session);
@@ -93,7 +93,7 @@ export function contextJsonOut(file: string, a: { leaf?: string; llm?: boolean; 
 
 /** `pisess leaves FILE --ndjson`: leavesReport, then leaves.ts. */
 export function leavesNdjsonOut(file: string, a: { includeCopied?: boolean } = {}): Promise<Out> {
-  return withSession(file, "full", async (session) => {
+  return withSession(file, "spend", async (session) => {
     const r = await leavesReport(session, { includeCopied: a.includeCopied === true });
     return { stdout: leavesNdjson(r.data.leaves), code: r.exitCode };
   });
@@ -123,7 +123,7 @@ export function pathNdjsonOut(file: string): Promise<Out> {
 
 /** `pisess info FILE [--json] [--include-copied]`: infoReport, then info.ts (text without colour). */
 export function infoOut(file: string, a: { json?: boolean; includeCopied?: boolean } = {}): Promise<Out> {
-  return withSession(file, "full", async (session) => {
+  return withSession(file, "spend", async (session) => {
     const r = await infoReport(session, { includeCopied: a.includeCopied === true });
     return { stdout: a.json ? infoJson(r.data) : infoText(r.data, makeStyle(false)), code: r.exitCode };
   });
@@ -140,7 +140,7 @@ export function showJsonOut(file: string, ref: string): Promise<Out> {
 
 /** `pisess labels FILE [--history] (--json | --ndjson)`: labelsReport, then labels.ts. */
 export function labelsOut(file: string, a: { history?: boolean; ndjson?: boolean } = {}): Promise<Out> {
-  return withSession(file, "full", (session) => {
+  return withSession(file, "skeleton", (session) => {
     const r = labelsReport(session, { history: a.history === true });
     const d = r.data;
     const rows = d.history !== undefined ? d.history : d.labels;
@@ -178,7 +178,16 @@ export function grepNdjsonOut(o: GrepOptions): Promise<Out> {
 /** `pisess diff FILE A [B] [--context] [--leaves] [--json]`: diffReport, then diff.ts (text without colour, no cut). */
 export async function diffOut(
   file: string,
-  a: { a?: string; b?: string; context?: boolean; leaves?: boolean; json?: boolean; sideBySide?: boolean; width?: number } = {},
+  a: {
+    a?: string;
+    b?: string;
+    context?: boolean;
+    leaves?: boolean;
+    allEntries?: boolean;
+    json?: boolean;
+    sideBySide?: boolean;
+    width?: number;
+  } = {},
 ): Promise<Out> {
   const json = a.json === true;
   const textOptions = (pair: Pick<DiffTextOptions, "files" | "lineage">): DiffTextOptions => ({
@@ -187,32 +196,29 @@ export async function diffOut(
     sideBySide: a.sideBySide === true,
     ...pair,
   });
-  const frame = new DiffLeavesFrame(json, textOptions);
+  const maxEntries = a.leaves === true && a.allEntries !== true ? LEAVES_MAX_ENTRIES : undefined;
+  const frame = new DiffLeavesFrame(json, textOptions, maxEntries);
   let stdout = "";
-  let started = false;
   const r = await diffReport({
     file,
     ...(a.a !== undefined ? { a: a.a } : {}),
     ...(a.b !== undefined ? { b: a.b } : {}),
     leaves: a.leaves === true,
     context: a.context === true,
+    ...(maxEntries !== undefined ? { maxEntries } : {}),
     open: openFile,
     ...(a.leaves
       ? {
           onItem: async (item, head) => {
-            if (!started) stdout += frame.head(head.file, head.active);
-            started = true;
-            stdout += frame.item(item).join("");
+            stdout += frame.item(item, head).join("");
           },
         }
       : {}),
   });
   const d = r.data;
   if (d.problems.length === 0) return { stdout, code: r.exitCode };
-  if (a.leaves) {
-    if (!started && d.file !== undefined && d.active) stdout += frame.head(d.file, d.active);
-    stdout += frame.end();
-  } else for (const item of d.items) stdout += diffItemChunks(item, json, textOptions).join("");
+  if (a.leaves) stdout += frame.end(d.file !== undefined && d.active ? { file: d.file, active: d.active } : undefined).join("");
+  else for (const item of d.items) stdout += diffItemChunks(item, json, textOptions).join("");
   return { stdout, code: r.exitCode };
 }
 

@@ -92,13 +92,14 @@ describe.skipIf(!hasBash)("closed stdout (EPIPE)", () => {
     try {
       const file = join(dir, "many-leaves.jsonl");
       writeFileSync(file, manyLeaves(300));
+      // --all-entries: every comparison lists its whole side, as the cap would otherwise keep the output small.
       // Read to the end, the run makes the last comparison and reports its cycle on stderr, after close to a megabyte of stdout
       // (far more than a pipe holds, so `head` leaves while pisess still has most of it to write).
-      const full = await runCli(["diff", file, "--leaves"]);
+      const full = await runCli(["diff", file, "--leaves", "--all-entries"]);
       expect(full.code).toBe(1);
       expect(full.stdout.length).toBeGreaterThan(512 << 10);
       expect(full.stderr).toMatch(/^.*:\d+: error parent-cycle: /m);
-      const early = throughHead(`diff ${file} --leaves`);
+      const early = throughHead(`diff ${file} --leaves --all-entries`);
       expect(early.code).toBe(1);
       expect(early.stderr).toBe("");
     } finally {

@@ -21,7 +21,7 @@ export const infoCommand: CommandModule<object, InfoArgs> = {
       .example("$0 info session.jsonl --json | jq .totals.cost", "the session's cost, fork copies left out")
       .example("$0 info session.jsonl --json | jq '.leaves[].ownTotals.cost'", "each leaf's own cost") as unknown as Argv<InfoArgs>,
   handler: async (args) => {
-    // Counts, shape, models and spend: the fields of a spend load (the skeleton's and usage), never previews.
+    // Header, shape, labels, models and spend: all in a spend load's fields (info shows no message text).
     const session = await openInput(args.file, { detail: "spend" });
     try {
       const r = await infoReport(session, { includeCopied: args.includeCopied === true });

@@ -26,7 +26,8 @@ export const labelsCommand: CommandModule<object, LabelsArgs> = {
         "lines that clear a label",
       ) as unknown as Argv<LabelsArgs>,
   handler: async (args) => {
-    const session = await openInput(args.file);
+    // Labels, their entries and targets: all in the skeleton's fields.
+    const session = await openInput(args.file, { detail: "skeleton" });
     try {
       const r = labelsReport(session, { history: args.history === true });
       const d = r.data;

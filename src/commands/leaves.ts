@@ -26,7 +26,8 @@ export const leavesCommand: CommandModule<object, LeavesArgs> = {
         "leaves whose own part cost more than $0.50",
       ) as unknown as Argv<LeavesArgs>,
   handler: async (args) => {
-    const session = await openInput(args.file);
+    // Shape and spend: the fields of a spend load (no previews; each leaf's last prompt is re-read).
+    const session = await openInput(args.file, { detail: "spend" });
     try {
       const r = await leavesReport(session, { includeCopied: args.includeCopied === true });
       requestExit(r.exitCode);

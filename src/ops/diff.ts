@@ -5,7 +5,9 @@ import type { SessionContext } from "./context.js";
 import type { Session } from "../model/session.js";
 import type { EntryRec } from "../model/types.js";
 import { pathTo } from "./path.js";
-import { computeStats, type EntryStats } from "./stats.js";
+import { stampedMarks } from "./marks.js";
+import { computeStats, type EntryStats, StatsSum } from "./stats.js";
+import { resolveParent, type SessionTree } from "./tree.js";
 
 /**
  * How two paths are lined up: `same-file` by entry identity; `id` by entry id (a `/fork` copies the path with its
@@ -24,6 +26,32 @@ export interface SideInput {
 
 type SidePath = { ok: true; path: EntryRec[] } | { ok: false; leaf: EntryRec; cycle: EntryRec[] };
 
+type ParentOf = (rec: EntryRec) => EntryRec | null;
+
+/**
+ * resolveParent through a built tree's parents: the same answer without an id lookup per entry (on a million
+ * entries most of a walk's time). Where the tree has none but a parent id is written (dangling, or a self-parent,
+ * which pi's rule resolves to the last entry with that id), resolveParent answers.
+ */
+export function treeParent(session: Session, tree: Pick<SessionTree, "parent">): ParentOf {
+  return (rec) => tree.parent[rec.index] ?? (typeof rec.parentId === "string" ? resolveParent(session, rec) : null);
+}
+
+const pathMarks = stampedMarks();
+
+/** sidePath, walking up through `parentOf` (treeParent); a parent cycle is left to sidePath to find and word. */
+export function sidePathVia(session: Session, parentOf: ParentOf, leaf: EntryRec | null): SidePath {
+  if (!leaf) return { ok: true, path: [] };
+  const { seen, stamp } = pathMarks(session);
+  const walked: EntryRec[] = [];
+  for (let cur: EntryRec | null = leaf; cur; cur = parentOf(cur)) {
+    if (seen[cur.index] === stamp) return sidePath(session, leaf);
+    seen[cur.index] = stamp;
+    walked.push(cur);
+  }
+  return { ok: true, path: walked.reverse() };
+}
+
 /** Root → leaf, or the cycle the walk runs into; an empty path for no leaf. */
 export function sidePath(session: Session, leaf: EntryRec | null): SidePath {
   if (!leaf) return { ok: true, path: [] };
@@ -37,9 +65,14 @@ export interface DiffSide {
   path: EntryRec[];
   /** The last entry this side shares with the other (the fork point), or null when nothing is shared. */
   base: EntryRec | null;
-  /** The path after the base, root side first. */
+  /**
+   * The path after the base, root side first; with diff --leaves's cap, only its first entries (`count` says how
+   * many there are).
+   */
   divergent: EntryRec[];
-  /** Stats over `divergent`. */
+  /** Entries after the base (divergent.length unless the list was capped). */
+  count: number;
+  /** Stats over every entry after the base. */
   stats: EntryStats;
 }
 
@@ -188,21 +221,119 @@ export function diffPaths(left: SideInput, lp: EntryRec[], right: SideInput, rp:
       path,
       base: k > 0 ? (path[k - 1] as EntryRec) : null,
       divergent,
+      count: divergent.length,
       stats: computeStats(divergent, input.read),
     };
   };
   const l = side(left, lp);
   const r = side(right, rp);
-  let reask: ReAsk | null = null;
-  const a = l.divergent[0];
-  const b = r.divergent[0];
-  // A re-ask is a new prompt at the same point: only when the paths share a base.
-  if (k > 0 && isUser(a) && isUser(b)) {
-    const ka = keyer(left.read)(a);
-    const kb = keyer(right.read)(b);
-    reask = { left: a, right: b, sameText: ka === kb && !ka.startsWith("\u0000") };
+  return {
+    align: how,
+    left: l,
+    right: r,
+    reask: reAsk(k > 0, left, l.divergent[0], right, r.divergent[0]),
+    same: l.count === 0 && r.count === 0,
+  };
+}
+
+/** A re-ask is a new prompt at the same point: only when the paths share a base. */
+function reAsk(shared: boolean, left: SideInput, a: EntryRec | undefined, right: SideInput, b: EntryRec | undefined): ReAsk | null {
+  if (!shared || !isUser(a) || !isUser(b)) return null;
+  const ka = keyer(left.read)(a);
+  const kb = keyer(right.read)(b);
+  return { left: a, right: b, sameText: ka === kb && !ka.startsWith("\u0000") };
+}
+
+/** A leaf of diff --leaves: its comparison with the active path, or the parent cycle its path runs into. */
+export type LeafDiff = { leaf: EntryRec; diff: PathDiff } | { leaf: EntryRec; cycle: EntryRec[] };
+
+const leafMarks = stampedMarks();
+
+/**
+ * diff --leaves (paths): every leaf against the active path (`active`: the session, its active leaf and reader), in the order given, each as diffPaths would give it
+ * (same-file alignment) but with each side's entry list cut to its first `cap` entries when a cap is given.
+ * Linear in the entries compared rather than leaves × path length: each leaf's walk stops where it meets the active
+ * path (its fork point), and the active side's stats, the path after each fork point, are summed once, from the
+ * active leaf upwards, for every fork point the leaves have.
+ */
+export function* leafPathDiffs(
+  active: SideInput,
+  activePath: EntryRec[],
+  leaves: EntryRec[],
+  parentOf: ParentOf,
+  cap?: number,
+): Generator<LeafDiff> {
+  const session = active.session;
+  const onActive = new Int32Array(session.entries.length).fill(-1);
+  activePath.forEach((rec, j) => {
+    onActive[rec.index] = j;
+  });
+  // The entries from the leaf up to (not including) the active path, leaf first; null on a parent cycle.
+  const walk = (leaf: EntryRec, out: EntryRec[] | null): number | null => {
+    const { seen, stamp } = leafMarks(session);
+    let cur: EntryRec | null = leaf;
+    while (cur && (onActive[cur.index] as number) < 0) {
+      if (seen[cur.index] === stamp) return null;
+      seen[cur.index] = stamp;
+      out?.push(cur);
+      cur = parentOf(cur);
+    }
+    return cur ? (onActive[cur.index] as number) + 1 : 0;
+  };
+  // Shared entries per leaf (-1: a cycle); then the active side's stats for each, summed from the leaf up.
+  const shared = new Int32Array(leaves.length);
+  leaves.forEach((leaf, i) => {
+    shared[i] = walk(leaf, null) ?? -1;
+  });
+  const wanted = [...new Set(shared)].filter((k) => k >= 0).sort((a, b) => b - a);
+  const suffix = new Map<number, EntryStats>();
+  const sum = new StatsSum(active.read);
+  let j = activePath.length;
+  for (const k of wanted) {
+    while (j > k) {
+      j--;
+      sum.add(activePath[j] as EntryRec, j);
+    }
+    suffix.set(k, sum.stats());
   }
-  return { align: how, left: l, right: r, reask, same: l.divergent.length === 0 && r.divergent.length === 0 };
+  for (let i = 0; i < leaves.length; i++) {
+    const leaf = leaves[i] as EntryRec;
+    const k = shared[i] as number;
+    if (k < 0) {
+      // The same walk as pathTo's, so it finds the same cycle (and words it the same way).
+      const r = pathTo(session, leaf);
+      if (r.ok) throw new Error(`diff --leaves: the walk from line ${leaf.line} found a cycle that pathTo did not`);
+      yield { leaf, cycle: r.cycle };
+      continue;
+    }
+    const divergent: EntryRec[] = [];
+    walk(leaf, divergent);
+    divergent.reverse();
+    const base = k > 0 ? (activePath[k - 1] as EntryRec) : null;
+    const l: DiffSide = {
+      session,
+      leaf: active.leaf,
+      path: activePath,
+      base,
+      divergent: activePath.slice(k, cap === undefined ? undefined : k + cap),
+      count: activePath.length - k,
+      stats: suffix.get(k) as EntryStats,
+    };
+    const r: DiffSide = {
+      session,
+      leaf,
+      // The leaf's whole path only when asked for: a hundred thousand leaves deep in the tree would copy it each.
+      get path() {
+        return [...activePath.slice(0, k), ...divergent];
+      },
+      base,
+      divergent: cap === undefined ? divergent : divergent.slice(0, cap),
+      count: divergent.length,
+      stats: computeStats(divergent, active.read),
+    };
+    const reask = reAsk(k > 0, active, l.divergent[0], active, r.divergent[0]);
+    yield { leaf, diff: { align: "same-file", left: l, right: r, reask, same: l.count === 0 && r.count === 0 } };
+  }
 }
 
 // ---------------------------------------------------------------------------------------------------------------

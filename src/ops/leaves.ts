@@ -25,12 +25,22 @@ import { resolveParent, type SessionTree, type TreeNode } from "./tree.js";
  * rule: byId, the last duplicate wins, so an earlier duplicate is a leaf; a self-parent does not count), plus the
  * default leaf (the last entry in file order). File order.
  */
-export function leafRecs(session: Session): EntryRec[] {
+export function leafRecs(session: Session, tree?: Pick<SessionTree, "parent">): EntryRec[] {
   // Marks by entry index: a Set of every parent in a million-entry session costs tens of MB.
   const named = new Uint8Array(session.entries.length);
-  for (const rec of session.entries) {
-    const p = resolveParent(session, rec);
-    if (p && p !== rec) named[p.index] = 1;
+  if (tree) {
+    // The tree resolved every parent already (a million id lookups saved). Where it has none but a parent id is
+    // written (dangling, or the entry's own id, which names the last duplicate of that id), pi's rule decides.
+    const entries = session.entries;
+    for (let i = 0; i < entries.length; i++) {
+      const p = tree.parent[i] ?? (typeof entries[i]?.parentId === "string" ? resolveParent(session, entries[i] as EntryRec) : null);
+      if (p && p.index !== i) named[p.index] = 1;
+    }
+  } else {
+    for (const rec of session.entries) {
+      const p = resolveParent(session, rec);
+      if (p && p !== rec) named[p.index] = 1;
+    }
   }
   const out: EntryRec[] = [];
   for (const rec of session.entries) {
@@ -240,7 +250,7 @@ export function treeShape(session: Session, tree: SessionTree, opts: ShapeOption
     }
     return { totals: totalsOf(sum), byKind };
   };
-  const leaves: LeafInfo[] = leafRecs(session).map((rec) => {
+  const leaves: LeafInfo[] = leafRecs(session, tree).map((rec) => {
     const i = rec.index;
     const path = pathAt(i);
     const f = forkPoint[i] as number;

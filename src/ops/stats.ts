@@ -87,8 +87,6 @@ function pathArgument(args: unknown): string | undefined {
   return undefined;
 }
 
-const round6 = (x: number): number => Math.round(x * 1e6) / 1e6;
-
 function emptyStats(withFiles: boolean): EntryStats {
   return {
     entries: 0,
@@ -108,73 +106,71 @@ function emptyStats(withFiles: boolean): EntryStats {
 }
 
 /**
- * Stats over `entries` (in any order; typically root first). `read` re-reads a whole entry (readEntry) and is
- * called only for assistant entries that hold tool calls, to collect the files touched.
+ * Costs are summed in whole units of 1e-10 (prices have at most a few more decimals than the 1e-6 the stats round
+ * to): a sum of floats depends on the order of its terms, and StatsSum adds a path's entries in either direction
+ * (diff --leaves sums the active path from its leaf upwards). In units the sum is exact, so the same entries give
+ * the same cost whichever way they were added, and a cost that ends in 5 in the seventh decimal (common: $0.3 per
+ * million tokens) rounds up, where a running sum of floats let its last bit decide.
  */
-export function computeStats(entries: Iterable<EntryRec>, read?: (rec: EntryRec) => Record<string, unknown>): EntryStats {
-  const s = emptyStats(read !== undefined);
-  const tools = new Map<string, number>();
-  const models: string[] = [];
-  const seenModels = new Set<string>();
-  const filesRead = new Set<string>();
-  const filesChanged = new Set<string>();
-  let cost = 0;
-  const addSpend = (u: Usage): void => {
-    s.tokens.input += u.input;
-    s.tokens.output += u.output;
-    s.tokens.cacheRead += u.cacheRead;
-    s.tokens.cacheWrite += u.cacheWrite;
-    cost += u.cost;
-  };
-  let min = Infinity;
-  let max = -Infinity;
-  for (const rec of entries) {
+const COST_UNITS = 1e10;
+
+function byName(a: [string, number], b: [string, number]): number {
+  return a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0;
+}
+
+/**
+ * Stats built one entry at a time, in any order: `add` takes each entry with its position in the list (root
+ * first), which orders the models by first use whichever way the list is walked. `stats()` may be called between
+ * additions (a suffix of a path, growing towards the root); lists that did not change since the last call are
+ * shared with its result, so a caller must not change what it gets.
+ */
+export class StatsSum {
+  private readonly s: EntryStats;
+  private costUnits = 0;
+  private min = Infinity;
+  private max = -Infinity;
+  private readonly tools = new Map<string, number>();
+  /** provider/model → position of its first use. */
+  private readonly models = new Map<string, number>();
+  private readonly filesRead = new Set<string>();
+  private readonly filesChanged = new Set<string>();
+  private toolsDirty = false;
+  private modelsDirty = false;
+  private filesDirty = false;
+  private last: EntryStats | undefined;
+
+  /** `read` re-reads a whole entry (readEntry); only for assistant entries with tool calls (the files touched). */
+  constructor(private readonly read?: (rec: EntryRec) => Record<string, unknown>) {
+    this.s = emptyStats(read !== undefined);
+  }
+
+  private spend(u: Usage): void {
+    const t = this.s.tokens;
+    t.input += u.input;
+    t.output += u.output;
+    t.cacheRead += u.cacheRead;
+    t.cacheWrite += u.cacheWrite;
+    this.costUnits += Math.round(u.cost * COST_UNITS);
+  }
+
+  add(rec: EntryRec, at: number): void {
+    const s = this.s;
     s.entries++;
     if (!Number.isNaN(rec.time)) {
-      if (rec.time < min) min = rec.time;
-      if (rec.time > max) max = rec.time;
+      if (rec.time < this.min) this.min = rec.time;
+      if (rec.time > this.max) this.max = rec.time;
     }
     // Assistant turns are summed below with the rest of their numbers; every other entry recording spend here.
     const spend = rec.usage ? spendOf(rec) : undefined;
-    if (rec.usage && spend !== undefined && spend.source !== "assistant") addSpend(rec.usage);
-    if (rec.type !== "message") continue;
+    if (rec.usage && spend !== undefined && spend.source !== "assistant") this.spend(rec.usage);
+    if (rec.type !== "message") return;
     switch (rec.role) {
       case "user":
         s.userTurns++;
         break;
-      case "assistant": {
-        s.assistantTurns++;
-        if (rec.stopReason === "error") s.errors++;
-        if (rec.usage) addSpend(rec.usage);
-        if (rec.provider !== undefined || rec.model !== undefined) {
-          const key = `${rec.provider ?? "?"}/${rec.model ?? "?"}`;
-          if (!seenModels.has(key)) {
-            seenModels.add(key);
-            models.push(key);
-          }
-        }
-        if (rec.toolNames && rec.toolNames.length > 0) {
-          for (const name of rec.toolNames) tools.set(name, (tools.get(name) ?? 0) + 1);
-          s.toolCallCount += rec.toolNames.length;
-          if (read) {
-            let entry: Record<string, unknown> | undefined;
-            try {
-              entry = read(rec);
-            } catch {
-              entry = undefined; // unreadable now (file changed under us): no files from this entry
-            }
-            if (entry) {
-              for (const call of toolCallsOf(entry)) {
-                const access = fileAccessOf(call.name);
-                const p = access ? pathArgument(call.arguments) : undefined;
-                if (p === undefined) continue;
-                (access === "read" ? filesRead : filesChanged).add(p);
-              }
-            }
-          }
-        }
+      case "assistant":
+        this.assistant(rec, at);
         break;
-      }
       case "toolResult":
         if (rec.isError) s.errors++;
         break;
@@ -182,17 +178,74 @@ export function computeStats(entries: Iterable<EntryRec>, read?: (rec: EntryRec)
         break;
     }
   }
-  s.toolCalls = Object.fromEntries([...tools.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)));
-  s.cost = round6(cost);
-  s.models = models;
-  if (s.files) {
-    s.files.read = [...filesRead].sort();
-    s.files.changed = [...filesChanged].sort();
+
+  private assistant(rec: EntryRec, at: number): void {
+    const s = this.s;
+    s.assistantTurns++;
+    if (rec.stopReason === "error") s.errors++;
+    if (rec.usage) this.spend(rec.usage);
+    if (rec.provider !== undefined || rec.model !== undefined) {
+      const key = `${rec.provider ?? "?"}/${rec.model ?? "?"}`;
+      const first = this.models.get(key);
+      if (first === undefined || at < first) {
+        this.models.set(key, at);
+        this.modelsDirty = true;
+      }
+    }
+    if (!rec.toolNames || rec.toolNames.length === 0) return;
+    for (const name of rec.toolNames) this.tools.set(name, (this.tools.get(name) ?? 0) + 1);
+    this.toolsDirty = true;
+    s.toolCallCount += rec.toolNames.length;
+    if (!this.read) return;
+    let entry: Record<string, unknown> | undefined;
+    try {
+      entry = this.read(rec);
+    } catch {
+      entry = undefined; // unreadable now (file changed under us): no files from this entry
+    }
+    if (!entry) return;
+    for (const call of toolCallsOf(entry)) {
+      const access = fileAccessOf(call.name);
+      const p = access ? pathArgument(call.arguments) : undefined;
+      if (p === undefined) continue;
+      const set = access === "read" ? this.filesRead : this.filesChanged;
+      if (!set.has(p)) {
+        set.add(p);
+        this.filesDirty = true;
+      }
+    }
   }
-  if (min !== Infinity) {
-    s.start = new Date(min).toISOString();
-    s.end = new Date(max).toISOString();
-    s.durationMs = max - min;
+
+  /** The stats of the entries added so far. */
+  stats(): EntryStats {
+    const s = this.s;
+    const last = this.last;
+    const out: EntryStats = { ...s, tokens: { ...s.tokens } };
+    out.toolCalls = last && !this.toolsDirty ? last.toolCalls : Object.fromEntries([...this.tools.entries()].sort(byName));
+    out.cost = Math.round(this.costUnits / (COST_UNITS / 1e6)) / 1e6;
+    out.models = last && !this.modelsDirty ? last.models : [...this.models.entries()].sort((a, b) => a[1] - b[1]).map(([m]) => m);
+    if (s.files) {
+      out.files =
+        last?.files && !this.filesDirty ? last.files : { read: [...this.filesRead].sort(), changed: [...this.filesChanged].sort() };
+    }
+    if (this.min !== Infinity) {
+      out.start = new Date(this.min).toISOString();
+      out.end = new Date(this.max).toISOString();
+      out.durationMs = this.max - this.min;
+    }
+    this.toolsDirty = this.modelsDirty = this.filesDirty = false;
+    this.last = out;
+    return out;
   }
-  return s;
+}
+
+/**
+ * Stats over `entries` (in any order; typically root first). `read` re-reads a whole entry (readEntry) and is
+ * called only for assistant entries that hold tool calls, to collect the files touched.
+ */
+export function computeStats(entries: Iterable<EntryRec>, read?: (rec: EntryRec) => Record<string, unknown>): EntryStats {
+  const sum = new StatsSum(read);
+  let at = 0;
+  for (const rec of entries) sum.add(rec, at++);
+  return sum.stats();
 }

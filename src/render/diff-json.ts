@@ -18,6 +18,8 @@ export interface PathDiffSideJson {
   file?: string;
   leaf: DiffRefJson | null;
   entries: { id: string | null; line: number; type: string; role?: string }[];
+  /** diff --leaves: divergent entries left out of `entries` by the cap (only when there are some). */
+  more?: number;
   stats: EntryStats;
 }
 
@@ -46,6 +48,8 @@ export interface ContextDiffSideJson {
   /** How many messages the context holds. */
   messages: number;
   entries: { index: number; role: unknown; source: PathDiffSideJson["entries"][number] | null; shared?: true }[];
+  /** diff --leaves: messages left out of `entries` by the cap (only when there are some). */
+  more?: number;
   stats: EntryStats;
 }
 
@@ -77,13 +81,23 @@ export interface DiffJsonOptions {
   /** Two files: the name of each side, and how they are related. */
   files?: { left: string; right: string };
   lineage?: Lineage;
+  /** List at most this many divergent entries per side, then `"more": N` (diff --leaves); default: all. */
+  maxEntries?: number;
 }
 
-function sideJson(side: DiffSide, file: string | undefined): Json {
+/** The first `max` items of a list (all without a max), and how many are left out. */
+export function capped<T>(items: readonly T[], total: number, max: number | undefined): { shown: readonly T[]; more: number } {
+  const shown = max === undefined || items.length <= max ? items : items.slice(0, max);
+  return { shown, more: total - shown.length };
+}
+
+function sideJson(side: DiffSide, file: string | undefined, max: number | undefined): Json {
   const o: Json = {};
   if (file !== undefined) o.file = file;
   o.leaf = ref(side.leaf);
-  o.entries = side.divergent.map(entryItem);
+  const { shown, more } = capped(side.divergent, side.count, max);
+  o.entries = shown.map(entryItem);
+  if (more > 0) o.more = more;
   o.stats = side.stats;
   return o;
 }
@@ -105,8 +119,8 @@ export function pathDiffObject(d: PathDiff, opts: DiffJsonOptions = {}): PathDif
   o.base = baseJson(d.left.base, d.right.base, two);
   o.same = d.same;
   o.reask = d.reask ? { left: ref(d.reask.left), right: ref(d.reask.right), sameText: d.reask.sameText } : null;
-  o.left = sideJson(d.left, opts.files?.left);
-  o.right = sideJson(d.right, opts.files?.right);
+  o.left = sideJson(d.left, opts.files?.left, opts.maxEntries);
+  o.right = sideJson(d.right, opts.files?.right, opts.maxEntries);
   // Built key by key: the key order is the output's.
   return o as unknown as PathDiffJson;
 }
@@ -117,7 +131,7 @@ function itemJson(it: ContextItem): Json {
   return o;
 }
 
-function contextSideJson(side: ContextSide, file: string | undefined): Json {
+function contextSideJson(side: ContextSide, file: string | undefined, max: number | undefined): Json {
   const c = side.context;
   const o: Json = {};
   if (file !== undefined) o.file = file;
@@ -127,7 +141,9 @@ function contextSideJson(side: ContextSide, file: string | undefined): Json {
   o.compaction = ref(c.compaction);
   o.keptFrom = ref(c.keptFrom);
   o.messages = c.messages.length;
-  o.entries = side.divergent.map(itemJson);
+  const { shown, more } = capped(side.divergent, side.divergent.length, max);
+  o.entries = shown.map(itemJson);
+  if (more > 0) o.more = more;
   o.stats = side.stats;
   return o;
 }
@@ -147,7 +163,7 @@ export function contextDiffObject(d: ContextDiff, opts: DiffJsonOptions = {}): C
     o.base = b;
   } else o.base = null;
   o.same = d.same;
-  o.left = contextSideJson(d.left, opts.files?.left);
-  o.right = contextSideJson(d.right, opts.files?.right);
+  o.left = contextSideJson(d.left, opts.files?.left, opts.maxEntries);
+  o.right = contextSideJson(d.right, opts.files?.right, opts.maxEntries);
   return o as unknown as ContextDiffJson;
 }

@@ -1,13 +1,12 @@
-import { createRequire } from "node:module";
-import type Table from "cli-table3";
 import type { Session } from "../model/session.js";
 import type { EntryRec } from "../model/types.js";
 import type { ContextDiff, ContextItem, ContextSide, DiffSide, Lineage, PathDiff } from "../ops/diff.js";
 import type { EntryStats } from "../ops/stats.js";
+import { capped } from "./diff-json.js";
 import { describeEntry, shortId } from "./entry.js";
 import { sanitizeLine } from "./sanitize.js";
 import type { Style } from "./style.js";
-import { boxedTable } from "./text-table.js";
+import { boxedTable, boxedTableWrapped } from "./text-table.js";
 import { fitWidth, stringWidth } from "./width.js";
 
 export interface DiffTextOptions {
@@ -19,14 +18,13 @@ export interface DiffTextOptions {
   /** For two files: the names to show per side. */
   files?: { left: string; right: string };
   lineage?: Lineage;
+  /** List at most this many divergent entries (or messages) per side, then how many more (diff --leaves). */
+  maxEntries?: number;
 }
 
 /** Narrowest width for side-by-side output; below it, unified output is used. */
 export const SIDE_BY_SIDE_MIN = 100;
 /** Width assumed for side-by-side output when the terminal width is unknown (a pipe). */
-// cli-table3 loads when a stats table is drawn (text output only).
-const load = createRequire(import.meta.url);
-
 const SIDE_BY_SIDE_DEFAULT = 160;
 
 const FILE_LIST_MAX = 8;
@@ -104,17 +102,7 @@ function buildStatsTable(left: EntryStats, right: EntryStats, style: Style, head
   row("files read", (s) => fileList(s.files?.read));
   row("files changed", (s) => fileList(s.files?.changed));
   row("duration", (s) => formatDuration(s.durationMs));
-  // The natural width is drawn here (the same box, a table per leaf with --leaves); wrapping to a width is cli-table3's.
-  if (width === undefined) return boxedTable(head, rows);
-  const table = new (load("cli-table3") as typeof Table)({
-    head,
-    style: { head: [], border: [], compact: true },
-    colWidths: [first, side, side],
-    wordWrap: true,
-    wrapOnWordBoundary: false,
-  });
-  for (const r of rows) table.push(r);
-  return table.toString();
+  return width === undefined ? boxedTable(head, rows) : boxedTableWrapped(head, rows, [first, side, side]);
 }
 
 function refText(session: Session, rec: EntryRec | null, style: Style): string {
@@ -198,7 +186,7 @@ export function* pathDiffText(d: PathDiff, opts: DiffTextOptions): Generator<str
     d.left.stats,
     d.right.stats,
     style,
-    [`left (${d.left.divergent.length} after fork)`, `right (${d.right.divergent.length} after fork)`],
+    [`left (${d.left.count} after fork)`, `right (${d.right.count} after fork)`],
     opts.width,
   )}\n`;
   yield* opts.sideBySide ? sideBySide(d.left, d.right, opts) : unified(d, opts);
@@ -216,20 +204,27 @@ function* unified(d: PathDiff, opts: DiffTextOptions): Generator<string> {
     li = ri = 1;
   }
   const block = function* (side: DiffSide, from: number, head: string, mark: string, colour: (s: string) => string): Generator<string> {
-    const rest = side.divergent.length - from;
+    const rest = side.count - from;
     yield `${style.bold(`${head} ${rest === 0 ? "nothing" : `${rest} ${from > 0 ? "more " : ""}entr${rest === 1 ? "y" : "ies"}`}`)}\n`;
+    const { shown, more } = capped(side.divergent, side.count, opts.maxEntries);
     let buf = "";
-    for (let i = from; i < side.divergent.length; i++) {
-      buf += `${colour(mark) + entryText(side.divergent[i] as EntryRec, style, w === undefined ? undefined : w - 2)}\n`;
+    for (let i = from; i < shown.length; i++) {
+      buf += `${colour(mark) + entryText(shown[i] as EntryRec, style, w === undefined ? undefined : w - 2)}\n`;
       if (buf.length > 1 << 16) {
         yield buf;
         buf = "";
       }
     }
+    if (more > 0 && rest > 0) buf += `${moreLine(Math.min(more, rest), style)}\n`;
     if (buf) yield buf;
   };
   yield* block(d.left, li, "--- left:", "- ", style.error);
   yield* block(d.right, ri, "+++ right:", "+ ", style.assistant);
+}
+
+/** The line after a capped list. */
+function moreLine(more: number, style: Style): string {
+  return style.dim(`… and ${more} more (--all-entries lists them)`);
 }
 
 function pad(s: string, width: number): string {
@@ -241,15 +236,14 @@ function* sideBySide(left: DiffSide, right: DiffSide, opts: DiffTextOptions): Ge
   const { style } = opts;
   const width = opts.width ?? SIDE_BY_SIDE_DEFAULT;
   const col = Math.floor((width - 3) / 2);
-  yield pad(style.bold(`left: ${left.divergent.length} entries`), col) +
-    " │ " +
-    style.bold(`right: ${right.divergent.length} entries`) +
-    "\n";
-  const n = Math.max(left.divergent.length, right.divergent.length);
+  yield `${pad(style.bold(`left: ${left.count} entries`), col)} │ ${style.bold(`right: ${right.count} entries`)}\n`;
+  const l = capped(left.divergent, left.count, opts.maxEntries);
+  const r = capped(right.divergent, right.count, opts.maxEntries);
+  const n = Math.max(l.shown.length, r.shown.length);
   let buf = "";
   for (let i = 0; i < n; i++) {
-    const a = left.divergent[i];
-    const b = right.divergent[i];
+    const a = l.shown[i];
+    const b = r.shown[i];
     const la = a ? entryText(a, style, col) : "";
     const lb = b ? entryText(b, style, col) : "";
     buf += `${(`${pad(la, col)} │ ${lb}`).trimEnd()}\n`;
@@ -257,6 +251,11 @@ function* sideBySide(left: DiffSide, right: DiffSide, opts: DiffTextOptions): Ge
       yield buf;
       buf = "";
     }
+  }
+  if (l.more > 0 || r.more > 0) {
+    const la = l.more > 0 ? moreLine(l.more, style) : "";
+    const lb = r.more > 0 ? moreLine(r.more, style) : "";
+    buf += `${(`${pad(la, col)} │ ${lb}`).trimEnd()}\n`;
   }
   if (buf) yield buf;
 }
@@ -313,8 +312,9 @@ export function* contextDiffText(d: ContextDiff, opts: DiffTextOptions): Generat
     const n = side.divergent.length;
     const shared = side.divergent.filter((i) => i.shared).length;
     yield `${style.bold(`${head} ${n} message${n === 1 ? "" : "s"}${shared > 0 ? ` (= ${shared} also in the other context)` : ""}`)}\n`;
+    const { shown, more } = capped(side.divergent, n, opts.maxEntries);
     let buf = "";
-    for (const it of side.divergent) {
+    for (const it of shown) {
       const m = it.shared ? "= " : mark;
       buf += `${(it.shared ? style.dim(m) : colour(m)) + itemText(it, style, w, m)}\n`;
       if (buf.length > 1 << 16) {
@@ -322,6 +322,7 @@ export function* contextDiffText(d: ContextDiff, opts: DiffTextOptions): Generat
         buf = "";
       }
     }
+    if (more > 0) buf += `${moreLine(more, style)}\n`;
     if (buf) yield buf;
   };
   yield* block(d.left, "--- left:", "- ", style.error);

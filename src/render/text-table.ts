@@ -136,6 +136,18 @@ export function boxedTableCli3(head: string[], rows: readonly string[][]): strin
 }
 
 /**
+ * A boxed table (as boxedTable) with fixed column widths (padding included), cells wrapped to fit them: cli-table3's
+ * word wrap, which carries colours across the lines it makes (drawing it here would have to copy that rule for
+ * rule to keep `diff --width` byte for byte; only one table per comparison is drawn this way).
+ */
+export function boxedTableWrapped(head: string[], rows: readonly string[][], colWidths: number[]): string {
+  const Cli3 = load("cli-table3") as typeof Table;
+  const t = new Cli3({ head, style: { head: [], border: [], compact: true }, colWidths, wordWrap: true, wrapOnWordBoundary: false });
+  for (const r of rows) t.push(r);
+  return t.toString();
+}
+
+/**
  * boxedTableCli3's output, drawn here: `pisess diff --leaves` draws one such table per leaf, and cli-table3 takes
  * about a millisecond for each (100,000 leaves: minutes). Cells may span lines; a cell with both line breaks and
  * colour codes goes to cli-table3, which carries colours across lines.

@@ -5,8 +5,11 @@ import {
   chooseAlign,
   diffContexts,
   diffPaths,
+  leafPathDiffs,
   lineageOf,
   sidePath,
+  sidePathVia,
+  treeParent,
   type ContextDiff,
   type FileSide,
   type Lineage,
@@ -32,6 +35,11 @@ export interface DiffOptions {
   leaves?: boolean;
   /** Compare the contexts the model saw instead of the paths. */
   context?: boolean;
+  /**
+   * --leaves: keep at most this many divergent entries per side (the counts and stats still cover every entry);
+   * undefined: all of them. The renderers take the same number (DiffLeavesFrame) and say how many more there are.
+   */
+  maxEntries?: number;
   /** How session files are opened (the CLI passes its own, which reads stdin for "-"). */
   open: OpenSession;
   /**
@@ -125,7 +133,7 @@ export async function diffReport(opts: DiffOptions): Promise<Report<DiffData>> {
     if (opts.a !== undefined) throw new ReportError("--leaves takes one file and no entry references");
     const session = await opts.open(opts.file);
     try {
-      return finish(await leavesMode(session, context, cycles, opts.onItem));
+      return finish(await leavesMode(session, context, cycles, opts.onItem, opts.maxEntries));
     } finally {
       session.store.close();
     }
@@ -177,19 +185,42 @@ export async function diffReport(opts: DiffOptions): Promise<Report<DiffData>> {
 }
 
 /** Every leaf against the active path; a leaf whose path runs into a cycle is left out, and named. */
-async function leavesMode(session: Session, context: boolean, cycles: Diagnostic[], onItem: DiffOptions["onItem"]): Promise<DiffData> {
+async function leavesMode(
+  session: Session,
+  context: boolean,
+  cycles: Diagnostic[],
+  onItem: DiffOptions["onItem"],
+  maxEntries: number | undefined,
+): Promise<DiffData> {
   const active = session.defaultLeaf;
   if (!active) throw new ReportError(`${sanitizeLine(session.file)}: the session has no entries`);
-  const base = sidePath(session, active);
+  // One tree for the problems, the leaves and every walk.
+  const tree = buildTree(session);
+  const parentOf = treeParent(session, tree);
+  const base = sidePathVia(session, parentOf, active);
   if (!base.ok) {
     cycles.push(cycleProblem(session.file, base.cycle));
     return { mode: "leaves", file: session.file, active, items: [], differ: false, problems: [], cycles };
   }
+  const problems = [{ file: session.file, diagnostics: sessionProblems(session, tree) }];
   const items: DiffItem[] = [];
   const head = { file: session.file, active };
   const take = onItem ? (item: DiffItem) => onItem(item, head) : (item: DiffItem) => void items.push(item);
   let differ = false;
-  for (const leaf of leafRecs(session).filter((l) => l !== active)) {
+  const leaves = leafRecs(session, tree).filter((l) => l !== active);
+  if (!context) {
+    for (const d of leafPathDiffs(input(session, active), base.path, leaves, parentOf, maxEntries)) {
+      if ("cycle" in d) {
+        cycles.push(cycleProblem(session.file, d.cycle));
+        await take({ kind: "cycle", leaf: d.leaf, cycle: d.cycle.map((c) => c.line) });
+        continue;
+      }
+      differ = differ || !d.diff.same;
+      await take({ kind: "paths", diff: d.diff });
+    }
+    return { mode: "leaves", file: session.file, active, items, differ, problems, cycles };
+  }
+  for (const leaf of leaves) {
     const r = sidePath(session, leaf);
     if (!r.ok) {
       cycles.push(cycleProblem(session.file, r.cycle));
@@ -202,5 +233,5 @@ async function leavesMode(session: Session, context: boolean, cycles: Diagnostic
       await take(item);
     }
   }
-  return { mode: "leaves", file: session.file, active, items, differ, problems: [problemsOf(session)], cycles };
+  return { mode: "leaves", file: session.file, active, items, differ, problems, cycles };
 }

@@ -1,4 +1,7 @@
-import type { Session } from "../model/session.js";
+import { contentText, keep } from "../model/extract.js";
+import { isObject } from "../model/json.js";
+import { readEntry, type Session } from "../model/session.js";
+import type { EntryRec } from "../model/types.js";
 import { forkParent } from "../ops/fork.js";
 import { treeShape } from "../ops/leaves.js";
 import { sessionProblems } from "../ops/problems.js";
@@ -16,6 +19,17 @@ export interface LeavesData {
   leaves: LeafRow[];
 }
 
+/**
+ * The text of a user message as a full load keeps it (EntryRec.text): re-read for a lighter load (the CLI's spend
+ * load reads no previews), one entry per leaf.
+ */
+function promptText(session: Session, rec: EntryRec): string {
+  if (rec.text !== undefined) return rec.text;
+  const m = readEntry(session, rec).message;
+  const t = isObject(m) ? contentText(m.content) : undefined;
+  return t === undefined ? "" : keep(t);
+}
+
 /** `pisess leaves`: every leaf with its depth, last activity, last prompt, labels, own tokens and cost. */
 export async function leavesReport(session: Session, opts: LeavesOptions = {}): Promise<Report<LeavesData>> {
   const tree = buildTree(session);
@@ -28,7 +42,7 @@ export async function leavesReport(session: Session, opts: LeavesOptions = {}): 
     depth: l.depth,
     timestamp: l.lastTimestamp,
     isDefault: l.isDefault,
-    lastUserPrompt: l.lastUser ? { ...refOf(l.lastUser), text: l.lastUser.text ?? "" } : null,
+    lastUserPrompt: l.lastUser ? { ...refOf(l.lastUser), text: promptText(session, l.lastUser) } : null,
     labels: l.labels.map((x) => ({ ...refOf(x.rec), label: x.label })),
     forkPoint: l.forkPoint ? refOf(l.forkPoint) : null,
     cycle: l.cycle,
