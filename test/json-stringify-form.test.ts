@@ -56,6 +56,19 @@ describe("isStringifyForm (lines written as they are by path --json, context --j
     for (const v of values) expect(isStringifyForm(JSON.stringify(v)), JSON.stringify(v).slice(0, 80)).toBe(true);
   });
 
+  it("long strings: the same answers past the first few characters of a run", () => {
+    const run = "abcdefghij".repeat(5);
+    const no = ["\\u0041", "\\/", "\ud83d", "\ude00", "\ude00\ud83d", "\n", "\u0001", "\\u000a", "\\x"].map(
+      (tail) => `{"a":"${run}${tail}${run}"}`,
+    );
+    for (const s of no) {
+      expect(roundTrips(s), s).toBe(false);
+      expect(isStringifyForm(s), s).toBe(false);
+    }
+    const yes = [`${run}"${run}\\${run}\n${run}😀${run}\u0001`, `${run}\u2028${run}é`, run.repeat(40)];
+    for (const v of yes) expect(isStringifyForm(JSON.stringify({ a: v, b: [v] })), v.slice(0, 80)).toBe(true);
+  });
+
   it("decimal fractions: yes exactly where the number prints as written", () => {
     let seed = 11;
     const rand = (n: number): number => {

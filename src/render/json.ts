@@ -221,6 +221,24 @@ function numberEnd(s: string, i: number): number {
 }
 
 /**
+ * Lines at least this long are checked by the native round trip instead of isStringifyForm's scan: the scan goes a
+ * character at a time in JavaScript, and in a short run (a typical session: not yet optimised) a line of long tool
+ * output costs it several times what JSON.parse and JSON.stringify take together.
+ */
+export const NATIVE_CHECK_FROM = 2048;
+
+/**
+ * Where, in a line read to `value`, JSON.stringify's text of `value` stands (null where it does not): that part of
+ * the line can be written for it as it is. For long lines, whose text is found natively (see NATIVE_CHECK_FROM).
+ */
+export function nativeFormSpan(line: string, value: unknown): { start: number; end: number } | null {
+  const text = toJson(value);
+  if (text === undefined) return null;
+  const at = line.indexOf(text);
+  return at < 0 ? null : { start: at, end: at + text.length };
+}
+
+/**
  * Whether `s` is JSON text exactly as JSON.stringify writes the value JSON.parse reads from it, so that
  * `JSON.stringify(JSON.parse(s)) === s` and the text can be written as it is: no white space, strings escaped as
  * JSON.stringify escapes them, numbers as it prints them, no repeated keys, no key starting with a digit (V8 puts

@@ -1,7 +1,7 @@
 import { parseEntry, readEntry, type Session } from "../model/session.js";
 import type { EntryRec } from "../model/types.js";
 import type { Row, ViewNode } from "../ops/view.js";
-import { isStringifyForm, toJson } from "./json.js";
+import { isStringifyForm, NATIVE_CHECK_FROM, toJson } from "./json.js";
 import type { Style } from "./style.js";
 import { lineChunks, treeLines } from "./tree.js";
 
@@ -26,7 +26,8 @@ export interface PathJson {
 export function entryJson(session: Session, rec: EntryRec): string {
   if (typeof session.version === "number" && session.version >= 3) {
     const raw = session.store.rawLine(rec);
-    if (isStringifyForm(raw)) return raw;
+    // A long line costs less parsed and written natively (the same bytes where it was in that form already).
+    if (raw.length < NATIVE_CHECK_FROM && isStringifyForm(raw)) return raw;
     return toJson(parseEntry(session, rec, raw)) as string;
   }
   return toJson(readEntry(session, rec)) as string;

@@ -18,7 +18,7 @@ import { pathTo } from "../ops/path.js";
 import { sessionProblems } from "../ops/problems.js";
 import { buildTree, cycleProblem } from "../ops/tree.js";
 import { checkContextEdits } from "../check/edits.js";
-import { stringifyFormMember, toJson } from "../render/json.js";
+import { NATIVE_CHECK_FROM, nativeFormSpan, stringifyFormMember, toJson } from "../render/json.js";
 import { sanitizeLine } from "../render/sanitize.js";
 import { ReportError, type Report } from "./report.js";
 import { entryRef, isEmptyAtDefault } from "./refs.js";
@@ -131,7 +131,7 @@ function messageLines(
       const o = parseEntry(session, rec, raw);
       const m = o.message;
       if (rec.type === "message" && rec.index < n && m !== null && typeof m === "object") {
-        const span = stringifyFormMember(raw, "message");
+        const span = raw.length < NATIVE_CHECK_FROM ? stringifyFormMember(raw, "message") : nativeFormSpan(raw, m);
         if (span) {
           const mo = m as Record<string, unknown>;
           const standIn = standIns && mo.content !== null && mo.content !== undefined ? messageStandIn(mo) : null;
