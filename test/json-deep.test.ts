@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { stringifyDeep, toJson, toPrettyJson } from "../src/render/json.js";
+import { stringifyDeep, toJson, toPrettyJson, openArrayMember } from "../src/render/json.js";
 import { corpus } from "./helpers.js";
 
 describe("JSON of deeply nested values (render/json.ts)", () => {
@@ -37,5 +37,14 @@ describe("JSON of deeply nested values (render/json.ts)", () => {
     expect(text).toBe(expected);
     expect(toPrettyJson(deep)).toBe(text); // too deep to indent: one line
     expect(toPrettyJson({ a: [1] })).toBe(JSON.stringify({ a: [1] }, null, 2));
+  });
+});
+
+describe("openArrayMember (the opening of every streamed document)", () => {
+  it("reads back as the head with the array last, an empty head included", () => {
+    for (const head of [{}, { file: "a.jsonl" }, { file: "x", leaf: null, n: [1, { "}": "]" }] }]) {
+      const doc = `${openArrayMember(JSON.stringify(head), "items")}1,2]}`;
+      expect(JSON.parse(doc)).toEqual({ ...head, items: [1, 2] });
+    }
   });
 });

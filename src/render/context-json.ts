@@ -1,5 +1,5 @@
 import type { EntryRec } from "../model/types.js";
-import { toJson } from "./json.js";
+import { toJson, openArrayMember } from "./json.js";
 
 /** `entries[i]` of `context --json`: the entry behind messages[i] and, for an edited message, the context_edit. */
 interface ContextEntryRef {
@@ -60,7 +60,7 @@ export function* contextJsonChunks(
     thinkingLevel: ctx.thinkingLevel,
     model: ctx.model,
   });
-  yield `${(head as string).slice(0, -1)},"messages":[`;
+  yield openArrayMember(head as string, "messages");
   let buf = "";
   for (let i = 0; i < messages.length; i++) {
     buf += (i === 0 ? "" : ",") + (json(i) ?? "null");

@@ -9,6 +9,7 @@ import {
   pathDiffObject,
 } from "./diff-json.js";
 import { contextDiffText, type DiffTextOptions, pathDiffText } from "./diff-text.js";
+import { openArrayMember } from "./json.js";
 
 /** One comparison as the diff report gives it (the structure of reports/diff.ts's DiffItem). */
 export type DiffPair = { file?: string; files?: { left: string; right: string }; lineage?: Lineage } & (
@@ -98,7 +99,7 @@ export class DiffLeavesFrame {
     if (this.started || head === undefined) return [];
     this.started = true;
     const { file, active } = head;
-    return this.json ? [`${JSON.stringify({ file, active: { id: active.id ?? null, line: active.line } }).slice(0, -1)},"diffs":[`] : [];
+    return this.json ? [openArrayMember(JSON.stringify({ file, active: { id: active.id ?? null, line: active.line } }), "diffs")] : [];
   }
 
   item(item: DiffPair | DiffCycleItem, head: DiffLeavesHead): string[] {

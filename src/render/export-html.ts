@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import type { EntryRec, Header } from "../model/types.js";
+import { openArrayMember } from "./json.js";
 
 /**
  * What the HTML page embeds: the index (entry records), each entry's line once, and what is per leaf already
@@ -35,7 +36,7 @@ const CHUNK_CHARS = 1 << 20;
 function* payloadJson(payload: HtmlPayloadSource): Generator<string> {
   const { lines, ...rest } = payload;
   // "lines" goes last; the page parses the whole object, so the order of its keys does not matter.
-  let out = `${scriptJson(rest).slice(0, -1)},"lines":[`;
+  let out = openArrayMember(scriptJson(rest), "lines");
   let first = true;
   for (const line of lines) {
     out += first ? scriptJson(line) : `,${scriptJson(line)}`;

@@ -20,6 +20,14 @@ export function toJson(v: unknown): string | undefined {
 }
 
 /**
+ * The opening of a JSON object whose last member is an array written item by item after it (`{"file":…,"key":[`):
+ * `head` is the JSON text of the members before it, as an object. The streamed documents start this way.
+ */
+export function openArrayMember(head: string, key: string): string {
+  return `${head === "{}" ? "{" : `${head.slice(0, -1)},`}${JSON.stringify(key)}:[`;
+}
+
+/**
  * Pretty JSON for reading (2-space indent, as JSON.stringify(v, null, 2)). A value too deep for the native call
  * would take gigabytes of indentation, so it is printed on one line instead: the same value, still valid JSON.
  */

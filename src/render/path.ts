@@ -1,7 +1,7 @@
 import { parseEntry, readEntry, type Session } from "../model/session.js";
 import type { EntryRec } from "../model/types.js";
 import type { Row, ViewNode } from "../ops/view.js";
-import { isStringifyForm, NATIVE_CHECK_FROM, toJson } from "./json.js";
+import { isStringifyForm, NATIVE_CHECK_FROM, toJson, openArrayMember } from "./json.js";
 import type { Style } from "./style.js";
 import { lineChunks, treeLines } from "./tree.js";
 
@@ -44,7 +44,7 @@ export function* pathJsonChunks(
   json: (rec: EntryRec) => string,
   asDocument: boolean,
 ): Generator<string> {
-  if (asDocument) yield `${JSON.stringify({ file, leaf: leaf && { id: leaf.id ?? null, line: leaf.line } }).slice(0, -1)},"entries":[`;
+  if (asDocument) yield openArrayMember(JSON.stringify({ file, leaf: leaf && { id: leaf.id ?? null, line: leaf.line } }), "entries");
   let first = true;
   for (const rec of path) {
     // JSON.stringify's text of the item {line, entry}.

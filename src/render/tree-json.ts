@@ -2,6 +2,7 @@ import type { Session } from "../model/session.js";
 import type { EntryRec } from "../model/types.js";
 import type { FlatNode, FlatTree } from "../ops/tree.js";
 import type { Row, SessionView } from "../ops/view.js";
+import { openArrayMember } from "./json.js";
 
 /** One entry of `tree --json`. Entries refer to each other by line: a line names one physical entry, an id may not. */
 export interface TreeJsonEntry {
@@ -57,7 +58,7 @@ export function* treeJson(session: Session, flat: FlatTree, leaf: EntryRec | nul
     version: session.version,
     leaf: leaf ? { id: leaf.id ?? null, line: leaf.line } : null,
   };
-  let buf = `${JSON.stringify(head).slice(0, -1)},"roots":[`;
+  let buf = openArrayMember(JSON.stringify(head), "roots");
   const { roots, nodes, parents } = flat;
   for (let i = 0; i < roots.length; i++) {
     buf += (i === 0 ? "" : ",") + (roots[i] as FlatNode).rec.line;

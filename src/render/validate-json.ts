@@ -1,6 +1,7 @@
 import type { FileResult, ValidateSummary } from "../check/summary.js";
 import type { Diagnostic } from "../model/types.js";
 import { formatMessage } from "./diagnostics.js";
+import { openArrayMember } from "./json.js";
 
 /** A finding as JSON: fixed key order, optional keys left out. Messages are plain text, not sanitized. */
 function diagJson(d: Diagnostic, withFile: boolean): Record<string, unknown> {
@@ -23,7 +24,7 @@ export function* validateJson(results: readonly FileResult[], summary: ValidateS
     const r = results[i] as FileResult;
     const head: Record<string, unknown> = { file: r.file };
     if (r.ioError !== undefined) head.error = r.ioError;
-    s += `${(i > 0 ? "," : "") + JSON.stringify(head).slice(0, -1)},"diagnostics":[`;
+    s += (i > 0 ? "," : "") + openArrayMember(JSON.stringify(head), "diagnostics");
     for (let j = 0; j < r.diagnostics.length; j++) {
       s += (j > 0 ? "," : "") + JSON.stringify(diagJson(r.diagnostics[j] as Diagnostic, false));
       if (s.length > 1 << 16) {
