@@ -154,6 +154,14 @@ function* coalesced(chunks: Iterable<string>): Generator<string> {
   let size = 0;
   for (const chunk of chunks) {
     if (!chunk) continue;
+    if (chunk.length >= WRITE_SIZE) {
+      // A big chunk goes out as it is: joined, it would be copied only to be written.
+      if (size > 0) yield pending.join("");
+      pending = [];
+      size = 0;
+      yield chunk;
+      continue;
+    }
     pending.push(chunk);
     size += chunk.length;
     if (size >= WRITE_SIZE) {
