@@ -31,13 +31,13 @@ async function tryOpen(file: string, detail: "skeleton" | "full"): Promise<Sessi
   }
 }
 
-/** Every entry of a small file; of a larger one, 30 tips and 30 entries spread over it (a path per leaf is quadratic). */
+/** Every entry of a small file; of a larger one, 12 tips and 12 entries spread over it (a path per leaf is quadratic). */
 function leavesOf(session: Session): string[] {
   const all = session.entries as readonly EntryRec[];
-  if (all.length <= 60) return ["leaf", ...all.map((r) => `@${r.line}`)];
+  if (all.length <= 24) return ["leaf", ...all.map((r) => `@${r.line}`)];
   const parents = new Set(all.map((r) => r.parentId));
-  const tips = all.filter((r) => r.id !== undefined && !parents.has(r.id)).slice(0, 30);
-  const spread = Array.from({ length: 30 }, (_, k) => all[Math.floor(((k + 1) * all.length) / 31)] as EntryRec);
+  const tips = all.filter((r) => r.id !== undefined && !parents.has(r.id)).slice(0, 12);
+  const spread = Array.from({ length: 12 }, (_, k) => all[Math.floor(((k + 1) * all.length) / 13)] as EntryRec);
   return ["leaf", ...[...tips, ...spread].map((r) => `@${r.line}`)];
 }
 
