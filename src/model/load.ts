@@ -20,6 +20,7 @@ import { extractFields } from "./extract.js";
 import { FULL_KEYS, type ScanDetail } from "./fields.js";
 import { isObject } from "./json.js";
 import { skeletonRec } from "./skeleton.js";
+import { entryTime } from "./time.js";
 import { CURRENT_VERSION, KNOWN_ENTRY_TYPES, v1Id, type Session } from "./session.js";
 import type { Diagnostic, EntryRec, EntryStore, Header } from "./types.js";
 
@@ -410,7 +411,7 @@ export function makeRec(o: Record<string, unknown>, raw: Pick<RawLine, "line" | 
     parentId: o.parentId === null ? null : typeof o.parentId === "string" ? o.parentId : undefined,
     type: typeof o.type === "string" ? o.type : "",
     timestamp: o.timestamp,
-    time: new Date(o.timestamp as string).getTime(),
+    time: entryTime(o.timestamp),
   };
   extractFields(rec, o);
   return rec;
