@@ -114,6 +114,9 @@ interface OpenCall {
   answered: boolean;
 }
 
+/** The calls of an entry that opens none (most): shared, never pushed to. */
+const NO_CALLS: OpenCall[] = [];
+
 /**
  * One depth-first walk over the tree (iterative: paths can be a million entries deep), holding the current
  * root→entry path: compaction targets must lie on it, tool results must answer a call on it, and a call that no
@@ -137,7 +140,8 @@ export function checkPaths(session: Session, tree: SessionTree, out: Diagnostic[
         stack.pop();
         continue;
       }
-      frame.calls = [];
+      // Most entries open no tool call: they share one empty list instead of a fresh one each.
+      frame.calls = NO_CALLS;
       if (rec.type === "compaction" && rec.firstKeptEntryId !== undefined) {
         const target = byId.get(rec.firstKeptEntryId);
         // Its own id is how pi 1.6 writes "keep nothing": not a defect.
@@ -156,6 +160,7 @@ export function checkPaths(session: Session, tree: SessionTree, out: Diagnostic[
         const names = rec.toolNames?.length === rec.toolCallIds.length ? rec.toolNames : undefined;
         rec.toolCallIds.forEach((id, i) => {
           const call: OpenCall = { id, name: names?.[i] ?? "?", rec, answered: false };
+          if (frame.calls === NO_CALLS) frame.calls = [];
           (frame.calls as OpenCall[]).push(call);
           const list = open.get(id);
           if (list) list.push(call);
