@@ -199,6 +199,7 @@ export function createIndexer(
   const labels = new Map<string, string>();
   let sessionName: string | undefined;
   let added: EntryRec | undefined;
+  let idRepeated = false;
 
   /** Indexes a record made by either path: role migration, type check, ids (last duplicate wins), labels. */
   const addRec = (rec: EntryRec, line: number): void => {
@@ -209,12 +210,30 @@ export function createIndexer(
       diagnostics.push(diag("unknown-entry-type", file, line, { type: rec.type }, rec.id ? { entryId: rec.id } : {}));
     }
     if (rec.id !== undefined) {
-      const earlier = byId.get(rec.id);
+      // Until an id repeats, one set does: a set that does not grow the map met a duplicate, and the entry it
+      // replaced is the last earlier one with that id. A lookup before each set was a large part of indexing.
+      let earlier: EntryRec | undefined;
+      if (idRepeated) earlier = byId.get(rec.id);
+      const size = byId.size;
+      byId.set(rec.id, rec);
+      if (!idRepeated && byId.size === size) {
+        idRepeated = true;
+        earlier = lastWithId(rec.id, entries.length - 2);
+      }
       if (earlier) {
         diagnostics.push(diag("duplicate-id", file, line, { id: rec.id, firstLine: earlier.line }, { entryId: rec.id }));
       }
-      byId.set(rec.id, rec);
     }
+    addLabel(rec);
+  };
+
+  /** The entry at or before position `from` with this id (there is one: the map held it). */
+  const lastWithId = (id: string, from: number): EntryRec => {
+    for (let i = from; i >= 0; i--) if ((entries[i] as EntryRec).id === id) return entries[i] as EntryRec;
+    throw new Error(`no earlier entry with id ${id}`);
+  };
+
+  const addLabel = (rec: EntryRec): void => {
     // Labels and the name resolve as pi resolves them, in file order.
     if (rec.type === "label" && rec.targetId !== undefined) {
       if (rec.labelText) labels.set(rec.targetId, rec.labelText);
