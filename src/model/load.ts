@@ -17,7 +17,7 @@ import {
 import { FileRangeReader } from "../io/store.js";
 import { diag } from "./codes.js";
 import { extractFields } from "./extract.js";
-import { FULL_KEYS, type ScanDetail } from "./fields.js";
+import { CHECK_TABLES, FULL_KEYS, FULL_TABLES, type FieldTables, type ScanDetail } from "./fields.js";
 import { isObject } from "./json.js";
 import { skeletonRec } from "./skeleton.js";
 import { entryTime } from "./time.js";
@@ -37,9 +37,10 @@ export interface LoadOptions {
    * need (ids, parents, types, roles, timestamps, label and session-info fields, compaction and branch-summary
    * references); previews, usage and tool names are left out. "spend": the skeleton's fields and what spend
    * counting reads (usage objects, the model and provider of assistant messages and usage entries, usage entries'
-   * kind; fields.ts's spend rows). The loader may take faster routes for the last two.
+   * kind; fields.ts's spend rows). The loader may take faster routes for those two. "check": the skeleton's fields and
+   * what validate's checks read (fields.ts's check rows: tool call ids and names), from lines parsed whole.
    */
-  detail?: "full" | ScanDetail;
+  detail?: "full" | ScanDetail | "check";
   /** Use the byte-level pre-pass for long lines (default true); false parses every line whole (for tests). */
   fastScan?: boolean;
   /**
@@ -120,6 +121,7 @@ export async function loadSession(source: Source, options: LoadOptions = {}): Pr
   const skeleton =
     options.detail !== undefined &&
     options.detail !== "full" &&
+    options.detail !== "check" &&
     memory === null &&
     options.fastScan !== false &&
     options.onEntry === undefined;
@@ -182,6 +184,8 @@ export function createIndexer(
   // Condensed long lines are not whole values, which onEntry needs.
   const fast = options.fastScan !== false && options.onEntry === undefined;
   const scanDetail: ScanDetail = options.detail === "spend" ? "spend" : "skeleton";
+  // Lines parsed whole fill every field, but for the check detail, which reads only its own rows.
+  const tables = options.detail === "check" ? CHECK_TABLES : FULL_TABLES;
   let lastProgressAt = started + PROGRESS_AFTER_MS - PROGRESS_EVERY_MS;
 
   const progress = (offset: number): void => {
@@ -359,7 +363,7 @@ export function createIndexer(
       version = typeof value.id === "string" ? CURRENT_VERSION : 1;
     }
     memory?.put(raw.line, text);
-    const rec = makeRec(value, raw, entries.length);
+    const rec = makeRec(value, raw, entries.length, tables);
     // Only v1 migration looks entries up by line (the version is settled by the first parsed line).
     if ((version as unknown as number) < 2) entryByLine.set(raw.line, rec);
     if ((version as unknown as number) < 2) {
@@ -420,7 +424,12 @@ export function createIndexer(
 }
 
 /** The full index record of a parsed entry (before migration). Exported for tests. */
-export function makeRec(o: Record<string, unknown>, raw: Pick<RawLine, "line" | "offset" | "length">, index: number): EntryRec {
+export function makeRec(
+  o: Record<string, unknown>,
+  raw: Pick<RawLine, "line" | "offset" | "length">,
+  index: number,
+  tables: FieldTables = FULL_TABLES,
+): EntryRec {
   const rec: EntryRec = {
     index,
     line: raw.line,
@@ -432,6 +441,6 @@ export function makeRec(o: Record<string, unknown>, raw: Pick<RawLine, "line" | 
     timestamp: o.timestamp,
     time: entryTime(o.timestamp),
   };
-  extractFields(rec, o);
+  extractFields(rec, o, tables);
   return rec;
 }
