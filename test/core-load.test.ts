@@ -1,4 +1,8 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Readable } from "node:stream";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { loadSession } from "../src/model/load.js";
 import { readEntry } from "../src/model/session.js";
@@ -6,6 +10,13 @@ import { fixture } from "./helpers.js";
 
 const load = (name: string) => loadSession({ kind: "file", path: fixture("tree", name) });
 const fromText = (text: string) => loadSession({ kind: "stream", name: "-", stream: Readable.from([Buffer.from(text)]) });
+const tempDir = mkdtempSync(join(tmpdir(), "pisess-load-"));
+let temps = 0;
+const tempFile = async (text: string) => {
+  const p = join(tempDir, `${temps++}.jsonl`);
+  writeFileSync(p, text);
+  return p;
+};
 const codes = (s: { diagnostics: { code: string; line: number | null }[] }) => s.diagnostics.map((d) => `${d.code}@${d.line}`);
 
 describe("loader", () => {
@@ -106,6 +117,36 @@ describe("loader", () => {
     expect(dups.map((d) => d.line)).toEqual([8, 9]);
     expect(s.byId.get("d0000007")?.line).toBe(9);
     expect(codes(s)).toContain("duplicate-id@9");
+  });
+
+  it("duplicate ids: each repeat names the line of the id's previous entry, however often ids repeat", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.constantFrom("a0000001", "b0000002", "c0000003", "d0000004", "e0000005"), { maxLength: 30 }),
+        async (ids) => {
+          const header = '{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/"}';
+          const lines = ids.map((id, i) =>
+            JSON.stringify({ type: "label", id, parentId: null, timestamp: "2025-01-01T00:00:00.000Z", targetId: "x", label: `l${i}` }),
+          );
+          const text = `${[header, ...lines].join("\n")}\n`;
+          // Entry i is on line i + 2; a repeat names where its id was last seen.
+          const expected: string[] = [];
+          const last = new Map<string, number>();
+          ids.forEach((id, i) => {
+            const seen = last.get(id);
+            if (seen !== undefined) expected.push(`${i + 2}:${id}:${seen}`);
+            last.set(id, i + 2);
+          });
+          for (const s of [await fromText(text), await loadSession({ kind: "file", path: await tempFile(text) })]) {
+            const found = s.diagnostics.filter((d) => d.code === "duplicate-id").map((d) => `${d.line}:${d.args.id}:${d.args.firstLine}`);
+            expect(found).toEqual(expected);
+            expect(s.byId.size).toBe(last.size);
+            for (const [id, line] of last) expect(s.byId.get(id)?.line).toBe(line);
+          }
+        },
+      ),
+      { numRuns: 100 },
+    );
   });
 
   it("stdin: entries are read back from memory", async () => {

@@ -1,10 +1,13 @@
-import { readdirSync, statSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { checkSession, contentChecks } from "../src/check/validate.js";
 import { openSession } from "../src/reports/open.js";
 import { validateReport } from "../src/reports/validate.js";
+import { checkFieldsOf } from "../src/model/fields.js";
 import { fixture } from "./helpers.js";
+import { rng } from "./fuzz/rng.js";
 
 // validate runs its per-entry content checks inside the load (LoadOptions.onEntry), on the value the loader parsed,
 // instead of reading and parsing every line again. Both routes must find exactly the same.
@@ -46,5 +49,74 @@ describe("validate's content checks during the load", () => {
     const hooked = await validateReport({ inputs: [file], open: (f, o) => openSession(f, o) });
     expect(plain.data.results[0]?.diagnostics.some((d) => d.code === "schema-violation")).toBe(true);
     expect(plain.data.results).toEqual(hooked.data.results);
+  });
+
+  it("find on the check detail's index what they find on the full index, on every fixture, strict or not", async () => {
+    for (const strict of [false, true]) {
+      for (const file of FILES) {
+        const full = checkSession(await openSession(file), { strict });
+        const checked = contentChecks({ strict });
+        const light = await openSession(file, { onEntry: checked.onEntry, detail: "check" });
+        expect(checkSession(light, { strict, checked }), `${file} strict=${strict}`).toEqual(full);
+      }
+    }
+  });
+
+  it("find on the check detail's index what they find on the full index, on seeded mutations of the corpus", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "pisess-check-detail-"));
+    const corpus = FILES.filter((f) => /[\\/]corpus[\\/]gen/.test(f));
+    expect(corpus.length).toBeGreaterThan(3);
+    let n = 0;
+    for (let seed = 1; seed <= 60; seed++) {
+      const next = rng(seed);
+      const pick = <T>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)] as T;
+      const lines = readFileSync(pick(corpus), "utf8").split("\n");
+      const ids = lines.map((l) => /"id":"([^"]*)"/.exec(l)?.[1]).filter((x): x is string => x !== undefined);
+      // Edits that move links and tool calls, the fields the check detail keeps: a repeated line, a dropped line,
+      // a parent or a tool call id pointing elsewhere, two lines swapped.
+      for (let k = 0; k < 4; k++) {
+        const i = 1 + Math.floor(next() * Math.max(1, lines.length - 2));
+        const line = lines[i] ?? "";
+        switch (Math.floor(next() * 5)) {
+          case 0:
+            lines.splice(i, 0, line);
+            break;
+          case 1:
+            lines.splice(i, 1);
+            break;
+          case 2:
+            lines[i] = line.replace(/"parentId":"[^"]*"/, `"parentId":"${pick(ids)}"`);
+            break;
+          case 3:
+            lines[i] = line.replace(/"(toolCallId|id)":"(call[^"]*|toolu[^"]*)"/, `"$1":"${pick(ids)}"`);
+            break;
+          default: {
+            const j = 1 + Math.floor(next() * Math.max(1, lines.length - 2));
+            lines[i] = lines[j] ?? "";
+            lines[j] = line;
+          }
+        }
+      }
+      const file = join(dir, `m${seed}.jsonl`);
+      writeFileSync(file, lines.join("\n"));
+      const full = checkSession(await openSession(file), {});
+      const checked = contentChecks({});
+      const light = await openSession(file, { onEntry: checked.onEntry, detail: "check" });
+      expect(checkSession(light, { checked }), file).toEqual(full);
+      n += full.length;
+    }
+    expect(n).toBeGreaterThan(0);
+  });
+
+  it("the check detail fills its fields as the full load does", async () => {
+    for (const file of FILES) {
+      const full = await openSession(file);
+      const light = await openSession(file, { onEntry: () => {}, detail: "check" });
+      expect(light.entries.length, file).toBe(full.entries.length);
+      full.entries.forEach((f, i) => {
+        const l = light.entries[i] as typeof f;
+        for (const k of checkFieldsOf(f.type, f.role)) expect(l[k], `${file}:${f.line} ${k}`).toEqual(f[k]);
+      });
+    }
   });
 });

@@ -41,7 +41,13 @@ function estimateOn(session: Session, path: EntryRec[]): number {
  */
 export function checkCompactions(session: Session, tree: SessionTree, out: Diagnostic[]): void {
   let withId = 0;
-  for (const rec of session.entries) if (rec.id !== undefined) withId++;
+  let compactions = 0;
+  for (const rec of session.entries) {
+    if (rec.id !== undefined) withId++;
+    if (rec.type === "compaction") compactions++;
+  }
+  // No compaction, nothing to check: the tree walk below would only cost time and memory on a long session.
+  if (compactions === 0) return;
   const a = withId === session.byId.size ? ancestry(session, tree) : null;
   for (const rec of session.entries) {
     if (rec.type !== "compaction" || tree.inCycle[rec.index]) continue;

@@ -190,6 +190,11 @@ export function checkHeader(session: Session, opts: ContentOptions, out: Diagnos
   }
 }
 
+/** A finding's entry id, made only when there is a finding (most entries have none). */
+function entryExtra(rec: EntryRec): { entryId?: string } {
+  return rec.id === undefined ? {} : { entryId: rec.id };
+}
+
 /** The per-entry checks of one entry: its record, its whole parsed value and its text. */
 export type EntryCheck = (rec: EntryRec, o: Record<string, unknown>, raw: string, at: { file: string; version: number }) => void;
 
@@ -197,7 +202,6 @@ export type EntryCheck = (rec: EntryRec, o: Record<string, unknown>, raw: string
 export function entryChecker(opts: ContentOptions, out: Diagnostic[]): EntryCheck {
   const cat = loadCatalogue();
   return (rec, o, raw, { file, version }) => {
-    const extra = rec.id === undefined ? {} : { entryId: rec.id };
     const noMessage = rec.type === "message" && !isObject(o.message);
     if (noMessage) out.push(messageMissing(file, rec, o.message));
     if (!cat.entry(o)) {
@@ -205,7 +209,8 @@ export function entryChecker(opts: ContentOptions, out: Diagnostic[]): EntryChec
       schemaDiags(out, file, rec.line, errors, rec.id);
     }
     if (SURROGATE_ESCAPE.test(raw)) {
-      for (const [path, esc] of findLoneSurrogates(o)) out.push(diag("lone-surrogate", file, rec.line, { path, escape: esc }, extra));
+      for (const [path, esc] of findLoneSurrogates(o))
+        out.push(diag("lone-surrogate", file, rec.line, { path, escape: esc }, entryExtra(rec)));
     }
     if (rec.type === "message" && isObject(o.message)) {
       const m = o.message;
@@ -213,12 +218,12 @@ export function entryChecker(opts: ContentOptions, out: Diagnostic[]): EntryChec
         out.push(unknownRole(file, rec, m.role));
       }
       if (m.role === "assistant") {
-        for (const p of usageProblems(m.usage)) out.push(diag("usage-inconsistent", file, rec.line, p, extra));
+        for (const p of usageProblems(m.usage)) out.push(diag("usage-inconsistent", file, rec.line, p, entryExtra(rec)));
       }
     }
     if (opts.strict) {
       for (const [path, key, schema] of entryUnknownKeys(cat, o, version)) {
-        out.push(diag("unknown-key", file, rec.line, { key, path, schema }, extra));
+        out.push(diag("unknown-key", file, rec.line, { key, path, schema }, entryExtra(rec)));
       }
     }
   };

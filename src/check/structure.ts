@@ -114,6 +114,9 @@ interface OpenCall {
   answered: boolean;
 }
 
+/** The calls of an entry that opens none (most): shared, never pushed to. */
+const NO_CALLS: OpenCall[] = [];
+
 /**
  * One depth-first walk over the tree (iterative: paths can be a million entries deep), holding the current
  * root→entry path: compaction targets must lie on it, tool results must answer a call on it, and a call that no
@@ -125,19 +128,28 @@ export function checkPaths(session: Session, tree: SessionTree, out: Diagnostic[
   const onPath = new Uint8Array(session.entries.length);
   const open = new Map<string, OpenCall[]>();
   const unanswered: Diagnostic[] = [];
-  type Frame = { node: TreeNode; calls: OpenCall[] | null };
-  const stack: Frame[] = [];
-  for (let i = tree.roots.length - 1; i >= 0; i--) stack.push({ node: tree.roots[i] as TreeNode, calls: null });
+  // The walk's stack as two parallel arrays (node, and the calls it opened: null until entered), not an object per
+  // entry.
+  const stack: TreeNode[] = [];
+  const stackCalls: (OpenCall[] | null)[] = [];
+  for (let i = tree.roots.length - 1; i >= 0; i--) {
+    stack.push(tree.roots[i] as TreeNode);
+    stackCalls.push(null);
+  }
   while (stack.length > 0) {
-    const frame = stack[stack.length - 1] as Frame;
-    const rec = frame.node.rec;
-    if (frame.calls === null) {
+    const top = stack.length - 1;
+    const node = stack[top] as TreeNode;
+    const rec = node.rec;
+    let calls = stackCalls[top] as OpenCall[] | null;
+    if (calls === null) {
       // Entering.
       if (tree.inCycle[rec.index]) {
         stack.pop();
+        stackCalls.pop();
         continue;
       }
-      frame.calls = [];
+      // Most entries open no tool call: they share one empty list instead of a fresh one each.
+      calls = NO_CALLS;
       if (rec.type === "compaction" && rec.firstKeptEntryId !== undefined) {
         const target = byId.get(rec.firstKeptEntryId);
         // Its own id is how pi 1.6 writes "keep nothing": not a defect.
@@ -147,29 +159,36 @@ export function checkPaths(session: Session, tree: SessionTree, out: Diagnostic[
       }
       onPath[rec.index] = 1;
       if (rec.type === "message" && rec.role === "toolResult" && rec.toolCallId !== undefined) {
-        const calls = open.get(rec.toolCallId);
-        const call = calls?.[calls.length - 1];
+        const waiting = open.get(rec.toolCallId);
+        const call = waiting?.[waiting.length - 1];
         if (call) call.answered = true;
         else out.push(toolResultOrphan(file, rec, rec.toolCallId, rec.toolName ?? null));
       }
       if (rec.type === "message" && rec.role === "assistant" && rec.toolCallIds) {
         const names = rec.toolNames?.length === rec.toolCallIds.length ? rec.toolNames : undefined;
+        const opened: OpenCall[] = [];
         rec.toolCallIds.forEach((id, i) => {
           const call: OpenCall = { id, name: names?.[i] ?? "?", rec, answered: false };
-          (frame.calls as OpenCall[]).push(call);
+          opened.push(call);
           const list = open.get(id);
           if (list) list.push(call);
           else open.set(id, [call]);
         });
+        if (opened.length > 0) calls = opened;
       }
-      const kids = frame.node.children;
-      for (let i = kids.length - 1; i >= 0; i--) stack.push({ node: kids[i] as TreeNode, calls: null });
+      stackCalls[top] = calls;
+      const kids = node.children;
+      for (let i = kids.length - 1; i >= 0; i--) {
+        stack.push(kids[i] as TreeNode);
+        stackCalls.push(null);
+      }
       continue;
     }
     // Leaving: every child is done.
     stack.pop();
+    stackCalls.pop();
     onPath[rec.index] = 0;
-    for (const call of frame.calls) {
+    for (const call of calls) {
       const list = open.get(call.id) as OpenCall[];
       list.pop();
       if (list.length === 0) open.delete(call.id);

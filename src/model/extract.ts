@@ -1,4 +1,4 @@
-import { ENTRY_FIELDS, type FieldRule, MESSAGE_COMMON, MESSAGE_FIELDS, OTHER_ROLE_FIELDS } from "./fields.js";
+import { type FieldRule, type FieldTables, FULL_TABLES } from "./fields.js";
 import { isObject, type Obj } from "./json.js";
 import type { EntryRec, Usage } from "./types.js";
 
@@ -74,7 +74,7 @@ export function usageOf(u: unknown): Usage | undefined {
 }
 
 /** Sets one field from a key's value, as its rule says. */
-function readInto(rec: EntryRec, r: FieldRule, v: unknown): void {
+function readInto(rec: EntryRec, r: FieldRule, v: unknown, t: FieldTables): void {
   // The rule's type ties `field` to what its reader yields.
   const out = rec as unknown as Record<string, unknown>;
   switch (r.read) {
@@ -131,19 +131,19 @@ function readInto(rec: EntryRec, r: FieldRule, v: unknown): void {
       // pi passes on any message that is there and not null (an object or not); the fields come from an object.
       out[r.field] = v !== undefined && v !== null;
       if (isObject(v)) {
-        readAll(rec, MESSAGE_COMMON, v);
-        readAll(rec, (rec.role === undefined ? undefined : MESSAGE_FIELDS.get(rec.role)) ?? OTHER_ROLE_FIELDS, v);
+        readAll(rec, t.common, v, t);
+        readAll(rec, (rec.role === undefined ? undefined : t.message.get(rec.role)) ?? t.otherRole, v, t);
       }
       break;
   }
 }
 
-function readAll(rec: EntryRec, rules: readonly FieldRule[], o: Obj): void {
-  for (const r of rules) readInto(rec, r, o[r.key]);
+function readAll(rec: EntryRec, rules: readonly FieldRule[], o: Obj, t: FieldTables): void {
+  for (const r of rules) readInto(rec, r, o[r.key], t);
 }
 
-/** Fills the type-specific fields of the index record from the parsed entry (fields.ts says which). */
-export function extractFields(rec: EntryRec, o: Obj): void {
-  const rules = ENTRY_FIELDS.get(rec.type);
-  if (rules !== undefined) readAll(rec, rules, o);
+/** Fills the type-specific fields of the index record from the parsed entry (fields.ts says which; `t`: whose rules). */
+export function extractFields(rec: EntryRec, o: Obj, t: FieldTables = FULL_TABLES): void {
+  const rules = t.entry.get(rec.type);
+  if (rules !== undefined) readAll(rec, rules, o, t);
 }

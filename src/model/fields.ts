@@ -49,7 +49,8 @@ type FieldFor<T> = { [K in keyof EntryRec]-?: [T] extends [Exclude<EntryRec[K], 
 /**
  * One row: `key` of the entry (or of its message) feeds `field`, read by `read`. `skeleton`: the skeleton load reads
  * it too; `spend`: the spend load (what `pisess usage` needs: totals.ts's spendOf and spendModels) reads it too, on
- * top of the skeleton rows.
+ * top of the skeleton rows; `check`: the check load (what validate's checks read of the index: src/check and the
+ * ops it calls) reads it too, on top of the skeleton rows.
  */
 export type FieldRule = {
   [R in Read]: {
@@ -58,6 +59,7 @@ export type FieldRule = {
     read: R;
     skeleton?: R extends SkeletonRead ? true : never;
     spend?: R extends SpendRead ? true : never;
+    check?: true;
   };
 }[Read];
 
@@ -112,8 +114,8 @@ const custom: readonly FieldRule[] = [{ key: "customType", field: "customType", 
 const MESSAGE_TABLE: Record<string, readonly FieldRule[]> = {
   assistant: [
     { key: "content", field: "hasText", read: "hasText" },
-    { key: "content", field: "toolNames", read: "toolNames" },
-    { key: "content", field: "toolCallIds", read: "toolCallIds" },
+    { key: "content", field: "toolNames", read: "toolNames", check: true },
+    { key: "content", field: "toolCallIds", read: "toolCallIds", check: true },
     { key: "provider", field: "provider", read: "string", spend: true },
     { key: "model", field: "model", read: "string", spend: true },
     { key: "stopReason", field: "stopReason", read: "string" },
@@ -122,8 +124,8 @@ const MESSAGE_TABLE: Record<string, readonly FieldRule[]> = {
     text,
   ],
   toolResult: [
-    { key: "toolCallId", field: "toolCallId", read: "string" },
-    { key: "toolName", field: "toolName", read: "string" },
+    { key: "toolCallId", field: "toolCallId", read: "string", check: true },
+    { key: "toolName", field: "toolName", read: "string", check: true },
     { key: "isError", field: "isError", read: "true" },
     // Nested model work done by the tool (pi 1.6): pi counts it in the session's spend.
     usage,
@@ -139,6 +141,49 @@ const MESSAGE_TABLE: Record<string, readonly FieldRule[]> = {
 export const ENTRY_FIELDS: ReadonlyMap<string, readonly FieldRule[]> = new Map(Object.entries(ENTRY_TABLE));
 export const MESSAGE_FIELDS: ReadonlyMap<string, readonly FieldRule[]> = new Map(Object.entries(MESSAGE_TABLE));
 export const OTHER_ROLE_FIELDS = MESSAGE_TABLE["*"] as readonly FieldRule[];
+
+/** The rules one load reads: per entry type, every message's, per role, and any other role's. */
+export interface FieldTables {
+  entry: ReadonlyMap<string, readonly FieldRule[]>;
+  common: readonly FieldRule[];
+  message: ReadonlyMap<string, readonly FieldRule[]>;
+  otherRole: readonly FieldRule[];
+}
+
+export const FULL_TABLES: FieldTables = {
+  entry: ENTRY_FIELDS,
+  common: MESSAGE_COMMON,
+  message: MESSAGE_FIELDS,
+  otherRole: OTHER_ROLE_FIELDS,
+};
+
+const inCheck = (rules: readonly FieldRule[]): readonly FieldRule[] => rules.filter((r) => r.skeleton === true || r.check === true);
+const checkMap = (m: ReadonlyMap<string, readonly FieldRule[]>) => new Map([...m].map(([k, v]) => [k, inCheck(v)]));
+
+/**
+ * The check load's rules (`detail: "check"`): the skeleton's and the rows marked `check`. The lines are parsed
+ * whole (validate's per-entry checks need the values), so these are read from the parsed value, not the bytes; what
+ * is left out (previews, usage, models) is what validate's checks never read of the index.
+ */
+export const CHECK_TABLES: FieldTables = {
+  entry: checkMap(ENTRY_FIELDS),
+  common: inCheck(MESSAGE_COMMON),
+  message: checkMap(MESSAGE_FIELDS),
+  otherRole: inCheck(OTHER_ROLE_FIELDS),
+};
+
+/**
+ * The EntryRec fields a check load fills exactly as a full load does, for an entry of `type` (and, for a message,
+ * of `role`): the skeleton's, plus the table's check rows.
+ */
+export function checkFieldsOf(type: string, role?: string): (keyof EntryRec)[] {
+  const out = skeletonFieldsOf(type);
+  for (const r of ENTRY_FIELDS.get(type) ?? []) {
+    if (r.read === "message" && role !== undefined)
+      for (const m of MESSAGE_FIELDS.get(role) ?? OTHER_ROLE_FIELDS) if (m.check === true) out.push(m.field);
+  }
+  return [...new Set(out)];
+}
 
 /** The key the message rules read inside: that of the (one) `message` reader. */
 export const MESSAGE_KEY = (

@@ -17,9 +17,10 @@ import {
 import { FileRangeReader } from "../io/store.js";
 import { diag } from "./codes.js";
 import { extractFields } from "./extract.js";
-import { FULL_KEYS, type ScanDetail } from "./fields.js";
+import { CHECK_TABLES, FULL_KEYS, FULL_TABLES, type FieldTables, type ScanDetail } from "./fields.js";
 import { isObject } from "./json.js";
 import { skeletonRec } from "./skeleton.js";
+import { entryTime } from "./time.js";
 import { CURRENT_VERSION, KNOWN_ENTRY_TYPES, v1Id, type Session } from "./session.js";
 import type { Diagnostic, EntryRec, EntryStore, Header } from "./types.js";
 
@@ -36,9 +37,10 @@ export interface LoadOptions {
    * need (ids, parents, types, roles, timestamps, label and session-info fields, compaction and branch-summary
    * references); previews, usage and tool names are left out. "spend": the skeleton's fields and what spend
    * counting reads (usage objects, the model and provider of assistant messages and usage entries, usage entries'
-   * kind; fields.ts's spend rows). The loader may take faster routes for the last two.
+   * kind; fields.ts's spend rows). The loader may take faster routes for those two. "check": the skeleton's fields and
+   * what validate's checks read (fields.ts's check rows: tool call ids and names), from lines parsed whole.
    */
-  detail?: "full" | ScanDetail;
+  detail?: "full" | ScanDetail | "check";
   /** Use the byte-level pre-pass for long lines (default true); false parses every line whole (for tests). */
   fastScan?: boolean;
   /**
@@ -119,6 +121,7 @@ export async function loadSession(source: Source, options: LoadOptions = {}): Pr
   const skeleton =
     options.detail !== undefined &&
     options.detail !== "full" &&
+    options.detail !== "check" &&
     memory === null &&
     options.fastScan !== false &&
     options.onEntry === undefined;
@@ -181,6 +184,8 @@ export function createIndexer(
   // Condensed long lines are not whole values, which onEntry needs.
   const fast = options.fastScan !== false && options.onEntry === undefined;
   const scanDetail: ScanDetail = options.detail === "spend" ? "spend" : "skeleton";
+  // Lines parsed whole fill every field, but for the check detail, which reads only its own rows.
+  const tables = options.detail === "check" ? CHECK_TABLES : FULL_TABLES;
   let lastProgressAt = started + PROGRESS_AFTER_MS - PROGRESS_EVERY_MS;
 
   const progress = (offset: number): void => {
@@ -198,6 +203,7 @@ export function createIndexer(
   const labels = new Map<string, string>();
   let sessionName: string | undefined;
   let added: EntryRec | undefined;
+  let idRepeated = false;
 
   /** Indexes a record made by either path: role migration, type check, ids (last duplicate wins), labels. */
   const addRec = (rec: EntryRec, line: number): void => {
@@ -208,12 +214,30 @@ export function createIndexer(
       diagnostics.push(diag("unknown-entry-type", file, line, { type: rec.type }, rec.id ? { entryId: rec.id } : {}));
     }
     if (rec.id !== undefined) {
-      const earlier = byId.get(rec.id);
+      // Until an id repeats, one set does: a set that does not grow the map met a duplicate, and the entry it
+      // replaced is the last earlier one with that id. A lookup before each set was a large part of indexing.
+      let earlier: EntryRec | undefined;
+      if (idRepeated) earlier = byId.get(rec.id);
+      const size = byId.size;
+      byId.set(rec.id, rec);
+      if (!idRepeated && byId.size === size) {
+        idRepeated = true;
+        earlier = lastWithId(rec.id, entries.length - 2);
+      }
       if (earlier) {
         diagnostics.push(diag("duplicate-id", file, line, { id: rec.id, firstLine: earlier.line }, { entryId: rec.id }));
       }
-      byId.set(rec.id, rec);
     }
+    addLabel(rec);
+  };
+
+  /** The entry at or before position `from` with this id (there is one: the map held it). */
+  const lastWithId = (id: string, from: number): EntryRec => {
+    for (let i = from; i >= 0; i--) if ((entries[i] as EntryRec).id === id) return entries[i] as EntryRec;
+    throw new Error(`no earlier entry with id ${id}`);
+  };
+
+  const addLabel = (rec: EntryRec): void => {
     // Labels and the name resolve as pi resolves them, in file order.
     if (rec.type === "label" && rec.targetId !== undefined) {
       if (rec.labelText) labels.set(rec.targetId, rec.labelText);
@@ -339,7 +363,7 @@ export function createIndexer(
       version = typeof value.id === "string" ? CURRENT_VERSION : 1;
     }
     memory?.put(raw.line, text);
-    const rec = makeRec(value, raw, entries.length);
+    const rec = makeRec(value, raw, entries.length, tables);
     // Only v1 migration looks entries up by line (the version is settled by the first parsed line).
     if ((version as unknown as number) < 2) entryByLine.set(raw.line, rec);
     if ((version as unknown as number) < 2) {
@@ -400,7 +424,12 @@ export function createIndexer(
 }
 
 /** The full index record of a parsed entry (before migration). Exported for tests. */
-export function makeRec(o: Record<string, unknown>, raw: Pick<RawLine, "line" | "offset" | "length">, index: number): EntryRec {
+export function makeRec(
+  o: Record<string, unknown>,
+  raw: Pick<RawLine, "line" | "offset" | "length">,
+  index: number,
+  tables: FieldTables = FULL_TABLES,
+): EntryRec {
   const rec: EntryRec = {
     index,
     line: raw.line,
@@ -410,8 +439,8 @@ export function makeRec(o: Record<string, unknown>, raw: Pick<RawLine, "line" | 
     parentId: o.parentId === null ? null : typeof o.parentId === "string" ? o.parentId : undefined,
     type: typeof o.type === "string" ? o.type : "",
     timestamp: o.timestamp,
-    time: new Date(o.timestamp as string).getTime(),
+    time: entryTime(o.timestamp),
   };
-  extractFields(rec, o);
+  extractFields(rec, o, tables);
   return rec;
 }

@@ -66,7 +66,9 @@ export async function validateReport(opts: ValidateOptions): Promise<Report<Vali
     // The per-entry checks run on each entry as the loader parses it: every line is parsed once, not twice.
     const checked = contentChecks({ strict: opts.strict === true });
     try {
-      session = await opts.open(input.name, { onEntry: checked.onEntry });
+      // The checks read only the check detail's fields of the index (ids, links, roles, tool calls): no previews or
+      // usage are kept for a million entries.
+      session = await opts.open(input.name, { onEntry: checked.onEntry, detail: "check" });
     } catch (err) {
       if (!(err instanceof ReportError)) throw err;
       const reason = err.message.startsWith(`${name}: `) ? err.message.slice(name.length + 2) : err.message;
