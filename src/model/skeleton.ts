@@ -21,7 +21,6 @@ import {
   slotStartsWith,
   slotStr,
   slotString,
-  slotTime,
   slotValue,
 } from "../io/scan/index.js";
 import { keep, num, USAGE_COST, USAGE_MEMBERS, usageOf } from "./extract.js";
@@ -39,6 +38,7 @@ import {
 } from "./fields.js";
 import { KNOWN_ENTRY_TYPES } from "./session.js";
 import type { EntryRec, Usage } from "./types.js";
+import { entryTime } from "./time.js";
 
 const QUOTE = 0x22;
 const OPEN_BRACE = 0x7b;
@@ -216,7 +216,7 @@ export function skeletonRec(
     parentId,
     type,
     timestamp,
-    time: typeof timestamp === "string" ? slotTime(S_TS, timestamp) : new Date(timestamp as string).getTime(),
+    time: entryTime(timestamp),
   };
   const rules = p.byType.get(type);
   if (rules !== undefined) readSlots(rec, rules, p);

@@ -1,8 +1,8 @@
 /**
  * `new Date(ts).getTime()`, as pi sorts entries: computed directly for the form pi writes, YYYY-MM-DDTHH:MM:SS.sssZ,
  * within ranges where that is plainly the same (years 1000-9999, days 1-28); anything else goes to Date. The
- * Date constructor's string parser is a large part of indexing a long session; the byte scanner's slotTime
- * (io/scan/skeleton.ts) takes the same route for the lines it reads.
+ * Date constructor's string parser is a large part of indexing a long session. Every entry time goes through here:
+ * the loaders' and the context's.
  */
 export function entryTime(ts: unknown): number {
   if (typeof ts !== "string" || ts.length !== 24) return new Date(ts as string).getTime();

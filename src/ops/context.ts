@@ -4,13 +4,9 @@ import { BLOCK_ONLY_ROLES, EDITABLE_ROLES, KNOWN_ROLES } from "../model/roles.js
 import type { Diagnostic, EntryRec } from "../model/types.js";
 import { stampedMarks } from "./marks.js";
 import { firstKeptProblem, messageMissing, toolCallUnanswered, toolResultOrphan, unknownRole } from "./problems.js";
+import { entryTime } from "../model/time.js";
 
 const contextMarks = stampedMarks();
-
-/** pi's `new Date(entry.timestamp).getTime()`, with the Date constructor's own coercions (null → 0, junk → NaN). */
-function entryTime(ts: unknown): number {
-  return new Date(ts as string | number).getTime();
-}
 
 /** What became of a `context_edit` on the path, in the words of pi 1.6.0's own projection. */
 type EditStatus =

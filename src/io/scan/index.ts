@@ -33,7 +33,6 @@ export {
   slotStartsWith,
   slotStr,
   slotString,
-  slotTime,
   slotValue,
   type SkeletonKeys,
 } from "./skeleton.js";

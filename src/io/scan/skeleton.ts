@@ -559,42 +559,6 @@ export function slotNamed(s: number, list: Names): string {
   return decodeString(b, s);
 }
 
-/**
- * `new Date(ts).getTime()` for `ts`, the string in `slot`: computed directly for the form pi writes,
- * YYYY-MM-DDTHH:MM:SS.sssZ, within ranges where that is plainly the same (years 1000-9999, days 1-28); else Date.
- */
-export function slotTime(slot: number, ts: string): number {
-  const b = line;
-  const from = (spanStart[slot] as number) + 1;
-  if ((spanEnd[slot] as number) - 1 - from !== 24) return new Date(ts).getTime();
-  if (
-    b[from + 4] !== 0x2d ||
-    b[from + 7] !== 0x2d ||
-    b[from + 10] !== 0x54 ||
-    b[from + 13] !== 0x3a ||
-    b[from + 16] !== 0x3a ||
-    b[from + 19] !== 0x2e ||
-    b[from + 23] !== 0x5a
-  ) {
-    return new Date(ts).getTime();
-  }
-  let bad = 0;
-  const dig = (i: number): number => {
-    const d = (b[from + i] as number) - 0x30;
-    if (d < 0 || d > 9) bad = 1;
-    return d;
-  };
-  const y = dig(0) * 1000 + dig(1) * 100 + dig(2) * 10 + dig(3);
-  const mo = dig(5) * 10 + dig(6);
-  const d = dig(8) * 10 + dig(9);
-  const h = dig(11) * 10 + dig(12);
-  const mi = dig(14) * 10 + dig(15);
-  const s = dig(17) * 10 + dig(18);
-  const ms = dig(20) * 100 + dig(21) * 10 + dig(22);
-  if (bad !== 0 || y < 1000 || mo < 1 || mo > 12 || d < 1 || d > 28 || h > 23 || mi > 59 || s > 59) return new Date(ts).getTime();
-  return Date.UTC(y, mo - 1, d, h, mi, s, ms);
-}
-
 /** `!value` for the value in slot s, without decoding a long string. */
 export function slotFalsy(s: number): boolean {
   const b = line;
