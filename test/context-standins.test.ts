@@ -1,4 +1,3 @@
-import { readdirSync } from "node:fs";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Session } from "../src/model/session.js";
@@ -6,7 +5,7 @@ import type { EntryRec } from "../src/model/types.js";
 import { contextJsonChunks } from "../src/render/context-json.js";
 import { contextReport } from "../src/reports/context.js";
 import { openSession } from "../src/reports/open.js";
-import { ROOT } from "./helpers.js";
+import { ROOT, sessionFiles } from "./helpers.js";
 
 /**
  * `context --json` holds stand-ins for messages it writes from their lines (contextReport's `jsonOnly`). They must
@@ -15,13 +14,7 @@ import { ROOT } from "./helpers.js";
  * the problems reported with them.
  */
 
-function jsonlFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((d) =>
-    d.isDirectory() ? jsonlFiles(join(dir, d.name)) : d.name.endsWith(".jsonl") ? [join(dir, d.name)] : [],
-  );
-}
-
-const files = jsonlFiles(join(ROOT, "fixtures")).map((f) => relative(ROOT, f));
+const files = sessionFiles(join(ROOT, "fixtures")).map((f) => relative(ROOT, f));
 
 async function tryOpen(file: string, detail: "skeleton" | "full"): Promise<Session | null> {
   try {

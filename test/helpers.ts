@@ -1,6 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, isAbsolute, join } from "node:path";
 import { Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
@@ -17,6 +17,17 @@ export function fixture(...parts: string[]): string {
 
 export function corpus(name: string): string {
   return join(ROOT, "fixtures", "corpus", name);
+}
+
+/** Every .jsonl file under `dir` (fixtures() by default), at any depth, sorted. */
+export function sessionFiles(dir = fixture()): string[] {
+  const out: string[] = [];
+  for (const d of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, d.name);
+    if (d.isDirectory()) out.push(...sessionFiles(p));
+    else if (d.name.endsWith(".jsonl")) out.push(p);
+  }
+  return out.sort();
 }
 
 export interface CliResult {

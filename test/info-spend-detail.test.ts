@@ -1,21 +1,10 @@
-import { readdirSync, statSync } from "node:fs";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadSession } from "../src/model/load.js";
 import { infoReport } from "../src/reports/info.js";
-import { fixture } from "./helpers.js";
+import { fixture, sessionFiles } from "./helpers.js";
 
 // `pisess info` loads its session in the spend detail (skeleton fields and usage, no previews, most lines never
 // parsed whole). Its report and findings must be what a full load gives, on every fixture.
-
-function sessionFiles(dir: string): string[] {
-  return readdirSync(dir)
-    .flatMap((n) => {
-      const p = join(dir, n);
-      return statSync(p).isDirectory() ? sessionFiles(p) : n.endsWith(".jsonl") ? [p] : [];
-    })
-    .sort();
-}
 
 describe("info on a spend load", () => {
   it("reports what it reports on a full load, on every fixture, with copied entries left out or counted", async () => {

@@ -1,10 +1,11 @@
 import { spawnSync } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Ajv, type ValidateFunction } from "ajv";
 import { describe, expect, it } from "vitest";
 import * as generated from "../src/check/schema-validators.generated.js";
+import { sessionFiles } from "./helpers.js";
 
 // The validators `validate` runs are generated at build time (scripts/gen-validators.mjs). These tests hold them to
 // what ajv compiles from the shipped schemas/ at run time, so the two cannot drift apart.
@@ -25,19 +26,9 @@ function runtimeCatalogue(): { header: ValidateFunction; entry: ValidateFunction
   return { header: get("header"), entry: get("entry") };
 }
 
-function jsonlFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const d of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, d.name);
-    if (d.isDirectory()) out.push(...jsonlFiles(p));
-    else if (d.name.endsWith(".jsonl")) out.push(p);
-  }
-  return out.sort();
-}
-
 /** Every JSON value on a line of a fixture, plus a few broken copies of each object so invalid data is covered. */
 function* samples(): Generator<[string, unknown]> {
-  for (const file of jsonlFiles(join(root, "fixtures"))) {
+  for (const file of sessionFiles(join(root, "fixtures"))) {
     const lines = readFileSync(file, "utf8").split(/\r?\n/);
     for (let i = 0; i < lines.length; i++) {
       const text = lines[i]!.replace(/^\uFEFF/, "");

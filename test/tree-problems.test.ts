@@ -1,17 +1,10 @@
-import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadSession } from "../src/model/load.js";
 import { buildTree, treeProblems } from "../src/ops/tree.js";
-import { ROOT } from "./helpers.js";
+import { ROOT, sessionFiles } from "./helpers.js";
 
 /** Every session file among the fixtures (corpus, faults, forks, validate cases…). */
-function sessionFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((d) => {
-    const p = join(dir, d.name);
-    return d.isDirectory() ? sessionFiles(p) : d.name.endsWith(".jsonl") ? [p] : [];
-  });
-}
 
 describe("treeProblems: buildTree's problems without the tree", () => {
   it("same problems, same order, on every fixture; every code the tree reports is among them", async () => {

@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -6,20 +6,11 @@ import { checkSession, contentChecks } from "../src/check/validate.js";
 import { openSession } from "../src/reports/open.js";
 import { validateReport } from "../src/reports/validate.js";
 import { checkFieldsOf } from "../src/model/fields.js";
-import { fixture } from "./helpers.js";
+import { fixture, sessionFiles } from "./helpers.js";
 import { rng } from "./fuzz/rng.js";
 
 // validate runs its per-entry content checks inside the load (LoadOptions.onEntry), on the value the loader parsed,
 // instead of reading and parsing every line again. Both routes must find exactly the same.
-
-function sessionFiles(dir: string): string[] {
-  return readdirSync(dir)
-    .flatMap((n) => {
-      const p = join(dir, n);
-      return statSync(p).isDirectory() ? sessionFiles(p) : n.endsWith(".jsonl") ? [p] : [];
-    })
-    .sort();
-}
 
 const FILES = sessionFiles(fixture());
 
