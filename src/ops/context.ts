@@ -577,15 +577,8 @@ export type ContextDisplayStream = Omit<ContextDisplay, "items"> & { items: Iter
  * The display model of a context for the text and Markdown renderers: header facts, and each message broken into
  * parts, tool results placed under their calls, outputs cut, thinking dropped when asked.
  */
-export function describeContext(
-  session: Session,
-  leaf: EntryRec,
-  path: readonly EntryRec[],
-  ctx: SessionContext,
-  llmCount: number,
-  opts: DisplayOptions,
-): ContextDisplay {
-  const d = describeContextStream(session, leaf, path, ctx, llmCount, opts);
+export function describeContext(...args: Parameters<typeof describeContextStream>): ContextDisplay {
+  const d = describeContextStream(...args);
   return { ...d, items: [...d.items] };
 }
 
