@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
@@ -11,7 +11,7 @@ import { isObject } from "../src/model/json.js";
 import { loadSession, makeRec } from "../src/model/load.js";
 import { SKELETON_KEYS, skeletonRec } from "../src/model/skeleton.js";
 import type { EntryRec } from "../src/model/types.js";
-import { ROOT, sessionView } from "./helpers.js";
+import { ROOT, sessionView, sessionFiles } from "./helpers.js";
 
 /** The skeleton fields of a record, as skeletonFieldsOf lists them for its type. */
 function skeletonView(rec: EntryRec): Record<string, unknown> {
@@ -171,15 +171,7 @@ const entryArb = fc
 
 /** Real lines from the fixtures, mutated. */
 const corpusLines: string[] = [];
-function walk(dir: string): string[] {
-  const out: string[] = [];
-  for (const d of readdirSync(dir, { withFileTypes: true })) {
-    if (d.isDirectory()) out.push(...walk(join(dir, d.name)));
-    else if (d.name.endsWith(".jsonl")) out.push(join(dir, d.name));
-  }
-  return out.sort();
-}
-const FIXTURES = walk(join(ROOT, "fixtures"));
+const FIXTURES = sessionFiles();
 for (const f of FIXTURES) {
   for (const l of readFileSync(f, "utf8").split("\n"))
     if (l.length > 0 && corpusLines.length < 4000) corpusLines.push(l.replace(/\r$/, ""));

@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
@@ -13,7 +13,7 @@ import { sessionRows } from "../src/ops/fleet-rows.js";
 import { calendar } from "../src/ops/fleet-time.js";
 import { UsageAggregator } from "../src/ops/fleet-usage.js";
 import { sessionTotals } from "../src/ops/totals.js";
-import { ROOT, sessionView } from "./helpers.js";
+import { ROOT, sessionView, sessionFiles } from "./helpers.js";
 
 /**
  * The spend detail (what `pisess usage` loads) against the full parse: the records' spend fields, the sessions'
@@ -34,15 +34,7 @@ function sums(s: Session): unknown {
   return { usage: agg.snapshot(), totals: sessionTotals(s) };
 }
 
-function walk(dir: string): string[] {
-  const out: string[] = [];
-  for (const d of readdirSync(dir, { withFileTypes: true })) {
-    if (d.isDirectory()) out.push(...walk(join(dir, d.name)));
-    else if (d.name.endsWith(".jsonl")) out.push(join(dir, d.name));
-  }
-  return out.sort();
-}
-const FIXTURES = walk(join(ROOT, "fixtures"));
+const FIXTURES = sessionFiles();
 
 async function both(f: string): Promise<[Session, Session]> {
   const full = await loadSession({ kind: "file", path: f });
