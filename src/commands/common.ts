@@ -148,7 +148,10 @@ function outputClosed(): boolean {
 /** Output is handed to stdout in pieces of about this size: a write per small chunk costs a system call each. */
 const WRITE_SIZE = 64 << 10;
 
-/** The chunks joined into pieces of at least WRITE_SIZE characters (the last may be shorter), in order. */
+/**
+ * The chunks in order, small ones joined into pieces of at least WRITE_SIZE characters; a chunk that size or larger
+ * goes as it is (so the piece before it, like the last, may be shorter).
+ */
 function* coalesced(chunks: Iterable<string>): Generator<string> {
   let pending: string[] = [];
   let size = 0;
