@@ -13,6 +13,10 @@ import {
 import { loadCommands } from "./commands/index.js";
 import { packageVersion } from "./io/package.js";
 
+// The seam a caller runs main() through with its own streams, env and working directory (the tests' CLI server,
+// test/cli-server.mjs, runs the bundle this way): exported from the entry so that it is the bundle's one instance.
+export { withRunIo } from "./commands/run-state.js";
+
 /** Puts "-" back wherever cli.ts swapped it for the marker (option values, positionals, arrays of either). */
 function unmarkStdin(argv: Record<string, unknown>): void {
   for (const [k, v] of Object.entries(argv)) {

@@ -1,9 +1,9 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { loadSession } from "../src/model/load.js";
 import { readEntry } from "../src/model/session.js";
 import { fixture } from "./helpers.js";
@@ -11,6 +11,7 @@ import { fixture } from "./helpers.js";
 const load = (name: string) => loadSession({ kind: "file", path: fixture("tree", name) });
 const fromText = (text: string) => loadSession({ kind: "stream", name: "-", stream: Readable.from([Buffer.from(text)]) });
 const tempDir = mkdtempSync(join(tmpdir(), "pisess-load-"));
+afterAll(() => rmSync(tempDir, { recursive: true, force: true }));
 let temps = 0;
 const tempFile = async (text: string) => {
   const p = join(tempDir, `${temps++}.jsonl`);

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -145,6 +145,7 @@ describe.skipIf(!EXECUTABLE)("export --format html in Chromium", () => {
   }, 60_000);
   afterAll(async () => {
     await browser?.close();
+    rmSync(dir, { recursive: true, force: true });
   });
 
   /** The file's shared page, opened on first use. */

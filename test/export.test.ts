@@ -1,8 +1,8 @@
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { checkSession } from "../src/check/validate.js";
 import { loadSession } from "../src/model/load.js";
 import { readEntry } from "../src/model/session.js";
@@ -202,6 +202,7 @@ describe("export --format markdown", () => {
 
 describe("export: output and read-only rules", () => {
   const dir = mkdtempSync(join(tmpdir(), "pisess-export-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it("refuses (exit 2) the input file, an existing .jsonl, or an existing file without --force; the input is unchanged", async () => {
     const src = join(dir, "s.jsonl");

@@ -1,7 +1,8 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
+import { startCliServers } from "./cli-server.js";
 import { COMMANDS } from "./fuzz/args.js";
 import { checkResult, jsonDepth, type Problem } from "./fuzz/check.js";
 import { caseArb, caseBytes, formatReport, fuzz, type FuzzOptions } from "./fuzz/harness.js";
@@ -19,7 +20,11 @@ const corpus = readdirSync(corpusDir)
   .map((f) => join(corpusDir, f));
 const keptDir = join(ROOT, "fixtures", "fuzz");
 
-// The short run of `npm test`: small windows of the corpus, two commands per mutated file, two processes at a time.
+// The short run of `npm test`: small windows of the corpus, two commands per mutated file, two at a time, each a run
+// of the built CLI in a CLI server (cli-server.ts) rather than a process: what a process alone shows (a crash, the
+// exit status, a stack overflow) the kept failures below replay in real processes, and `npm run fuzz` runs processes.
+const servers = await startCliServers(2);
+afterAll(() => servers.close());
 const short: FuzzOptions = {
   seed: 20260530,
   runs: 24,
@@ -33,6 +38,7 @@ const short: FuzzOptions = {
   shrinkBudget: 0,
   maxShrinks: 1,
   bin: BIN,
+  runner: async (argv, opts) => ({ ...(await servers.run(argv, opts)), signal: null }),
   corpus,
 };
 

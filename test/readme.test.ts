@@ -4,11 +4,13 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { cwdFolderName } from "../src/io/discover.js";
-import { BIN, ROOT, runCli } from "./helpers.js";
+import { startCliServers } from "./cli-server.js";
+import { ROOT, runCli } from "./helpers.js";
 
 // The README's samples come from real runs, and its shell examples run: each `pisess …` line of a ```sh block runs
 // in bash (pipefail), against the sessions of fixtures/readme/ under the names the README uses. jq is needed for
-// the examples that pipe into it; without jq those are skipped (and said so).
+// the examples that pipe into it; without jq those are skipped (and said so). The `pisess` they find on PATH runs
+// the built CLI in a CLI server (cli-server.ts): the same bundle as bin/pisess.js, without a Node start per run.
 
 const readme = readFileSync(join(ROOT, "README.md"), "utf8");
 const hasBash = spawnSync("bash", ["-c", "true"]).status === 0;
@@ -53,7 +55,11 @@ function examples(): string[] {
 
 const home = mkdtempSync(join(tmpdir(), "pisess-readme-"));
 const work = join(home, "work");
-afterAll(() => rmSync(home, { recursive: true, force: true }));
+const servers = await startCliServers(2);
+afterAll(async () => {
+  await servers.close();
+  rmSync(home, { recursive: true, force: true });
+});
 
 /** A home with pi's sessions folder and a working directory holding the files the README names. */
 function sandbox(): void {
@@ -76,15 +82,15 @@ function sandbox(): void {
 }
 
 /** Runs one example line in bash (pipefail) in the sandbox; resolves with its exit status and stderr. */
-function bash(line: string, bin: string): Promise<{ status: number | null; stderr: string }> {
+function bash(line: string): Promise<{ status: number | null; stderr: string }> {
   return new Promise((resolve) => {
     execFile(
       "bash",
       ["-o", "pipefail", "-c", line],
-      // `pisess` on PATH is the built binary; a fake HOME keeps the user's own sessions out.
+      // `pisess` on PATH runs the built CLI; a fake HOME keeps the user's own sessions out.
       {
         cwd: work,
-        env: { PATH: `${bin}:${process.env.PATH ?? ""}`, HOME: home, NO_COLOR: "1" },
+        env: { ...servers.env, PATH: `${servers.bin}:${process.env.PATH ?? ""}`, HOME: home, NO_COLOR: "1" },
         encoding: "utf8",
         timeout: 30_000,
         maxBuffer: 256 * 1024 * 1024,
@@ -100,12 +106,6 @@ function bash(line: string, bin: string): Promise<{ status: number | null; stder
 describe.skipIf(!hasBash)("README examples run", () => {
   sandbox();
   const all = examples();
-  const bin = join(home, "bin");
-  mkdirSync(bin, { recursive: true });
-  spawnSync("bash", [
-    "-c",
-    `printf '#!/bin/sh\\nexec "%s" "%s" "$@"\\n' "${process.execPath}" "${BIN}" > "${join(bin, "pisess")}" && chmod +x "${join(bin, "pisess")}"`,
-  ]);
 
   it("there are examples", () => {
     expect(all.length).toBeGreaterThan(40);
@@ -116,7 +116,7 @@ describe.skipIf(!hasBash)("README examples run", () => {
   for (const line of all) {
     const needsJq = /\|\s*jq\b/.test(line);
     it.skipIf(needsJq && !hasJq)(line, { concurrent: true }, async ({ expect }) => {
-      const r = await bash(line, bin);
+      const r = await bash(line);
       // 0 ok, 1 findings/differences/no match (the documented meanings); 141: a reader (head) left early.
       expect([0, 1, 141], `${line}\nstderr: ${r.stderr}`).toContain(r.status);
       expect(r.stderr).not.toMatch(/^pisess: (?!warning:)/m);

@@ -1,7 +1,7 @@
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { checkSession, contentChecks } from "../src/check/validate.js";
 import { openSession } from "../src/reports/open.js";
 import { validateReport } from "../src/reports/validate.js";
@@ -13,13 +13,29 @@ import { rng } from "./fuzz/rng.js";
 // instead of reading and parsing every line again. Both routes must find exactly the same.
 
 const FILES = sessionFiles(fixture());
+const cleanUp: string[] = [];
+afterAll(() => {
+  for (const dir of cleanUp) rmSync(dir, { recursive: true, force: true });
+});
+
+/** What validate finds on a full load read a second time (the reference every test compares with), once per file. */
+const fullFindings = new Map<string, ReturnType<typeof checkSession>>();
+async function findingsOnFullLoad(file: string, strict: boolean): Promise<ReturnType<typeof checkSession>> {
+  const key = `${strict} ${file}`;
+  let found = fullFindings.get(key);
+  if (found === undefined) {
+    found = checkSession(await openSession(file), { strict });
+    fullFindings.set(key, found);
+  }
+  return found;
+}
 
 describe("validate's content checks during the load", () => {
   it("find what a second read finds, on every fixture, strict or not", async () => {
     const codes = new Set<string>();
     for (const strict of [false, true]) {
       for (const file of FILES) {
-        const reread = checkSession(await openSession(file), { strict });
+        const reread = await findingsOnFullLoad(file, strict);
         const checked = contentChecks({ strict });
         const session = await openSession(file, { onEntry: checked.onEntry });
         expect(checked.seen(), file).toBe(session.entries.length);
@@ -45,7 +61,7 @@ describe("validate's content checks during the load", () => {
   it("find on the check detail's index what they find on the full index, on every fixture, strict or not", async () => {
     for (const strict of [false, true]) {
       for (const file of FILES) {
-        const full = checkSession(await openSession(file), { strict });
+        const full = await findingsOnFullLoad(file, strict);
         const checked = contentChecks({ strict });
         const light = await openSession(file, { onEntry: checked.onEntry, detail: "check" });
         expect(checkSession(light, { strict, checked }), `${file} strict=${strict}`).toEqual(full);
@@ -55,6 +71,7 @@ describe("validate's content checks during the load", () => {
 
   it("find on the check detail's index what they find on the full index, on seeded mutations of the corpus", async () => {
     const dir = mkdtempSync(join(tmpdir(), "pisess-check-detail-"));
+    cleanUp.push(dir);
     const corpus = FILES.filter((f) => /[\\/]corpus[\\/]gen/.test(f));
     expect(corpus.length).toBeGreaterThan(3);
     let n = 0;

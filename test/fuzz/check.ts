@@ -11,14 +11,20 @@ export interface ProcResult {
   stderr: Buffer;
 }
 
+export interface RunOptions {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  input?: Buffer;
+  timeoutMs: number;
+}
+
+/** Runs the CLI once with `argv`: a process of the binary (runProc), or a run in a CLI server (test/cli-server.ts). */
+export type Runner = (argv: string[], opts: RunOptions) => Promise<ProcResult>;
+
 const OUTPUT_CAP = 256 * 1024 * 1024;
 
 /** Spawns `node bin argv…`, feeding `input` to stdin; killed (SIGKILL) after `timeoutMs`. */
-export function runProc(
-  bin: string,
-  argv: string[],
-  opts: { cwd: string; env: NodeJS.ProcessEnv; input?: Buffer; timeoutMs: number },
-): Promise<ProcResult> {
+export function runProc(bin: string, argv: string[], opts: RunOptions): Promise<ProcResult> {
   return new Promise((resolve, reject) => {
     const t0 = Date.now();
     const child = spawn(process.execPath, [bin, ...argv], { cwd: opts.cwd, env: opts.env, stdio: ["pipe", "pipe", "pipe"] });

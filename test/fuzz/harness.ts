@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import fc from "fast-check";
 import { buildInvocation, COMMANDS, type CommandName } from "./args.js";
-import { allowedDepthFor, checkResult, fingerprint, runProc, type Problem } from "./check.js";
+import { allowedDepthFor, checkResult, fingerprint, type Problem, type RunOptions, type Runner, runProc } from "./check.js";
 import { knownDefect } from "./known.js";
 import { applyMutations, baseSlice, mutationArb, type Mutation, type MutationLimits } from "./mutate.js";
 import { argContext, makeWorkspace, toPlaceholders } from "./workspace.js";
@@ -40,6 +40,8 @@ export interface FuzzOptions {
   /** Property runs spent shrinking at most (each spawns processes). */
   shrinkBudget: number;
   bin: string;
+  /** How a command runs; by default a process of `bin` each time (runProc). */
+  runner?: Runner;
   corpus: string[];
   /** Defect classes to replay and shrink at most. */
   maxShrinks?: number;
@@ -143,7 +145,7 @@ export interface CaseRun {
 export async function runCase(
   c: FuzzCase,
   picks: CmdPick[],
-  o: Pick<FuzzOptions, "bin" | "corpus" | "concurrency" | "timeoutMs">,
+  o: Pick<FuzzOptions, "bin" | "runner" | "corpus" | "concurrency" | "timeoutMs">,
 ): Promise<CaseRun & { placeholders: string[][] }> {
   const { file, other } = caseBytes(c, o.corpus);
   const ws = makeWorkspace(file, other);
@@ -157,7 +159,8 @@ export async function runCase(
     }));
     const results = await pool(invs, o.concurrency, async ({ cmd, inv }) => {
       const argv = inv.argv.map((a) => a.replace(/\0/g, ""));
-      const res = await runProc(o.bin, argv, { cwd: ws.cwd, env: ws.env, input: inv.stdin ? file : undefined, timeoutMs: o.timeoutMs });
+      const run = o.runner ?? ((a: string[], opts: RunOptions) => runProc(o.bin, a, opts));
+      const res = await run(argv, { cwd: ws.cwd, env: ws.env, input: inv.stdin ? file : undefined, timeoutMs: o.timeoutMs });
       return checkResult(argv, res, allowed).map((p): Finding => ({ ...p, cmd, argv, code: res.code, ms: res.ms }));
     });
     const findings = results.flat();
