@@ -10,6 +10,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+// Measured processes start without a CA bundle to parse (bench/run.mjs says why).
+delete process.env.NODE_EXTRA_CA_CERTS;
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.join(here, "..");

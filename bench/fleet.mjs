@@ -14,6 +14,8 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { generateFleet } from "./fleet-gen.mjs";
+// Measured processes start without a CA bundle to parse (bench/run.mjs says why).
+delete process.env.NODE_EXTRA_CA_CERTS;
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const BIN = path.join(HERE, "..", "bin", "pisess.js");
