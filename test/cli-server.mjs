@@ -99,3 +99,7 @@ const server = createServer((socket) => {
   });
 });
 server.listen(0, "127.0.0.1", () => process.stdout.write(`${server.address().port}\n`));
+// The test that started this server holds its stdin: when that process ends, however it ends, so does the server.
+process.stdin.on("end", () => process.exit(0));
+process.stdin.on("error", () => process.exit(0));
+process.stdin.resume();

@@ -66,7 +66,7 @@ interface Server {
 
 function startOne(): Promise<Server> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(ROOT, "test", "cli-server.mjs")], { stdio: ["ignore", "pipe", "inherit"] });
+    const child = spawn(process.execPath, [join(ROOT, "test", "cli-server.mjs")], { stdio: ["pipe", "pipe", "inherit"] });
     let out = "";
     child.stdout?.setEncoding("utf8");
     child.stdout?.on("data", (d: string) => {
