@@ -1,6 +1,6 @@
-import { mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
@@ -10,14 +10,17 @@ import { loadSession } from "../src/model/load.js";
 import { parseEntry, readEntry, type Session } from "../src/model/session.js";
 import { skeletonRec } from "../src/model/skeleton.js";
 import type { EntryRec } from "../src/model/types.js";
-import { parsedBodies, sessionRows, type TableRows } from "../src/ops/fleet-rows.js";
+import { parsedBodies, type Row, sessionRows, type TableRows } from "../src/ops/fleet-rows.js";
+import { TABLE_NAMES } from "../src/ops/fleet-tables.js";
+import { writeTables } from "../src/reports/tables.js";
+import { TableBytes } from "../src/reports/tables-text.js";
 import { ROOT, sessionFiles, sessionView } from "./helpers.js";
 
 /**
  * `pisess tables` reads message bodies from the line bytes (the tables detail: EntryRec.body) instead of parsing
  * every message line whole. The rows must equal those of the whole parse (a spend load, each message line parsed
  * back: parsedBodies), on every fixture and corpus file, on generated message lines (escapes, unicode, surrogates,
- * odd shapes, repeated keys, damage) and on generated files.
+ * odd shapes, repeated keys, damage) and on generated files; and the CSV bytes must be what the text writer wrote.
  */
 
 const FIXTURES = sessionFiles();
@@ -355,5 +358,90 @@ describe("tables rows of generated files with damaged lines", () => {
       }),
       { numRuns: 200 },
     );
+  });
+});
+
+// The CSV intermediate: TableBytes writes the bytes the text writer wrote (tables-text.ts before it wrote bytes).
+function csvField(v: string | number | boolean | null): string {
+  if (v === null) return "";
+  if (typeof v !== "string") return String(v);
+  if (v === "" || /[",\n\r]/.test(v)) return `"${v.replace(/"/g, '""')}"`;
+  return v;
+}
+/** The text as the text writer wrote it to the file (UTF-8; a lone surrogate as U+FFFD). */
+const csvText = (rows: readonly Row[]): Buffer =>
+  Buffer.from(rows.map((r) => `${r.map((v) => csvField(v ?? null)).join(",")}\n`).join(""), "utf8");
+
+function csvBytes(rows: readonly Row[]): Buffer {
+  const out = new TableBytes(0);
+  out.csvRows(rows);
+  return Buffer.from(out.buffer, 0, out.length);
+}
+
+describe("CSV rows as bytes", () => {
+  it("every fixture's rows", async () => {
+    for (const f of FIXTURES) {
+      const { bytes } = await bothRows(f);
+      for (const t of TABLE_NAMES) expect(csvBytes(bytes[t]).equals(csvText(bytes[t]))).toBe(true);
+    }
+  });
+  it("generated rows: numbers of every size and form, strings to quote, unicode, booleans, nulls", () => {
+    const value = fc.oneof(
+      fc.integer(),
+      fc.maxSafeInteger(),
+      fc.double(),
+      fc.constantFrom(0, -0, 2 ** 31 - 1, 2 ** 31, -(2 ** 31), 2 ** 53, -(2 ** 53), 2 ** 53 - 1, 1e21, 1e-7, 0.1, 1767300000000, 99999999),
+      fc.string(),
+      fc.string({ unit: "binary" }),
+      fc.constantFrom("", '"', ",", "\n", "\r", "a,b", 'é"', "𝔘"),
+      fc.boolean(),
+      fc.constant(null),
+    );
+    fc.assert(
+      fc.property(fc.string(), fc.array(fc.array(value, { minLength: 1, maxLength: 20 }), { maxLength: 30 }), (file, tails) => {
+        const rows: Row[] = tails.map((t) => [file, ...t]);
+        const got = csvBytes(rows);
+        const want = csvText(rows);
+        if (!got.equals(want)) expect(got.toString("utf8")).toBe(want.toString("utf8"));
+      }),
+      { numRuns: 1000 },
+    );
+  });
+});
+
+describe("tables on worker threads", () => {
+  it("every fixture file, on two threads: the same bytes as one thread, as CSV and as NDJSON", async () => {
+    const root = mkdtempSync(join(tmpdir(), "pisess-tables-threads-"));
+    try {
+      // Copies with an old mtime: as the fixtures, not live (a damaged last line is read, not held back).
+      const copies = join(root, "in");
+      for (const f of FIXTURES) {
+        const to = join(copies, f.slice(ROOT.length + 1));
+        mkdirSync(dirname(to), { recursive: true });
+        cpSync(f, to);
+        utimesSync(to, new Date("2026-01-01"), new Date("2026-01-01"));
+      }
+      // The compiled writer: its worker module (dist/reports/tables-worker.js) exists only there. Enough files for
+      // several batches per worker, so that buffers come back and are filled again.
+      const dist = (await import("../dist/reports/tables.js")) as typeof import("../src/reports/tables.js");
+      const env = { HOME: "/nonexistent", PI_CODING_AGENT_DIR: "/nonexistent" };
+      expect(FIXTURES.length).toBeGreaterThan(4 * 32);
+      for (const as of ["csv", "ndjson"] as const) {
+        const two = join(root, `two-${as}`);
+        const one = join(root, `one-${as}`);
+        mkdirSync(two);
+        mkdirSync(one);
+        const a = await dist.writeTables([copies], two, as, env, "/", undefined, 2);
+        const b = await writeTables([copies], one, as, env, "/", undefined, 1);
+        expect(a.rows).toEqual(b.rows);
+        expect(a.rows.messages).toBeGreaterThan(1000);
+        for (const t of TABLE_NAMES) {
+          const x = readFileSync(join(two, `${t}.${as}`));
+          expect(x.equals(readFileSync(join(one, `${t}.${as}`))), `${as} ${t}`).toBe(true);
+        }
+      }
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });

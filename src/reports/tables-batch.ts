@@ -7,7 +7,7 @@ import { damageNotes } from "../ops/fleet-files.js";
 import type { ParentCache } from "../ops/fleet-parents.js";
 import { type EntryReader, loadedBodies, sessionRows } from "../ops/fleet-rows.js";
 import { TABLE_NAMES } from "../ops/fleet-tables.js";
-import { type RowText, rowsText } from "./tables-text.js";
+import { giveBack, ndjsonRows, type RowText, TableBytes } from "./tables-text.js";
 import type { CountNotes } from "./usage-count.js";
 
 /**
@@ -26,11 +26,20 @@ function readBack(session: Session, path: string, size: number): EntryReader | u
   return (rec) => parseEntry(session, rec, bytes.toString("utf8", rec.offset, rec.offset + rec.length));
 }
 
-/** The rows of a batch of sessions as text (tables-text.ts), per table in TABLE_NAMES order. */
+/**
+ * The rows of a batch of sessions as text (tables-text.ts), per table in TABLE_NAMES order: UTF-8 in the first
+ * `lengths[i]` bytes of `buffers[i]` (moved to the writing thread and back: TableBytes).
+ */
 export interface TablesBatchResult {
-  text: string[];
+  buffers: ArrayBuffer[];
+  lengths: number[];
   rows: number[];
   notes: CountNotes;
+}
+
+/** A written batch's buffers (TablesBatchResult.buffers) go back to be filled again, in the thread that made them. */
+export function recycle(buffers: readonly ArrayBuffer[]): void {
+  for (const [i, b] of buffers.entries()) giveBack(i, b);
 }
 
 /**
@@ -38,7 +47,7 @@ export interface TablesBatchResult {
  * the calling thread and in each worker thread (tables-worker.ts).
  */
 export async function tablesBatch(files: readonly string[], parents: ParentCache, as: RowText): Promise<TablesBatchResult> {
-  const lines: string[][] = TABLE_NAMES.map(() => []);
+  const out = TABLE_NAMES.map((_, i) => new TableBytes(i));
   const rows = TABLE_NAMES.map(() => 0);
   const notes: CountNotes = { failures: [], damage: [], skipped: [] };
   // Everything here reads synchronously (the tables-detail load, the stat and any whole-file read): through
@@ -78,14 +87,12 @@ export async function tablesBatch(files: readonly string[], parents: ParentCache
       for (const [i, t] of TABLE_NAMES.entries()) {
         if (r[t].length === 0) continue;
         rows[i] = (rows[i] ?? 0) + r[t].length;
-        // Joined per session: one string per table outlives the session instead of one per row (less to collect).
-        const own: string[] = [];
-        rowsText(t, r[t], as, own);
-        (lines[i] as string[]).push(own.join("\n"));
+        if (as === "csv") (out[i] as TableBytes).csvRows(r[t]);
+        else ndjsonRows(t, r[t], out[i] as TableBytes);
       }
     } finally {
       session.store.close();
     }
   }
-  return { text: lines.map((l) => (l.length > 0 ? `${l.join("\n")}\n` : "")), rows, notes };
+  return { buffers: out.map((o) => o.buffer), lengths: out.map((o) => o.length), rows, notes };
 }

@@ -7,7 +7,7 @@ import { ParentCache } from "../ops/fleet-parents.js";
 import { TABLE_NAMES, type TableName } from "../ops/fleet-tables.js";
 import { batchesOf, runOnThreads, threadCount, workerModule } from "./pool.js";
 import { ReportError, type Report } from "./report.js";
-import { type TablesBatchResult, tablesBatch } from "./tables-batch.js";
+import { recycle, type TablesBatchResult, tablesBatch } from "./tables-batch.js";
 import type { RowText } from "./tables-text.js";
 
 export const TABLE_FORMATS = ["parquet", "ndjson"] as const;
@@ -82,8 +82,8 @@ export async function writeTables(
   const take = async (r: TablesBatchResult, batch: number): Promise<void> => {
     for (const [i, t] of TABLE_NAMES.entries()) {
       rows[t] += r.rows[i] ?? 0;
-      const text = r.text[i];
-      if (text) await handles[i]?.write(text);
+      const n = r.lengths[i] ?? 0;
+      if (n > 0) await handles[i]?.write(new Uint8Array(r.buffers[i] as ArrayBuffer, 0, n));
     }
     failures.push(...r.notes.failures);
     damage.push(...r.notes.damage);
@@ -96,10 +96,14 @@ export async function writeTables(
     onProgress?.(0, total);
     const n = threadCount(threads, total);
     const url = n > 1 ? await workerModule("tables-worker.js") : undefined;
-    if (url !== undefined) await runOnThreads<TablesBatchResult>(url, n, as, batches, take);
+    if (url !== undefined) await runOnThreads<TablesBatchResult>(url, n, as, batches, take, (r) => r.buffers);
     else {
       const parents = new ParentCache();
-      for (const [b, files] of batches.entries()) await take(await tablesBatch(files, parents, as), b);
+      for (const [b, files] of batches.entries()) {
+        const r = await tablesBatch(files, parents, as);
+        await take(r, b);
+        recycle(r.buffers);
+      }
     }
   } finally {
     await Promise.all(handles.map((h) => h.close()));
