@@ -33,6 +33,8 @@ function readBack(session: Session, path: string, size: number): EntryReader | u
 export interface TablesBatchResult {
   buffers: ArrayBuffer[];
   lengths: number[];
+  /** Bytes of each table's longest CSV row. */
+  longest: number[];
   rows: number[];
   notes: CountNotes;
 }
@@ -94,5 +96,5 @@ export async function tablesBatch(files: readonly string[], parents: ParentCache
       session.store.close();
     }
   }
-  return { buffers: out.map((o) => o.buffer), lengths: out.map((o) => o.length), rows, notes };
+  return { buffers: out.map((o) => o.buffer), lengths: out.map((o) => o.length), longest: out.map((o) => o.longest), rows, notes };
 }

@@ -106,6 +106,8 @@ function asciiAt(b: Buffer, at: number, t: string): number {
 export class TableBytes {
   private buf: Buffer;
   length = 0;
+  /** Bytes of the longest CSV row written (with its line break): DuckDB's reader must be told (sql.ts selectCsv). */
+  longest = 0;
   constructor(private readonly table: number) {
     const b = spare[table]?.pop();
     this.buf = b !== undefined ? Buffer.from(b) : Buffer.allocUnsafeSlow(FIRST_BYTES);
@@ -137,6 +139,7 @@ export class TableBytes {
     const file = rows[0]?.[0];
     const first = Buffer.from(typeof file === "string" ? csvString(file) : file === null || file === undefined ? "" : String(file));
     for (const row of rows) {
+      const start = this.length;
       let b = this.room(first.length + row.length * (NUMBER_BYTES + 1) + 1);
       b.set(first, this.length);
       let at = this.length + first.length;
@@ -145,8 +148,20 @@ export class TableBytes {
         const v = row[i];
         if (v === null || v === undefined) continue;
         if (typeof v === "number") at = numberAt(b, at, v);
-        else if (typeof v === "boolean") at = asciiAt(b, at, v ? "true" : "false");
-        else {
+        else if (v === true) {
+          b[at] = 0x74; // t
+          b[at + 1] = 0x72; // r
+          b[at + 2] = 0x75; // u
+          b[at + 3] = 0x65; // e
+          at += 4;
+        } else if (v === false) {
+          b[at] = 0x66; // f
+          b[at + 1] = 0x61; // a
+          b[at + 2] = 0x6c; // l
+          b[at + 3] = 0x73; // s
+          b[at + 4] = 0x65; // e
+          at += 5;
+        } else {
           // A string: copied code unit by code unit while it is plain ASCII that needs no quotes.
           const n = v.length;
           let k = 0;
@@ -170,6 +185,7 @@ export class TableBytes {
       }
       b[at++] = NEWLINE;
       this.length = at;
+      if (at - start > this.longest) this.longest = at - start;
     }
   }
 

@@ -54,6 +54,8 @@ async function prepareOut(out: string): Promise<void> {
 export interface WrittenTables {
   dir: string;
   rows: Record<TableName, number>;
+  /** Bytes of each table's longest CSV row (0 for NDJSON): what DuckDB's CSV reader must hold (sql.ts selectCsv). */
+  longest: Record<TableName, number>;
   failures: FleetFailure[];
   damage: DamageNote[];
   skipped: string[];
@@ -76,12 +78,14 @@ export async function writeTables(
   const damage: DamageNote[] = [];
   const skipped: string[] = [];
   const rows = Object.fromEntries(TABLE_NAMES.map((t) => [t, 0])) as Record<TableName, number>;
+  const longest = Object.fromEntries(TABLE_NAMES.map((t) => [t, 0])) as Record<TableName, number>;
   const handles = await Promise.all(TABLE_NAMES.map((t) => open(join(dir, `${t}.${as}`), "wx")));
   const total = found.files.length;
   let done = 0;
   const take = async (r: TablesBatchResult, batch: number): Promise<void> => {
     for (const [i, t] of TABLE_NAMES.entries()) {
       rows[t] += r.rows[i] ?? 0;
+      longest[t] = Math.max(longest[t], r.longest[i] ?? 0);
       const n = r.lengths[i] ?? 0;
       if (n > 0) await handles[i]?.write(new Uint8Array(r.buffers[i] as ArrayBuffer, 0, n));
     }
@@ -108,7 +112,7 @@ export async function writeTables(
   } finally {
     await Promise.all(handles.map((h) => h.close()));
   }
-  const out: WrittenTables = { dir, rows, failures, damage, skipped };
+  const out: WrittenTables = { dir, rows, longest, failures, damage, skipped };
   if (found.root !== undefined) out.root = found.root;
   if (found.missingRoot !== undefined) out.missingRoot = found.missingRoot;
   return out;
@@ -139,7 +143,7 @@ export async function tablesReport(opts: TablesOptions): Promise<Report<TablesDa
       const ends = await Promise.allSettled(
         lanes.map(async (conn) => {
           for (let name = queue.shift(); name !== undefined; name = queue.shift())
-            await copyToParquet(conn, name, csv(name), join(opts.out, `${name}.parquet`));
+            await copyToParquet(conn, name, csv(name), join(opts.out, `${name}.parquet`), t.longest[name]);
         }),
       );
       for (const e of ends) if (e.status === "rejected") throw e.reason;
