@@ -1,6 +1,7 @@
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { Readable } from "node:stream";
 import { isDeepStrictEqual } from "node:util";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
@@ -334,6 +335,30 @@ describe("tables scanner: message bodies equal the whole parse", () => {
       ),
       { numRuns: 4000 },
     );
+  });
+});
+
+describe("tool call arguments nested too deep to write back as JSON", () => {
+  const dir = mkdtempSync(join(tmpdir(), "pisess-tables-deep-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  it("fail the rows as the whole parse does, whichever path read the line", async () => {
+    const deep = `${"[".repeat(200_000)}${"]".repeat(200_000)}`;
+    const header = '{"type":"session","version":3,"id":"00000000-0000-4000-8000-000000000001","timestamp":"2026-01-11T08:00:00.000Z"}';
+    const call = (id: string, key: string) =>
+      `{"type":"message","id":"${id}","parentId":null,"timestamp":"2026-01-11T08:00:01.000Z","message":{"role":"assistant","content":[{"type":"toolCall","${key}":${deep}}]}}`;
+    // Read by the scanner, and (a key written with an escape) by the ordinary path.
+    for (const line of [call("a", "arguments"), `${call("b", "arguments").slice(0, -2)},"r\u006fle":"x"}}`]) {
+      const f = join(dir, "deep.jsonl");
+      writeFileSync(f, `${header}\n${line}\n`);
+      utimesSync(f, new Date("2026-01-01"), new Date("2026-01-01"));
+      await expect(bothRows(f)).rejects.toThrow(RangeError);
+      const tables = await loadSession({ kind: "file", path: f }, { detail: "tables" });
+      tables.store.close();
+      expect(tables.entries.map((e) => e.body)).toEqual([undefined]);
+      // A stream is parsed line by line, whole: the load still indexes the entry, without a body.
+      const stream = await loadSession({ kind: "stream", name: "-", stream: Readable.from([readFileSync(f)]) }, { detail: "tables" });
+      expect(stream.entries.map((e) => [e.id, e.body])).toEqual([[tables.entries[0]?.id, undefined]]);
+    }
   });
 });
 

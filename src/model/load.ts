@@ -372,7 +372,13 @@ export function createIndexer(
     }
     memory?.put(raw.line, text);
     const rec = makeRec(value, raw, entries.length, tables);
-    if (bodies && !condensedValue && rec.type === "message") rec.body = messageBody(value.message);
+    if (bodies && !condensedValue && rec.type === "message") {
+      try {
+        rec.body = messageBody(value.message);
+      } catch {
+        // Tool call arguments nested too deep to write back: the caller parses the entry back and fails as it did.
+      }
+    }
     // Only v1 migration looks entries up by line (the version is settled by the first parsed line).
     if ((version as unknown as number) < 2) entryByLine.set(raw.line, rec);
     if ((version as unknown as number) < 2) {

@@ -212,13 +212,16 @@ function slotBody(slots: BodySlots, role: string | undefined): MessageBody | nul
       if (type === "toolCall") {
         // As JSON.stringify writes the parsed value: only that value is parsed (its bytes may hold white space,
         // escapes or number forms the stringified text writes otherwise).
-        const args = slotValue(B_ARGUMENTS);
+        let args: string | null;
+        try {
+          const v = slotValue(B_ARGUMENTS);
+          args = v === undefined ? null : JSON.stringify(v);
+        } catch {
+          // Nested too deep to write back: left to the whole parse, which fails where it always did.
+          return null;
+        }
         calls ??= [];
-        calls.push({
-          id: slotStr(B_ID) ?? null,
-          name: slotStr(B_NAME) ?? null,
-          arguments: args === undefined ? null : JSON.stringify(args),
-        });
+        calls.push({ id: slotStr(B_ID) ?? null, name: slotStr(B_NAME) ?? null, arguments: args });
       }
     }
   }
