@@ -166,8 +166,11 @@ export class TableBytes {
           const n = v.length;
           let k = 0;
           if (n > 0) {
-            this.length = at;
-            b = this.room(3 * n + 2 + (row.length - i) * (NUMBER_BYTES + 1) + 1);
+            const need = 3 * n + 2 + (row.length - i) * (NUMBER_BYTES + 1) + 1;
+            if (at + need > b.length) {
+              this.length = at;
+              b = this.room(need);
+            }
             for (; k < n; k++) {
               const c = v.charCodeAt(k);
               if (c >= 0x80 || c === QUOTE || c === COMMA || c === NEWLINE || c === CR) break;
