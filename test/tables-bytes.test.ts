@@ -415,6 +415,9 @@ describe("CSV rows as bytes", () => {
       fc.integer(),
       fc.maxSafeInteger(),
       fc.double(),
+      // Decimals of a few places (costs), at and around the bounds of the short path.
+      fc.tuple(fc.integer({ min: -(2 ** 33), max: 2 ** 33 }), fc.integer({ min: 0, max: 8 })).map(([m, d]) => m / 10 ** d),
+      fc.constantFrom(0.1, 0.30000000000000004, 1e-6, 1e-7, 1.5e-6, 2147483646.5, 2147483647.5, -2.835, 1.005, 1 / 3, 5e-324),
       fc.constantFrom(0, -0, 2 ** 31 - 1, 2 ** 31, -(2 ** 31), 2 ** 53, -(2 ** 53), 2 ** 53 - 1, 1e21, 1e-7, 0.1, 1767300000000, 99999999),
       fc.string(),
       fc.string({ unit: "binary" }),

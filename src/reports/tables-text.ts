@@ -69,6 +69,11 @@ function digits(b: Buffer, at: number, x: number): number {
 
 /** Writes v as String(v) writes it at b[at]; returns the end. Integers are written digit by digit in int32 steps. */
 function numberAt(b: Buffer, at: number, v: number): number {
+  // One digit (most token counts of a kind a message does not use are 0).
+  if (v >= 0 && v < 10 && (v | 0) === v) {
+    b[at] = 0x30 + v;
+    return at + 1;
+  }
   if (Number.isSafeInteger(v)) {
     // -0 is written "0", as String writes it.
     if (v < 0) {
@@ -87,8 +92,41 @@ function numberAt(b: Buffer, at: number, v: number): number {
     }
     return at + 8;
   }
-  // Fractions, exponents, NaN and the infinities: as String writes them.
+  const at2 = decimalAt(b, at, v);
+  if (at2 >= 0) return at2;
+  // Exponents, longer fractions, NaN and the infinities: as String writes them.
   return asciiAt(b, at, String(v));
+}
+
+const POW10 = [1, 10, 100, 1000, 10000, 100000, 1000000];
+
+/**
+ * Writes v (not an integer) when it is a decimal of up to six places under 2^31 (a cost in dollars) and returns the
+ * end, else -1. The text is String's: it writes the shortest decimal that reads back as v, and with the fewest places
+ * d for which m / 10^d is v (a correctly rounded division of exact doubles), m·10^-d is that decimal. No shorter one
+ * also reads back as v: it would lie on a grid ten times coarser, at least 10^-d away, while two decimals that read
+ * back as v lie within one unit in the last place of v (under 2^31, below 10^-6).
+ */
+function decimalAt(b: Buffer, at: number, v: number): number {
+  const a = Math.abs(v);
+  if (!(a >= 1e-6 && a < 0x7fffffff)) return -1;
+  for (let d = 1; d <= 6; d++) {
+    const p = POW10[d] as number;
+    const m = Math.round(a * p);
+    if (m / p !== a) continue;
+    if (v < 0) b[at++] = 0x2d;
+    const whole = Math.floor(m / p);
+    at = digits(b, at, whole);
+    b[at++] = 0x2e; // .
+    let frac = m - whole * p;
+    for (let j = at + d - 1; j >= at; j--) {
+      const q = Math.floor(frac / 10);
+      b[j] = 0x30 + (frac - q * 10);
+      frac = q;
+    }
+    return at + d;
+  }
+  return -1;
 }
 
 /** Writes `t` (ASCII) at b[at]; returns the end. */
@@ -138,7 +176,8 @@ export class TableBytes {
     if (rows.length === 0) return;
     const file = rows[0]?.[0];
     const first = Buffer.from(typeof file === "string" ? csvString(file) : file === null || file === undefined ? "" : String(file));
-    for (const row of rows) {
+    for (let r = 0; r < rows.length; r++) {
+      const row = rows[r] as Row;
       const start = this.length;
       let b = this.room(first.length + row.length * (NUMBER_BYTES + 1) + 1);
       b.set(first, this.length);
