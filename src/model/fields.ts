@@ -202,13 +202,20 @@ function isSkeletonRule(r: FieldRule): r is SkeletonRule {
   return r.skeleton === true;
 }
 
-/** The loads that read lines with the byte scanner: each reads the rows marked for it (spend: the skeleton's too). */
-export type ScanDetail = "skeleton" | "spend";
+/**
+ * The loads that read lines with the byte scanner: each reads the rows marked for it (spend: the skeleton's too).
+ * "tables" reads the spend rows and, for messages, the body facts `pisess tables` needs (EntryRec.body, body.ts).
+ */
+export type ScanDetail = "skeleton" | "spend" | "tables";
 /** A rule a scanning load reads. */
 export type ScanRule = Extract<FieldRule, { read: SpendRead }>;
 export function inDetail(r: FieldRule, detail: ScanDetail): r is ScanRule {
-  return r.skeleton === true || (detail === "spend" && r.spend === true);
+  return r.skeleton === true || (detail !== "skeleton" && r.spend === true);
 }
+
+/** The keys of a message the body facts are read from (model/body.ts), and those of its content's blocks. */
+export const BODY_KEYS = ["role", "content", "stopReason", "toolCallId", "isError"] as const;
+export const BLOCK_KEYS = ["type", "text", "id", "name", "arguments"] as const;
 
 /**
  * The EntryRec fields a skeleton load (`loadSession(..., { detail: "skeleton" })`) fills exactly as a full load

@@ -15,6 +15,7 @@ import {
   type Source,
 } from "../io/scan/index.js";
 import { FileRangeReader } from "../io/store.js";
+import { messageBody } from "./body.js";
 import { diag } from "./codes.js";
 import { extractFields } from "./extract.js";
 import { CHECK_TABLES, FULL_KEYS, FULL_TABLES, type FieldTables, type ScanDetail } from "./fields.js";
@@ -37,8 +38,11 @@ export interface LoadOptions {
    * need (ids, parents, types, roles, timestamps, label and session-info fields, compaction and branch-summary
    * references); previews, usage and tool names are left out. "spend": the skeleton's fields and what spend
    * counting reads (usage objects, the model and provider of assistant messages and usage entries, usage entries'
-   * kind; fields.ts's spend rows). The loader may take faster routes for those two. "check": the skeleton's fields and
-   * what validate's checks read (fields.ts's check rows: tool call ids and names), from lines parsed whole.
+   * kind; fields.ts's spend rows). "tables": the spend detail's fields and, on message records, `body` (what
+   * `pisess tables` reads of a message: model/body.ts), wherever the scanner read it from the bytes or the line was
+   * parsed whole (a record without it is one the caller must read back). The loader may take faster routes for
+   * those three. "check": the skeleton's fields and what validate's checks read (fields.ts's check rows: tool call ids
+   * and names), from lines parsed whole.
    */
   detail?: "full" | ScanDetail | "check";
   /** Use the byte-level pre-pass for long lines (default true); false parses every line whole (for tests). */
@@ -183,7 +187,8 @@ export function createIndexer(
   const started = Date.now();
   // Condensed long lines are not whole values, which onEntry needs.
   const fast = options.fastScan !== false && options.onEntry === undefined;
-  const scanDetail: ScanDetail = options.detail === "spend" ? "spend" : "skeleton";
+  const bodies = options.detail === "tables";
+  const scanDetail: ScanDetail = options.detail === "spend" || options.detail === "tables" ? options.detail : "skeleton";
   // Lines parsed whole fill every field, but for the check detail, which reads only its own rows.
   const tables = options.detail === "check" ? CHECK_TABLES : FULL_TABLES;
   let lastProgressAt = started + PROGRESS_AFTER_MS - PROGRESS_EVERY_MS;
@@ -287,6 +292,8 @@ export function createIndexer(
   const parseLine = (raw: RawLine): void => {
     if (foreign) return;
     let value: unknown;
+    // Set when the value was parsed from the condensed line: its long strings are cut.
+    let condensedValue = false;
     // Fast path for long lines after the header: parse the line with the tails of long strings cut out (see
     // io/scan/condense.ts); anything unusual takes the ordinary path below, which also words the errors.
     if (fast && sawFirstParsed && memory === null && raw.bytes !== undefined && raw.length >= CONDENSE_MIN_LINE && !raw.invalidUtf8) {
@@ -294,6 +301,7 @@ export function createIndexer(
       if (condensed !== null) {
         try {
           value = JSON.parse(condensed);
+          condensedValue = true;
         } catch {
           value = undefined;
         }
@@ -364,6 +372,13 @@ export function createIndexer(
     }
     memory?.put(raw.line, text);
     const rec = makeRec(value, raw, entries.length, tables);
+    if (bodies && !condensedValue && rec.type === "message") {
+      try {
+        rec.body = messageBody(value.message);
+      } catch {
+        // Tool call arguments nested too deep to write back: the caller parses the entry back and fails as it did.
+      }
+    }
     // Only v1 migration looks entries up by line (the version is settled by the first parsed line).
     if ((version as unknown as number) < 2) entryByLine.set(raw.line, rec);
     if ((version as unknown as number) < 2) {

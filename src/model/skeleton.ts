@@ -4,13 +4,18 @@
  * (fields.ts): this file only turns its skeleton rows (and, for the spend detail, its spend rows) into scanner
  * slots. A usage object's numbers are read by a second scan of its bytes.
  *
+ * The tables detail reads a message's body facts too (EntryRec.body: body.ts), from its content's blocks scanned one
+ * by one; a message it is unsure of (a block that is not an object, a block key written with escapes) gets none.
+ *
  * `skeletonRec` returns null whenever it is unsure: the line is not valid JSON (the ordinary path then words the
  * error), the value is not an object, a key that matters is written with escapes, the type is not a plain string
  * or is "session", the id is not a non-empty string.
  */
 import {
+  itemsOf,
   type Names,
   names,
+  nextItem,
   scanLine,
   scanSlot,
   type SkeletonKeys,
@@ -21,11 +26,15 @@ import {
   slotStartsWith,
   slotStr,
   slotString,
+  slotStringSize,
   slotValue,
 } from "../io/scan/index.js";
+import { NO_BODY } from "./body.js";
 import { keep, num, USAGE_COST, USAGE_MEMBERS, usageOf } from "./extract.js";
 import {
   BASE_KEYS,
+  BLOCK_KEYS,
+  BODY_KEYS,
   ENTRY_FIELDS,
   type FieldRule,
   inDetail,
@@ -37,12 +46,15 @@ import {
   type ScanRule,
 } from "./fields.js";
 import { KNOWN_ENTRY_TYPES } from "./session.js";
-import type { EntryRec, Usage } from "./types.js";
+import type { EntryRec, MessageBody, ToolCallFacts, Usage } from "./types.js";
 import { entryTime } from "./time.js";
 
 const QUOTE = 0x22;
 const OPEN_BRACE = 0x7b;
+const OPEN_BRACKET = 0x5b;
 const N = 0x6e;
+const T = 0x74;
+const F = 0x66;
 
 /** A row compiled: the slot its key's value is in, and the strings it returns as shared constants. */
 interface SlotRule {
@@ -66,6 +78,17 @@ interface Plan {
   common: SlotRule[];
   byRole: Map<string, SlotRule[]>;
   otherRole: SlotRule[];
+  /** The tables detail: the slots of `message` and of its BODY_KEYS (else null). */
+  body: BodySlots | null;
+}
+
+/** The slots the body facts are read from: the message's, and those of its BODY_KEYS. */
+interface BodySlots {
+  message: number;
+  content: number;
+  stopReason: number;
+  toolCallId: number;
+  isError: number;
 }
 
 // The base keys take the first slots, in the same places in every plan.
@@ -92,7 +115,8 @@ function plan(detail: ScanDetail): Plan {
   const common = pick(MESSAGE_COMMON);
   const roles = [...MESSAGE_FIELDS].map(([role, rules]) => [role, pick(rules)] as const);
   const other = pick(OTHER_ROLE_FIELDS);
-  const nestedKeys = [...new Set([...common, ...roles.flatMap(([, r]) => r), ...other].map((r) => r.key))];
+  const bodyKeys = detail === "tables" ? BODY_KEYS : [];
+  const nestedKeys = [...new Set([...common, ...roles.flatMap(([, r]) => r), ...other].map((r) => r.key).concat(bodyKeys))];
   const keys = skeletonKeys(top, MESSAGE_KEY, nestedKeys);
   const nested = (rules: readonly ScanRule[]): SlotRule[] => rules.map((rule) => compile(top.length + nestedKeys.indexOf(rule.key), rule));
   const byRole = new Map<string, SlotRule[]>();
@@ -104,10 +128,21 @@ function plan(detail: ScanDetail): Plan {
     top.indexOf("timestamp") !== S_TS
   )
     throw new Error("skeleton: base keys out of place");
-  return { keys, byType, common: nested(common), byRole, otherRole: nested(other) };
+  const inMessage = (k: (typeof BODY_KEYS)[number]): number => top.length + nestedKeys.indexOf(k);
+  const body: BodySlots | null =
+    detail === "tables"
+      ? {
+          message: top.indexOf(MESSAGE_KEY),
+          content: inMessage("content"),
+          stopReason: inMessage("stopReason"),
+          toolCallId: inMessage("toolCallId"),
+          isError: inMessage("isError"),
+        }
+      : null;
+  return { keys, byType, common: nested(common), byRole, otherRole: nested(other), body };
 }
 
-const PLANS: Record<ScanDetail, Plan> = { skeleton: plan("skeleton"), spend: plan("spend") };
+const PLANS: Record<ScanDetail, Plan> = { skeleton: plan("skeleton"), spend: plan("spend"), tables: plan("tables") };
 /** The compiled key list of the skeleton detail (exported for the scanner's tests). */
 export const SKELETON_KEYS = PLANS.skeleton.keys;
 /** The same for the spend detail. */
@@ -116,7 +151,7 @@ const USAGE_KEYS = skeletonKeys(
   [...USAGE_MEMBERS, USAGE_COST.key],
   USAGE_COST.key,
   [USAGE_COST.total],
-  Math.max(PLANS.skeleton.keys.slots, PLANS.spend.keys.slots),
+  Math.max(...Object.values(PLANS).map((p) => p.keys.slots)),
 );
 const member = (k: (typeof USAGE_MEMBERS)[number]): number => USAGE_KEYS.first + USAGE_MEMBERS.indexOf(k);
 const [U_INPUT, U_OUTPUT, U_CACHE_READ, U_CACHE_WRITE, U_CACHE_WRITE_1H, U_REASONING, U_TOTAL_TOKENS] = USAGE_MEMBERS.map(
@@ -138,6 +173,69 @@ function slotUsage(slot: number): Usage | undefined {
     totalTokens: num(slotNumber(U_TOTAL_TOKENS as number)),
     // Filled only when `cost` is an object (the scanner's nested slots), as usageOf asks.
     cost: num(slotNumber(U_COST_TOTAL)),
+  };
+}
+
+/** A content block's keys (the body facts), scanned in their own slots past the usage object's. */
+const BLOCK = skeletonKeys(BLOCK_KEYS, null, [], USAGE_KEYS.slots);
+const blockSlot = (k: (typeof BLOCK_KEYS)[number]): number => BLOCK.first + BLOCK_KEYS.indexOf(k);
+const B_TYPE = blockSlot("type");
+const B_TEXT = blockSlot("text");
+const B_ID = blockSlot("id");
+const B_NAME = blockSlot("name");
+const B_ARGUMENTS = blockSlot("arguments");
+const BLOCK_TYPES = names(["text", "toolCall"]);
+
+/**
+ * The body facts of the message in the last scanned line, as body.ts's messageBody reads them from the parsed
+ * message; null when unsure (a content element that is not an object, a block key written with escapes).
+ */
+function slotBody(slots: BodySlots, role: string | undefined): MessageBody | null {
+  const { message, content, stopReason, toolCallId, isError } = slots;
+  if (!slotStartsWith(message, OPEN_BRACE)) return NO_BODY;
+  const result = role === "toolResult" && slotStartsWith(toolCallId, QUOTE);
+  let textLength = 0;
+  let bytes = 0;
+  let calls: ToolCallFacts[] | undefined;
+  if (slotStartsWith(content, QUOTE)) {
+    textLength = slotStringSize(content, false);
+    if (result) bytes = slotStringSize(content, true);
+  } else if (slotStartsWith(content, OPEN_BRACKET)) {
+    itemsOf(content);
+    for (let r = nextItem(BLOCK); r !== 2; r = nextItem(BLOCK)) {
+      if (r !== 1) return null;
+      const type = slotStartsWith(B_TYPE, QUOTE) ? slotNamed(B_TYPE, BLOCK_TYPES) : undefined;
+      if (slotStartsWith(B_TEXT, QUOTE)) {
+        if (type === "text") textLength += slotStringSize(B_TEXT, false);
+        if (result) bytes += slotStringSize(B_TEXT, true);
+      }
+      if (type === "toolCall") {
+        // As JSON.stringify writes the parsed value: only that value is parsed (its bytes may hold white space,
+        // escapes or number forms the stringified text writes otherwise).
+        let args: string | null;
+        try {
+          const v = slotValue(B_ARGUMENTS);
+          args = v === undefined ? null : JSON.stringify(v);
+        } catch {
+          // Nested too deep to write back: left to the whole parse, which fails where it always did.
+          return null;
+        }
+        calls ??= [];
+        calls.push({ id: slotStr(B_ID) ?? null, name: slotStr(B_NAME) ?? null, arguments: args });
+      }
+    }
+  }
+  return {
+    stopReason: slotStr(stopReason) ?? null,
+    textLength,
+    result: result
+      ? {
+          callId: slotString(toolCallId),
+          isError: slotStartsWith(isError, T) ? true : slotStartsWith(isError, F) ? false : null,
+          bytes,
+        }
+      : null,
+    toolCalls: calls ?? NO_BODY.toolCalls,
   };
 }
 
@@ -220,5 +318,9 @@ export function skeletonRec(
   };
   const rules = p.byType.get(type);
   if (rules !== undefined) readSlots(rec, rules, p);
+  if (p.body !== null && type === "message") {
+    const body = slotBody(p.body, rec.role);
+    if (body !== null) rec.body = body;
+  }
   return rec;
 }

@@ -91,6 +91,35 @@ export interface EntryRec {
   thinkingLevel?: string;
   customType?: string;
   summaryEmpty?: boolean;
+  /**
+   * A message entry's body facts (`pisess tables`): set by the tables detail where it read them from the line's bytes
+   * or parsed the line whole (not where it parsed a condensed line, whose long strings are cut).
+   */
+  body?: MessageBody;
+}
+
+/** A tool call block of a message's content. */
+export interface ToolCallFacts {
+  /** Its id and name when strings. */
+  id: string | null;
+  name: string | null;
+  /** Its arguments as JSON text (JSON.stringify of the parsed value); null when it has none. */
+  arguments: string | null;
+}
+
+/**
+ * What `pisess tables` reads of a message's body (model/body.ts): the same whether read from the parsed message or,
+ * by the tables detail, from the line's bytes. A message that is not an object has none of them (NO_BODY).
+ */
+export interface MessageBody {
+  /** message.stopReason when a string. */
+  stopReason: string | null;
+  /** UTF-16 code units of text: a string content, or the string texts of its blocks of type "text". */
+  textLength: number;
+  /** A tool result (role toolResult) with a string toolCallId: the call it answers, its isError, its text's size. */
+  result: { callId: string; isError: boolean | null; bytes: number } | null;
+  /** The content's blocks of type "toolCall", in order. */
+  toolCalls: readonly ToolCallFacts[];
 }
 
 /** The header line as read: what discovery reads from a first line, plus any keys later pi versions add. */

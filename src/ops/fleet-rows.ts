@@ -1,6 +1,7 @@
+import { messageBody, NO_BODY } from "../model/body.js";
 import type { Session } from "../model/session.js";
 import { readEntry } from "../model/session.js";
-import type { EntryRec, Usage } from "../model/types.js";
+import type { EntryRec, MessageBody, Usage } from "../model/types.js";
 import type { TableName } from "./fleet-tables.js";
 import { leafRecs } from "./leaves.js";
 import { pathTo } from "./path.js";
@@ -47,56 +48,38 @@ function usageCols(u: Usage | undefined): number[] {
   ];
 }
 
-/** Characters of text in a message content: a string, or the text blocks. */
-function textLength(content: unknown): number {
-  if (typeof content === "string") return content.length;
-  if (!Array.isArray(content)) return 0;
-  let n = 0;
-  for (const b of content)
-    if (b && typeof b === "object" && (b as { type?: unknown }).type === "text" && typeof (b as { text?: unknown }).text === "string")
-      n += ((b as { text: string }).text as string).length;
-  return n;
-}
-
-function textBytes(content: unknown): number {
-  if (typeof content === "string") return Buffer.byteLength(content, "utf8");
-  if (!Array.isArray(content)) return 0;
-  let n = 0;
-  for (const b of content)
-    if (b && typeof b === "object" && typeof (b as { text?: unknown }).text === "string")
-      n += Buffer.byteLength((b as { text: string }).text, "utf8");
-  return n;
-}
-
-interface ToolCallBlock {
-  id: string | null;
-  name: string | null;
-  arguments: string | null;
-}
-
-function toolCalls(content: unknown): ToolCallBlock[] {
-  if (!Array.isArray(content)) return [];
-  const out: ToolCallBlock[] = [];
-  for (const b of content) {
-    if (!b || typeof b !== "object" || (b as { type?: unknown }).type !== "toolCall") continue;
-    const o = b as { id?: unknown; name?: unknown; arguments?: unknown };
-    out.push({
-      id: typeof o.id === "string" ? o.id : null,
-      name: typeof o.name === "string" ? o.name : null,
-      arguments: o.arguments === undefined ? null : JSON.stringify(o.arguments),
-    });
-  }
-  return out;
-}
-
 /** Reads an entry's object back (default: readEntry, one read per entry; a caller holding the bytes can do better). */
 export type EntryReader = (rec: EntryRec) => Record<string, unknown>;
 
+/** A message entry's body facts. */
+export type BodyReader = (rec: EntryRec) => MessageBody;
+
+/** Body facts from the entries parsed back whole (`read`): what a record without `body` needs. */
+export function parsedBodies(read: EntryReader): BodyReader {
+  return (rec) => {
+    let message: unknown;
+    try {
+      message = read(rec).message;
+    } catch {
+      // A line that no longer parses (the file changed since it was indexed): as a message without a body.
+      return NO_BODY;
+    }
+    return messageBody(message);
+  };
+}
+
+/** The body facts the load read (the tables detail), else from the entry parsed back with `read`. */
+export function loadedBodies(session: Session, read: EntryReader = (rec) => readEntry(session, rec)): BodyReader {
+  const parsed = parsedBodies(read);
+  return (rec) => rec.body ?? parsed(rec);
+}
+
 /**
- * Every table's rows for one session, loaded in the spend detail or in full: message bodies are read back for text,
- * stop reasons, tool calls and results.
+ * Every table's rows for one session, loaded in the tables detail, the spend detail or in full: the text, stop
+ * reasons, tool calls and results come from the message bodies (`body`: by default those the tables detail read,
+ * else the entries read back and parsed).
  */
-export function sessionRows(session: Session, facts: FileFacts, read: EntryReader = (rec) => readEntry(session, rec)): TableRows {
+export function sessionRows(session: Session, facts: FileFacts, body: BodyReader = loadedBodies(session)): TableRows {
   const file = facts.file;
   const tree = buildTree(session);
   const leaves = new Set(leafRecs(session));
@@ -116,22 +99,14 @@ export function sessionRows(session: Session, facts: FileFacts, read: EntryReade
   const modelOf = spendModels(session);
   const rows: TableRows = { sessions: [], entries: [], messages: [], tool_calls: [], usage: [] };
   // Tool results by call id (the first answers), read from the message bodies.
-  const bodies = new Map<EntryRec, Record<string, unknown>>();
+  const bodies = new Map<EntryRec, MessageBody>();
   const results = new Map<string, { rec: EntryRec; isError: boolean | null; bytes: number }>();
   for (const rec of session.entries) {
     if (rec.type !== "message") continue;
-    let m: Record<string, unknown> | undefined;
-    try {
-      const o = read(rec).message;
-      if (o && typeof o === "object") m = o as Record<string, unknown>;
-    } catch {
-      m = undefined;
-    }
-    if (!m) continue;
+    const m = body(rec);
     bodies.set(rec, m);
-    if (m.role === "toolResult" && typeof m.toolCallId === "string" && !results.has(m.toolCallId)) {
-      results.set(m.toolCallId, { rec, isError: typeof m.isError === "boolean" ? m.isError : null, bytes: textBytes(m.content) });
-    }
+    const r = m.result;
+    if (r !== null && !results.has(r.callId)) results.set(r.callId, { rec, isError: r.isError, bytes: r.bytes });
   }
   let messages = 0;
   let turns = 0;
@@ -159,7 +134,7 @@ export function sessionRows(session: Session, facts: FileFacts, read: EntryReade
     ]);
     if (rec.type === "message") {
       messages++;
-      const m = bodies.get(rec);
+      const m = bodies.get(rec) ?? NO_BODY;
       const assistant = rec.role === "assistant";
       if (assistant) turns++;
       rows.messages.push([
@@ -170,14 +145,14 @@ export function sessionRows(session: Session, facts: FileFacts, read: EntryReade
         assistant ? (rec.provider ?? null) : null,
         assistant ? (rec.model ?? null) : null,
         // From the body (the session may be loaded in the spend detail, which leaves stopReason out of the index).
-        assistant && typeof m?.stopReason === "string" ? m.stopReason : null,
+        assistant ? m.stopReason : null,
         timestamp,
-        textLength(m?.content),
+        m.textLength,
         ...usageCols(rec.usage),
         isCopied,
       ]);
       if (assistant) {
-        for (const call of toolCalls(m?.content)) {
+        for (const call of m.toolCalls) {
           calls++;
           const res = call.id !== null ? results.get(call.id) : undefined;
           const dt = res ? res.rec.time - rec.time : NaN;

@@ -47,12 +47,28 @@ interface Answer<R> {
   error?: string;
 }
 
+/**
+ * Buffers a result moves to the caller's thread instead of copying them (`moved`), and gets back once the caller is
+ * done with them (`returned`), to fill again: fresh memory costs far more to touch than memory in use.
+ */
+export interface BufferLoan<R> {
+  moved(result: R): ArrayBuffer[];
+  returned(buffers: ArrayBuffer[]): void;
+}
+
+/** A message to a worker: a batch to run, or buffers given back (BufferLoan). */
+type ToWorker = { batch: number; files: string[] } | { returned: ArrayBuffer[] };
+
 /** The loop of a worker module: answers each batch it is sent with `run`'s result (or its error). */
-export function serveBatches<R>(run: (files: string[]) => Promise<R>): void {
+export function serveBatches<R>(run: (files: string[]) => Promise<R>, loan?: BufferLoan<R>): void {
   const port = parentPort;
-  port?.on("message", (msg: { batch: number; files: string[] }) => {
+  port?.on("message", (msg: ToWorker) => {
+    if ("returned" in msg) {
+      loan?.returned(msg.returned);
+      return;
+    }
     run(msg.files).then(
-      (result) => port.postMessage({ batch: msg.batch, result } satisfies Answer<R>),
+      (result) => port.postMessage({ batch: msg.batch, result } satisfies Answer<R>, loan?.moved(result) ?? []),
       (err: unknown) => port.postMessage({ batch: msg.batch, error: err instanceof Error ? err.message : String(err) } satisfies Answer<R>),
     );
   });
@@ -61,6 +77,8 @@ export function serveBatches<R>(run: (files: string[]) => Promise<R>): void {
 /**
  * Runs `batches` on `n` workers of module `url`; `onResult` is called once per batch, in batch order, one call at a
  * time (it may write to files). Fails on a worker's error, and on a worker that stops before the work is done.
+ * `giveBack`: the buffers of a result (moved here by the worker's BufferLoan) to send back to the worker it came
+ * from once `onResult` is done with it.
  */
 export async function runOnThreads<R>(
   url: URL,
@@ -68,10 +86,13 @@ export async function runOnThreads<R>(
   init: unknown,
   batches: readonly string[][],
   onResult: (result: R, batch: number) => Promise<void> | void,
+  giveBack?: (result: R) => ArrayBuffer[],
 ): Promise<void> {
   const workers = Array.from({ length: Math.max(1, Math.min(n, batches.length)) }, () => new Worker(url, { workerData: init }));
   const limit = workers.length * AHEAD;
   const pending = new Map<number, R>();
+  /** Which worker answered each pending batch (for giveBack). */
+  const from = new Map<number, Worker>();
   const idle: Worker[] = [];
   let next = 0;
   let finished = 0;
@@ -92,7 +113,7 @@ export async function runOnThreads<R>(
         }
         while (idle.length > 0 && next < batches.length && next < finished + limit) {
           const b = next++;
-          (idle.pop() as Worker).postMessage({ batch: b, files: batches[b] });
+          (idle.pop() as Worker).postMessage({ batch: b, files: batches[b] as string[] } satisfies ToWorker);
         }
       };
       const deliver = async (): Promise<void> => {
@@ -101,8 +122,14 @@ export async function runOnThreads<R>(
         try {
           while (!settled && pending.has(finished)) {
             const r = pending.get(finished) as R;
+            const w = from.get(finished) as Worker;
             pending.delete(finished);
+            from.delete(finished);
             await onResult(r, finished);
+            if (giveBack !== undefined && !settled) {
+              const returned = giveBack(r);
+              if (returned.length > 0) w.postMessage({ returned } satisfies ToWorker, returned);
+            }
             finished++;
             pump();
           }
@@ -116,6 +143,7 @@ export async function runOnThreads<R>(
         w.on("message", (a: Answer<R>) => {
           if (a.error !== undefined) return fail(new Error(a.error));
           pending.set(a.batch, a.result as R);
+          from.set(a.batch, w);
           idle.push(w);
           pump();
           void deliver();

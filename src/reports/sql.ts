@@ -1,4 +1,5 @@
 import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { PiEnv } from "../io/discover.js";
@@ -25,7 +26,9 @@ export interface Duck {
 export async function openDuck(): Promise<Duck> {
   let api: DuckApi;
   try {
-    api = await import("@duckdb/node-api");
+    // Required, not imported: the package is CommonJS, which the ES module loader reads more slowly (about 0.1 s of
+    // every parquet or sql run, scanning each of its files for their exports).
+    api = createRequire(import.meta.url)("@duckdb/node-api") as DuckApi;
   } catch {
     throw new ReportError(
       "this needs DuckDB, an optional dependency that is not installed: npm install @duckdb/node-api (or use tables --format ndjson)",
@@ -72,19 +75,28 @@ function readNdjsonExpr(table: TableName, path: string): string {
 }
 
 /**
- * The table's columns from the CSV intermediate (tables-text.ts): declared types, nothing sniffed; timestamps come
- * as milliseconds since the epoch.
+ * DuckDB's CSV reader buffer, and so its longest line (it must hold a whole row): at least this (the default longest
+ * line), more, with room to spare, for a longer row (a tool call's arguments can run to megabytes; with the default,
+ * such a row failed the whole command). Its default buffer (32 MB) cost a third more CPU on the bench fleet, for
+ * memory to touch and nothing gained.
  */
-function selectCsv(table: TableName, path: string): string {
+const CSV_BUFFER = 2 * 1024 * 1024;
+
+/**
+ * The table's columns from the CSV intermediate (tables-text.ts): declared types, nothing sniffed; timestamps come
+ * as milliseconds since the epoch. `longest`: bytes of its longest row (WrittenTables.longest).
+ */
+function selectCsv(table: TableName, path: string, longest: number): string {
   const cols = TABLES[table].columns;
   const types = cols.map((c) => `${quote(c.name)}: ${quote(c.type === "timestamp" ? "BIGINT" : DUCK_TYPE[c.type])}`).join(", ");
   const select = cols.map((c) => (c.type === "timestamp" ? `make_timestamptz(${c.name} * 1000) AS ${c.name}` : c.name)).join(", ");
-  return `SELECT ${select} FROM read_csv(${quote(path)}, header = false, auto_detect = false, delim = ',', quote = '"', escape = '"', allow_quoted_nulls = false, columns = {${types}})`;
+  const buffer = Math.max(CSV_BUFFER, longest + 1024);
+  return `SELECT ${select} FROM read_csv(${quote(path)}, header = false, auto_detect = false, delim = ',', quote = '"', escape = '"', allow_quoted_nulls = false, buffer_size = ${buffer}, max_line_size = ${buffer}, columns = {${types}})`;
 }
 
-export async function copyToParquet(conn: Connection, table: TableName, csv: string, parquet: string): Promise<void> {
+export async function copyToParquet(conn: Connection, table: TableName, csv: string, parquet: string, longest: number): Promise<void> {
   try {
-    await conn.run(`COPY (${selectCsv(table, csv)}) TO ${quote(parquet)} (FORMAT parquet)`);
+    await conn.run(`COPY (${selectCsv(table, csv, longest)}) TO ${quote(parquet)} (FORMAT parquet)`);
   } catch (err) {
     // DuckDB's message goes on for many lines (the CSV reader's settings); one line says which value failed.
     const lines = (err instanceof Error ? err.message : String(err)).split("\n");
@@ -146,7 +158,8 @@ export async function sqlReport(opts: SqlOptions): Promise<Report<SqlData>> {
       data.failures = t.failures;
       data.damage = t.damage;
       if (t.missingRoot !== undefined) data.missingRoot = t.missingRoot;
-      for (const name of TABLE_NAMES) await duck.conn.run(`CREATE VIEW ${name} AS ${selectCsv(name, join(work, `${name}.csv`))}`);
+      for (const name of TABLE_NAMES)
+        await duck.conn.run(`CREATE VIEW ${name} AS ${selectCsv(name, join(work, `${name}.csv`), t.longest[name])}`);
     }
     let reader: Awaited<ReturnType<Connection["runAndReadAll"]>>;
     try {

@@ -5,22 +5,43 @@ import { loadSession } from "../model/load.js";
 import { parseEntry, type Session } from "../model/session.js";
 import { damageNotes } from "../ops/fleet-files.js";
 import type { ParentCache } from "../ops/fleet-parents.js";
-import { type EntryReader, sessionRows } from "../ops/fleet-rows.js";
+import { type EntryReader, loadedBodies, sessionRows } from "../ops/fleet-rows.js";
 import { TABLE_NAMES } from "../ops/fleet-tables.js";
-import { type RowText, rowsText } from "./tables-text.js";
+import { giveBack, ndjsonRows, type RowText, TableBytes } from "./tables-text.js";
 import type { CountNotes } from "./usage-count.js";
 
 /**
- * Files up to this size are read back whole once for the message bodies, instead of one read per message (a
- * system call each: most of the time of a fleet of small sessions). Larger ones are read entry by entry.
+ * A file whose messages the load left without body facts (lines its scanner was unsure of) is read back whole once
+ * for them, when there are several and it is no larger than this; else they are read one by one (a system call
+ * each).
  */
 const WHOLE_FILE_BYTES = 64 * 1024 * 1024;
 
-/** The rows of a batch of sessions as text (tables-text.ts), per table in TABLE_NAMES order. */
+/** How the messages the load read no body for are read back: by their lines in the file read whole, or one by one. */
+function readBack(session: Session, path: string, size: number): EntryReader | undefined {
+  let missing = 0;
+  for (const rec of session.entries) if (rec.type === "message" && rec.body === undefined && ++missing > 1) break;
+  if (missing < 2 || size > WHOLE_FILE_BYTES) return undefined;
+  const bytes = readFileSync(path);
+  return (rec) => parseEntry(session, rec, bytes.toString("utf8", rec.offset, rec.offset + rec.length));
+}
+
+/**
+ * The rows of a batch of sessions as text (tables-text.ts), per table in TABLE_NAMES order: UTF-8 in the first
+ * `lengths[i]` bytes of `buffers[i]` (moved to the writing thread and back: TableBytes).
+ */
 export interface TablesBatchResult {
-  text: string[];
+  buffers: ArrayBuffer[];
+  lengths: number[];
+  /** Bytes of each table's longest CSV row. */
+  longest: number[];
   rows: number[];
   notes: CountNotes;
+}
+
+/** A written batch's buffers (TablesBatchResult.buffers) go back to be filled again, in the thread that made them. */
+export function recycle(buffers: readonly ArrayBuffer[]): void {
+  for (const [i, b] of buffers.entries()) giveBack(i, b);
 }
 
 /**
@@ -28,22 +49,21 @@ export interface TablesBatchResult {
  * the calling thread and in each worker thread (tables-worker.ts).
  */
 export async function tablesBatch(files: readonly string[], parents: ParentCache, as: RowText): Promise<TablesBatchResult> {
-  const lines: string[][] = TABLE_NAMES.map(() => []);
+  const out = TABLE_NAMES.map((_, i) => new TableBytes(i));
   const rows = TABLE_NAMES.map(() => 0);
   const notes: CountNotes = { failures: [], damage: [], skipped: [] };
-  // Everything here reads synchronously (the spend-detail load, the stat and the whole-file read): through
+  // Everything here reads synchronously (the tables-detail load, the stat and any whole-file read): through
   // promises, opening, stating and closing ten thousand files cost more CPU than reading them, and reading ahead
   // would overlap nothing.
   for (const path of files) {
     let session: Session;
     let st: Stats;
-    let bytes: Buffer | undefined;
+    let read: EntryReader | undefined;
     try {
       st = statSync(path);
-      // The spend detail: message bodies are parsed below anyway, so the index need not parse them as well.
-      session = await loadSession({ kind: "file", path }, { detail: "spend" });
-      const whole = st.size <= WHOLE_FILE_BYTES && session.header !== null;
-      bytes = whole ? readFileSync(path) : undefined;
+      // The tables detail: the spend detail's index, and the message body facts the rows need, read from the bytes.
+      session = await loadSession({ kind: "file", path }, { detail: "tables" });
+      read = session.header !== null ? readBack(session, path, st.size) : undefined;
     } catch (error) {
       notes.failures.push({ path, reason: ioReason(error) });
       continue;
@@ -55,9 +75,6 @@ export async function tablesBatch(files: readonly string[], parents: ParentCache
       }
       notes.damage.push(...damageNotes(path, session.diagnostics));
       const fork = await parents.copied(session);
-      const read: EntryReader | undefined = bytes
-        ? (rec) => parseEntry(session, rec, bytes.toString("utf8", rec.offset, rec.offset + rec.length))
-        : undefined;
       const r = sessionRows(
         session,
         {
@@ -67,19 +84,17 @@ export async function tablesBatch(files: readonly string[], parents: ParentCache
           ...(fork.parent !== undefined ? { parent: fork.parent, parentExists: fork.exists } : {}),
           ...(fork.mask !== undefined ? { copied: fork.mask } : {}),
         },
-        read,
+        loadedBodies(session, read),
       );
       for (const [i, t] of TABLE_NAMES.entries()) {
         if (r[t].length === 0) continue;
         rows[i] = (rows[i] ?? 0) + r[t].length;
-        // Joined per session: one string per table outlives the session instead of one per row (less to collect).
-        const own: string[] = [];
-        rowsText(t, r[t], as, own);
-        (lines[i] as string[]).push(own.join("\n"));
+        if (as === "csv") (out[i] as TableBytes).csvRows(r[t]);
+        else ndjsonRows(t, r[t], out[i] as TableBytes);
       }
     } finally {
       session.store.close();
     }
   }
-  return { text: lines.map((l) => (l.length > 0 ? `${l.join("\n")}\n` : "")), rows, notes };
+  return { buffers: out.map((o) => o.buffer), lengths: out.map((o) => o.length), longest: out.map((o) => o.longest), rows, notes };
 }

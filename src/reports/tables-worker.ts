@@ -5,11 +5,12 @@
 import { workerData } from "node:worker_threads";
 import { ParentCache } from "../ops/fleet-parents.js";
 import { serveBatches } from "./pool.js";
-import { tablesBatch } from "./tables-batch.js";
+import { recycle, tablesBatch } from "./tables-batch.js";
 import type { RowText } from "./tables-text.js";
 
 const as = workerData as RowText;
 // Kept across batches: a parent with forks in several batches is read once per worker.
 const parents = new ParentCache();
 
-serveBatches((files) => tablesBatch(files, parents, as));
+// The text's buffers move to the writing thread and come back to be filled again.
+serveBatches((files) => tablesBatch(files, parents, as), { moved: (r) => r.buffers, returned: recycle });

@@ -7,7 +7,7 @@ import { ParentCache } from "../ops/fleet-parents.js";
 import { TABLE_NAMES, type TableName } from "../ops/fleet-tables.js";
 import { batchesOf, runOnThreads, threadCount, workerModule } from "./pool.js";
 import { ReportError, type Report } from "./report.js";
-import { type TablesBatchResult, tablesBatch } from "./tables-batch.js";
+import { recycle, type TablesBatchResult, tablesBatch } from "./tables-batch.js";
 import type { RowText } from "./tables-text.js";
 
 export const TABLE_FORMATS = ["parquet", "ndjson"] as const;
@@ -54,6 +54,8 @@ async function prepareOut(out: string): Promise<void> {
 export interface WrittenTables {
   dir: string;
   rows: Record<TableName, number>;
+  /** Bytes of each table's longest CSV row (0 for NDJSON): what DuckDB's CSV reader must hold (sql.ts selectCsv). */
+  longest: Record<TableName, number>;
   failures: FleetFailure[];
   damage: DamageNote[];
   skipped: string[];
@@ -76,14 +78,16 @@ export async function writeTables(
   const damage: DamageNote[] = [];
   const skipped: string[] = [];
   const rows = Object.fromEntries(TABLE_NAMES.map((t) => [t, 0])) as Record<TableName, number>;
+  const longest = Object.fromEntries(TABLE_NAMES.map((t) => [t, 0])) as Record<TableName, number>;
   const handles = await Promise.all(TABLE_NAMES.map((t) => open(join(dir, `${t}.${as}`), "wx")));
   const total = found.files.length;
   let done = 0;
   const take = async (r: TablesBatchResult, batch: number): Promise<void> => {
     for (const [i, t] of TABLE_NAMES.entries()) {
       rows[t] += r.rows[i] ?? 0;
-      const text = r.text[i];
-      if (text) await handles[i]?.write(text);
+      longest[t] = Math.max(longest[t], r.longest[i] ?? 0);
+      const n = r.lengths[i] ?? 0;
+      if (n > 0) await handles[i]?.write(new Uint8Array(r.buffers[i] as ArrayBuffer, 0, n));
     }
     failures.push(...r.notes.failures);
     damage.push(...r.notes.damage);
@@ -96,15 +100,19 @@ export async function writeTables(
     onProgress?.(0, total);
     const n = threadCount(threads, total);
     const url = n > 1 ? await workerModule("tables-worker.js") : undefined;
-    if (url !== undefined) await runOnThreads<TablesBatchResult>(url, n, as, batches, take);
+    if (url !== undefined) await runOnThreads<TablesBatchResult>(url, n, as, batches, take, (r) => r.buffers);
     else {
       const parents = new ParentCache();
-      for (const [b, files] of batches.entries()) await take(await tablesBatch(files, parents, as), b);
+      for (const [b, files] of batches.entries()) {
+        const r = await tablesBatch(files, parents, as);
+        await take(r, b);
+        recycle(r.buffers);
+      }
     }
   } finally {
     await Promise.all(handles.map((h) => h.close()));
   }
-  const out: WrittenTables = { dir, rows, failures, damage, skipped };
+  const out: WrittenTables = { dir, rows, longest, failures, damage, skipped };
   if (found.root !== undefined) out.root = found.root;
   if (found.missingRoot !== undefined) out.missingRoot = found.missingRoot;
   return out;
@@ -135,7 +143,7 @@ export async function tablesReport(opts: TablesOptions): Promise<Report<TablesDa
       const ends = await Promise.allSettled(
         lanes.map(async (conn) => {
           for (let name = queue.shift(); name !== undefined; name = queue.shift())
-            await copyToParquet(conn, name, csv(name), join(opts.out, `${name}.parquet`));
+            await copyToParquet(conn, name, csv(name), join(opts.out, `${name}.parquet`), t.longest[name]);
         }),
       );
       for (const e of ends) if (e.status === "rejected") throw e.reason;

@@ -22,8 +22,10 @@ export {
 } from "./lines.js";
 export { CONDENSE_MIN_LINE, condenseLine, protectedKeys, type ProtectedKeys } from "./condense.js";
 export {
+  itemsOf,
   type Names,
   names,
+  nextItem,
   scanLine,
   scanSlot,
   skeletonKeys,
@@ -33,6 +35,7 @@ export {
   slotStartsWith,
   slotStr,
   slotString,
+  slotStringSize,
   slotValue,
   type SkeletonKeys,
 } from "./skeleton.js";

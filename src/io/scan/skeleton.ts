@@ -16,6 +16,7 @@
  * It says "unsure" (-1) whenever a key that matters is written with escapes or the value is not an object; the
  * caller then takes the ordinary path. Saying "not sure" is always safe; saying "valid" must be exact.
  */
+import { isAscii } from "node:buffer";
 import { SCAN_WASM } from "./wasm.js";
 
 const QUOTE = 0x22;
@@ -52,13 +53,15 @@ function byLength(keys: readonly string[], first: number): [Uint8Array, number][
  * top-level `nestedIn`. A list for values inside a line (scanSlot) starts past the slots of the line's list, so that
  * scanning a value keeps the line's spans.
  */
-export function skeletonKeys(top: readonly string[], nestedIn: string, nested: readonly string[], first = 0): SkeletonKeys {
-  const at = top.indexOf(nestedIn);
-  if (at < 0) throw new Error(`skeletonKeys: ${nestedIn} is not a top-level key`);
+export function skeletonKeys(top: readonly string[], nestedIn: string | null, nested: readonly string[], first = 0): SkeletonKeys {
+  const at = nestedIn === null ? -1 : top.indexOf(nestedIn);
+  if (nestedIn !== null && at < 0) throw new Error(`skeletonKeys: ${nestedIn} is not a top-level key`);
   const slots = first + top.length + nested.length;
   if (slots > MAX_SLOTS) throw new Error("skeletonKeys: too many keys");
   const firstNested = first + top.length;
-  return { top: byLength(top, first), nested: byLength(nested, firstNested), nestedSlot: first + at, firstNested, first, slots };
+  // Without `nestedIn`, a slot no key has (-1 is "no key"): no object is read inside.
+  const nestedSlot = at < 0 ? -2 : first + at;
+  return { top: byLength(top, first), nested: byLength(nested, firstNested), nestedSlot, firstNested, first, slots };
 }
 
 /** Most slots a key list may have. */
@@ -305,12 +308,16 @@ const ST_KEY = 3; // after ',' in an object: a key
 const ST_COLON = 4; // after a key
 const ST_AFTER = 5; // after a value: ',' or the closer, or the end at depth 0
 
+/** Where the value read by the last scanSkeleton ended (with `prefix`: where the bytes after it begin). */
+let valueEnd = 0;
+
 /**
  * Scans the line's bytes b[start, end). Returns 1 when the line is valid JSON whose value is an object and every
  * key that matters was read plainly, 0 when it is not valid JSON, -1 when unsure (valid or not). Fills the spans
- * of the keys in `keys`.
+ * of the keys in `keys`. `prefix`: the object may be followed by anything (an element of an array): the scan stops
+ * at the first byte after it that is not white space, and valueEnd says where that is.
  */
-export function scanSkeleton(keys: SkeletonKeys, b: Uint8Array, start: number, end: number): number {
+export function scanSkeleton(keys: SkeletonKeys, b: Uint8Array, start: number, end: number, prefix = false): number {
   spanStart.fill(-1, keys.first, keys.slots);
   spanEnd.fill(-1, keys.first, keys.slots);
   const { top, nested, nestedSlot } = keys;
@@ -371,7 +378,11 @@ export function scanSkeleton(keys: SkeletonKeys, b: Uint8Array, start: number, e
         state = ST_VALUE;
         break;
       case ST_AFTER:
-        if (depth === 0) return 0;
+        if (depth === 0) {
+          if (!prefix) return 0;
+          valueEnd = p;
+          return unsure ? -1 : 1;
+        }
         if (c === 0x2c /* , */) {
           state = stackKind[depth] === 1 ? ST_KEY : ST_VALUE;
           p++;
@@ -433,6 +444,7 @@ export function scanSkeleton(keys: SkeletonKeys, b: Uint8Array, start: number, e
     }
   }
   if (depth !== 0 || state !== ST_AFTER) return 0;
+  valueEnd = p;
   return unsure ? -1 : 1;
 }
 
@@ -569,4 +581,98 @@ export function slotFalsy(s: number): boolean {
   if (c === 0x7b || c === 0x5b || c === 0x74) return false;
   if (c === 0x6e || c === 0x66) return true;
   return !(JSON.parse(b.toString("latin1", from, spanEnd[s] as number)) as number);
+}
+
+// The elements of an array value being read (itemsOf, nextItem): the next one starts at or after itemAt (after a
+// comma unless itemFirst); the array's closing bracket is at itemEnd.
+let itemAt = 0;
+let itemEnd = 0;
+let itemFirst = true;
+
+/** Starts reading the elements of the array in slot s of the last scanLine (known to be an array: a valid line). */
+export function itemsOf(s: number): void {
+  itemAt = (spanStart[s] as number) + 1;
+  itemEnd = (spanEnd[s] as number) - 1;
+  itemFirst = true;
+}
+
+function skipSpace(b: Uint8Array, p: number, end: number): number {
+  while (p < end) {
+    const c = b[p] as number;
+    if (c !== 0x20 && c !== 0x09 && c !== 0x0d && c !== 0x0a) break;
+    p++;
+  }
+  return p;
+}
+
+/**
+ * Scans the next element of the array itemsOf named for `keys` (whose slots must lie past the line's: the slot
+ * readers then read both the line's values and this element's). Returns 1 when an element was read (an object, every
+ * key that matters written plainly), 2 when there are no more, -1 when unsure (an element that is not an object, a
+ * key written with escapes), 0 when the bytes are not what a valid array holds.
+ */
+export function nextItem(keys: SkeletonKeys): number {
+  const b = line;
+  let p = skipSpace(b, itemAt, itemEnd);
+  if (p >= itemEnd) return 2;
+  if (!itemFirst) {
+    if (b[p] !== 0x2c /* , */) return 0;
+    p = skipSpace(b, p + 1, itemEnd);
+    if (p >= itemEnd) return 0;
+  }
+  if (b[p] !== 0x7b /* { */) return -1;
+  const r = scanSkeleton(keys, b, p, itemEnd, true);
+  if (r !== 1) return r;
+  itemAt = valueEnd;
+  itemFirst = false;
+  return 1;
+}
+
+/** The value of the four hex digits at b[i] (known to be hex digits: the scan checked them). */
+function hex4(b: Uint8Array, i: number): number {
+  let v = 0;
+  for (let k = i; k < i + 4; k++) {
+    const c = b[k] as number;
+    v = (v << 4) | (c <= 0x39 ? c - 0x30 : (c | 0x20) - 0x57);
+  }
+  return v;
+}
+
+/**
+ * The string in slot s (known to be a string) as JSON.parse would decode it, measured without decoding it:
+ * `utf8` false, its length in UTF-16 code units (a JS string's length); true, its UTF-8 bytes as Buffer.byteLength
+ * counts them (a lone surrogate, which only an escape can write, as the 3 bytes of U+FFFD).
+ */
+export function slotStringSize(s: number, utf8: boolean): number {
+  const b = line;
+  const from = (spanStart[s] as number) + 1;
+  const to = (spanEnd[s] as number) - 1;
+  const text = b.subarray(from, to);
+  // Plain bytes: an escape only ever shortens the text (each counted below as what it stands for).
+  let n = utf8 || isAscii(text) ? to - from : text.toString("utf8").length;
+  for (let i = text.indexOf(BACKSLASH); i >= 0; i = text.indexOf(BACKSLASH, i)) {
+    if (text[i + 1] !== 0x75 /* u */) {
+      // \" \\ \/ \b \f \n \r \t: two bytes for one character (one code unit, one byte).
+      n -= 1;
+      i += 2;
+      continue;
+    }
+    const cu = hex4(text, i + 2);
+    i += 6;
+    if (!utf8) {
+      n -= 5;
+      continue;
+    }
+    if (cu < 0x80) n -= 5;
+    else if (cu < 0x800) n -= 4;
+    else if (cu >= 0xd800 && cu <= 0xdbff && text[i] === BACKSLASH && text[i + 1] === 0x75) {
+      const lo = hex4(text, i + 2);
+      if (lo >= 0xdc00 && lo <= 0xdfff) {
+        // A surrogate pair: twelve bytes of escapes for one four-byte character.
+        n -= 8;
+        i += 6;
+      } else n -= 3;
+    } else n -= 3;
+  }
+  return n;
 }
