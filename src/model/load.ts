@@ -37,7 +37,7 @@ export interface LoadOptions {
    * need (ids, parents, types, roles, timestamps, label and session-info fields, compaction and branch-summary
    * references); previews, usage and tool names are left out. "spend": the skeleton's fields and what spend
    * counting reads (usage objects, the model and provider of assistant messages and usage entries, usage entries'
-   * kind; fields.ts's spend rows). The loader may take faster routes for those two. "check": the skeleton's fields and
+   * kind; fields.ts's spend rows). The full, skeleton and spend loads read most lines with the byte scanner. "check": the skeleton's fields and
    * what validate's checks read (fields.ts's check rows: tool call ids and names), from lines parsed whole.
    */
   detail?: "full" | ScanDetail | "check";
@@ -116,15 +116,10 @@ export async function loadSession(source: Source, options: LoadOptions = {}): Pr
   const store: EntryStore = source.kind === "file" ? new FileStore(source.path) : (memory as MemoryStore);
   const ix = createIndexer(file, source.kind === "file" ? source.path : undefined, store, memory, options);
   const snapshot = options.now === undefined ? {} : { now: options.now };
-  // Skeleton mode: most lines are read by the byte-level scanner (skeleton.ts) straight from the chunk; the lines
-  // it is unsure about, and everything before the first parsed line, take the ordinary path.
-  const skeleton =
-    options.detail !== undefined &&
-    options.detail !== "full" &&
-    options.detail !== "check" &&
-    memory === null &&
-    options.fastScan !== false &&
-    options.onEntry === undefined;
+  // Most lines are read by the byte-level scanner (skeleton.ts) straight from the chunk; the lines it is unsure
+  // about, and everything before the first parsed line, take the ordinary path. The check detail parses every line
+  // whole (its per-entry checks read the values).
+  const skeleton = options.detail !== "check" && memory === null && options.fastScan !== false && options.onEntry === undefined;
   let facts: LineSourceFacts;
   try {
     facts =
@@ -183,7 +178,7 @@ export function createIndexer(
   const started = Date.now();
   // Condensed long lines are not whole values, which onEntry needs.
   const fast = options.fastScan !== false && options.onEntry === undefined;
-  const scanDetail: ScanDetail = options.detail === "spend" ? "spend" : "skeleton";
+  const scanDetail: ScanDetail = options.detail === "spend" || options.detail === "skeleton" ? options.detail : "full";
   // Lines parsed whole fill every field, but for the check detail, which reads only its own rows.
   const tables = options.detail === "check" ? CHECK_TABLES : FULL_TABLES;
   let lastProgressAt = started + PROGRESS_AFTER_MS - PROGRESS_EVERY_MS;

@@ -1,29 +1,35 @@
 /**
- * The skeleton (or spend) record of an entry, read from its line's bytes by the skeleton scanner (src/io/scan)
+ * The skeleton, spend or full record of an entry, read from its line's bytes by the skeleton scanner (src/io/scan)
  * without building the entry object. Which keys are read and which fields they fill comes from the one field table
- * (fields.ts): this file only turns its skeleton rows (and, for the spend detail, its spend rows) into scanner
- * slots. A usage object's numbers are read by a second scan of its bytes.
+ * (fields.ts): this file only turns its rows (the skeleton's, the spend detail's, or every row for the full detail)
+ * into scanner slots. A usage object's numbers are read by a second scan of its bytes; a content value's blocks
+ * (previews, tool calls) by a scan of each block, and of a long text only its first TEXT_KEEP characters are decoded.
  *
  * `skeletonRec` returns null whenever it is unsure: the line is not valid JSON (the ordinary path then words the
  * error), the value is not an object, a key that matters is written with escapes, the type is not a plain string
  * or is "session", the id is not a non-empty string.
  */
 import {
+  elementStartsWith,
   type Names,
   names,
+  scanElement,
   scanLine,
   scanSlot,
   type SkeletonKeys,
   skeletonKeys,
+  slotBlank,
+  slotElements,
   slotFalsy,
   slotNamed,
   slotNumber,
   slotStartsWith,
-  slotStr,
   slotString,
+  slotStringPrefix,
   slotValue,
 } from "../io/scan/index.js";
-import { keep, num, USAGE_COST, USAGE_MEMBERS, usageOf } from "./extract.js";
+import { contentText, hasTextContent, keep, num, TEXT_KEEP, toolCalls, USAGE_COST, USAGE_MEMBERS, usageOf } from "./extract.js";
+import { isObject } from "./json.js";
 import {
   BASE_KEYS,
   ENTRY_FIELDS,
@@ -34,7 +40,6 @@ import {
   MESSAGE_KEY,
   OTHER_ROLE_FIELDS,
   type ScanDetail,
-  type ScanRule,
 } from "./fields.js";
 import { KNOWN_ENTRY_TYPES } from "./session.js";
 import type { EntryRec, Usage } from "./types.js";
@@ -43,11 +48,12 @@ import { entryTime } from "./time.js";
 const QUOTE = 0x22;
 const OPEN_BRACE = 0x7b;
 const N = 0x6e;
+const T = 0x74;
 
 /** A row compiled: the slot its key's value is in, and the strings it returns as shared constants. */
 interface SlotRule {
   slot: number;
-  rule: ScanRule;
+  rule: FieldRule;
   shared: Names | null;
 }
 
@@ -56,7 +62,7 @@ const TYPE_NAMES = names([...KNOWN_ENTRY_TYPES, "session"]);
 const SHARED: Partial<Record<keyof EntryRec, Names>> = {
   role: names(["user", "assistant", "toolResult", "bashExecution", "custom", "hookMessage"]),
 };
-const compile = (slot: number, rule: ScanRule): SlotRule => ({ slot, rule, shared: SHARED[rule.field] ?? null });
+const compile = (slot: number, rule: FieldRule): SlotRule => ({ slot, rule, shared: SHARED[rule.field] ?? null });
 
 /** What a scanning load reads, compiled: the scanner's key list, and per entry type and message role the rows. */
 interface Plan {
@@ -88,13 +94,13 @@ function plan(detail: ScanDetail): Plan {
     for (const rule of rules) if (inDetail(rule, detail)) list.push(compile(slotOf(rule.key), rule));
     if (list.length > 0) byType.set(type, list);
   }
-  const pick = (rules: readonly FieldRule[]): ScanRule[] => rules.filter((r): r is ScanRule => inDetail(r, detail));
+  const pick = (rules: readonly FieldRule[]): FieldRule[] => rules.filter((r) => inDetail(r, detail));
   const common = pick(MESSAGE_COMMON);
   const roles = [...MESSAGE_FIELDS].map(([role, rules]) => [role, pick(rules)] as const);
   const other = pick(OTHER_ROLE_FIELDS);
   const nestedKeys = [...new Set([...common, ...roles.flatMap(([, r]) => r), ...other].map((r) => r.key))];
   const keys = skeletonKeys(top, MESSAGE_KEY, nestedKeys);
-  const nested = (rules: readonly ScanRule[]): SlotRule[] => rules.map((rule) => compile(top.length + nestedKeys.indexOf(rule.key), rule));
+  const nested = (rules: readonly FieldRule[]): SlotRule[] => rules.map((rule) => compile(top.length + nestedKeys.indexOf(rule.key), rule));
   const byRole = new Map<string, SlotRule[]>();
   for (const [role, rules] of roles) byRole.set(role, nested(rules));
   if (
@@ -107,16 +113,15 @@ function plan(detail: ScanDetail): Plan {
   return { keys, byType, common: nested(common), byRole, otherRole: nested(other) };
 }
 
-const PLANS: Record<ScanDetail, Plan> = { skeleton: plan("skeleton"), spend: plan("spend") };
+const PLANS: Record<ScanDetail, Plan> = { skeleton: plan("skeleton"), spend: plan("spend"), full: plan("full") };
 /** The compiled key list of the skeleton detail (exported for the scanner's tests). */
 export const SKELETON_KEYS = PLANS.skeleton.keys;
-/** The same for the spend detail. */
 /** A usage object's members, scanned in their own slots past those of every plan's line keys. */
 const USAGE_KEYS = skeletonKeys(
   [...USAGE_MEMBERS, USAGE_COST.key],
   USAGE_COST.key,
   [USAGE_COST.total],
-  Math.max(PLANS.skeleton.keys.slots, PLANS.spend.keys.slots),
+  Math.max(PLANS.skeleton.keys.slots, PLANS.spend.keys.slots, PLANS.full.keys.slots),
 );
 const member = (k: (typeof USAGE_MEMBERS)[number]): number => USAGE_KEYS.first + USAGE_MEMBERS.indexOf(k);
 const [U_INPUT, U_OUTPUT, U_CACHE_READ, U_CACHE_WRITE, U_CACHE_WRITE_1H, U_REASONING, U_TOTAL_TOKENS] = USAGE_MEMBERS.map(
@@ -141,6 +146,75 @@ function slotUsage(slot: number): Usage | undefined {
   };
 }
 
+/** A content block's keys, scanned per block past the usage object's slots; a replacement's content past them. */
+const BLOCK_KEYS = skeletonKeys(["type", "text", "name", "id"], "type", [], USAGE_KEYS.slots);
+const [B_TYPE, B_TEXT, B_NAME, B_ID] = [0, 1, 2, 3].map((i) => BLOCK_KEYS.first + i) as [number, number, number, number];
+const BLOCK_TYPES = names(["text", "toolCall"]);
+const REPLACEMENT_KEYS = skeletonKeys(["content"], "content", [], BLOCK_KEYS.slots);
+const R_CONTENT = REPLACEMENT_KEYS.first;
+
+/** What the content readers make of one content value: extract.ts's contentText (before keep), hasTextContent, toolCalls. */
+interface ContentFacts {
+  text: string | undefined;
+  hasText: boolean;
+  toolNames: string[];
+  toolCallIds: string[];
+}
+const NONE: string[] = [];
+const facts: ContentFacts = { text: undefined, hasText: false, toolNames: NONE, toolCallIds: NONE };
+/** The record and slot `facts` were read for: the readers of one content value share one reading. */
+let factsRec = -1;
+let factsSlot = -1;
+let recSerial = 0;
+
+function setFacts(text: string | undefined, hasText: boolean, toolNames: string[], toolCallIds: string[]): ContentFacts {
+  facts.text = text;
+  facts.hasText = hasText;
+  facts.toolNames = toolNames;
+  facts.toolCallIds = toolCallIds;
+  return facts;
+}
+
+/** The content facts of the parsed value (blocks whose keys are written with escapes). */
+function parsedFacts(v: unknown): ContentFacts {
+  return setFacts(contentText(v), hasTextContent(v), toolCalls(v, "toolNames"), toolCalls(v, "toolCallIds"));
+}
+
+/** The content facts of the value in `slot` (a string, an array of blocks, anything else, or missing). */
+function contentFacts(slot: number): ContentFacts {
+  if (factsRec === recSerial && factsSlot === slot) return facts;
+  factsRec = recSerial;
+  factsSlot = slot;
+  // Only the first TEXT_KEEP characters of the text are kept: a long string is decoded in part.
+  if (slotStartsWith(slot, QUOTE)) return setFacts(slotStringPrefix(slot, TEXT_KEEP), !slotBlank(slot), NONE, NONE);
+  const n = slotElements(slot);
+  if (n < 0) return setFacts(undefined, false, NONE, NONE);
+  let text = "";
+  let hasText = false;
+  let toolNames = NONE;
+  let toolCallIds = NONE;
+  for (let i = 0; i < n; i++) {
+    if (!elementStartsWith(i, OPEN_BRACE)) continue;
+    // A block key written with escapes: the content is parsed alone.
+    if (scanElement(BLOCK_KEYS, i) !== 1) return parsedFacts(slotValue(slot));
+    if (!slotStartsWith(B_TYPE, QUOTE)) continue;
+    const type = slotNamed(B_TYPE, BLOCK_TYPES);
+    if (type === "text") {
+      if (!slotStartsWith(B_TEXT, QUOTE)) continue;
+      if (text.length < TEXT_KEEP) text += slotStringPrefix(B_TEXT, TEXT_KEEP);
+      if (!hasText && !slotBlank(B_TEXT)) hasText = true;
+    } else if (type === "toolCall") {
+      if (toolNames === NONE) toolNames = [];
+      toolNames.push(slotStartsWith(B_NAME, QUOTE) ? slotString(B_NAME) : "?");
+      if (slotStartsWith(B_ID, QUOTE)) {
+        if (toolCallIds === NONE) toolCallIds = [];
+        toolCallIds.push(slotString(B_ID));
+      }
+    }
+  }
+  return setFacts(text, hasText, toolNames, toolCallIds);
+}
+
 /** Sets the fields of `rules` from their slots (the scanning readers of extract.ts's readInto). */
 function readSlots(rec: EntryRec, rules: readonly SlotRule[], p: Plan): void {
   const out = rec as unknown as Record<string, unknown>;
@@ -150,17 +224,48 @@ function readSlots(rec: EntryRec, rules: readonly SlotRule[], p: Plan): void {
       case "string":
         if (slotStartsWith(slot, QUOTE)) out[rule.field] = shared === null ? slotString(slot) : slotNamed(slot, shared);
         break;
-      case "kept": {
-        const v = slotStr(slot);
-        if (v !== undefined) out[rule.field] = keep(v);
+      case "kept":
+        // keep() cuts to TEXT_KEEP characters: a long string is decoded in part.
+        if (slotStartsWith(slot, QUOTE)) out[rule.field] = keep(slotStringPrefix(slot, TEXT_KEEP));
         break;
-      }
       case "value":
         out[rule.field] = slotValue(slot);
         break;
       case "falsy":
         out[rule.field] = slotFalsy(slot);
         break;
+      case "null":
+        out[rule.field] = slotStartsWith(slot, N);
+        break;
+      case "true":
+        if (slotStartsWith(slot, T)) out[rule.field] = true;
+        break;
+      case "text": {
+        const t = contentFacts(slot).text;
+        if (t !== undefined) out[rule.field] = keep(t);
+        break;
+      }
+      case "hasText":
+        out[rule.field] = contentFacts(slot).hasText;
+        break;
+      case "toolNames":
+      case "toolCallIds": {
+        const list = contentFacts(slot)[rule.read];
+        if (list.length > 0) out[rule.field] = list;
+        break;
+      }
+      case "replacementText": {
+        if (!slotStartsWith(slot, OPEN_BRACE)) break;
+        let t: string | undefined;
+        if (scanSlot(REPLACEMENT_KEYS, slot) === 1) t = contentFacts(R_CONTENT).text;
+        else {
+          // A key written with escapes: the object is parsed alone.
+          const v = slotValue(slot);
+          t = isObject(v) ? contentText(v.content) : undefined;
+        }
+        if (t !== undefined) out[rule.field] = keep(t);
+        break;
+      }
       case "usage": {
         // Only an object gives a usage.
         if (!slotStartsWith(slot, OPEN_BRACE)) break;
@@ -199,6 +304,7 @@ export function skeletonRec(
   detail: ScanDetail = "skeleton",
 ): EntryRec | null {
   const p = PLANS[detail];
+  recSerial++;
   if (scanLine(p.keys, b, start, end) !== 1) return null;
   if (!slotStartsWith(S_TYPE, QUOTE) || !slotStartsWith(S_ID, QUOTE)) return null;
   const type = slotNamed(S_TYPE, TYPE_NAMES);

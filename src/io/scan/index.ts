@@ -22,17 +22,22 @@ export {
 } from "./lines.js";
 export { CONDENSE_MIN_LINE, condenseLine, protectedKeys, type ProtectedKeys } from "./condense.js";
 export {
+  elementStartsWith,
   type Names,
   names,
+  scanElement,
   scanLine,
   scanSlot,
   skeletonKeys,
+  slotBlank,
+  slotElements,
   slotFalsy,
   slotNamed,
   slotNumber,
   slotStartsWith,
   slotStr,
   slotString,
+  slotStringPrefix,
   slotValue,
   type SkeletonKeys,
 } from "./skeleton.js";
