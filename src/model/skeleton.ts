@@ -21,6 +21,7 @@ import {
   slotBlank,
   slotElements,
   slotFalsy,
+  slotIs,
   slotNamed,
   slotNumber,
   slotStartsWith,
@@ -55,6 +56,8 @@ interface SlotRule {
   slot: number;
   rule: FieldRule;
   shared: Names | null;
+  /** The string this row read last: kept again, not decoded again, when the next line holds the same (models, names). */
+  last: string | undefined;
 }
 
 /** Entry types and roles returned as shared constants instead of fresh strings. */
@@ -62,7 +65,7 @@ const TYPE_NAMES = names([...KNOWN_ENTRY_TYPES, "session"]);
 const SHARED: Partial<Record<keyof EntryRec, Names>> = {
   role: names(["user", "assistant", "toolResult", "bashExecution", "custom", "hookMessage"]),
 };
-const compile = (slot: number, rule: FieldRule): SlotRule => ({ slot, rule, shared: SHARED[rule.field] ?? null });
+const compile = (slot: number, rule: FieldRule): SlotRule => ({ slot, rule, shared: SHARED[rule.field] ?? null, last: undefined });
 
 /** What a scanning load reads, compiled: the scanner's key list, and per entry type and message role the rows. */
 interface Plan {
@@ -219,10 +222,14 @@ function contentFacts(slot: number): ContentFacts {
 function readSlots(rec: EntryRec, rules: readonly SlotRule[], p: Plan): void {
   const out = rec as unknown as Record<string, unknown>;
   for (let i = 0; i < rules.length; i++) {
-    const { slot, rule, shared } = rules[i] as SlotRule;
+    const r = rules[i] as SlotRule;
+    const { slot, rule, shared } = r;
     switch (rule.read) {
       case "string":
-        if (slotStartsWith(slot, QUOTE)) out[rule.field] = shared === null ? slotString(slot) : slotNamed(slot, shared);
+        if (!slotStartsWith(slot, QUOTE)) break;
+        if (shared !== null) out[rule.field] = slotNamed(slot, shared);
+        else if (r.last !== undefined && slotIs(slot, r.last)) out[rule.field] = r.last;
+        else out[rule.field] = r.last = slotString(slot);
         break;
       case "kept":
         // keep() cuts to TEXT_KEEP characters: a long string is decoded in part.
@@ -288,6 +295,21 @@ function readSlots(rec: EntryRec, rules: readonly SlotRule[], p: Plan): void {
   }
 }
 
+/** The id of the last record read, and the last parent id decoded. */
+let lastId: string | undefined;
+let lastParent: string | undefined;
+
+/**
+ * The parent id in its slot (a string): most entries name the entry just before (a chain) or the same parent as the
+ * entry before (siblings), whose string is kept again instead of decoding a copy.
+ */
+function parentString(): string {
+  if (lastId !== undefined && slotIs(S_PARENT, lastId)) return lastId;
+  if (lastParent !== undefined && slotIs(S_PARENT, lastParent)) return lastParent;
+  lastParent = slotString(S_PARENT);
+  return lastParent;
+}
+
 /**
  * The scanned record of the entry on b[start, end), or null when the ordinary path must read the line (see the
  * file comment). Equal to the full record on every field skeletonFieldsOf (or, for the spend detail, spendFieldsOf)
@@ -311,7 +333,8 @@ export function skeletonRec(
   if (type === "session") return null;
   const id = slotString(S_ID);
   if (id === "") return null;
-  const parentId = slotStartsWith(S_PARENT, QUOTE) ? slotString(S_PARENT) : slotStartsWith(S_PARENT, N) ? null : undefined;
+  const parentId = slotStartsWith(S_PARENT, QUOTE) ? parentString() : slotStartsWith(S_PARENT, N) ? null : undefined;
+  lastId = id;
   const timestamp = slotValue(S_TS);
   const rec: EntryRec = {
     index,

@@ -32,6 +32,7 @@ export {
   slotBlank,
   slotElements,
   slotFalsy,
+  slotIs,
   slotNamed,
   slotNumber,
   slotStartsWith,

@@ -690,3 +690,19 @@ export function slotBlank(s: number): boolean {
   }
   return true;
 }
+
+/**
+ * The string in slot s (known to be a string) is `str`, written plainly (no escapes; `str` ASCII): a reader can
+ * then keep the string it already has instead of decoding a new one (repeated ids, models, names).
+ */
+export function slotIs(s: number, str: string): boolean {
+  const b = line;
+  const from = (spanStart[s] as number) + 1;
+  const n = str.length;
+  if ((spanEnd[s] as number) - 1 - from !== n) return false;
+  for (let i = 0; i < n; i++) {
+    const c = str.charCodeAt(i);
+    if (c !== b[from + i] || c === BACKSLASH || c >= 0x80) return false;
+  }
+  return true;
+}
