@@ -101,6 +101,9 @@ class FileStore implements EntryStore {
   rawLine(rec: EntryRec): string {
     return this.reader.read(rec.offset, rec.length);
   }
+  rawBytes(rec: EntryRec): Buffer {
+    return this.reader.readBytes(rec.offset, rec.length);
+  }
   close(): void {
     this.reader.close();
   }

@@ -17,6 +17,7 @@ import { convertToLlmMapped } from "../ops/llm.js";
 import { pathTo } from "../ops/path.js";
 import { sessionProblems } from "../ops/problems.js";
 import { buildTree, cycleProblem, treeProblems } from "../ops/tree.js";
+import { messageStandIn, messageStandInFromBytes } from "../model/standin.js";
 import { checkContextEdits } from "../check/edits.js";
 import { NATIVE_CHECK_FROM, nativeFormSpan, stringifyFormMember, toJson } from "../render/json.js";
 import { sanitizeLine } from "../render/sanitize.js";
@@ -116,9 +117,9 @@ function leafNote(session: Session, leaf: EntryRec): Diagnostic | null {
  * path). Any other message, an edited or rebuilt one included (not the very object read), is serialized.
  *
  * `standIns` (a path without context edits, output through `json` or the display only): a message whose content is
- * not null is held as a stand-in with only what the report reads of it (role, provider and model, tool call ids and
- * names, toolCallId, toolName, content not null); `json` writes it from its line, `whole` reads it again for the
- * display. A million parsed messages were most of the memory.
+ * not null is held as a stand-in with only what the report reads of it (model/standin.ts), read from the line's
+ * bytes where it can be (no JSON.parse); `json` writes it from its line, `whole` reads it again for the display. A
+ * million parsed messages were most of the memory, and parsing them most of the time.
  */
 function messageLines(
   session: Session,
@@ -136,11 +137,24 @@ function messageLines(
   const held: unknown[] = [];
   const start = spans ? new Int32Array(n) : null;
   const end = spans ? new Int32Array(n) : null;
-  /** held[i] is a stand-in (else the message itself, or nothing). */
+  /** held[i] is a stand-in (1), one read from the line's bytes whose span is found when it is written (2), or not (0). */
   const isStandIn = new Uint8Array(standIns ? n : 0);
   const holds = (m: unknown, rec: EntryRec): boolean => m !== undefined && m !== null && rec.index < held.length && held[rec.index] === m;
+  // A current version's lines need no migration: a stand-in can be read from the bytes (no JSON.parse); for JSON,
+  // only from a line short enough to find the message's text in it without the parsed value (NATIVE_CHECK_FROM).
+  const fromBytes = standIns && session.version >= 3 && session.store.rawBytes !== undefined;
   return {
     read(rec) {
+      if (fromBytes && rec.type === "message" && rec.index < n && (!spans || rec.length < NATIVE_CHECK_FROM)) {
+        const bytes = (session.store.rawBytes as (r: EntryRec) => Buffer)(rec);
+        const standIn = messageStandInFromBytes(bytes, 0, bytes.length);
+        if (standIn !== null) {
+          while (held.length <= rec.index) held.push(undefined);
+          held[rec.index] = standIn;
+          isStandIn[rec.index] = 2;
+          return { message: standIn };
+        }
+      }
       const raw = session.store.rawLine(rec);
       const o = parseEntry(session, rec, raw);
       const m = o.message;
@@ -171,39 +185,17 @@ function messageLines(
     },
     json(m, rec) {
       if (start === null || end === null || !holds(m, rec)) return undefined;
-      return session.store.rawLine(rec).slice(start[rec.index], end[rec.index]);
+      const raw = session.store.rawLine(rec);
+      if (isStandIn[rec.index] !== 2) return raw.slice(start[rec.index], end[rec.index]);
+      const span = stringifyFormMember(raw, "message");
+      // Not in JSON.stringify's form: the message is serialized whole.
+      return span ? raw.slice(span.start, span.end) : toJson(parseEntry(session, rec, raw).message);
     },
     whole(m, rec) {
-      if (!holds(m, rec) || isStandIn[rec.index] !== 1) return m;
+      if (!holds(m, rec) || isStandIn[rec.index] === 0) return m;
       return parseEntry(session, rec, session.store.rawLine(rec)).message;
     },
   };
-}
-
-/**
- * What buildContext, pairToolCalls, toolProblems and the count of messages sent to the model read of a message whose
- * content is not null: its role, the provider and model of an assistant, each content block's type (a tool call's
- * id and name too), a tool result's toolCallId and toolName, a command's excludeFromContext.
- */
-function messageStandIn(m: Record<string, unknown>): Record<string, unknown> {
-  const c = m.content;
-  const content = Array.isArray(c)
-    ? c.map((b: unknown) => {
-        if (b === null || typeof b !== "object" || Array.isArray(b)) return b;
-        const o = b as Record<string, unknown>;
-        return o.type === "toolCall" ? { type: o.type, id: o.id, name: o.name } : { type: o.type };
-      })
-    : typeof c === "string"
-      ? ""
-      : c;
-  const out: Record<string, unknown> = { role: m.role, content };
-  if ("provider" in m) out.provider = m.provider;
-  if ("model" in m) out.model = m.model;
-  if ("toolCallId" in m) out.toolCallId = m.toolCallId;
-  if ("toolName" in m) out.toolName = m.toolName;
-  // pi's convertToLlm leaves such a command out (the display's count of messages sent reads it).
-  if ("excludeFromContext" in m) out.excludeFromContext = m.excludeFromContext;
-  return out;
 }
 
 /** `pisess context`: exactly what the model saw at a leaf (pi's session context). */

@@ -23,6 +23,7 @@ export {
 export { CONDENSE_MIN_LINE, condenseLine, protectedKeys, type ProtectedKeys } from "./condense.js";
 export {
   elementStartsWith,
+  elementValue,
   type Names,
   names,
   scanElement,
@@ -35,6 +36,7 @@ export {
   slotIs,
   slotNamed,
   slotNumber,
+  slotPresent,
   slotStartsWith,
   slotStr,
   slotString,

@@ -706,3 +706,13 @@ export function slotIs(s: number, str: string): boolean {
   }
   return true;
 }
+
+/** Element i of the last slotElements as JSON.parse gives it. */
+export function elementValue(i: number): unknown {
+  return JSON.parse(line.toString("utf8", elStart[i] as number, elEnd[i] as number));
+}
+
+/** Slot s holds a value (its key was there). */
+export function slotPresent(s: number): boolean {
+  return (spanStart[s] as number) >= 0;
+}
