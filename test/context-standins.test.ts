@@ -3,6 +3,9 @@ import { describe, expect, it } from "vitest";
 import type { Session } from "../src/model/session.js";
 import type { EntryRec } from "../src/model/types.js";
 import { contextJsonChunks } from "../src/render/context-json.js";
+import { contextMarkdown } from "../src/render/context-markdown.js";
+import { contextText } from "../src/render/context-text.js";
+import { makeStyle } from "../src/render/style.js";
 import { contextReport } from "../src/reports/context.js";
 import { openSession } from "../src/reports/open.js";
 import { ROOT, sessionFiles } from "./helpers.js";
@@ -90,6 +93,73 @@ describe("context --json: stand-in messages write the same bytes as the messages
         expect(got.code, `${f} ${leaf} exit`).toBe(want.code);
         // Counts the leaves whose messages really were stand-ins (the last test checks there were some).
         if (got.messages.some((m, i) => JSON.stringify(m) !== JSON.stringify(want.messages[i]))) standInsSeen++;
+      }
+    } finally {
+      lean.store.close();
+      full.store.close();
+    }
+  });
+
+  it("compared stand-ins, not only whole messages", () => {
+    expect(standInsSeen).toBeGreaterThan(100);
+  });
+});
+
+/**
+ * The text and Markdown output hold stand-ins too (contextReport's `displayOnly`), each read again from its line
+ * when shown: the same bytes as the display of a full load's messages, with every display option.
+ */
+function shown(session: Session, leaf: string, displayOnly: boolean, opts: { thinking: boolean; showEdits: boolean }) {
+  const r = contextReport(session, {
+    leaf,
+    display: { thinking: opts.thinking, maxOutput: 3, showEdits: opts.showEdits, stream: true },
+    ...(displayOnly ? { displayOnly: true } : {}),
+  });
+  const d = r.data.context?.display;
+  // The stream is taken once: both renderings come from their own report.
+  const again = contextReport(session, {
+    leaf,
+    display: { thinking: opts.thinking, maxOutput: 3, showEdits: opts.showEdits, stream: true },
+    ...(displayOnly ? { displayOnly: true } : {}),
+  }).data.context?.display;
+  return {
+    messages: r.data.context?.messages ?? [],
+    text: d ? [...contextText(d, { style: makeStyle(false) })].join("") : "",
+    md: again ? [...contextMarkdown(again)].join("") : "",
+    problems: r.data.problems,
+    diagnostics: r.diagnostics,
+    code: r.exitCode,
+  };
+}
+
+describe("context text and Markdown: stand-in messages show the same bytes as the messages of a full load", () => {
+  let standInsSeen = 0;
+
+  it.each(files)("%s", async (f) => {
+    const lean = await tryOpen(f, "skeleton");
+    const full = await tryOpen(f, "full");
+    if (lean === null || full === null) return;
+    try {
+      for (const leaf of leavesOf(full)) {
+        for (const opts of [
+          { thinking: true, showEdits: false },
+          { thinking: false, showEdits: true },
+        ]) {
+          let want: ReturnType<typeof shown>;
+          try {
+            want = shown(full, leaf, false, opts);
+          } catch (err) {
+            expect(() => shown(lean, leaf, true, opts), `${f} ${leaf}`).toThrow((err as Error).message);
+            continue;
+          }
+          const got = shown(lean, leaf, true, opts);
+          expect(got.text, `${f} ${leaf} text`).toBe(want.text);
+          expect(got.md, `${f} ${leaf} markdown`).toBe(want.md);
+          expect(got.problems, `${f} ${leaf} problems`).toEqual(want.problems);
+          expect(got.diagnostics, `${f} ${leaf} diagnostics`).toEqual(want.diagnostics);
+          expect(got.code, `${f} ${leaf} exit`).toBe(want.code);
+          if (got.messages.some((m, i) => JSON.stringify(m) !== JSON.stringify(want.messages[i]))) standInsSeen++;
+        }
       }
     } finally {
       lean.store.close();

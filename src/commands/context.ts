@@ -80,7 +80,10 @@ export const contextCommand: CommandModule<object, ContextArgs> = {
         jsonOnly: json,
         ...(json
           ? {}
-          : { display: { thinking: args.thinking, maxOutput: args.maxOutput, showEdits: args.showEdits === true, stream: true } }),
+          : {
+              display: { thinking: args.thinking, maxOutput: args.maxOutput, showEdits: args.showEdits === true, stream: true },
+              displayOnly: true,
+            }),
       });
       const { leaf, context: c, note, problems } = r.data;
       if (c === null) {

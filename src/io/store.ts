@@ -24,11 +24,16 @@ export class FileRangeReader {
   ) {}
 
   read(offset: number, length: number): string {
+    return this.readBytes(offset, length).toString("utf8");
+  }
+
+  /** The bytes of the range: a view of the read-ahead window (valid until the next read) or a buffer of their own. */
+  readBytes(offset: number, length: number): Buffer {
     if (this.fd === null) this.fd = openSync(this.path, "r");
     const win = this.win;
     if (win !== null && offset >= this.winStart && offset + length <= this.winStart + this.winLength) {
       this.lastEnd = offset + length;
-      return win.toString("utf8", offset - this.winStart, offset - this.winStart + length);
+      return win.subarray(offset - this.winStart, offset - this.winStart + length);
     }
     // A million small reads in file order cost a system call each; read ahead once the reads walk forward.
     // Scattered reads (a tree's jumps) keep reading exactly what they need.
@@ -39,11 +44,11 @@ export class FileRangeReader {
       const got = this.fill(this.win, 0, WINDOW, offset, length);
       this.winStart = offset;
       this.winLength = got;
-      return this.win.toString("utf8", 0, length);
+      return this.win.subarray(0, length);
     }
     const buf = Buffer.allocUnsafe(length);
     this.fill(buf, 0, length, offset, length);
-    return buf.toString("utf8");
+    return buf;
   }
 
   /** Reads up to `want` bytes at `offset` into `buf`; at least `need` of them (fewer only at the end of the file). */

@@ -3,7 +3,7 @@ import { isObject, type Obj } from "./json.js";
 import type { EntryRec, Usage } from "./types.js";
 
 /** Longest text kept per entry in the index; the whole entry is read back from disk when needed. */
-const TEXT_KEEP = 240;
+export const TEXT_KEEP = 240;
 
 /**
  * Copies a short prefix into a fresh string: V8 may keep a sliced string's parent (a whole tool output) alive, and
@@ -45,7 +45,7 @@ export function contentText(content: unknown): string | undefined {
 }
 
 /** Whether any text block (or a string content) holds more than white space, as pi's tree filter asks. */
-function hasTextContent(content: unknown): boolean {
+export function hasTextContent(content: unknown): boolean {
   if (typeof content === "string") return content.trim().length > 0;
   if (!Array.isArray(content)) return false;
   return content.some((b) => isObject(b) && b.type === "text" && typeof b.text === "string" && b.text.trim().length > 0);
@@ -71,6 +71,19 @@ export function usageOf(u: unknown): Usage | undefined {
     totalTokens: num(u.totalTokens),
     cost,
   };
+}
+
+/** The names ("?" for a non-string name) or the string ids of a content value's toolCall blocks. */
+export function toolCalls(content: unknown, what: "toolNames" | "toolCallIds"): string[] {
+  const list: string[] = [];
+  if (Array.isArray(content)) {
+    for (const block of content) {
+      if (!isObject(block) || block.type !== "toolCall") continue;
+      if (what === "toolNames") list.push(typeof block.name === "string" ? block.name : "?");
+      else if (typeof block.id === "string") list.push(block.id);
+    }
+  }
+  return list;
 }
 
 /** Sets one field from a key's value, as its rule says. */
@@ -106,14 +119,7 @@ function readInto(rec: EntryRec, r: FieldRule, v: unknown, t: FieldTables): void
       break;
     case "toolNames":
     case "toolCallIds": {
-      const list: string[] = [];
-      if (Array.isArray(v)) {
-        for (const block of v) {
-          if (!isObject(block) || block.type !== "toolCall") continue;
-          if (r.read === "toolNames") list.push(typeof block.name === "string" ? block.name : "?");
-          else if (typeof block.id === "string") list.push(block.id);
-        }
-      }
+      const list = toolCalls(v, r.read);
       if (list.length > 0) out[r.field] = list;
       break;
     }

@@ -38,9 +38,9 @@ interface ReadOut {
 }
 type Read = keyof ReadOut;
 
-/** Readers the skeleton scanner can answer from a value's bytes alone. */
+/** Readers a skeleton row may use: those that read no more than the value's first bytes or a short string. */
 type SkeletonRead = "string" | "kept" | "value" | "falsy" | "message";
-/** Readers the spend detail can answer from the bytes: the skeleton's, and a usage object (scanned in its own bytes). */
+/** Readers a spend row may use: the skeleton's, and a usage object (scanned in its own bytes). */
 type SpendRead = SkeletonRead | "usage";
 
 /** The EntryRec fields that can hold T. */
@@ -203,14 +203,13 @@ function isSkeletonRule(r: FieldRule): r is SkeletonRule {
 }
 
 /**
- * The loads that read lines with the byte scanner: each reads the rows marked for it (spend: the skeleton's too).
- * "tables" reads the spend rows and, for messages, the body facts `pisess tables` needs (EntryRec.body, body.ts).
+ * The loads that read lines with the byte scanner: each reads the rows marked for it (spend: the skeleton's too;
+ * tables: the spend rows and, for messages, the body facts `pisess tables` needs: EntryRec.body, body.ts; full: every
+ * row, the same record a whole parse makes).
  */
-export type ScanDetail = "skeleton" | "spend" | "tables";
-/** A rule a scanning load reads. */
-export type ScanRule = Extract<FieldRule, { read: SpendRead }>;
-export function inDetail(r: FieldRule, detail: ScanDetail): r is ScanRule {
-  return r.skeleton === true || (detail !== "skeleton" && r.spend === true);
+export type ScanDetail = "skeleton" | "spend" | "tables" | "full";
+export function inDetail(r: FieldRule, detail: ScanDetail): boolean {
+  return detail === "full" || r.skeleton === true || (detail !== "skeleton" && r.spend === true);
 }
 
 /** The keys of a message the body facts are read from (model/body.ts), and those of its content's blocks. */

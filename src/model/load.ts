@@ -40,9 +40,9 @@ export interface LoadOptions {
    * counting reads (usage objects, the model and provider of assistant messages and usage entries, usage entries'
    * kind; fields.ts's spend rows). "tables": the spend detail's fields and, on message records, `body` (what
    * `pisess tables` reads of a message: model/body.ts), wherever the scanner read it from the bytes or the line was
-   * parsed whole (a record without it is one the caller must read back). The loader may take faster routes for
-   * those three. "check": the skeleton's fields and what validate's checks read (fields.ts's check rows: tool call ids
-   * and names), from lines parsed whole.
+   * parsed whole (a record without it is one the caller must read back). The full, skeleton, spend and tables loads
+   * read most lines with the byte scanner. "check": the skeleton's fields and what validate's checks read (fields.ts's
+   * check rows: tool call ids and names), from lines parsed whole.
    */
   detail?: "full" | ScanDetail | "check";
   /** Use the byte-level pre-pass for long lines (default true); false parses every line whole (for tests). */
@@ -105,6 +105,9 @@ class FileStore implements EntryStore {
   rawLine(rec: EntryRec): string {
     return this.reader.read(rec.offset, rec.length);
   }
+  rawBytes(rec: EntryRec): Buffer {
+    return this.reader.readBytes(rec.offset, rec.length);
+  }
   close(): void {
     this.reader.close();
   }
@@ -120,15 +123,10 @@ export async function loadSession(source: Source, options: LoadOptions = {}): Pr
   const store: EntryStore = source.kind === "file" ? new FileStore(source.path) : (memory as MemoryStore);
   const ix = createIndexer(file, source.kind === "file" ? source.path : undefined, store, memory, options);
   const snapshot = options.now === undefined ? {} : { now: options.now };
-  // Skeleton mode: most lines are read by the byte-level scanner (skeleton.ts) straight from the chunk; the lines
-  // it is unsure about, and everything before the first parsed line, take the ordinary path.
-  const skeleton =
-    options.detail !== undefined &&
-    options.detail !== "full" &&
-    options.detail !== "check" &&
-    memory === null &&
-    options.fastScan !== false &&
-    options.onEntry === undefined;
+  // Most lines are read by the byte-level scanner (skeleton.ts) straight from the chunk; the lines it is unsure
+  // about, and everything before the first parsed line, take the ordinary path. The check detail parses every line
+  // whole (its per-entry checks read the values).
+  const skeleton = options.detail !== "check" && memory === null && options.fastScan !== false && options.onEntry === undefined;
   let facts: LineSourceFacts;
   try {
     facts =
@@ -188,7 +186,8 @@ export function createIndexer(
   // Condensed long lines are not whole values, which onEntry needs.
   const fast = options.fastScan !== false && options.onEntry === undefined;
   const bodies = options.detail === "tables";
-  const scanDetail: ScanDetail = options.detail === "spend" || options.detail === "tables" ? options.detail : "skeleton";
+  const scanDetail: ScanDetail =
+    options.detail === "spend" || options.detail === "skeleton" || options.detail === "tables" ? options.detail : "full";
   // Lines parsed whole fill every field, but for the check detail, which reads only its own rows.
   const tables = options.detail === "check" ? CHECK_TABLES : FULL_TABLES;
   let lastProgressAt = started + PROGRESS_AFTER_MS - PROGRESS_EVERY_MS;

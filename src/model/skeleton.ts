@@ -1,8 +1,9 @@
 /**
- * The skeleton (or spend) record of an entry, read from its line's bytes by the skeleton scanner (src/io/scan)
+ * The skeleton, spend or full record of an entry, read from its line's bytes by the skeleton scanner (src/io/scan)
  * without building the entry object. Which keys are read and which fields they fill comes from the one field table
- * (fields.ts): this file only turns its skeleton rows (and, for the spend detail, its spend rows) into scanner
- * slots. A usage object's numbers are read by a second scan of its bytes.
+ * (fields.ts): this file only turns its rows (the skeleton's, the spend detail's, or every row for the full detail)
+ * into scanner slots. A usage object's numbers are read by a second scan of its bytes; a content value's blocks
+ * (previews, tool calls) by a scan of each block, and of a long text only its first TEXT_KEEP characters are decoded.
  *
  * The tables detail reads a message's body facts too (EntryRec.body: body.ts), from its content's blocks scanned one
  * by one; a message it is unsure of (a block that is not an object, a block key written with escapes) gets none.
@@ -12,25 +13,32 @@
  * or is "session", the id is not a non-empty string.
  */
 import {
+  elementStartsWith,
   itemsOf,
   type Names,
   names,
   nextItem,
+  scanElement,
   scanLine,
   scanSlot,
   type SkeletonKeys,
   skeletonKeys,
+  slotBlank,
+  slotElements,
   slotFalsy,
+  slotIs,
   slotNamed,
   slotNumber,
   slotStartsWith,
   slotStr,
   slotString,
+  slotStringPrefix,
   slotStringSize,
   slotValue,
 } from "../io/scan/index.js";
 import { NO_BODY } from "./body.js";
-import { keep, num, USAGE_COST, USAGE_MEMBERS, usageOf } from "./extract.js";
+import { contentText, hasTextContent, keep, num, TEXT_KEEP, toolCalls, USAGE_COST, USAGE_MEMBERS, usageOf } from "./extract.js";
+import { isObject } from "./json.js";
 import {
   BASE_KEYS,
   BLOCK_KEYS,
@@ -43,7 +51,6 @@ import {
   MESSAGE_KEY,
   OTHER_ROLE_FIELDS,
   type ScanDetail,
-  type ScanRule,
 } from "./fields.js";
 import { KNOWN_ENTRY_TYPES } from "./session.js";
 import type { EntryRec, MessageBody, ToolCallFacts, Usage } from "./types.js";
@@ -59,8 +66,10 @@ const F = 0x66;
 /** A row compiled: the slot its key's value is in, and the strings it returns as shared constants. */
 interface SlotRule {
   slot: number;
-  rule: ScanRule;
+  rule: FieldRule;
   shared: Names | null;
+  /** The string this row read last: kept again, not decoded again, when the next line holds the same (models, names). */
+  last: string | undefined;
 }
 
 /** Entry types and roles returned as shared constants instead of fresh strings. */
@@ -68,7 +77,7 @@ const TYPE_NAMES = names([...KNOWN_ENTRY_TYPES, "session"]);
 const SHARED: Partial<Record<keyof EntryRec, Names>> = {
   role: names(["user", "assistant", "toolResult", "bashExecution", "custom", "hookMessage"]),
 };
-const compile = (slot: number, rule: ScanRule): SlotRule => ({ slot, rule, shared: SHARED[rule.field] ?? null });
+const compile = (slot: number, rule: FieldRule): SlotRule => ({ slot, rule, shared: SHARED[rule.field] ?? null, last: undefined });
 
 /** What a scanning load reads, compiled: the scanner's key list, and per entry type and message role the rows. */
 interface Plan {
@@ -111,14 +120,14 @@ function plan(detail: ScanDetail): Plan {
     for (const rule of rules) if (inDetail(rule, detail)) list.push(compile(slotOf(rule.key), rule));
     if (list.length > 0) byType.set(type, list);
   }
-  const pick = (rules: readonly FieldRule[]): ScanRule[] => rules.filter((r): r is ScanRule => inDetail(r, detail));
+  const pick = (rules: readonly FieldRule[]): FieldRule[] => rules.filter((r) => inDetail(r, detail));
   const common = pick(MESSAGE_COMMON);
   const roles = [...MESSAGE_FIELDS].map(([role, rules]) => [role, pick(rules)] as const);
   const other = pick(OTHER_ROLE_FIELDS);
   const bodyKeys = detail === "tables" ? BODY_KEYS : [];
   const nestedKeys = [...new Set([...common, ...roles.flatMap(([, r]) => r), ...other].map((r) => r.key).concat(bodyKeys))];
   const keys = skeletonKeys(top, MESSAGE_KEY, nestedKeys);
-  const nested = (rules: readonly ScanRule[]): SlotRule[] => rules.map((rule) => compile(top.length + nestedKeys.indexOf(rule.key), rule));
+  const nested = (rules: readonly FieldRule[]): SlotRule[] => rules.map((rule) => compile(top.length + nestedKeys.indexOf(rule.key), rule));
   const byRole = new Map<string, SlotRule[]>();
   for (const [role, rules] of roles) byRole.set(role, nested(rules));
   if (
@@ -142,10 +151,9 @@ function plan(detail: ScanDetail): Plan {
   return { keys, byType, common: nested(common), byRole, otherRole: nested(other), body };
 }
 
-const PLANS: Record<ScanDetail, Plan> = { skeleton: plan("skeleton"), spend: plan("spend"), tables: plan("tables") };
+const PLANS: Record<ScanDetail, Plan> = { skeleton: plan("skeleton"), spend: plan("spend"), tables: plan("tables"), full: plan("full") };
 /** The compiled key list of the skeleton detail (exported for the scanner's tests). */
 export const SKELETON_KEYS = PLANS.skeleton.keys;
-/** The same for the spend detail. */
 /** A usage object's members, scanned in their own slots past those of every plan's line keys. */
 const USAGE_KEYS = skeletonKeys(
   [...USAGE_MEMBERS, USAGE_COST.key],
@@ -176,15 +184,83 @@ function slotUsage(slot: number): Usage | undefined {
   };
 }
 
-/** A content block's keys (the body facts), scanned in their own slots past the usage object's. */
-const BLOCK = skeletonKeys(BLOCK_KEYS, null, [], USAGE_KEYS.slots);
+/** A content block's keys, scanned per block past the usage object's slots; a replacement's content past them. */
+const PREVIEW_BLOCK = skeletonKeys(["type", "text", "name", "id"], "type", [], USAGE_KEYS.slots);
+const [P_TYPE, P_TEXT, P_NAME, P_ID] = [0, 1, 2, 3].map((i) => PREVIEW_BLOCK.first + i) as [number, number, number, number];
+const BLOCK_TYPES = names(["text", "toolCall"]);
+const REPLACEMENT_KEYS = skeletonKeys(["content"], "content", [], PREVIEW_BLOCK.slots);
+const R_CONTENT = REPLACEMENT_KEYS.first;
+
+/** What the content readers make of one content value: extract.ts's contentText (before keep), hasTextContent, toolCalls. */
+interface ContentFacts {
+  text: string | undefined;
+  hasText: boolean;
+  toolNames: string[];
+  toolCallIds: string[];
+}
+const NONE: string[] = [];
+const facts: ContentFacts = { text: undefined, hasText: false, toolNames: NONE, toolCallIds: NONE };
+/** The record and slot `facts` were read for: the readers of one content value share one reading. */
+let factsRec = -1;
+let factsSlot = -1;
+let recSerial = 0;
+
+function setFacts(text: string | undefined, hasText: boolean, toolNames: string[], toolCallIds: string[]): ContentFacts {
+  facts.text = text;
+  facts.hasText = hasText;
+  facts.toolNames = toolNames;
+  facts.toolCallIds = toolCallIds;
+  return facts;
+}
+
+/** The content facts of the parsed value (blocks whose keys are written with escapes). */
+function parsedFacts(v: unknown): ContentFacts {
+  return setFacts(contentText(v), hasTextContent(v), toolCalls(v, "toolNames"), toolCalls(v, "toolCallIds"));
+}
+
+/** The content facts of the value in `slot` (a string, an array of blocks, anything else, or missing). */
+function contentFacts(slot: number): ContentFacts {
+  if (factsRec === recSerial && factsSlot === slot) return facts;
+  factsRec = recSerial;
+  factsSlot = slot;
+  // Only the first TEXT_KEEP characters of the text are kept: a long string is decoded in part.
+  if (slotStartsWith(slot, QUOTE)) return setFacts(slotStringPrefix(slot, TEXT_KEEP), !slotBlank(slot), NONE, NONE);
+  const n = slotElements(slot);
+  if (n < 0) return setFacts(undefined, false, NONE, NONE);
+  let text = "";
+  let hasText = false;
+  let toolNames = NONE;
+  let toolCallIds = NONE;
+  for (let i = 0; i < n; i++) {
+    if (!elementStartsWith(i, OPEN_BRACE)) continue;
+    // A block key written with escapes: the content is parsed alone.
+    if (scanElement(PREVIEW_BLOCK, i) !== 1) return parsedFacts(slotValue(slot));
+    if (!slotStartsWith(P_TYPE, QUOTE)) continue;
+    const type = slotNamed(P_TYPE, BLOCK_TYPES);
+    if (type === "text") {
+      if (!slotStartsWith(P_TEXT, QUOTE)) continue;
+      if (text.length < TEXT_KEEP) text += slotStringPrefix(P_TEXT, TEXT_KEEP);
+      if (!hasText && !slotBlank(P_TEXT)) hasText = true;
+    } else if (type === "toolCall") {
+      if (toolNames === NONE) toolNames = [];
+      toolNames.push(slotStartsWith(P_NAME, QUOTE) ? slotString(P_NAME) : "?");
+      if (slotStartsWith(P_ID, QUOTE)) {
+        if (toolCallIds === NONE) toolCallIds = [];
+        toolCallIds.push(slotString(P_ID));
+      }
+    }
+  }
+  return setFacts(text, hasText, toolNames, toolCallIds);
+}
+
+/** A content block's keys (the body facts), scanned in their own slots past those of the preview readers. */
+const BLOCK = skeletonKeys(BLOCK_KEYS, null, [], REPLACEMENT_KEYS.slots);
 const blockSlot = (k: (typeof BLOCK_KEYS)[number]): number => BLOCK.first + BLOCK_KEYS.indexOf(k);
 const B_TYPE = blockSlot("type");
 const B_TEXT = blockSlot("text");
 const B_ID = blockSlot("id");
 const B_NAME = blockSlot("name");
 const B_ARGUMENTS = blockSlot("arguments");
-const BLOCK_TYPES = names(["text", "toolCall"]);
 
 /**
  * The body facts of the message in the last scanned line, as body.ts's messageBody reads them from the parsed
@@ -243,22 +319,57 @@ function slotBody(slots: BodySlots, role: string | undefined): MessageBody | nul
 function readSlots(rec: EntryRec, rules: readonly SlotRule[], p: Plan): void {
   const out = rec as unknown as Record<string, unknown>;
   for (let i = 0; i < rules.length; i++) {
-    const { slot, rule, shared } = rules[i] as SlotRule;
+    const r = rules[i] as SlotRule;
+    const { slot, rule, shared } = r;
     switch (rule.read) {
       case "string":
-        if (slotStartsWith(slot, QUOTE)) out[rule.field] = shared === null ? slotString(slot) : slotNamed(slot, shared);
+        if (!slotStartsWith(slot, QUOTE)) break;
+        if (shared !== null) out[rule.field] = slotNamed(slot, shared);
+        else if (r.last !== undefined && slotIs(slot, r.last)) out[rule.field] = r.last;
+        else out[rule.field] = r.last = slotString(slot);
         break;
-      case "kept": {
-        const v = slotStr(slot);
-        if (v !== undefined) out[rule.field] = keep(v);
+      case "kept":
+        // keep() cuts to TEXT_KEEP characters: a long string is decoded in part.
+        if (slotStartsWith(slot, QUOTE)) out[rule.field] = keep(slotStringPrefix(slot, TEXT_KEEP));
         break;
-      }
       case "value":
         out[rule.field] = slotValue(slot);
         break;
       case "falsy":
         out[rule.field] = slotFalsy(slot);
         break;
+      case "null":
+        out[rule.field] = slotStartsWith(slot, N);
+        break;
+      case "true":
+        if (slotStartsWith(slot, T)) out[rule.field] = true;
+        break;
+      case "text": {
+        const t = contentFacts(slot).text;
+        if (t !== undefined) out[rule.field] = keep(t);
+        break;
+      }
+      case "hasText":
+        out[rule.field] = contentFacts(slot).hasText;
+        break;
+      case "toolNames":
+      case "toolCallIds": {
+        const list = contentFacts(slot)[rule.read];
+        if (list.length > 0) out[rule.field] = list;
+        break;
+      }
+      case "replacementText": {
+        if (!slotStartsWith(slot, OPEN_BRACE)) break;
+        let t: string | undefined;
+        if (scanSlot(REPLACEMENT_KEYS, slot) === 1) t = contentFacts(R_CONTENT).text;
+        else {
+          // A key written with escapes: the object is parsed alone.
+          const v = slotValue(slot);
+          t = isObject(v) ? contentText(v.content) : undefined;
+        }
+        if (t !== undefined) out[rule.field] = keep(t);
+        break;
+      }
       case "usage": {
         // Only an object gives a usage.
         if (!slotStartsWith(slot, OPEN_BRACE)) break;
@@ -281,6 +392,21 @@ function readSlots(rec: EntryRec, rules: readonly SlotRule[], p: Plan): void {
   }
 }
 
+/** The id of the last record read, and the last parent id decoded. */
+let lastId: string | undefined;
+let lastParent: string | undefined;
+
+/**
+ * The parent id in its slot (a string): most entries name the entry just before (a chain) or the same parent as the
+ * entry before (siblings), whose string is kept again instead of decoding a copy.
+ */
+function parentString(): string {
+  if (lastId !== undefined && slotIs(S_PARENT, lastId)) return lastId;
+  if (lastParent !== undefined && slotIs(S_PARENT, lastParent)) return lastParent;
+  lastParent = slotString(S_PARENT);
+  return lastParent;
+}
+
 /**
  * The scanned record of the entry on b[start, end), or null when the ordinary path must read the line (see the
  * file comment). Equal to the full record on every field skeletonFieldsOf (or, for the spend detail, spendFieldsOf)
@@ -297,13 +423,15 @@ export function skeletonRec(
   detail: ScanDetail = "skeleton",
 ): EntryRec | null {
   const p = PLANS[detail];
+  recSerial++;
   if (scanLine(p.keys, b, start, end) !== 1) return null;
   if (!slotStartsWith(S_TYPE, QUOTE) || !slotStartsWith(S_ID, QUOTE)) return null;
   const type = slotNamed(S_TYPE, TYPE_NAMES);
   if (type === "session") return null;
   const id = slotString(S_ID);
   if (id === "") return null;
-  const parentId = slotStartsWith(S_PARENT, QUOTE) ? slotString(S_PARENT) : slotStartsWith(S_PARENT, N) ? null : undefined;
+  const parentId = slotStartsWith(S_PARENT, QUOTE) ? parentString() : slotStartsWith(S_PARENT, N) ? null : undefined;
+  lastId = id;
   const timestamp = slotValue(S_TS);
   const rec: EntryRec = {
     index,

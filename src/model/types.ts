@@ -132,6 +132,8 @@ export interface Header extends HeaderInfo {
 export interface EntryStore {
   /** The exact original line text (without line terminator). */
   rawLine(rec: EntryRec): string;
+  /** The line's bytes, where the store reads them from a file: valid only until its next read. */
+  rawBytes?(rec: EntryRec): Buffer;
   close(): void;
 }
 

@@ -429,9 +429,14 @@ export function hasUsableUsage(m: unknown): m is Record<string, unknown> & { usa
 /**
  * Approximate size of the context, as pi's footer does: the last assistant usage that is not from an aborted or
  * failed turn, plus characters/4 for the messages after it. A usage from before the compaction summary counted a
- * longer history, so only usages after the compaction count.
+ * longer history, so only usages after the compaction count. `whole(i)`: message i whole, where `ctx.messages` holds
+ * stand-ins (see DisplayOptions.whole).
  */
-export function contextSize(ctx: SessionContext, path: readonly EntryRec[]): ContextSize {
+export function contextSize(
+  ctx: SessionContext,
+  path: readonly EntryRec[],
+  whole: (i: number) => unknown = (i) => ctx.messages[i],
+): ContextSize {
   const { messages } = ctx;
   let floor = 0;
   if (ctx.compaction) {
@@ -446,16 +451,19 @@ export function contextSize(ctx: SessionContext, path: readonly EntryRec[]): Con
     }
   }
   for (let i = messages.length - 1; i >= floor; i--) {
-    const m = messages[i];
+    // Only an assistant's usage counts: others are not read whole to find that out.
+    const r = messages[i];
+    if (isObject(r) && r.role !== "assistant") continue;
+    const m = whole(i);
     if (!hasUsableUsage(m)) continue;
     const u = m.usage;
     const n = (k: string) => (typeof u[k] === "number" ? (u[k] as number) : 0);
     let tokens = n("totalTokens") || n("input") + n("output") + n("cacheRead") + n("cacheWrite");
-    for (let j = i + 1; j < messages.length; j++) tokens += estimateMessageTokens(messages[j]);
+    for (let j = i + 1; j < messages.length; j++) tokens += estimateMessageTokens(whole(j));
     return { tokens, method: "usage+estimate", usageIndex: i };
   }
   let tokens = 0;
-  for (const m of messages) tokens += estimateMessageTokens(m);
+  for (let i = 0; i < messages.length; i++) tokens += estimateMessageTokens(whole(i));
   return { tokens, method: "estimate", usageIndex: null };
 }
 
@@ -530,6 +538,11 @@ export interface DisplayOptions {
   maxArgs?: number;
   /** Also show what edited messages said in the file, and the messages that edits removed. */
   showEdits?: boolean;
+  /**
+   * Message i of the context whole, where `ctx.messages` holds stand-ins with only what building the context reads
+   * (reports/context.ts reads such a message again from its line when it is shown).
+   */
+  whole?: (i: number) => unknown;
 }
 
 function cutLines(text: string, max: number): { text: string; cut: number } {
@@ -594,8 +607,9 @@ export function describeContextStream(
   const pairing = pairToolCalls(ctx.messages);
   const maxArgs = opts.maxArgs ?? 160;
   const editRef = (e: EntryRec) => ({ line: e.line, id: e.id ?? null });
+  const whole = opts.whole ?? ((i: number) => ctx.messages[i]);
   const one = (i: number): DisplayMessage => {
-    const d = describeMessage(ctx.messages[i], ctx.sources[i] as EntryRec, i);
+    const d = describeMessage(whole(i), ctx.sources[i] as EntryRec, i);
     const edit = ctx.editedBy[i];
     if (edit) {
       d.editedBy = editRef(edit);
@@ -734,7 +748,7 @@ export function describeContextStream(
     messageCount: ctx.messages.length,
     llmCount,
     compaction,
-    size: contextSize(ctx, path),
+    size: contextSize(ctx, path, whole),
     edits: {
       onPath: ctx.edits.length,
       applied: ctx.edits.filter((e) => e.status === "applied").length,

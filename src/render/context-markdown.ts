@@ -89,5 +89,14 @@ export function* contextMarkdown(doc: ContextDisplayStream): Generator<string> {
   yield `# Context at ${cell(headerFacts(doc)[1]?.[1] ?? "")}\n\n`;
   yield "| | |\n|---|---|\n";
   for (const [k, v] of headerFacts(doc)) yield `| ${k} | ${cell(v)} |\n`;
-  for (const m of doc.items) yield `\n${messageMd(m)}\n`;
+  // In chunks of about 64 KiB, as the text: a million messages, one yield each, cost more than their text.
+  let buf = "";
+  for (const m of doc.items) {
+    buf += `\n${messageMd(m)}\n`;
+    if (buf.length > 1 << 16) {
+      yield buf;
+      buf = "";
+    }
+  }
+  if (buf) yield buf;
 }

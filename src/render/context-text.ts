@@ -201,8 +201,14 @@ export function* contextText(doc: ContextDisplayStream, opts: ContextTextOptions
   const facts = headerFacts(doc);
   const width = Math.max(...facts.map(([k]) => k.length)) + 1;
   for (const [k, v] of facts) yield `${style.bold(`${k}:`.padEnd(width))} ${v}\n`;
+  // Messages go out in chunks of about 64 KiB: a million of them, one yield each, cost more than their text.
+  let buf = "";
   for (const m of doc.items) {
-    yield "\n";
-    yield `${messageLines(m, style).join("\n")}\n`;
+    buf += `\n${messageLines(m, style).join("\n")}\n`;
+    if (buf.length > 1 << 16) {
+      yield buf;
+      buf = "";
+    }
   }
+  if (buf) yield buf;
 }

@@ -16,7 +16,8 @@ import {
 import { convertToLlmMapped } from "../ops/llm.js";
 import { pathTo } from "../ops/path.js";
 import { sessionProblems } from "../ops/problems.js";
-import { buildTree, cycleProblem } from "../ops/tree.js";
+import { buildTree, cycleProblem, treeProblems } from "../ops/tree.js";
+import { messageStandIn, messageStandInFromBytes } from "../model/standin.js";
 import { checkContextEdits } from "../check/edits.js";
 import { NATIVE_CHECK_FROM, nativeFormSpan, stringifyFormMember, toJson } from "../render/json.js";
 import { sanitizeLine } from "../render/sanitize.js";
@@ -69,6 +70,12 @@ export interface ContextOptions {
    * CLI's JSON output; a million parsed messages were most of its memory). `messages` are then not pi's messages.
    */
   jsonOnly?: boolean;
+  /**
+   * With `display`, and without `llm` and `json`: the messages will only be shown through `display`, so a message
+   * may be held as a stand-in, read again from its line when it is shown (the CLI's text and Markdown output).
+   * `messages` are then not pi's messages.
+   */
+  displayOnly?: boolean;
 }
 
 export interface ContextData {
@@ -104,76 +111,91 @@ function leafNote(session: Session, leaf: EntryRec): Diagnostic | null {
 }
 
 /**
- * An entry reader for buildContext that also notes, for each message entry whose line is already in
- * JSON.stringify's form (current version: no migration), where its message's text is in the line; `json` writes
- * a message read that way by slicing its line again instead of serializing the parsed object (a million of them
- * on a long path). Any other message, an edited or rebuilt one included (not the very object read), is serialized.
+ * An entry reader for buildContext that also notes, for each message entry whose line is already in JSON.stringify's
+ * form (current version: no migration, `spans`), where its message's text is in the line; `json` writes a message
+ * read that way by slicing its line again instead of serializing the parsed object (a million of them on a long
+ * path). Any other message, an edited or rebuilt one included (not the very object read), is serialized.
  *
- * `standIns` (a path without context edits, JSON output only): such a message is held as a stand-in with only what
- * the report reads of it (role, provider and model, tool call ids and names, toolCallId, toolName, content not
- * null), as `json` writes it from its line anyway; a million parsed messages were most of the memory.
+ * `standIns` (a path without context edits, output through `json` or the display only): a message whose content is
+ * not null is held as a stand-in with only what the report reads of it (model/standin.ts), read from the line's
+ * bytes where it can be (no JSON.parse); `json` writes it from its line, `whole` reads it again for the display. A
+ * million parsed messages were most of the memory, and parsing them most of the time.
  */
 function messageLines(
   session: Session,
+  spans: boolean,
   standIns: boolean,
 ): {
   read: (rec: EntryRec) => Record<string, unknown>;
   json: (m: unknown, rec: EntryRec) => string | undefined;
+  whole: (m: unknown, rec: EntryRec) => unknown;
 } | null {
-  if (typeof session.version !== "number" || session.version < 3) return null;
+  // JSON output of an older version's lines is serialized (they are migrated): no spans, and so no stand-ins.
+  if (spans && (typeof session.version !== "number" || session.version < 3)) return null;
+  if (!spans && !standIns) return null;
   const n = session.entries.length;
   const held: unknown[] = [];
-  const start = new Int32Array(n);
-  const end = new Int32Array(n);
+  const start = spans ? new Int32Array(n) : null;
+  const end = spans ? new Int32Array(n) : null;
+  /** held[i] is a stand-in (1), one read from the line's bytes whose span is found when it is written (2), or not (0). */
+  const isStandIn = new Uint8Array(standIns ? n : 0);
+  const holds = (m: unknown, rec: EntryRec): boolean => m !== undefined && m !== null && rec.index < held.length && held[rec.index] === m;
+  // A current version's lines need no migration: a stand-in can be read from the bytes (no JSON.parse); for JSON,
+  // only from a line short enough to find the message's text in it without the parsed value (NATIVE_CHECK_FROM).
+  const fromBytes = standIns && session.version >= 3 && session.store.rawBytes !== undefined;
   return {
     read(rec) {
+      if (fromBytes && rec.type === "message" && rec.index < n && (!spans || rec.length < NATIVE_CHECK_FROM)) {
+        const bytes = (session.store.rawBytes as (r: EntryRec) => Buffer)(rec);
+        const standIn = messageStandInFromBytes(bytes, 0, bytes.length);
+        if (standIn !== null) {
+          while (held.length <= rec.index) held.push(undefined);
+          held[rec.index] = standIn;
+          isStandIn[rec.index] = 2;
+          return { message: standIn };
+        }
+      }
       const raw = session.store.rawLine(rec);
       const o = parseEntry(session, rec, raw);
       const m = o.message;
       if (rec.type === "message" && rec.index < n && m !== null && typeof m === "object") {
-        const span = raw.length < NATIVE_CHECK_FROM ? stringifyFormMember(raw, "message") : nativeFormSpan(raw, m);
-        if (span) {
-          const mo = m as Record<string, unknown>;
-          const standIn = standIns && mo.content !== null && mo.content !== undefined ? messageStandIn(mo) : null;
+        let span: { start: number; end: number } | null = null;
+        if (start !== null && end !== null) {
+          span = raw.length < NATIVE_CHECK_FROM ? stringifyFormMember(raw, "message") : nativeFormSpan(raw, m);
+          if (span) {
+            start[rec.index] = span.start;
+            end[rec.index] = span.end;
+          }
+        }
+        const mo = m as Record<string, unknown>;
+        // With spans, only a message written from its line may be a stand-in.
+        const standIn =
+          standIns && (span !== null || !spans) && mo.content !== null && mo.content !== undefined ? messageStandIn(mo) : null;
+        if (span || standIn) {
           // Filled by push up to the index: `new Array(n)` of a large n makes a slow dictionary-backed array.
           while (held.length <= rec.index) held.push(undefined);
           held[rec.index] = standIn ?? m;
-          start[rec.index] = span.start;
-          end[rec.index] = span.end;
-          if (standIn) return { message: standIn };
+          if (standIn) {
+            isStandIn[rec.index] = 1;
+            return { message: standIn };
+          }
         }
       }
       return o;
     },
     json(m, rec) {
-      if (m === undefined || m === null || rec.index >= held.length || held[rec.index] !== m) return undefined;
-      return session.store.rawLine(rec).slice(start[rec.index], end[rec.index]);
+      if (start === null || end === null || !holds(m, rec)) return undefined;
+      const raw = session.store.rawLine(rec);
+      if (isStandIn[rec.index] !== 2) return raw.slice(start[rec.index], end[rec.index]);
+      const span = stringifyFormMember(raw, "message");
+      // Not in JSON.stringify's form: the message is serialized whole.
+      return span ? raw.slice(span.start, span.end) : toJson(parseEntry(session, rec, raw).message);
+    },
+    whole(m, rec) {
+      if (!holds(m, rec) || isStandIn[rec.index] === 0) return m;
+      return parseEntry(session, rec, session.store.rawLine(rec)).message;
     },
   };
-}
-
-/**
- * What buildContext, pairToolCalls and toolProblems read of a message whose content is not null: its role, the
- * provider and model of an assistant, each content block's type (a tool call's id and name too), a tool result's
- * toolCallId and toolName.
- */
-function messageStandIn(m: Record<string, unknown>): Record<string, unknown> {
-  const c = m.content;
-  const content = Array.isArray(c)
-    ? c.map((b: unknown) => {
-        if (b === null || typeof b !== "object" || Array.isArray(b)) return b;
-        const o = b as Record<string, unknown>;
-        return o.type === "toolCall" ? { type: o.type, id: o.id, name: o.name } : { type: o.type };
-      })
-    : typeof c === "string"
-      ? ""
-      : c;
-  const out: Record<string, unknown> = { role: m.role, content };
-  if ("provider" in m) out.provider = m.provider;
-  if ("model" in m) out.model = m.model;
-  if ("toolCallId" in m) out.toolCallId = m.toolCallId;
-  if ("toolName" in m) out.toolName = m.toolName;
-  return out;
 }
 
 /** `pisess context`: exactly what the model saw at a leaf (pi's session context). */
@@ -189,36 +211,36 @@ export function contextReport(session: Session, opts: ContextOptions = {}): Repo
     };
   }
   const path = result.path;
-  // Stand-ins only where no context edit can rebuild a message from the one read, and nothing but JSON is made.
-  const lines =
-    opts.json && !opts.llm
-      ? messageLines(session, opts.jsonOnly === true && opts.display === undefined && !path.some((r) => r.type === "context_edit"))
-      : null;
+  // Stand-ins only where no context edit can rebuild a message from the one read, and nothing but JSON, or nothing
+  // but the display, is made.
+  const edited = path.some((r) => r.type === "context_edit");
+  const jsonOnly = opts.json === true && opts.jsonOnly === true && opts.display === undefined;
+  const displayOnly = opts.display !== undefined && opts.displayOnly === true && opts.json !== true;
+  const lines = opts.llm ? null : messageLines(session, opts.json === true, !edited && (jsonOnly || displayOnly));
   const ctx = buildContext(session, path, lines ? lines.read : (rec) => readEntry(session, rec));
   const llm = convertToLlmMapped(ctx.messages);
   const pairing = pairToolCalls(ctx.messages);
-  const tree = buildTree(session);
   // The edits on this path as validate judges them (one producer per code), e.g. an edit pi would throw on.
   const editLines = new Set(ctx.edits.map((e) => e.edit.line));
-  const editProblems = editLines.size === 0 ? [] : checkContextEdits(session, tree).filter((d) => d.line !== null && editLines.has(d.line));
+  // The tree itself only for those; the session's problems need no nodes (a million of them on a long chain).
+  const tree = editLines.size === 0 ? null : buildTree(session);
+  const editProblems = tree === null ? [] : checkContextEdits(session, tree).filter((d) => d.line !== null && editLines.has(d.line));
   const problems = [...ctx.problems, ...toolProblems(session, ctx, pairing), ...editProblems].sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
   const messages = opts.llm ? llm.messages : ctx.messages;
   const sources = opts.llm ? llm.from.map((i) => ctx.sources[i] as EntryRec) : ctx.sources;
   const editedBy = opts.llm ? llm.from.map((i) => ctx.editedBy[i]) : ctx.editedBy;
   const context: NonNullable<ContextData["context"]> = { path, context: ctx, messages, sources, editedBy };
   if (opts.json) context.messageJson = (i) => lines?.json(messages[i], sources[i] as EntryRec) ?? toJson(messages[i]);
-  if (opts.display && leaf)
-    context.display = (opts.display.stream ? describeContextStream : describeContext)(
-      session,
-      leaf,
-      path,
-      ctx,
-      llm.messages.length,
-      opts.display,
-    );
+  if (opts.display && leaf) {
+    const whole = lines ? (i: number) => lines.whole(ctx.messages[i], ctx.sources[i] as EntryRec) : undefined;
+    context.display = (opts.display.stream ? describeContextStream : describeContext)(session, leaf, path, ctx, llm.messages.length, {
+      ...opts.display,
+      ...(whole ? { whole } : {}),
+    });
+  }
   return {
     data: { file: session.file, leaf, context, note: leaf ? leafNote(session, leaf) : null, problems },
-    diagnostics: sessionProblems(session, tree),
+    diagnostics: sessionProblems(session, tree ?? { problems: treeProblems(session) }),
     exitCode: 0,
   };
 }

@@ -22,20 +22,28 @@ export {
 } from "./lines.js";
 export { CONDENSE_MIN_LINE, condenseLine, protectedKeys, type ProtectedKeys } from "./condense.js";
 export {
+  elementStartsWith,
+  elementValue,
   itemsOf,
   type Names,
   names,
   nextItem,
+  scanElement,
   scanLine,
   scanSlot,
   skeletonKeys,
+  slotBlank,
+  slotElements,
   slotFalsy,
+  slotIs,
   slotNamed,
   slotNumber,
+  slotPresent,
   slotStartsWith,
   slotStr,
   slotString,
   slotStringSize,
+  slotStringPrefix,
   slotValue,
   type SkeletonKeys,
 } from "./skeleton.js";

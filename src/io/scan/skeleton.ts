@@ -583,6 +583,152 @@ export function slotFalsy(s: number): boolean {
   return !(JSON.parse(b.toString("latin1", from, spanEnd[s] as number)) as number);
 }
 
+// Element spans of the last slotElements call.
+let elStart = new Int32Array(64);
+let elEnd = new Int32Array(64);
+
+/** End (exclusive) of the value starting at p in a line already known to be valid JSON. */
+function skipValue(b: Uint8Array, dv: DataView, p: number, end: number): number {
+  const c = b[p] as number;
+  if (c === QUOTE) return scanString(b, dv, p + 1, end) + 1;
+  if (c === 0x7b || c === 0x5b) {
+    let depth = 0;
+    while (p < end) {
+      const d = b[p] as number;
+      if (d === QUOTE) {
+        p = scanString(b, dv, p + 1, end) + 1;
+        continue;
+      }
+      if (d === 0x7b || d === 0x5b) depth++;
+      else if (d === 0x7d || d === 0x5d) {
+        depth--;
+        if (depth === 0) return p + 1;
+      }
+      p++;
+    }
+    return end;
+  }
+  while (p < end) {
+    const d = b[p] as number;
+    if (d === 0x2c || d === 0x5d || d === 0x7d || d === 0x20 || d === 0x09 || d === 0x0a || d === 0x0d) break;
+    p++;
+  }
+  return p;
+}
+
+/**
+ * The elements of the array in slot s of the last scanLine (a line known to be valid): their spans are kept for
+ * scanElement and the element readers. Returns how many, or -1 when the value is missing or not an array.
+ */
+export function slotElements(s: number): number {
+  const b = line;
+  let p = spanStart[s] as number;
+  if (p < 0 || b[p] !== 0x5b) return -1;
+  const dv = b === wbuf ? wview : viewOf === b ? view : new DataView(b.buffer, b.byteOffset, b.byteLength);
+  const end = (spanEnd[s] as number) - 1;
+  let n = 0;
+  p++;
+  for (;;) {
+    while (p < end && ((b[p] as number) === 0x20 || (b[p] as number) === 0x09 || (b[p] as number) === 0x0a || (b[p] as number) === 0x0d))
+      p++;
+    if (p >= end) return n;
+    const e = skipValue(b, dv, p, end);
+    if (n === elStart.length) {
+      const s2 = new Int32Array(n * 2);
+      s2.set(elStart);
+      elStart = s2;
+      const e2 = new Int32Array(n * 2);
+      e2.set(elEnd);
+      elEnd = e2;
+    }
+    elStart[n] = p;
+    elEnd[n] = e;
+    n++;
+    p = e;
+    while (p < end && (b[p] as number) !== 0x2c) p++;
+    p++;
+  }
+}
+
+/** Element i of the last slotElements starts with `c` (`{`: an object). */
+export function elementStartsWith(i: number, c: number): boolean {
+  return line[elStart[i] as number] === c;
+}
+
+/** Scans element i of the last slotElements (an object) for `keys`, as scanSlot scans a slot's value. */
+export function scanElement(keys: SkeletonKeys, i: number): number {
+  return scanSkeleton(keys, line, elStart[i] as number, elEnd[i] as number);
+}
+
+/**
+ * The string in slot s (known to be a string), decoded as JSON.parse would, or for a long one a prefix of it that
+ * holds at least `units` UTF-16 code units (the first `units` are then those of the whole string): a reader that
+ * keeps only the start of a long text need not decode all of it.
+ */
+export function slotStringPrefix(s: number, units: number): string {
+  const b = line;
+  const from = (spanStart[s] as number) + 1;
+  const to = (spanEnd[s] as number) - 1;
+  // No code unit takes more than six bytes (a \uXXXX escape).
+  const want = from + units * 6;
+  if (to <= want) return decodeString(b, s);
+  // Cut after whole escapes and whole UTF-8 sequences.
+  let i = from;
+  let escaped = false;
+  while (i < want) {
+    const c = b[i] as number;
+    if (c === BACKSLASH) {
+      escaped = true;
+      i += b[i + 1] === 0x75 ? 6 : 2;
+    } else i++;
+  }
+  while (i < to && ((b[i] as number) & 0xc0) === 0x80) i++;
+  if (escaped) return JSON.parse(`${b.toString("utf8", from - 1, i)}"`) as string;
+  let ascii = true;
+  for (let k = from; k < i; k++) if ((b[k] as number) >= 0x80) ascii = false;
+  return b.toString(ascii ? "latin1" : "utf8", from, i);
+}
+
+/** The string in slot s (known to be a string) is empty or white space only, as String.prototype.trim sees it. */
+export function slotBlank(s: number): boolean {
+  const b = line;
+  const to = (spanEnd[s] as number) - 1;
+  for (let i = (spanStart[s] as number) + 1; i < to; i++) {
+    const c = b[i] as number;
+    if (c === 0x20) continue;
+    // An escape or a non-ASCII character may be white space (a tab, U+00A0, U+2028…): decoded and trimmed.
+    if (c === BACKSLASH || c >= 0x80) return decodeString(b, s).trim() === "";
+    return false;
+  }
+  return true;
+}
+
+/**
+ * The string in slot s (known to be a string) is `str`, written plainly (no escapes; `str` ASCII): a reader can
+ * then keep the string it already has instead of decoding a new one (repeated ids, models, names).
+ */
+export function slotIs(s: number, str: string): boolean {
+  const b = line;
+  const from = (spanStart[s] as number) + 1;
+  const n = str.length;
+  if ((spanEnd[s] as number) - 1 - from !== n) return false;
+  for (let i = 0; i < n; i++) {
+    const c = str.charCodeAt(i);
+    if (c !== b[from + i] || c === BACKSLASH || c >= 0x80) return false;
+  }
+  return true;
+}
+
+/** Element i of the last slotElements as JSON.parse gives it. */
+export function elementValue(i: number): unknown {
+  return JSON.parse(line.toString("utf8", elStart[i] as number, elEnd[i] as number));
+}
+
+/** Slot s holds a value (its key was there). */
+export function slotPresent(s: number): boolean {
+  return (spanStart[s] as number) >= 0;
+}
+
 // The elements of an array value being read (itemsOf, nextItem): the next one starts at or after itemAt (after a
 // comma unless itemFirst); the array's closing bracket is at itemEnd.
 let itemAt = 0;

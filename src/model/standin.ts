@@ -1,0 +1,103 @@
+/**
+ * A message's stand-in: what building a context reads of a message whose content is not null, and nothing else,
+ * for a report that holds a million messages only to count, pair and write them from their lines (reports/
+ * context.ts). Made from the parsed message, or read from the entry line's bytes by the skeleton scanner (no
+ * JSON.parse of the line); both give the same object, key order included.
+ */
+import {
+  elementStartsWith,
+  elementValue,
+  scanElement,
+  scanLine,
+  skeletonKeys,
+  slotElements,
+  slotIs,
+  slotPresent,
+  slotStartsWith,
+  slotValue,
+} from "../io/scan/index.js";
+import type { Obj } from "./json.js";
+
+/** The members a stand-in copies where the message has them, in this order. */
+const KEPT = ["provider", "model", "toolCallId", "toolName", "excludeFromContext"] as const;
+
+/**
+ * What buildContext, pairToolCalls, toolProblems and the count of messages sent to the model read of a message whose
+ * content is not null: its role, the provider and model of an assistant, each content block's type (a tool call's
+ * id and name too), a tool result's toolCallId and toolName, a command's excludeFromContext.
+ */
+export function messageStandIn(m: Obj): Obj {
+  const c = m.content;
+  const content = Array.isArray(c)
+    ? c.map((b: unknown) => {
+        if (b === null || typeof b !== "object" || Array.isArray(b)) return b;
+        const o = b as Obj;
+        return o.type === "toolCall" ? { type: o.type, id: o.id, name: o.name } : { type: o.type };
+      })
+    : typeof c === "string"
+      ? ""
+      : c;
+  const out: Obj = { role: m.role, content };
+  for (const k of KEPT) if (k in m) out[k] = m[k];
+  return out;
+}
+
+const MESSAGE = "message";
+const LINE_KEYS = skeletonKeys([MESSAGE], MESSAGE, ["role", "content", ...KEPT]);
+const S_MESSAGE = LINE_KEYS.first;
+const S_ROLE = LINE_KEYS.firstNested;
+const S_CONTENT = S_ROLE + 1;
+const BLOCK_KEYS = skeletonKeys(["type", "id", "name"], "type", [], LINE_KEYS.slots);
+const [B_TYPE, B_ID, B_NAME] = [0, 1, 2].map((i) => BLOCK_KEYS.first + i) as [number, number, number];
+const QUOTE = 0x22;
+const OPEN_BRACE = 0x7b;
+const N = 0x6e;
+
+/** The string each slot read last: a million stand-ins share one "assistant", one model name (no copy decoded each). */
+const last: (string | undefined)[] = [];
+
+/** The value in slot s as JSON.parse gives it (undefined when missing), a repeated string not decoded again. */
+function keptValue(s: number): unknown {
+  if (!slotStartsWith(s, QUOTE)) return slotValue(s);
+  const l = last[s];
+  if (l !== undefined && slotIs(s, l)) return l;
+  const v = slotValue(s) as string;
+  last[s] = v;
+  return v;
+}
+
+/**
+ * messageStandIn of the `message` of the entry line b[start, end), read from its bytes; null where the scanner is
+ * unsure (a key that matters written with escapes, an invalid line), the message is not an object, or its content
+ * is null or missing: the caller then parses the line.
+ */
+export function messageStandInFromBytes(b: Buffer, start: number, end: number): Obj | null {
+  if (scanLine(LINE_KEYS, b, start, end) !== 1) return null;
+  if (!slotStartsWith(S_MESSAGE, OPEN_BRACE)) return null;
+  if (!slotPresent(S_CONTENT) || slotStartsWith(S_CONTENT, N)) return null;
+  let content: unknown;
+  if (slotStartsWith(S_CONTENT, QUOTE)) content = "";
+  else {
+    const n = slotElements(S_CONTENT);
+    if (n < 0) content = slotValue(S_CONTENT);
+    else {
+      const blocks: unknown[] = [];
+      for (let i = 0; i < n; i++) {
+        if (!elementStartsWith(i, OPEN_BRACE)) {
+          blocks.push(elementValue(i));
+          continue;
+        }
+        if (scanElement(BLOCK_KEYS, i) !== 1) return null;
+        const type = keptValue(B_TYPE);
+        blocks.push(type === "toolCall" ? { type, id: slotValue(B_ID), name: keptValue(B_NAME) } : { type });
+      }
+      content = blocks;
+    }
+  }
+  const out: Obj = { role: keptValue(S_ROLE), content };
+  for (let k = 0; k < KEPT.length; k++) {
+    const v = keptValue(S_CONTENT + 1 + k);
+    if (v !== undefined) out[KEPT[k] as string] = v;
+  }
+  return out;
+}
