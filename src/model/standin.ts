@@ -57,7 +57,7 @@ const N = 0x6e;
 const last: (string | undefined)[] = [];
 
 /** The value in slot s as JSON.parse gives it (undefined when missing), a repeated string not decoded again. */
-function valueOf(s: number): unknown {
+function keptValue(s: number): unknown {
   if (!slotStartsWith(s, QUOTE)) return slotValue(s);
   const l = last[s];
   if (l !== undefined && slotIs(s, l)) return l;
@@ -88,15 +88,15 @@ export function messageStandInFromBytes(b: Buffer, start: number, end: number): 
           continue;
         }
         if (scanElement(BLOCK_KEYS, i) !== 1) return null;
-        const type = valueOf(B_TYPE);
-        blocks.push(type === "toolCall" ? { type, id: slotValue(B_ID), name: valueOf(B_NAME) } : { type });
+        const type = keptValue(B_TYPE);
+        blocks.push(type === "toolCall" ? { type, id: slotValue(B_ID), name: keptValue(B_NAME) } : { type });
       }
       content = blocks;
     }
   }
-  const out: Obj = { role: valueOf(S_ROLE), content };
+  const out: Obj = { role: keptValue(S_ROLE), content };
   for (let k = 0; k < KEPT.length; k++) {
-    const v = valueOf(S_CONTENT + 1 + k);
+    const v = keptValue(S_CONTENT + 1 + k);
     if (v !== undefined) out[KEPT[k] as string] = v;
   }
   return out;
