@@ -37,7 +37,9 @@ export interface LoadOptions {
    * need (ids, parents, types, roles, timestamps, label and session-info fields, compaction and branch-summary
    * references); previews, usage and tool names are left out. "spend": the skeleton's fields and what spend
    * counting reads (usage objects, the model and provider of assistant messages and usage entries, usage entries'
-   * kind; fields.ts's spend rows). The full, skeleton and spend loads read most lines with the byte scanner. "check": the skeleton's fields and
+   * kind; fields.ts's spend rows). "preview": every field but those only spend counting reads (usage, an assistant's
+   * provider and model, a usage entry's fields), for the text views. The full, skeleton, spend and preview loads
+   * read most lines with the byte scanner. "check": the skeleton's fields and
    * what validate's checks read (fields.ts's check rows: tool call ids and names), from lines parsed whole.
    */
   detail?: "full" | ScanDetail | "check";
@@ -181,7 +183,7 @@ export function createIndexer(
   const started = Date.now();
   // Condensed long lines are not whole values, which onEntry needs.
   const fast = options.fastScan !== false && options.onEntry === undefined;
-  const scanDetail: ScanDetail = options.detail === "spend" || options.detail === "skeleton" ? options.detail : "full";
+  const scanDetail: ScanDetail = options.detail === undefined || options.detail === "check" ? "full" : options.detail;
   // Lines parsed whole fill every field, but for the check detail, which reads only its own rows.
   const tables = options.detail === "check" ? CHECK_TABLES : FULL_TABLES;
   let lastProgressAt = started + PROGRESS_AFTER_MS - PROGRESS_EVERY_MS;

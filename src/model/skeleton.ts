@@ -116,7 +116,7 @@ function plan(detail: ScanDetail): Plan {
   return { keys, byType, common: nested(common), byRole, otherRole: nested(other) };
 }
 
-const PLANS: Record<ScanDetail, Plan> = { skeleton: plan("skeleton"), spend: plan("spend"), full: plan("full") };
+const PLANS: Record<ScanDetail, Plan> = { skeleton: plan("skeleton"), spend: plan("spend"), preview: plan("preview"), full: plan("full") };
 /** The compiled key list of the skeleton detail (exported for the scanner's tests). */
 export const SKELETON_KEYS = PLANS.skeleton.keys;
 /** A usage object's members, scanned in their own slots past those of every plan's line keys. */
@@ -124,7 +124,7 @@ const USAGE_KEYS = skeletonKeys(
   [...USAGE_MEMBERS, USAGE_COST.key],
   USAGE_COST.key,
   [USAGE_COST.total],
-  Math.max(PLANS.skeleton.keys.slots, PLANS.spend.keys.slots, PLANS.full.keys.slots),
+  Math.max(...Object.values(PLANS).map((p) => p.keys.slots)),
 );
 const member = (k: (typeof USAGE_MEMBERS)[number]): number => USAGE_KEYS.first + USAGE_MEMBERS.indexOf(k);
 const [U_INPUT, U_OUTPUT, U_CACHE_READ, U_CACHE_WRITE, U_CACHE_WRITE_1H, U_REASONING, U_TOTAL_TOKENS] = USAGE_MEMBERS.map(
