@@ -2,6 +2,7 @@ import { isDeepStrictEqual } from "node:util";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { setWasmMinForTest } from "../src/io/scan/skeleton.js";
+import { previewFieldsOf, spendFieldsOf } from "../src/model/fields.js";
 import { loadSession, makeRec } from "../src/model/load.js";
 import { skeletonRec } from "../src/model/skeleton.js";
 import type { EntryRec } from "../src/model/types.js";
@@ -264,5 +265,31 @@ describe("full scanner: records equal the whole parse", () => {
         { numRuns: 1500 },
       );
     });
+  });
+});
+
+describe("preview loads (tree and path text) equal full loads on every field they read", () => {
+  const view = (rec: EntryRec): Record<string, unknown> => {
+    const out: Record<string, unknown> = {};
+    for (const k of previewFieldsOf(rec.type, rec.role)) if (rec[k] !== undefined) out[k] = rec[k];
+    return out;
+  };
+  let without = 0;
+  it.each(FIXTURES.map((f) => [f.slice(ROOT.length + 1), f]))("%s", async (_name, f) => {
+    const preview = await loadSession({ kind: "file", path: f }, { detail: "preview" });
+    const full = await loadSession({ kind: "file", path: f }, { fastScan: false });
+    preview.store.close();
+    full.store.close();
+    expect(sessionView(preview, view)).toStrictEqual(sessionView(full, view));
+    // Anything else a record holds (a line parsed whole holds every field) is spend.
+    for (const rec of preview.entries) {
+      const allowed = previewFieldsOf(rec.type, rec.role) as string[];
+      const spend = spendFieldsOf(rec.type, rec.role) as string[];
+      for (const k of Object.keys(rec)) if (!allowed.includes(k)) expect(spend, `${f}:${rec.line} ${k}`).toContain(k);
+      if (rec.role === "assistant" && rec.usage === undefined) without++;
+    }
+  });
+  it("left usage out", () => {
+    expect(without).toBeGreaterThan(100);
   });
 });

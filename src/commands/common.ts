@@ -14,6 +14,7 @@ import type { Diagnostic } from "../model/types.js";
 export { ReportError as CliError } from "../reports/report.js";
 export { requestExit } from "./run-state.js";
 import { OutputClosed, runIo } from "./run-state.js";
+import { CHUNK_CHARS } from "../render/chunks.js";
 export { ioReason } from "../io/errors.js";
 
 export interface GlobalArgs {
@@ -145,8 +146,11 @@ function outputClosed(): boolean {
   return (runIo().stdout.errored as NodeJS.ErrnoException | null)?.code === "EPIPE";
 }
 
-/** Output is handed to stdout in pieces of about this size: a write per small chunk costs a system call each. */
-const WRITE_SIZE = 64 << 10;
+/**
+ * Output is handed to stdout in pieces of about this size: a write per small chunk costs a system call each (and no
+ * larger: see CHUNK_CHARS).
+ */
+const WRITE_SIZE = CHUNK_CHARS;
 
 /**
  * The chunks in order, small ones joined into pieces of at least WRITE_SIZE characters; a chunk that size or larger

@@ -41,8 +41,8 @@ export const pathCommand: CommandModule<object, PathArgs> = {
         "roles along a labelled path",
       ) as unknown as Argv<PathArgs>,
   handler: async (args) => {
-    // JSON output re-reads every entry on the path; the text listing shows previews, which need the full index.
-    const session = await openInput(args.file, { detail: args.json || args.ndjson ? "skeleton" : "full" });
+    // JSON output re-reads every entry on the path; the text listing shows previews (no spend: the preview load).
+    const session = await openInput(args.file, { detail: args.json || args.ndjson ? "skeleton" : "preview" });
     try {
       const r = pathReport(session, { leaf: args.leaf });
       const { leaf, path } = r.data;

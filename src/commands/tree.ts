@@ -47,9 +47,9 @@ export const treeCommand: CommandModule<object, TreeArgs> = {
       .example("$0 tree session.jsonl --ndjson | jq -r 'select(.isLeaf) | .id'", "ids of the leaf") as unknown as Argv<TreeArgs>,
   handler: async (args) => {
     // The whole tree as JSON needs only the skeleton of each entry (ids, parents, types, roles, timestamps,
-    // labels); filters, searches and text need previews.
+    // labels); filters, searches and text need previews, not spend (the preview load).
     const skeleton = args.json === true && args.filter === undefined && (args.search ?? []).length === 0;
-    const session = await openInput(args.file, { detail: skeleton ? "skeleton" : "full" });
+    const session = await openInput(args.file, { detail: skeleton ? "skeleton" : "preview" });
     try {
       const r = treeReport(session, {
         ...(args.leaf !== undefined ? { leaf: args.leaf } : {}),

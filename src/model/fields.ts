@@ -204,12 +204,30 @@ function isSkeletonRule(r: FieldRule): r is SkeletonRule {
 
 /**
  * The loads that read lines with the byte scanner: each reads the rows marked for it (spend: the skeleton's too;
- * tables: the spend rows and, for messages, the body facts `pisess tables` needs: EntryRec.body, body.ts; full: every
- * row, the same record a whole parse makes).
+ * tables: the spend rows and, for messages, the body facts `pisess tables` needs: EntryRec.body, body.ts; preview:
+ * every row but those only spend counting reads, for the text views; full: every row, the same record a whole parse
+ * makes).
  */
-export type ScanDetail = "skeleton" | "spend" | "tables" | "full";
+export type ScanDetail = "skeleton" | "spend" | "tables" | "preview" | "full";
 export function inDetail(r: FieldRule, detail: ScanDetail): boolean {
-  return detail === "full" || r.skeleton === true || (detail !== "skeleton" && r.spend === true);
+  if (detail === "full" || r.skeleton === true) return true;
+  if (detail === "preview") return r.spend !== true;
+  return (detail === "spend" || detail === "tables") && r.spend === true;
+}
+
+/**
+ * The EntryRec fields a preview load (`detail: "preview"`) fills exactly as a full load does, for an entry of
+ * `type` (and, for a message, of `role`): every row's but those only spend counting reads (usage, an assistant's
+ * provider and model, a usage entry's fields).
+ */
+export function previewFieldsOf(type: string, role?: string): (keyof EntryRec)[] {
+  const out = skeletonFieldsOf(type);
+  for (const r of ENTRY_FIELDS.get(type) ?? []) {
+    if (inDetail(r, "preview")) out.push(r.field);
+    if (r.read === "message" && role !== undefined)
+      for (const m of MESSAGE_FIELDS.get(role) ?? OTHER_ROLE_FIELDS) if (inDetail(m, "preview")) out.push(m.field);
+  }
+  return [...new Set(out)];
 }
 
 /** The keys of a message the body facts are read from (model/body.ts), and those of its content's blocks. */

@@ -40,9 +40,10 @@ export interface LoadOptions {
    * counting reads (usage objects, the model and provider of assistant messages and usage entries, usage entries'
    * kind; fields.ts's spend rows). "tables": the spend detail's fields and, on message records, `body` (what
    * `pisess tables` reads of a message: model/body.ts), wherever the scanner read it from the bytes or the line was
-   * parsed whole (a record without it is one the caller must read back). The full, skeleton, spend and tables loads
-   * read most lines with the byte scanner. "check": the skeleton's fields and what validate's checks read (fields.ts's
-   * check rows: tool call ids and names), from lines parsed whole.
+   * parsed whole (a record without it is one the caller must read back). "preview": every field but those only spend
+   * counting reads (usage, an assistant's provider and model, a usage entry's fields), for the text views. The full,
+   * skeleton, spend, tables and preview loads read most lines with the byte scanner. "check": the skeleton's fields
+   * and what validate's checks read (fields.ts's check rows: tool call ids and names), from lines parsed whole.
    */
   detail?: "full" | ScanDetail | "check";
   /** Use the byte-level pre-pass for long lines (default true); false parses every line whole (for tests). */
@@ -186,8 +187,7 @@ export function createIndexer(
   // Condensed long lines are not whole values, which onEntry needs.
   const fast = options.fastScan !== false && options.onEntry === undefined;
   const bodies = options.detail === "tables";
-  const scanDetail: ScanDetail =
-    options.detail === "spend" || options.detail === "skeleton" || options.detail === "tables" ? options.detail : "full";
+  const scanDetail: ScanDetail = options.detail === undefined || options.detail === "check" ? "full" : options.detail;
   // Lines parsed whole fill every field, but for the check detail, which reads only its own rows.
   const tables = options.detail === "check" ? CHECK_TABLES : FULL_TABLES;
   let lastProgressAt = started + PROGRESS_AFTER_MS - PROGRESS_EVERY_MS;

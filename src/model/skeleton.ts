@@ -151,7 +151,13 @@ function plan(detail: ScanDetail): Plan {
   return { keys, byType, common: nested(common), byRole, otherRole: nested(other), body };
 }
 
-const PLANS: Record<ScanDetail, Plan> = { skeleton: plan("skeleton"), spend: plan("spend"), tables: plan("tables"), full: plan("full") };
+const PLANS: Record<ScanDetail, Plan> = {
+  skeleton: plan("skeleton"),
+  spend: plan("spend"),
+  tables: plan("tables"),
+  preview: plan("preview"),
+  full: plan("full"),
+};
 /** The compiled key list of the skeleton detail (exported for the scanner's tests). */
 export const SKELETON_KEYS = PLANS.skeleton.keys;
 /** A usage object's members, scanned in their own slots past those of every plan's line keys. */

@@ -11,7 +11,7 @@ import {
   type SpendKind,
   type Totals,
 } from "./totals.js";
-import { resolveParent, type SessionTree, type TreeNode } from "./tree.js";
+import { buildTree, resolveParent, type SessionTree, type TreeLinks, type TreeNode } from "./tree.js";
 
 /**
  * Leaves, branch points and depths, with per-leaf token sums, in one iterative walk over the tree: every
@@ -150,9 +150,73 @@ interface LabelLink {
   prev: LabelLink | null;
 }
 
-/** Walks the tree once and describes its shape and every leaf. */
-export function treeShape(session: Session, tree: SessionTree, opts: ShapeOptions = {}): TreeShape {
+/**
+ * The order treeShape visits the entries in (each after its parent), each one's parent in that walk (-1 for a root,
+ * a cut cycle member included), how many children each has, the roots, and the entries on or below a cycle.
+ */
+interface Walk {
+  order: Int32Array;
+  parent: Int32Array;
+  children: Int32Array;
+  roots: EntryRec[];
+  inCycle: Uint8Array;
+}
+
+/** The tree's own walk: depth first from its roots. */
+function treeWalk(tree: SessionTree, n: number): Walk {
+  const order = new Int32Array(n);
+  const parent = new Int32Array(n).fill(-1);
+  const children = new Int32Array(n);
+  let k = 0;
+  const stack: TreeNode[] = [];
+  for (let i = tree.roots.length - 1; i >= 0; i--) stack.push(tree.roots[i] as TreeNode);
+  while (stack.length > 0) {
+    const node = stack.pop() as TreeNode;
+    const i = node.rec.index;
+    order[k++] = i;
+    children[i] = node.children.length;
+    for (let c = node.children.length - 1; c >= 0; c--) {
+      const child = node.children[c] as TreeNode;
+      parent[child.rec.index] = i;
+      stack.push(child);
+    }
+  }
+  return { order: k === n ? order : order.subarray(0, k), parent, children, roots: tree.roots.map((r) => r.rec), inCycle: tree.inCycle };
+}
+
+/**
+ * File order, where every parent comes before its children (as pi writes them; then there is no cycle either):
+ * the walk without the tree's nodes. Null where some parent comes later.
+ */
+function linksWalk(session: Session, links: TreeLinks): Walk | null {
+  const { entries } = session;
+  const n = entries.length;
+  const parent = new Int32Array(n);
+  const children = new Int32Array(n);
+  const roots: EntryRec[] = [];
+  for (let i = 0; i < n; i++) {
+    const p = links.parent[i];
+    if (!p) {
+      parent[i] = -1;
+      roots.push(entries[i] as EntryRec);
+      continue;
+    }
+    if (p.index >= i) return null;
+    parent[i] = p.index;
+    children[p.index] = (children[p.index] as number) + 1;
+  }
+  const order = new Int32Array(n);
+  for (let i = 0; i < n; i++) order[i] = i;
+  return { order, parent, children, roots, inCycle: new Uint8Array(n) };
+}
+
+/**
+ * Walks the tree once and describes its shape and every leaf. Given only the tree's links (treeLinks), it walks the
+ * entries in file order where every parent comes first, and builds the tree only where one does not.
+ */
+export function treeShape(session: Session, tree: SessionTree | TreeLinks, opts: ShapeOptions = {}): TreeShape {
   const n = session.entries.length;
+  const walk = "nodes" in tree ? treeWalk(tree as SessionTree, n) : (linksWalk(session, tree) ?? treeWalk(buildTree(session), n));
   const depth = new Int32Array(n);
   const forkPoint = new Int32Array(n).fill(-1);
   const lastUser = new Int32Array(n).fill(-1);
@@ -168,28 +232,24 @@ export function treeShape(session: Session, tree: SessionTree, opts: ShapeOption
   const labelChain: (LabelLink | null)[] = new Array(n).fill(null);
   const branchPoints: BranchPoint[] = [];
   let maxDepth = n === 0 ? -1 : 0;
+  const { order, children } = walk;
+  const labels = session.labels.size > 0 ? session.labels : null;
 
-  const stack: TreeNode[] = [];
-  for (let i = tree.roots.length - 1; i >= 0; i--) stack.push(tree.roots[i] as TreeNode);
-  // Parent of each node in the walk: roots (cycle cuts included) have none.
-  const walkParent = new Int32Array(n).fill(-1);
-  while (stack.length > 0) {
-    const node = stack.pop() as TreeNode;
-    const rec = node.rec;
-    const i = rec.index;
-    const p = walkParent[i] as number;
+  for (let k = 0; k < order.length; k++) {
+    const i = order[k] as number;
+    const rec = session.entries[i] as EntryRec;
+    const p = walk.parent[i] as number;
     if (p >= 0) {
       depth[i] = (depth[p] as number) + 1;
-      const parentNode = tree.nodes[p] as TreeNode;
-      forkPoint[i] = parentNode.children.length > 1 ? p : (forkPoint[p] as number);
+      forkPoint[i] = (children[p] as number) > 1 ? p : (forkPoint[p] as number);
       lastUser[i] = lastUser[p] as number;
       labelChain[i] = labelChain[p] ?? null;
-      for (let k = 0; k < U; k++) cum[i * U + k] = cum[p * U + k] as number;
+      for (let f = 0; f < U; f++) cum[i * U + f] = cum[p * U + f] as number;
       turns[i] = turns[p] as number;
       otherCum[i] = otherCum[p] ?? null;
     }
     if (rec.type === "message" && rec.role === "user") lastUser[i] = i;
-    const label = rec.id !== undefined ? session.labels.get(rec.id) : undefined;
+    const label = labels !== null && rec.id !== undefined ? labels.get(rec.id) : undefined;
     if (label !== undefined) labelChain[i] = { rec, label, prev: labelChain[i] ?? null };
     const excluded = opts.exclude !== undefined && opts.exclude[i] === 1;
     const slot = other.slot[i] as number;
@@ -218,12 +278,7 @@ export function treeShape(session: Session, tree: SessionTree, opts: ShapeOption
       otherCum[i] = v;
     }
     if ((depth[i] as number) > maxDepth) maxDepth = depth[i] as number;
-    if (node.children.length > 1) branchPoints.push({ rec, children: node.children.length });
-    for (let k = node.children.length - 1; k >= 0; k--) {
-      const child = node.children[k] as TreeNode;
-      walkParent[child.rec.index] = i;
-      stack.push(child);
-    }
+    if ((children[i] as number) > 1) branchPoints.push({ rec, children: children[i] as number });
   }
 
   /** Sums over the path from the root to entry i, in total and by kind. */
@@ -247,6 +302,8 @@ export function treeShape(session: Session, tree: SessionTree, opts: ShapeOption
     }
     return { totals: totalsOf(sum), byKind };
   };
+  // The sums at each fork point, made once: a hundred thousand leaves can share one (only read, never changed).
+  const atFork = new Map<number, ReturnType<typeof pathAt>>();
   const leaves: LeafInfo[] = leafRecs(session, tree).map((rec) => {
     const i = rec.index;
     const path = pathAt(i);
@@ -254,7 +311,11 @@ export function treeShape(session: Session, tree: SessionTree, opts: ShapeOption
     let own = path.totals;
     let ownByKind = path.byKind;
     if (f >= 0) {
-      const base = pathAt(f);
+      let base = atFork.get(f);
+      if (base === undefined) {
+        base = pathAt(f);
+        atFork.set(f, base);
+      }
       own = subtractTotals(path.totals, base.totals);
       ownByKind = subtractKinds(path.byKind, base.byKind);
     }
@@ -274,9 +335,9 @@ export function treeShape(session: Session, tree: SessionTree, opts: ShapeOption
       ownTotals: finishTotals(own),
       byKind: path.byKind,
       ownByKind,
-      cycle: tree.inCycle[i] === 1,
+      cycle: walk.inCycle[i] === 1,
     };
   });
   branchPoints.sort((a, b) => a.rec.index - b.rec.index);
-  return { roots: tree.roots.map((r) => r.rec), branchPoints, maxDepth, leaves };
+  return { roots: walk.roots, branchPoints, maxDepth, leaves };
 }

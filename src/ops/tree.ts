@@ -101,16 +101,25 @@ export function buildTree(session: Session): SessionTree {
   return { roots, nodes, parent, cycles, inCycle, problems };
 }
 
+/** What buildTree resolves before it makes the nodes: each entry's parent and the problems, cycles included. */
+export type TreeLinks = Pick<SessionTree, "parent" | "problems">;
+
 /**
- * buildTree's problems without building the tree (its nodes cost tens of bytes per entry): for a report that
- * needs only the diagnostics. Same problems, same order.
+ * buildTree's parents and problems without building the tree (its nodes and their child lists cost tens of bytes
+ * per entry): for a report that needs only the diagnostics, or walks up from entries. Same parents, same problems
+ * in the same order.
  */
-export function treeProblems(session: Session): Diagnostic[] {
+export function treeLinks(session: Session): TreeLinks {
   const problems: Diagnostic[] = [];
   const parent = linkParents(session, problems);
   for (const cycle of findCycles(session.entries, parent)) problems.push(cycleProblem(session.file, cycle));
   timestampProblems(session, problems);
-  return problems;
+  return { parent, problems };
+}
+
+/** buildTree's problems without building the tree: see treeLinks. */
+export function treeProblems(session: Session): Diagnostic[] {
+  return treeLinks(session).problems;
 }
 
 /**

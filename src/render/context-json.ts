@@ -1,5 +1,6 @@
 import type { EntryRec } from "../model/types.js";
 import { toJson, openArrayMember } from "./json.js";
+import { CHUNK_CHARS } from "./chunks.js";
 
 /** `entries[i]` of `context --json`: the entry behind messages[i] and, for an edited message, the context_edit. */
 interface ContextEntryRef {
@@ -46,7 +47,7 @@ export function* contextJsonChunks(
     let buf = "";
     for (let i = 0; i < messages.length; i++) {
       buf += `${json(i)}\n`;
-      if (buf.length > 1 << 16) {
+      if (buf.length > CHUNK_CHARS) {
         yield buf;
         buf = "";
       }
@@ -64,7 +65,7 @@ export function* contextJsonChunks(
   let buf = "";
   for (let i = 0; i < messages.length; i++) {
     buf += (i === 0 ? "" : ",") + (json(i) ?? "null");
-    if (buf.length > 1 << 16) {
+    if (buf.length > CHUNK_CHARS) {
       yield buf;
       buf = "";
     }
@@ -74,7 +75,7 @@ export function* contextJsonChunks(
   buf = '],"entries":[';
   for (let i = 0; i < sources.length; i++) {
     buf += (i === 0 ? "" : ",") + JSON.stringify(entryRef(sources[i] as EntryRec, editedBy[i]));
-    if (buf.length > 1 << 16) {
+    if (buf.length > CHUNK_CHARS) {
       yield buf;
       buf = "";
     }

@@ -1,6 +1,7 @@
 import type { ContextDisplayStream, DisplayMessage, Part } from "../ops/context.js";
 import { formatBytes, headerFacts, titleParts } from "./context-text.js";
 import { sanitize, sanitizeLine } from "./sanitize.js";
+import { CHUNK_CHARS } from "./chunks.js";
 
 /** A code fence longer than any backtick run inside, so session text cannot close it early. */
 function fence(text: string, info = ""): string {
@@ -89,11 +90,11 @@ export function* contextMarkdown(doc: ContextDisplayStream): Generator<string> {
   yield `# Context at ${cell(headerFacts(doc)[1]?.[1] ?? "")}\n\n`;
   yield "| | |\n|---|---|\n";
   for (const [k, v] of headerFacts(doc)) yield `| ${k} | ${cell(v)} |\n`;
-  // In chunks of about 64 KiB, as the text: a million messages, one yield each, cost more than their text.
+  // In chunks (CHUNK_CHARS), as the text: a million messages, one yield each, cost more than their text.
   let buf = "";
   for (const m of doc.items) {
     buf += `\n${messageMd(m)}\n`;
-    if (buf.length > 1 << 16) {
+    if (buf.length > CHUNK_CHARS) {
       yield buf;
       buf = "";
     }

@@ -2,6 +2,7 @@ import type { ContextDisplayStream, DisplayMessage, Part } from "../ops/context.
 import { formatTokens } from "./entry.js";
 import { sanitize, sanitizeLine } from "./sanitize.js";
 import type { Style } from "./style.js";
+import { CHUNK_CHARS } from "./chunks.js";
 
 const pad2 = (n: number): string => (n < 10 ? `0${n}` : String(n));
 const lastDay = { days: Number.NaN, text: "" };
@@ -201,11 +202,11 @@ export function* contextText(doc: ContextDisplayStream, opts: ContextTextOptions
   const facts = headerFacts(doc);
   const width = Math.max(...facts.map(([k]) => k.length)) + 1;
   for (const [k, v] of facts) yield `${style.bold(`${k}:`.padEnd(width))} ${v}\n`;
-  // Messages go out in chunks of about 64 KiB: a million of them, one yield each, cost more than their text.
+  // Messages go out in chunks (CHUNK_CHARS): a million of them, one yield each, cost more than their text.
   let buf = "";
   for (const m of doc.items) {
     buf += `\n${messageLines(m, style).join("\n")}\n`;
-    if (buf.length > 1 << 16) {
+    if (buf.length > CHUNK_CHARS) {
       yield buf;
       buf = "";
     }

@@ -8,6 +8,7 @@ import { sanitizeLine } from "./sanitize.js";
 import type { Style } from "./style.js";
 import { boxedTable, boxedTableWrapped } from "./text-table.js";
 import { fitWidth, stringWidth } from "./width.js";
+import { CHUNK_CHARS } from "./chunks.js";
 
 export interface DiffTextOptions {
   style: Style;
@@ -210,7 +211,7 @@ function* unified(d: PathDiff, opts: DiffTextOptions): Generator<string> {
     let buf = "";
     for (let i = from; i < shown.length; i++) {
       buf += `${colour(mark) + entryText(shown[i] as EntryRec, style, w === undefined ? undefined : w - 2)}\n`;
-      if (buf.length > 1 << 16) {
+      if (buf.length > CHUNK_CHARS) {
         yield buf;
         buf = "";
       }
@@ -247,7 +248,7 @@ function* sideBySide(left: DiffSide, right: DiffSide, opts: DiffTextOptions): Ge
     const la = a ? entryText(a, style, col) : "";
     const lb = b ? entryText(b, style, col) : "";
     buf += `${(`${pad(la, col)} │ ${lb}`).trimEnd()}\n`;
-    if (buf.length > 1 << 16) {
+    if (buf.length > CHUNK_CHARS) {
       yield buf;
       buf = "";
     }
@@ -317,7 +318,7 @@ export function* contextDiffText(d: ContextDiff, opts: DiffTextOptions): Generat
     for (const it of shown) {
       const m = it.shared ? "= " : mark;
       buf += `${(it.shared ? style.dim(m) : colour(m)) + itemText(it, style, w, m)}\n`;
-      if (buf.length > 1 << 16) {
+      if (buf.length > CHUNK_CHARS) {
         yield buf;
         buf = "";
       }

@@ -57,7 +57,7 @@ export function* pathJsonChunks(
   if (asDocument) yield "]}\n";
 }
 
-/** `path` as text: the entries root first, one tree row each, without connectors; stdout chunks of about 64 KiB. */
+/** `path` as text: the entries root first, one tree row each, without connectors; stdout chunks of CHUNK_CHARS characters. */
 export function* pathTextLines(
   session: Session,
   path: readonly EntryRec[],

@@ -3,6 +3,7 @@ import type { EntryRec } from "../model/types.js";
 import type { FlatNode, FlatTree } from "../ops/tree.js";
 import type { Row, SessionView } from "../ops/view.js";
 import { openArrayMember } from "./json.js";
+import { CHUNK_CHARS } from "./chunks.js";
 
 /** One entry of `tree --json`. Entries refer to each other by line: a line names one physical entry, an id may not. */
 export interface TreeJsonEntry {
@@ -46,8 +47,6 @@ function jsonString(s: string): string {
   return PLAIN.test(s) ? `"${s}"` : JSON.stringify(s);
 }
 
-const CHUNK = 1 << 16;
-
 /**
  * Writes a TreeJsonDocument in chunks (same text as JSON.stringify of it would be), so that a million entries
  * never become one giant string.
@@ -62,7 +61,7 @@ export function* treeJson(session: Session, flat: FlatTree, leaf: EntryRec | nul
   const { roots, nodes, parents } = flat;
   for (let i = 0; i < roots.length; i++) {
     buf += (i === 0 ? "" : ",") + (roots[i] as FlatNode).rec.line;
-    if (buf.length > CHUNK) {
+    if (buf.length > CHUNK_CHARS) {
       yield buf;
       buf = "";
     }
@@ -84,7 +83,7 @@ export function* treeJson(session: Session, flat: FlatTree, leaf: EntryRec | nul
     const children = node.children;
     for (let c = 0; c < children.length; c++) buf += (c === 0 ? "" : ",") + (children[c] as FlatNode).rec.line;
     buf += node.cycleCut === true ? '],"cycle":true}' : "]}";
-    if (buf.length > CHUNK) {
+    if (buf.length > CHUNK_CHARS) {
       yield buf;
       buf = "";
     }
@@ -112,7 +111,7 @@ export function* treeNdjson(session: Session, view: SessionView, rows: Iterable<
     o.children = row.node.children.map((c) => c.rec.id ?? null);
     if (row.node.cycleCut) o.cycle = true;
     buf += `${JSON.stringify(o)}\n`;
-    if (buf.length > 1 << 16) {
+    if (buf.length > CHUNK_CHARS) {
       yield buf;
       buf = "";
     }

@@ -4,6 +4,7 @@ import { describeEntry, shortId } from "./entry.js";
 import { sanitizeLine } from "./sanitize.js";
 import type { Style } from "./style.js";
 import { fitSegments, type Segment } from "./width.js";
+import { CHUNK_CHARS } from "./chunks.js";
 
 /**
  * The gutter and connector columns of a row, three characters a level. Past TEXT_LEVELS levels only the innermost
@@ -64,12 +65,12 @@ export function* treeLines(
   }
 }
 
-/** Text lines as stdout chunks of about 64 KiB (a tree can have millions of lines). */
+/** Text lines as stdout chunks of CHUNK_CHARS characters (a tree can have millions of lines). */
 export function* lineChunks(lines: Iterable<string>): Generator<string> {
   let buf = "";
   for (const l of lines) {
     buf += `${l}\n`;
-    if (buf.length > 1 << 16) {
+    if (buf.length > CHUNK_CHARS) {
       yield buf;
       buf = "";
     }

@@ -2,6 +2,7 @@ import type { FileResult, ValidateSummary } from "../check/summary.js";
 import type { Diagnostic } from "../model/types.js";
 import { formatMessage } from "./diagnostics.js";
 import { openArrayMember } from "./json.js";
+import { CHUNK_CHARS } from "./chunks.js";
 
 /** A finding as JSON: fixed key order, optional keys left out. Messages are plain text, not sanitized. */
 function diagJson(d: Diagnostic, withFile: boolean): Record<string, unknown> {
@@ -27,7 +28,7 @@ export function* validateJson(results: readonly FileResult[], summary: ValidateS
     s += (i > 0 ? "," : "") + openArrayMember(JSON.stringify(head), "diagnostics");
     for (let j = 0; j < r.diagnostics.length; j++) {
       s += (j > 0 ? "," : "") + JSON.stringify(diagJson(r.diagnostics[j] as Diagnostic, false));
-      if (s.length > 1 << 16) {
+      if (s.length > CHUNK_CHARS) {
         yield s;
         s = "";
       }
@@ -43,7 +44,7 @@ export function* validateNdjson(results: readonly FileResult[]): Generator<strin
     let s = "";
     for (const d of r.diagnostics) {
       s += `${JSON.stringify(diagJson(d, true))}\n`;
-      if (s.length > 1 << 16) {
+      if (s.length > CHUNK_CHARS) {
         yield s;
         s = "";
       }

@@ -18,7 +18,7 @@ import {
 } from "../ops/diff.js";
 import { leafRecs } from "../ops/leaves.js";
 import { sessionProblems } from "../ops/problems.js";
-import { buildTree, cycleProblem } from "../ops/tree.js";
+import { cycleProblem, treeLinks, treeProblems } from "../ops/tree.js";
 import { sanitizeLine } from "../render/sanitize.js";
 import { ReportError, type Report } from "./report.js";
 import { entryRef } from "./refs.js";
@@ -114,7 +114,7 @@ function differs(item: DiffItem | null): boolean {
 }
 
 function problemsOf(session: Session): { file: string; diagnostics: Diagnostic[] } {
-  return { file: session.file, diagnostics: sessionProblems(session, buildTree(session)) };
+  return { file: session.file, diagnostics: sessionProblems(session, { problems: treeProblems(session) }) };
 }
 
 function finish(data: DiffData): Report<DiffData> {
@@ -194,8 +194,8 @@ async function leavesMode(
 ): Promise<DiffData> {
   const active = session.defaultLeaf;
   if (!active) throw new ReportError(`${sanitizeLine(session.file)}: the session has no entries`);
-  // One tree for the problems, the leaves and every walk.
-  const tree = buildTree(session);
+  // One resolution of the parents for the problems, the leaves and every walk (no tree nodes: nothing here walks down).
+  const tree = treeLinks(session);
   const parentOf = treeParent(session, tree);
   const base = sidePathVia(session, parentOf, active);
   if (!base.ok) {

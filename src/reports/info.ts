@@ -3,7 +3,7 @@ import { forkParent } from "../ops/fork.js";
 import { treeShape } from "../ops/leaves.js";
 import { problemCount, problemTally, sessionProblems } from "../ops/problems.js";
 import { sessionFacts, sessionTotals } from "../ops/totals.js";
-import { buildTree } from "../ops/tree.js";
+import { treeLinks } from "../ops/tree.js";
 import type { InfoReport } from "../render/info.js";
 import type { Report } from "./report.js";
 
@@ -15,7 +15,8 @@ export interface InfoOptions {
 /** `pisess info`: header, shape, labels, models, tokens and cost of one session. */
 export async function infoReport(session: Session, opts: InfoOptions = {}): Promise<Report<InfoReport>> {
   const include = opts.includeCopied === true;
-  const tree = buildTree(session);
+  // Parents and problems only: treeShape walks the entries in file order where it can (no tree nodes).
+  const tree = treeLinks(session);
   const diagnostics = sessionProblems(session, tree);
   const parent = await forkParent(session);
   const mask = parent?.copied;

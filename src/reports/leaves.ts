@@ -5,7 +5,7 @@ import type { EntryRec } from "../model/types.js";
 import { forkParent } from "../ops/fork.js";
 import { treeShape } from "../ops/leaves.js";
 import { sessionProblems } from "../ops/problems.js";
-import { buildTree } from "../ops/tree.js";
+import { treeLinks } from "../ops/tree.js";
 import type { LeafRow } from "../render/leaves.js";
 import type { Report } from "./report.js";
 
@@ -32,17 +32,28 @@ function promptText(session: Session, rec: EntryRec): string {
 
 /** `pisess leaves`: every leaf with its depth, last activity, last prompt, labels, own tokens and cost. */
 export async function leavesReport(session: Session, opts: LeavesOptions = {}): Promise<Report<LeavesData>> {
-  const tree = buildTree(session);
+  // Parents and problems only: treeShape walks the entries in file order where it can (no tree nodes).
+  const tree = treeLinks(session);
   const parent = await forkParent(session);
   const mask = opts.includeCopied ? undefined : parent?.copied;
   const shape = treeShape(session, tree, mask ? { exclude: mask } : {});
   const refOf = (r: { id: string | undefined; line: number }) => ({ id: r.id ?? null, line: r.line });
+  // Read once per prompt: the leaves below one prompt (a hundred thousand replies to it, say) share it.
+  const prompts = new Map<EntryRec, string>();
+  const prompt = (rec: EntryRec): string => {
+    let t = prompts.get(rec);
+    if (t === undefined) {
+      t = promptText(session, rec);
+      prompts.set(rec, t);
+    }
+    return t;
+  };
   const rows: LeafRow[] = shape.leaves.map((l) => ({
     ...refOf(l.rec),
     depth: l.depth,
     timestamp: l.lastTimestamp,
     isDefault: l.isDefault,
-    lastUserPrompt: l.lastUser ? { ...refOf(l.lastUser), text: promptText(session, l.lastUser) } : null,
+    lastUserPrompt: l.lastUser ? { ...refOf(l.lastUser), text: prompt(l.lastUser) } : null,
     labels: l.labels.map((x) => ({ ...refOf(x.rec), label: x.label })),
     forkPoint: l.forkPoint ? refOf(l.forkPoint) : null,
     cycle: l.cycle,

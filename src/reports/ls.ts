@@ -8,7 +8,7 @@ import { forkParent } from "../ops/fork.js";
 import { sessionTotals } from "../ops/totals.js";
 import { leafRecs } from "../ops/leaves.js";
 import { problemCount, sessionProblems } from "../ops/problems.js";
-import { buildTree } from "../ops/tree.js";
+import { treeProblems } from "../ops/tree.js";
 import type { LsRow } from "../render/ls.js";
 import { ReportError, type Report } from "./report.js";
 
@@ -152,7 +152,7 @@ async function summarize(c: Candidate, fail: (path: string, err: unknown) => voi
       leaves: leafRecs(session).length,
       bytes: c.bytes,
       version: session.version,
-      problems: problemCount(sessionProblems(session, buildTree(session))),
+      problems: problemCount(sessionProblems(session, { problems: treeProblems(session) })),
       totals: spend.totals,
       byKind: spend.byKind,
     };

@@ -2,7 +2,7 @@ import type { Session } from "../model/session.js";
 import type { EntryRec } from "../model/types.js";
 import { pathTo } from "../ops/path.js";
 import { sessionProblems } from "../ops/problems.js";
-import { buildTree, cycleProblem } from "../ops/tree.js";
+import { cycleProblem, treeProblems } from "../ops/tree.js";
 import type { Report } from "./report.js";
 import { entryRef, isEmptyAtDefault } from "./refs.js";
 
@@ -22,10 +22,18 @@ export interface PathData {
 /** `pisess path`: the entries from the root to a leaf. */
 export function pathReport(session: Session, opts: PathOptions = {}): Report<PathData> {
   if (isEmptyAtDefault(session, opts.leaf))
-    return { data: { file: session.file, leaf: null, path: [] }, diagnostics: sessionProblems(session, buildTree(session)), exitCode: 0 };
+    return {
+      data: { file: session.file, leaf: null, path: [] },
+      diagnostics: sessionProblems(session, { problems: treeProblems(session) }),
+      exitCode: 0,
+    };
   const leaf = entryRef(session, opts.leaf ?? "leaf");
   const result = pathTo(session, leaf);
   if (!result.ok)
     return { data: { file: session.file, leaf, path: null }, diagnostics: [cycleProblem(session.file, result.cycle)], exitCode: 1 };
-  return { data: { file: session.file, leaf, path: result.path }, diagnostics: sessionProblems(session, buildTree(session)), exitCode: 0 };
+  return {
+    data: { file: session.file, leaf, path: result.path },
+    diagnostics: sessionProblems(session, { problems: treeProblems(session) }),
+    exitCode: 0,
+  };
 }
