@@ -38,7 +38,9 @@ function sameIds(a: Session, b: Session): void {
   expect([...a.byId.values()].map(line)).toStrictEqual([...b.byId.values()].map(line));
   expect([...a.byId.entries()].map(([k, v]) => [k, line(v)])).toStrictEqual([...b.byId.entries()].map(([k, v]) => [k, line(v)]));
   const each: [string, number][] = [];
-  a.byId.forEach((v, k) => each.push([k, v.line]));
+  a.byId.forEach((v, k) => {
+    each.push([k, v.line]);
+  });
   expect(each).toStrictEqual([...b.byId].map(([k, v]) => [k, v.line]));
   for (const rec of b.entries) {
     if (rec.id === undefined) continue;
