@@ -18,7 +18,6 @@ import { FileRangeReader } from "../io/store.js";
 import { messageBody } from "./body.js";
 import { diag } from "./codes.js";
 import { extractFields } from "./extract.js";
-import { IdIndex } from "./ids.js";
 import { CHECK_TABLES, FULL_KEYS, FULL_TABLES, type FieldTables, type ScanDetail } from "./fields.js";
 import { isObject } from "./json.js";
 import { skeletonRec } from "./skeleton.js";
@@ -123,7 +122,7 @@ export async function loadSession(source: Source, options: LoadOptions = {}): Pr
   const file = options.name ?? (source.kind === "file" ? source.path : source.name);
   const memory = source.kind === "file" ? null : new MemoryStore();
   const store: EntryStore = source.kind === "file" ? new FileStore(source.path) : (memory as MemoryStore);
-  const ix = createIndexer(file, source.kind === "file" ? source.path : undefined, store, memory, options, true);
+  const ix = createIndexer(file, source.kind === "file" ? source.path : undefined, store, memory, options);
   const snapshot = options.now === undefined ? {} : { now: options.now };
   // Most lines are read by the byte-level scanner (skeleton.ts) straight from the chunk; the lines it is unsure
   // about, and everything before the first parsed line, take the ordinary path. The check detail parses every line
@@ -169,17 +168,10 @@ export function createIndexer(
   store: EntryStore,
   memory: { put(line: number, text: string): void } | null,
   options: LoadOptions = {},
-  /**
-   * Index the ids once every line is in (finish), not line by line (loadSession): byId is then an IdIndex, and a
-   * session taken before finish has none of its ids.
-   */
-  idsAtEnd = false,
 ): SessionIndexer {
   const diagnostics: Diagnostic[] = [];
   const entries: EntryRec[] = [];
-  let byId: Map<string, EntryRec> = new Map<string, EntryRec>();
-  /** With idsAtEnd: how many diagnostics there were when each entry's duplicate-id would have been reported. */
-  let diagAt = new Int32Array(idsAtEnd ? 1024 : 0);
+  const byId = new Map<string, EntryRec>();
   const skipped: Session["skipped"] = [];
   let header: Header | null = null;
   let headerLine: number | null = null;
@@ -225,15 +217,7 @@ export function createIndexer(
     if (!KNOWN_ENTRY_TYPES.has(rec.type)) {
       diagnostics.push(diag("unknown-entry-type", file, line, { type: rec.type }, rec.id ? { entryId: rec.id } : {}));
     }
-    if (idsAtEnd) {
-      const i = entries.length - 1;
-      if (i === diagAt.length) {
-        const grown = new Int32Array(i * 2);
-        grown.set(diagAt);
-        diagAt = grown;
-      }
-      diagAt[i] = diagnostics.length;
-    } else if (rec.id !== undefined) {
+    if (rec.id !== undefined) {
       // Until an id repeats, one set does: a set that does not grow the map met a duplicate, and the entry it
       // replaced is the last earlier one with that id. A lookup before each set was a large part of indexing.
       let earlier: EntryRec | undefined;
@@ -415,26 +399,6 @@ export function createIndexer(
     onEntry?.(rec, value, text, { file, version });
   };
 
-  /**
-   * idsAtEnd: byId for every entry, and each duplicate-id finding put where indexing line by line reports it (after
-   * the findings of the lines before, and the line's own).
-   */
-  const indexIds = (): void => {
-    const { index, repeated } = IdIndex.build(entries);
-    byId = index;
-    if (repeated.length === 0) return;
-    const merged: Diagnostic[] = [];
-    let k = 0;
-    for (const { rec, earlier } of repeated) {
-      const at = diagAt[rec.index] as number;
-      while (k < at) merged.push(diagnostics[k++] as Diagnostic);
-      merged.push(diag("duplicate-id", file, rec.line, { id: rec.id as string, firstLine: earlier.line }, { entryId: rec.id as string }));
-    }
-    while (k < diagnostics.length) merged.push(diagnostics[k++] as Diagnostic);
-    diagnostics.length = 0;
-    for (const d of merged) diagnostics.push(d);
-  };
-
   const session = (facts: LineSourceFacts): Session => ({
     file,
     path,
@@ -462,7 +426,6 @@ export function createIndexer(
     onBytes,
     session,
     finish(facts) {
-      if (idsAtEnd) indexIds();
       if (facts.heldTail !== undefined) diagnostics.push(heldTailDiagnostic(file, facts.heldTail));
       if (facts.bom) diagnostics.push(diag("bom", file, 1));
       if (crlfLines > 0) diagnostics.push(diag("crlf", file, null, { lines: crlfLines }));
