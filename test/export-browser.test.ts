@@ -17,6 +17,21 @@ const CANDIDATES = [process.env.PISESS_CHROMIUM, "/usr/bin/chromium", "/usr/bin/
 const EXECUTABLE = CANDIDATES.find((p): p is string => typeof p === "string" && p !== "" && existsSync(p));
 if (!EXECUTABLE) console.warn("export-browser tests skipped: no chromium binary (apt-get install -y chromium, or set PISESS_CHROMIUM)");
 
+/**
+ * No sandbox (tests run as root here), and none of the browser's own background work: it has no network to reach,
+ * and its tries (updates, sync, GPU probing) only cost CPU beside the test.
+ */
+const CHROMIUM_ARGS = [
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-dev-shm-usage",
+];
+
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 
@@ -130,7 +145,7 @@ describe.skipIf(!EXECUTABLE)("export --format html in Chromium", () => {
   const problems: string[] = [];
 
   beforeAll(async () => {
-    const launched = chromium.launch({ executablePath: EXECUTABLE, args: ["--no-sandbox"] });
+    const launched = chromium.launch({ executablePath: EXECUTABLE, args: CHROMIUM_ARGS });
     // Exported in-process while the browser starts; the CLI's export is tested by spawning in export.test.ts.
     for (const f of [...FILES, "hostile"]) {
       const src = f === "hostile" ? fixture("export", "hostile.jsonl") : corpus(f);

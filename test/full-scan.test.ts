@@ -1,12 +1,11 @@
 import { isDeepStrictEqual } from "node:util";
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { setWasmMinForTest } from "../src/io/scan/skeleton.js";
+import { afterAll, describe, expect, it } from "vitest";
 import { previewFieldsOf, spendFieldsOf } from "../src/model/fields.js";
-import { loadSession, makeRec } from "../src/model/load.js";
-import { skeletonRec } from "../src/model/skeleton.js";
+import { loadSession } from "../src/model/load.js";
 import type { EntryRec } from "../src/model/types.js";
 import { ROOT, sessionFiles, sessionView } from "./helpers.js";
+import { parsedRec, scanLine, throughWasm } from "./scan-case.js";
 
 /**
  * The full load reads most lines with the byte scanner (no JSON.parse): its records must be the very records a
@@ -177,15 +176,7 @@ const lineArb = fc
 const seen = { recs: 0, fallback: 0, text: 0, longText: 0, tools: 0 };
 
 function check(line: string): void {
-  const bytes = Buffer.from(line, "utf8");
-  const buf = Buffer.concat([Buffer.from('{"'), bytes, Buffer.from('"}')]);
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(bytes.toString("utf8"));
-  } catch {
-    parsed = undefined;
-  }
-  const rec = skeletonRec(buf, 2, 2 + bytes.length, 5, 7, 11, "full");
+  const { rec, parsed, bytes } = scanLine(line, "full");
   if (rec === null) {
     seen.fallback++;
     return;
@@ -197,7 +188,7 @@ function check(line: string): void {
   if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
     expect.fail(`scanner read a line JSON.parse rejects: ${line.slice(0, 200)}`);
   }
-  const whole = makeRec(parsed as Record<string, unknown>, { line: 7, offset: 11, length: bytes.length }, 5);
+  const whole = parsedRec(parsed as Record<string, unknown>, bytes);
   const a = pairs(rec);
   const b = pairs(whole);
   if (!isDeepStrictEqual(a, b)) expect(a, line.slice(0, 600)).toStrictEqual(b);
@@ -251,14 +242,7 @@ describe("full scanner: records equal the whole parse", () => {
     );
   });
 
-  describe("every line through wasm memory", () => {
-    let old = 0;
-    beforeAll(() => {
-      old = setWasmMinForTest(0);
-    });
-    afterAll(() => {
-      setWasmMinForTest(old);
-    });
+  throughWasm("every line through wasm memory", () => {
     it("random entries", () => {
       fc.assert(
         fc.property(lineArb, (l) => check(l)),

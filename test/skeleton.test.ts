@@ -3,15 +3,16 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { readLineBytes, readLines, type RawLine } from "../src/io/scan/index.js";
-import { scanSkeleton, scanStringForTest, setWasmMinForTest } from "../src/io/scan/skeleton.js";
+import { scanSkeleton, scanStringForTest } from "../src/io/scan/skeleton.js";
 import { FULL_KEYS, SKELETON_FIELDS, skeletonFieldsOf } from "../src/model/fields.js";
 import { isObject } from "../src/model/json.js";
 import { loadSession, makeRec } from "../src/model/load.js";
 import { SKELETON_KEYS, skeletonRec } from "../src/model/skeleton.js";
 import type { EntryRec } from "../src/model/types.js";
 import { ROOT, sessionView, sessionFiles } from "./helpers.js";
+import { throughWasm } from "./scan-case.js";
 
 /** The skeleton fields of a record, as skeletonFieldsOf lists them for its type. */
 function skeletonView(rec: EntryRec): Record<string, unknown> {
@@ -540,14 +541,7 @@ describe("wasm string scanner", () => {
     }
   });
 
-  describe("every line through wasm memory", () => {
-    let old = 0;
-    beforeAll(() => {
-      old = setWasmMinForTest(0);
-    });
-    afterAll(() => {
-      setWasmMinForTest(old);
-    });
+  throughWasm("every line through wasm memory", () => {
     it("random entries, JSON values, mutated strings", () => {
       fc.assert(
         fc.property(entryArb, fc.nat(3), (line, pad) => check(line, pad)),

@@ -1,19 +1,19 @@
-import { mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { spendFieldsOf } from "../src/model/fields.js";
-import { loadSession, makeRec } from "../src/model/load.js";
+import { loadSession } from "../src/model/load.js";
 import type { Session } from "../src/model/session.js";
-import { skeletonRec } from "../src/model/skeleton.js";
 import type { EntryRec } from "../src/model/types.js";
 import { sessionRows } from "../src/ops/fleet-rows.js";
 import { calendar } from "../src/ops/fleet-time.js";
 import { UsageAggregator } from "../src/ops/fleet-usage.js";
 import { sessionTotals } from "../src/ops/totals.js";
 import { ROOT, sessionView, sessionFiles } from "./helpers.js";
+import { damaged, keyText, objectText, parsedRec, scanLine, sessionsOf, writeSettled } from "./scan-case.js";
 
 /**
  * The spend detail (what `pisess usage` loads) against the full parse: the records' spend fields, the sessions'
@@ -97,11 +97,8 @@ const scalarText = fc.oneof(
 const USAGE_KEYS = ["input", "output", "cacheRead", "cacheWrite", "cacheWrite1h", "reasoning", "totalTokens", "cost", "total"];
 
 /** Object text from pairs: keys in any order, repeated keys allowed, some written with escapes. */
-function obj(pairs: [string, string][], ws: string): string {
-  return `{${ws}${pairs.map(([k, v]) => `${k}${ws}:${ws}${v}`).join(`,${ws}`)}${ws}}`;
-}
-const key = (k: string, escaped: boolean): string =>
-  escaped && k.length > 0 ? `"\\u${k.charCodeAt(0).toString(16).padStart(4, "0")}${k.slice(1)}"` : JSON.stringify(k);
+const obj = objectText;
+const key = keyText;
 
 const costText = fc.oneof(
   fc.array(fc.tuple(fc.constantFrom("total", "input", "output", "tot\u0061l"), scalarText, fc.boolean()), { maxLength: 4 }).map((ps) =>
@@ -186,15 +183,7 @@ const lineArb = fc
 const seen = { recs: 0, fallback: 0, withUsage: 0 };
 
 function check(line: string): void {
-  const bytes = Buffer.from(line, "utf8");
-  const buf = Buffer.concat([Buffer.from('{"'), bytes, Buffer.from('"}')]);
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(bytes.toString("utf8"));
-  } catch {
-    parsed = undefined;
-  }
-  const rec = skeletonRec(buf, 2, 2 + bytes.length, 5, 7, 11, "spend");
+  const { rec, parsed, bytes } = scanLine(line, "spend");
   if (rec === null) {
     seen.fallback++;
     return;
@@ -204,7 +193,7 @@ function check(line: string): void {
   if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
     expect.fail(`scanner read a line JSON.parse rejects: ${line.slice(0, 200)}`);
   }
-  const full = makeRec(parsed as Record<string, unknown>, { line: 7, offset: 11, length: bytes.length }, 5);
+  const full = parsedRec(parsed as Record<string, unknown>, bytes);
   const a = spendView(rec);
   const b = spendView(full);
   if (!isDeepStrictEqual(a, b)) expect(a, line.slice(0, 400)).toStrictEqual(b);
@@ -263,18 +252,7 @@ describe("spend scanner: records equal the full parse", () => {
 
   it("damaged: a byte deleted, inserted or the line cut", () => {
     fc.assert(
-      fc.property(
-        lineArb,
-        fc.nat(),
-        fc.constantFrom("delete", "insert", "truncate"),
-        fc.constantFrom('"', "\\", "{", "}", ",", ":", "e", "-", "."),
-        (l, pos, op, byte) => {
-          const at = pos % (l.length + 1);
-          const out =
-            op === "delete" ? l.slice(0, at) + l.slice(at + 1) : op === "insert" ? l.slice(0, at) + byte + l.slice(at) : l.slice(0, at);
-          check(out);
-        },
-      ),
+      fc.property(damaged(lineArb, ['"', "\\", "{", "}", ",", ":", "e", "-", "."]), (l) => check(l)),
       { numRuns: 3000 },
     );
   });
@@ -284,19 +262,9 @@ describe("spend loads of generated files with damaged lines", () => {
   const dir = mkdtempSync(join(tmpdir(), "pisess-spend-"));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   it("equal the full load: records, findings and usage sums", async () => {
-    const header =
-      '{"type":"session","version":3,"id":"00000000-0000-4000-8000-000000000001","timestamp":"2026-01-11T08:00:00.000Z","cwd":"/p"}';
-    let n = 0;
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.tuple(lineArb, fc.nat(), fc.boolean()), { minLength: 1, maxLength: 12 }), async (ls) => {
-        const body = ls.map(([l, cut, damage], i) => {
-          const withIds = l.replace('"id":"e1"', `"id":"e${i + 1}"`).replace('"parentId":"e0"', `"parentId":"e${i}"`);
-          return damage && cut % 4 === 0 ? withIds.slice(0, cut % withIds.length) : withIds;
-        });
-        const f = join(dir, `f${n++}.jsonl`);
-        writeFileSync(f, `${[header, ...body].join("\n")}\n`);
-        // An old mtime: the file is not live (its last line is read, not held back).
-        utimesSync(f, new Date("2026-01-01"), new Date("2026-01-01"));
+      fc.asyncProperty(sessionsOf(lineArb), async (text) => {
+        const f = writeSettled(dir, text);
         const [full, spend] = await both(f);
         expect(sessionView(spend, spendView)).toStrictEqual(sessionView(full, spendView));
         expect(sums(spend)).toStrictEqual(sums(full));

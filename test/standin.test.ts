@@ -1,11 +1,11 @@
 import { readFileSync } from "node:fs";
 import { isDeepStrictEqual } from "node:util";
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { setWasmMinForTest } from "../src/io/scan/skeleton.js";
+import { afterAll, describe, expect, it } from "vitest";
 import { isObject } from "../src/model/json.js";
 import { messageStandIn, messageStandInFromBytes } from "../src/model/standin.js";
 import { sessionFiles } from "./helpers.js";
+import { keyText, objectText, throughWasm } from "./scan-case.js";
 
 /**
  * A context's stand-in for a message, read from the entry line's bytes, must be the very object messageStandIn
@@ -44,9 +44,11 @@ const value = fc.oneof(
   { weight: 3, arbitrary: str.map((s) => JSON.stringify(s)) },
   { weight: 1, arbitrary: fc.constantFrom("null", "true", "false", "0", "-2.5e3", "{}", "[]", '{"a":[1,{"b":"]"}]}') },
 );
-const key = (k: string, escaped: boolean) =>
-  escaped ? `"\\u${k.charCodeAt(0).toString(16).padStart(4, "0")}${k.slice(1)}"` : JSON.stringify(k);
-const obj = (ps: [string, string][], escapeAt: number) => `{${ps.map(([k, v], i) => `${key(k, i === escapeAt)}:${v}`).join(",")}}`;
+const obj = (ps: [string, string][], escapeAt: number) =>
+  objectText(
+    ps.map(([k, v], i) => [keyText(k, i === escapeAt), v]),
+    "",
+  );
 
 const block = fc.oneof(
   {
@@ -128,14 +130,7 @@ describe("message stand-ins read from the bytes equal those of the parsed messag
     );
   });
 
-  describe("through wasm memory", () => {
-    let old = 0;
-    beforeAll(() => {
-      old = setWasmMinForTest(0);
-    });
-    afterAll(() => {
-      setWasmMinForTest(old);
-    });
+  throughWasm("through wasm memory", () => {
     it("random message lines", () => {
       fc.assert(
         fc.property(lineArb, (l) => check(l)),

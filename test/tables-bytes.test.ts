@@ -9,13 +9,13 @@ import { messageBody } from "../src/model/body.js";
 import { spendFieldsOf } from "../src/model/fields.js";
 import { loadSession } from "../src/model/load.js";
 import { parseEntry, readEntry, type Session } from "../src/model/session.js";
-import { skeletonRec } from "../src/model/skeleton.js";
 import type { EntryRec } from "../src/model/types.js";
 import { parsedBodies, type Row, sessionRows, type TableRows } from "../src/ops/fleet-rows.js";
 import { TABLE_NAMES } from "../src/ops/fleet-tables.js";
 import { writeTables } from "../src/reports/tables.js";
 import { TableBytes } from "../src/reports/tables-text.js";
 import { ROOT, sessionFiles, sessionView } from "./helpers.js";
+import { damaged, keyText, objectText, scanLine, sessionsOf, writeSettled } from "./scan-case.js";
 
 /**
  * `pisess tables` reads message bodies from the line bytes (the tables detail: EntryRec.body) instead of parsing
@@ -125,11 +125,8 @@ const numText = fc.oneof(
 const scalarText = fc.oneof(numText, strText, fc.constantFrom("null", "true", "false"));
 
 /** Object text from pairs: keys in any order, repeated keys allowed, white space around. */
-function obj(pairs: [string, string][], ws: string): string {
-  return `{${ws}${pairs.map(([k, v]) => `${k}${ws}:${ws}${v}`).join(`,${ws}`)}${ws}}`;
-}
-const key = (k: string, escaped: boolean): string =>
-  escaped && k.length > 0 ? `"\\u${k.charCodeAt(0).toString(16).padStart(4, "0")}${k.slice(1)}"` : JSON.stringify(k);
+const obj = objectText;
+const key = keyText;
 const ws = fc.constantFrom("", "", "", " ", "\n\t ");
 
 /** A JSON value as text, nested: what tool call arguments hold (white space, escapes, integer-like keys, repeats). */
@@ -239,16 +236,7 @@ const seen = { fromBytes: 0, unsure: 0, invalid: 0 };
 
 /** The scanned record of `line` in the tables detail: its body, where it has one, is that of the whole parse. */
 function check(line: string): void {
-  const bytes = Buffer.from(line, "utf8");
-  // Bytes around the line: the scanner must stay inside its range.
-  const buf = Buffer.concat([Buffer.from('{"'), bytes, Buffer.from('"}')]);
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(bytes.toString("utf8"));
-  } catch {
-    parsed = undefined;
-  }
-  const rec = skeletonRec(buf, 2, 2 + bytes.length, 5, 7, 11, "tables");
+  const { rec, parsed } = scanLine(line, "tables");
   if (rec === null) {
     if (parsed === undefined) seen.invalid++;
     else seen.unsure++;
@@ -321,18 +309,7 @@ describe("tables scanner: message bodies equal the whole parse", () => {
 
   it("damaged: a byte deleted, inserted or the line cut", () => {
     fc.assert(
-      fc.property(
-        lineArb,
-        fc.nat(),
-        fc.constantFrom("delete", "insert", "truncate"),
-        fc.constantFrom('"', "\\", "{", "}", "[", "]", ",", ":", "u", "e", "-", "."),
-        (l, pos, op, byte) => {
-          const at = pos % (l.length + 1);
-          const out =
-            op === "delete" ? l.slice(0, at) + l.slice(at + 1) : op === "insert" ? l.slice(0, at) + byte + l.slice(at) : l.slice(0, at);
-          check(out);
-        },
-      ),
+      fc.property(damaged(lineArb, ['"', "\\", "{", "}", "[", "]", ",", ":", "u", "e", "-", "."]), (l) => check(l)),
       { numRuns: 4000 },
     );
   });
@@ -366,18 +343,9 @@ describe("tables rows of generated files with damaged lines", () => {
   const dir = mkdtempSync(join(tmpdir(), "pisess-tables-bytes-"));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   it("equal the rows of the whole parse", async () => {
-    const header =
-      '{"type":"session","version":3,"id":"00000000-0000-4000-8000-000000000001","timestamp":"2026-01-11T08:00:00.000Z","cwd":"/p"}';
-    let n = 0;
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.tuple(lineArb, fc.nat(), fc.boolean()), { minLength: 1, maxLength: 12 }), async (ls) => {
-        const body = ls.map(([l, cut, damage], i) => {
-          const withIds = l.replace('"id":"e1"', `"id":"e${i + 1}"`).replace('"parentId":"e0"', `"parentId":"e${i}"`);
-          return damage && cut % 4 === 0 ? withIds.slice(0, cut % withIds.length) : withIds;
-        });
-        const f = join(dir, `f${n++}.jsonl`);
-        writeFileSync(f, `${[header, ...body].join("\n")}\n`);
-        utimesSync(f, new Date("2026-01-01"), new Date("2026-01-01"));
+      fc.asyncProperty(sessionsOf(lineArb), async (text) => {
+        const f = writeSettled(dir, text);
         const { bytes, parsed } = await bothRows(f);
         expect(bytes).toStrictEqual(parsed);
       }),
