@@ -9,7 +9,7 @@ import { buildContext } from "../src/ops/context.js";
 import { lightEntry } from "../src/ops/kept.js";
 import { pathTo } from "../src/ops/path.js";
 import { bloatReport, type BloatData } from "../src/reports/bloat.js";
-import { corpus, fixture, ROOT, runCli, spawnCli } from "./helpers.js";
+import { corpus, fixture, ROOT, runCli, spawnCli, expectedOf } from "./helpers.js";
 
 type Obj = Record<string, unknown>;
 
@@ -51,7 +51,7 @@ describe("bloat: every byte counted exactly once", () => {
 
   it("entry counts per type equal pi's own parse of each corpus file", async () => {
     for (const path of corpusFiles) {
-      const exp = JSON.parse(readFileSync(path.replace(/\.jsonl$/, ".expected.json"), "utf8")) as { entries: { type: string }[] };
+      const exp = expectedOf(path) as { entries: { type: string }[] };
       const want = new Map<string, number>();
       // pisess counts an entry without a type (pi keeps a line such as `42` as one) as a defective line instead.
       for (const e of exp.entries) if (typeof e.type === "string") want.set(e.type, (want.get(e.type) ?? 0) + 1);
@@ -171,7 +171,7 @@ describe("bloat: places", () => {
   const pi16 = corpusFiles.filter((f) => /\/(pi16|gen16)-[^/]*$/.test(f));
 
   it.each(pi16)("%s: context and other-branches bytes follow pi's own context and path at the leaf", async (path) => {
-    const exp = JSON.parse(readFileSync(path.replace(/\.jsonl$/, ".expected.json"), "utf8")) as { leaves: Leaf[] };
+    const exp = expectedOf(path) as { leaves: Leaf[] };
     const lines = readFileSync(path, "utf8").split("\n");
     // Content bytes plus the line's ending ("\n"; the last line may have none).
     const lineBytes = (l: number) => Buffer.byteLength(lines[l - 1] as string) + (l < lines.length ? 1 : 0);
@@ -183,11 +183,7 @@ describe("bloat: places", () => {
     expect(place("context")?.bytes ?? 0).toBe([...context].reduce((n, l) => n + lineBytes(l), 0));
     expect(place("context")?.entries ?? 0).toBe(context.size);
     const onPath = new Set(leaf.path);
-    const skipped = new Set(
-      (JSON.parse(readFileSync(path.replace(/\.jsonl$/, ".expected.json"), "utf8")) as { skipped: { line: number }[] }).skipped.map(
-        (s) => s.line,
-      ),
-    );
+    const skipped = new Set((expectedOf(path) as { skipped: { line: number }[] }).skipped.map((s) => s.line));
     let off = 0;
     const isObject = (text: string) => {
       try {

@@ -3,7 +3,7 @@ import stringWidth from "string-width";
 import { describe, expect, it } from "vitest";
 import type { TreeJsonDocument } from "../src/render/tree-json.js";
 import { expectGolden } from "./golden.js";
-import { corpus, fingerprint, fixture, once, runCli, spawnCli } from "./helpers.js";
+import { corpus, fingerprint, fixture, once, runCli, spawnCli, expectedOf } from "./helpers.js";
 import { cliOut, pathNdjsonOut, treeOut } from "./inproc.js";
 
 const tree = (name: string) => fixture("tree", name);
@@ -212,7 +212,7 @@ describe("pisess tree (the CLI)", () => {
     for (const f of readdirSync(corpus("")).filter((x) => x.endsWith(".jsonl"))) {
       const r = await treeOut(corpus(f), { output: "json" });
       expect(r.code, f).toBe(0);
-      const expected = JSON.parse(readFileSync(corpus(f.replace(".jsonl", ".expected.json")), "utf8")) as { leaf: { line: number } };
+      const expected = expectedOf(f) as { leaf: { line: number } };
       expect((JSON.parse(r.stdout) as { leaf: { line: number } }).leaf.line).toBe(expected.leaf.line);
       expect((await treeOut(corpus(f))).code).toBe(0);
     }

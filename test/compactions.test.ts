@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadSession } from "../src/model/load.js";
 import { compactionsReport, type CompactionsData } from "../src/reports/compactions.js";
-import { corpus, fixture, ROOT, runCli, spawnCli } from "./helpers.js";
+import { corpus, fixture, ROOT, runCli, spawnCli, expectedOf } from "./helpers.js";
 
 type Obj = Record<string, unknown>;
 
@@ -45,7 +45,7 @@ describe("compactions: kept and dropped equal pi's own context at every leaf", (
   // pi 1.6's answers name the line behind every context message (messageLines): the independent truth.
   const files = readdirSync(`${ROOT}/fixtures/corpus`).filter((f) => /^(pi16|gen16)-.*\.jsonl$/.test(f));
   it.each(files)("%s", async (f) => {
-    const exp = JSON.parse(readFileSync(corpus(f.replace(/\.jsonl$/, ".expected.json")), "utf8")) as { leaves: Leaf[] };
+    const exp = expectedOf(f) as { leaves: Leaf[] };
     const lines = readFileSync(corpus(f), "utf8").split("\n");
     const isCompaction = (l: number) => (JSON.parse(lines[l - 1] as string) as Obj).type === "compaction";
     let checked = 0;

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { loadSession } from "../src/model/load.js";
 import { readEntry } from "../src/model/session.js";
@@ -7,7 +7,7 @@ import { buildContext } from "../src/ops/context.js";
 import { convertToLlm, convertToLlmMapped } from "../src/ops/llm.js";
 import { pathTo } from "../src/ops/path.js";
 import { findByLine } from "../src/ops/refs.js";
-import { corpus, fingerprint, ROOT, runCli } from "./helpers.js";
+import { corpus, fingerprint, ROOT, runCli, expectedOf } from "./helpers.js";
 import { contextJsonOut } from "./inproc.js";
 
 interface Leaf {
@@ -27,7 +27,7 @@ interface Leaf {
 }
 
 const files = readdirSync(`${ROOT}/fixtures/corpus`).filter((f) => f.endsWith(".jsonl"));
-const expected = (f: string): { leaves: Leaf[] } => JSON.parse(readFileSync(corpus(f.replace(/\.jsonl$/, ".expected.json")), "utf8"));
+const expected = (f: string): { leaves: Leaf[] } => expectedOf(f);
 /** What JSON output carries: undefined keys gone, NaN → null. */
 const json = (v: unknown): unknown => JSON.parse(JSON.stringify(v));
 

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { Readable } from "node:stream";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -8,7 +8,7 @@ import { pathTo } from "../src/ops/path.js";
 import { resolveRef } from "../src/ops/refs.js";
 import { buildTree, type TreeNode } from "../src/ops/tree.js";
 import { buildView, layoutRows } from "../src/ops/view.js";
-import { corpus, fixture, piBogusLines } from "./helpers.js";
+import { corpus, fixture, piBogusLines, expectedOf } from "./helpers.js";
 
 interface ExpectedNode {
   line: number;
@@ -50,7 +50,7 @@ function expectedShape(nodes: ExpectedNode[]): ExpectedNode[] {
 describe("tree and leaf against pi's own results (corpus)", () => {
   for (const file of files) {
     it(file, async () => {
-      const expected = JSON.parse(readFileSync(corpus(file.replace(".jsonl", ".expected.json")), "utf8")) as Expected;
+      const expected = expectedOf(file) as Expected;
       const s = await loadFile(corpus(file));
       const tree = buildTree(s);
       expect(s.defaultLeaf?.line).toBe(expected.leaf.line);

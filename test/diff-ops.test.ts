@@ -10,7 +10,7 @@ import { buildContext } from "../src/ops/context.js";
 import { chooseAlign, diffContexts, diffPaths, entryKey, lineageOf, sidePath, type SideInput } from "../src/ops/diff.js";
 import { findByLine, resolveRef } from "../src/ops/refs.js";
 import { computeStats, fileAccessOf } from "../src/ops/stats.js";
-import { corpus, fixture } from "./helpers.js";
+import { corpus, fixture, expectedOf } from "./helpers.js";
 
 const sessions: Session[] = [];
 afterAll(() => {
@@ -308,7 +308,7 @@ function piLeaf(s: Session, line: number): EntryRec {
 describe("corpus: base and divergent entries match pi's paths", () => {
   for (const name of CORPUS) {
     it(name, async () => {
-      const expected = JSON.parse(readFileSync(corpus(`${name}.expected.json`), "utf8")) as { leaves: ExpectedLeaf[] };
+      const expected = expectedOf(name) as { leaves: ExpectedLeaf[] };
       const s = await load(corpus(`${name}.jsonl`));
       const leaves = expected.leaves.filter((l): l is Required<ExpectedLeaf> => l.path !== undefined && l.error === undefined);
       // Every leaf, plus for each leaf an entry halfway up its path (a non-leaf reference: the path up to it).
@@ -342,7 +342,7 @@ describe("corpus: base and divergent entries match pi's paths", () => {
 
   it("a fork written from a corpus path aligns with its parent by id", async () => {
     const name = "gen-v3-branchy";
-    const expected = JSON.parse(readFileSync(corpus(`${name}.expected.json`), "utf8")) as { leaves: Required<ExpectedLeaf>[] };
+    const expected = expectedOf(name) as { leaves: Required<ExpectedLeaf>[] };
     const text = readFileSync(corpus(`${name}.jsonl`), "utf8").split("\n");
     const parent = await load(corpus(`${name}.jsonl`));
     const dir = mkdtempSync(join(tmpdir(), "pisess-diff-"));

@@ -1,11 +1,11 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { pathToFileURL } from "node:url";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { exportOut } from "./export-inproc.js";
-import { corpus, fixture, ROOT } from "./helpers.js";
+import { corpus, fixture, ROOT, expectedOf } from "./helpers.js";
 import { contextJsonOut } from "./inproc.js";
 
 /**
@@ -223,7 +223,7 @@ describe.skipIf(!EXECUTABLE)("export --format html in Chromium", () => {
   it.each(FILES)(
     "%s: leaves clicked in the tree show what `pisess context --json` says the model saw",
     async (f) => {
-      const exp = JSON.parse(readFileSync(corpus(f.replace(/\.jsonl$/, ".expected.json")), "utf8")) as {
+      const exp = expectedOf(f) as {
         leaves: { line: number; id?: string; error?: string; contextError?: unknown }[];
       };
       const ok = exp.leaves.filter((l) => l.error === undefined && l.contextError === undefined);
@@ -245,7 +245,7 @@ describe.skipIf(!EXECUTABLE)("export --format html in Chromium", () => {
 
   it("a leaf named in the URL (#leaf=<id>) is selected on open; the LLM view matches `context --llm --json`", async () => {
     const f = "gen16-branchy.jsonl";
-    const exp = JSON.parse(readFileSync(corpus(f.replace(/\.jsonl$/, ".expected.json")), "utf8")) as {
+    const exp = expectedOf(f) as {
       leaves: { line: number; id: string; error?: string }[];
     };
     const l = exp.leaves.filter((x) => x.error === undefined && x.id)[2] as { line: number; id: string };

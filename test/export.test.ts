@@ -11,7 +11,7 @@ import { pathTo } from "../src/ops/path.js";
 import { checkOutput, exportJsonl } from "../src/reports/export.js";
 import { ReportError } from "../src/reports/report.js";
 import { exportOut } from "./export-inproc.js";
-import { corpus, fingerprint, fixture, ROOT, runCli, spawnCli } from "./helpers.js";
+import { corpus, fingerprint, fixture, ROOT, runCli, spawnCli, expectedOf } from "./helpers.js";
 import { cliOut } from "./inproc.js";
 
 interface Leaf {
@@ -24,7 +24,7 @@ interface Leaf {
 }
 
 const files = readdirSync(join(ROOT, "fixtures", "corpus")).filter((f) => f.endsWith(".jsonl"));
-const expected = (f: string): { leaves: Leaf[] } => JSON.parse(readFileSync(corpus(f.replace(/\.jsonl$/, ".expected.json")), "utf8"));
+const expected = (f: string): { leaves: Leaf[] } => expectedOf(f);
 const json = (v: unknown): unknown => JSON.parse(JSON.stringify(v));
 /** Findings inside what pi sends the model: leaving the entry out or changing it would change the context. */
 const IN_CONTEXT = new Set(["tool-result-orphan", "schema-violation", "context-edit-not-editable"]);
@@ -95,7 +95,7 @@ describe("export --format jsonl: the new file's context at its last entry is pi'
     expect(head.cwd).toBe(original.cwd);
     expect(head.parentSession).toBe(f);
     // v1 has no ids (pi invents them on load): one entry per path entry, each with its own id, chained.
-    const exp = JSON.parse(readFileSync(corpus("gen-v1.expected.json"), "utf8")) as { leaves: Leaf[] };
+    const exp = expectedOf("gen-v1") as { leaves: Leaf[] };
     const def = exp.leaves.find((l) => (l as { default?: boolean }).default) as Leaf;
     expect(lines.length - 1).toBe(def.path?.length);
     expect(new Set(lines.slice(1).map((o) => o.id)).size).toBe(lines.length - 1);
@@ -171,9 +171,7 @@ describe("export --format markdown", () => {
     expect(r.stdout).toContain(`| id | ${header.id} |`);
     expect(r.stdout).toMatch(/\| problems \| .*schema-violation ×3 \(error\)/);
     // The path to line 200 as pi resolves it: walk parentLine in expected.json.
-    const entries = (
-      JSON.parse(readFileSync(corpus("gen16-edits.expected.json"), "utf8")) as { entries: { line: number; parentLine: number | null }[] }
-    ).entries;
+    const entries = (expectedOf("gen16-edits") as { entries: { line: number; parentLine: number | null }[] }).entries;
     const parent = new Map(entries.map((e) => [e.line, e.parentLine]));
     const path: number[] = [];
     for (let l: number | null | undefined = 200; l != null; l = parent.get(l)) path.unshift(l);

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectGolden } from "./golden.js";
-import { fingerprint, fixture, piBogusLines, runCli, type CliResult, type FileFingerprint } from "./helpers.js";
+import { fingerprint, fixture, piBogusLines, runCli, type CliResult, type FileFingerprint, expectedOf } from "./helpers.js";
 import type { GrepOptions } from "../src/reports/grep.js";
 import type { LsOptions } from "../src/reports/ls.js";
 import { cliOut, grepNdjsonOut, infoOut, labelsOut, leavesNdjsonOut, lineageOut, lsOut, type Out, showJsonOut } from "./inproc.js";
@@ -428,7 +428,7 @@ describe("leaves of the corpus", () => {
   it("match pi's leaves (expected.json) in every corpus file", async () => {
     const dir = fixture("corpus");
     for (const name of readdirSync(dir).filter((f) => f.endsWith(".jsonl"))) {
-      const expected = JSON.parse(readFileSync(join(dir, name.replace(/\.jsonl$/, ".expected.json")), "utf8")) as Json;
+      const expected = expectedOf(name) as Json;
       const out = await leavesNdjsonOut(join(dir, name));
       expect(out.code, name).toBe(0);
       const rows = ndjson({ ...out, stderr: "" });

@@ -1,7 +1,7 @@
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { dirname, isAbsolute, join } from "node:path";
+import { basename, dirname, isAbsolute, join } from "node:path";
 import { Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import type { Session } from "../src/model/session.js";
@@ -153,6 +153,35 @@ export function piBogusLines(path: string): Set<number> {
       }
     });
   return out;
+}
+
+const expectedDocs = new Map<string, unknown>();
+
+/**
+ * The corpus file's `.expected.json` (what pi's own functions made of it: tree, leaves, contexts), parsed once per
+ * worker: a dozen test files compare with the same documents, up to 10 MB each. Frozen, as it is shared: a test
+ * that changed it would throw instead of changing what the next test reads. `name`: the session file's name or
+ * path (`gen-v1.jsonl`), or its stem.
+ */
+export function expectedOf<T>(name: string): T {
+  const stem = basename(name).replace(/\.jsonl$/, "");
+  let doc = expectedDocs.get(stem);
+  if (doc === undefined) {
+    doc = deepFreeze(JSON.parse(readFileSync(corpus(`${stem}.expected.json`), "utf8")));
+    expectedDocs.set(stem, doc);
+  }
+  return doc as T;
+}
+
+function deepFreeze(root: unknown): unknown {
+  const stack = [root];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (typeof v !== "object" || v === null || Object.isFrozen(v)) continue;
+    Object.freeze(v);
+    for (const child of Object.values(v)) stack.push(child);
+  }
+  return root;
 }
 
 /** A run made once and shared by the tests that read it (the same command, spawned once). */

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { createReadStream } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { corpus, fixture, ROOT } from "./helpers.js";
+import { corpus, fixture, ROOT, expectedOf } from "./helpers.js";
 
 interface Lib {
   openSession: (input: unknown) => Promise<{ entries: { line: number }[]; defaultLeaf: { line: number } | null; store: { close(): void } }>;
@@ -28,7 +28,7 @@ describe("library entry point (built package)", async () => {
 
   it("opens a file, resolves a reference, walks the path and builds pi's context", async () => {
     const s = await lib.openSession(corpus("gen-v3-branchy.jsonl"));
-    const expected = JSON.parse(readFileSync(corpus("gen-v3-branchy.expected.json"), "utf8")) as {
+    const expected = expectedOf("gen-v3-branchy") as {
       leaves: { line: number; path: number[]; context: { messages: unknown[]; thinkingLevel: string }; llm: unknown[] }[];
     };
     const leaf = expected.leaves[0]!;

@@ -7,7 +7,7 @@ import { computeStats } from "../src/ops/stats.js";
 import { copiedMask, sessionTotals, type KindTotals, type Totals } from "../src/ops/totals.js";
 import { buildTree } from "../src/ops/tree.js";
 import { expectGolden } from "./golden.js";
-import { corpus, fixture, ROOT, spawnCli } from "./helpers.js";
+import { corpus, fixture, ROOT, spawnCli, expectedOf } from "./helpers.js";
 import { infoOut, leavesNdjsonOut, lsOut } from "./inproc.js";
 
 /**
@@ -147,7 +147,7 @@ describe("spend of the pi 1.6 corpus", () => {
     it(`${name}: overall, per kind, per model and per leaf`, async () => {
       const path = corpus(`${name}.jsonl`);
       const entries = parse(path);
-      const expectedDoc = JSON.parse(readFileSync(corpus(`${name}.expected.json`), "utf8")) as Json;
+      const expectedDoc = expectedOf(name) as Json;
       const session = await load(path);
       try {
         const t = sessionTotals(session);

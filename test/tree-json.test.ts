@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -7,7 +7,7 @@ import { loadSession } from "../src/model/load.js";
 import { buildTree, flattenNodes, flatTree } from "../src/ops/tree.js";
 import { buildView } from "../src/ops/view.js";
 import { treeJson, type TreeJsonDocument, type TreeJsonEntry } from "../src/render/tree-json.js";
-import { corpus, fixture, piBogusLines, runCli } from "./helpers.js";
+import { corpus, fixture, piBogusLines, runCli, expectedOf } from "./helpers.js";
 import { type TreeArgs, treeOut } from "./inproc.js";
 
 const files = readdirSync(corpus("")).filter((f) => f.endsWith(".jsonl"));
@@ -114,7 +114,7 @@ describe("tree --json: depth is constant whatever the session's shape", () => {
 describe("tree --json against pi's getTree (corpus expected.json)", () => {
   for (const file of files) {
     it(file, async () => {
-      const expected = JSON.parse(readFileSync(corpus(file.replace(".jsonl", ".expected.json")), "utf8")) as PiExpected;
+      const expected = expectedOf(file) as PiExpected;
       const { text, doc } = await wholeDoc(corpus(file));
       // The chunked writer writes what JSON.stringify would.
       expect(text).toBe(`${JSON.stringify(doc)}\n`);
@@ -227,7 +227,7 @@ describe.skipIf(!haveJq)(`tree --json through jq (${haveJq ? jq.stdout.trim() : 
       const out = (await treeOut(corpus(file), { output: "json" })).stdout;
       const r = runJq(out, ".leaf.line");
       expect(r.stderr, file).toBe("");
-      const expected = JSON.parse(readFileSync(corpus(file.replace(".jsonl", ".expected.json")), "utf8")) as PiExpected;
+      const expected = expectedOf(file) as PiExpected;
       expect(r.stdout.trim(), file).toBe(String(expected.leaf.line));
     }
   });

@@ -11,7 +11,7 @@ import { checkSessionId } from "../src/check/session-id.js";
 import { CODES } from "../src/model/codes.js";
 import type { Diagnostic, EntryRec } from "../src/model/types.js";
 import { CliError, openInput } from "../src/commands/common.js";
-import { ROOT, corpus, fixture, runCli } from "./helpers.js";
+import { ROOT, corpus, fixture, runCli, expectedOf } from "./helpers.js";
 
 /** A session from lines held in memory (stdin-like), so each case is written out in the test. */
 async function fromLines(lines: unknown[]): Promise<Session> {
@@ -303,7 +303,7 @@ describe("pi 1.6.0 corpus", () => {
 
   it("gen16-branchy.jsonl: two roots and one edit off its target's path, both as pi's answers show", async () => {
     const ds = await checkFile(corpus("gen16-branchy.jsonl"), true);
-    const expected = JSON.parse(readFileSync(corpus("gen16-branchy.expected.json"), "utf8")) as {
+    const expected = expectedOf("gen16-branchy") as {
       tree: { line: number }[];
       leaves: { edits?: { line: number; targetLine: number; status: string }[] }[];
     };
