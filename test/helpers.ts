@@ -141,6 +141,18 @@ export function fingerprint(path: string): FileFingerprint {
  * pisess reports them as `non-object-line` and skips them: a documented difference. Read here without pisess.
  */
 export function piBogusLines(path: string): Set<number> {
+  let lines = bogusLines.get(path);
+  if (lines === undefined) {
+    lines = readBogusLines(path);
+    bogusLines.set(path, lines);
+  }
+  return new Set(lines);
+}
+
+/** piBogusLines by path, read once per worker (several test files ask for every corpus file's). */
+const bogusLines = new Map<string, ReadonlySet<number>>();
+
+function readBogusLines(path: string): Set<number> {
   const out = new Set<number>();
   readFileSync(path, "utf8")
     .split("\n")
