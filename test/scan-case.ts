@@ -18,7 +18,7 @@ const INDEX = 5;
 const LINE = 7;
 const OFFSET = 11;
 
-export interface Scanned {
+interface Scanned {
   /** The scanner's record of the line, or null where it leaves the line to the whole parse. */
   rec: EntryRec | null;
   /** What JSON.parse makes of the line; undefined where it throws. */
