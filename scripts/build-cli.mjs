@@ -1,15 +1,16 @@
 #!/usr/bin/env node
-// Bundles the CLI (src/cli.ts and everything it imports) into dist/bundle/: one ESM entry, cli.js, plus chunks that
-// load on demand (each command, and heavy pieces such as the table renderer, ajv or help layout), so a run opens a
-// few files instead of hundreds. bin/pisess.js loads dist/bundle/cli.js; the library entry (dist/index.js) stays
-// tsc's unbundled output.
+// Bundles the CLI (src/cli.ts and everything it imports) into dist/bundle/: CommonJS files that load on demand,
+// cli.cjs (yargs and the command table), one per command, help.cjs (help layout), each with a V8 code cache made
+// from a sample run; plus the fleet commands' worker threads (ES modules). A run opens two or three files instead of
+// hundreds. bin/pisess.js loads dist/bundle/cli.cjs; the library entry (dist/index.js) stays tsc's unbundled output.
 //
 // dist/bundle/ sits one level below the package root like src/ and dist/, so paths the code resolves against
 // import.meta.url (../../package.json, ../../schemas/, ../../dist/web/) hold for the bundle as well.
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { build } from "esbuild";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -76,9 +77,9 @@ const SPLIT = {
 };
 
 // Split by esbuild alone, a run of one command opened 15–20 chunks (each set of commands sharing a module gets its
-// own), and Node's ESM loader costs about 0.7 ms a file: more than the command's work on a typical session. So each
-// command is bundled first into one module (stage 1), and the split build takes those in place of the commands'
-// sources (stage 2): a run opens cli.js, a chunk or two it shares with every command, and its command's file.
+// own), and loading a file costs about 0.7 ms: more than the command's work on a typical session. So each command
+// is bundled first into one module (stage 1), and stage 2 makes each of those one file: a run opens cli.cjs and its
+// command's file.
 // A stage-1 module leaves out (imports, to be shared) only what must stay one instance: the modules cli.ts loads
 // (run-state's exit status and error classes). What the command imports on demand (import()) esbuild keeps in the
 // same module, run only when imported; the heavy libraries (chalk, string-width, cli-table3) are required at run
@@ -137,36 +138,172 @@ const stage1 = await Promise.all(
 );
 
 rmSync(OUT, { recursive: true, force: true });
-const usePrebundled = {
-  name: "use-prebundled",
+
+// Stage 2: CommonJS, so that a run never starts Node's ES module loader and bin/pisess.js can hand V8 a code cache
+// for each file (see below). esbuild splits only ES modules, so the files are cut by hand: cli.cjs holds src/cli.ts
+// and what it imports (yargs, run-state); each command's stage-1 module becomes <command>.cjs, which takes the
+// modules it shares with cli.cjs from cli.cjs's `__core` (one instance: the exit status, the error classes); help.cjs
+// holds yargs's help layout. A file requires another as "./<name>.cjs", through Node's require or bin/pisess.js's.
+const CJS = {
+  ...COMMON,
+  format: "cjs",
+  // import() becomes require(): the files load through bin/pisess.js's require, never the ES module loader.
+  supported: { "dynamic-import": false },
+  // Code that resolves files against import.meta.url (package.json, schemas/, workers) gets this file's URL.
+  define: { "import.meta.url": "__pisessUrl" },
+  // ("use strict" first: the banner would otherwise push esbuild's below the first statement, where it means nothing.)
+  banner: { js: '"use strict";var __pisessUrl = require("node:url").pathToFileURL(__filename).href;' },
+  metafile: true,
+};
+const sharedByCommands = new Set();
+for (const m of stage1)
+  for (const o of Object.values(m.outputs))
+    for (const i of o.imports) if (i.external && core.has(relative(ROOT, i.path))) sharedByCommands.add(relative(ROOT, i.path));
+const coreEntry = join(PRE, "core-entry.mjs");
+const shared = [...sharedByCommands].sort();
+writeFileSync(
+  coreEntry,
+  [
+    `export * from ${JSON.stringify(join(ROOT, "src", "cli.ts"))};`,
+    ...shared.map((rel, i) => `import * as core${i} from ${JSON.stringify(join(ROOT, rel))};`),
+    `export const __core = { ${shared.map((rel, i) => `${JSON.stringify(rel)}: core${i}`).join(", ")} };`,
+  ].join("\n"),
+);
+const commandFile = (command) => `./${command.replace(/^src\/commands\//, "").replace(/\.ts$/, "")}.cjs`;
+/** In cli.cjs: each command, and the help layout, is a file of its own. */
+const splitCore = {
+  name: "split-core",
   setup(b) {
     b.onResolve({ filter: /^\.\/[a-z-]+\.js$/ }, async (a) => {
-      if (a.pluginData === "use-prebundled" || a.kind !== "dynamic-import" || relative(ROOT, a.importer) !== "src/commands/index.ts")
-        return undefined;
-      const r = await b.resolve(a.path, { kind: a.kind, importer: a.importer, resolveDir: a.resolveDir, pluginData: "use-prebundled" });
-      const file = prebundled.get(relative(ROOT, r.path));
-      return file === undefined ? r : { path: file };
+      if (a.pluginData === "split-core" || relative(ROOT, a.importer) !== "src/commands/index.ts") return undefined;
+      const r = await b.resolve(a.path, { kind: a.kind, importer: a.importer, resolveDir: a.resolveDir, pluginData: "split-core" });
+      const rel = relative(ROOT, r.path);
+      return prebundled.has(rel) ? { path: commandFile(rel), external: true } : r;
     });
+    b.onResolve({ filter: /^\.\/yargs-help\.mjs$/ }, () => ({ path: "./help.cjs", external: true }));
   },
 };
-const result = await build({ ...SPLIT, outdir: OUT, plugins: [usePrebundled, lazyYargs] });
-if (result.errors.length > 0) process.exit(1);
+/** In a command's file: what cli.cjs holds is taken from it. */
+const fromCore = {
+  name: "from-core",
+  setup(b) {
+    b.onResolve({ filter: /.*/ }, (a) => {
+      if (a.kind === "entry-point" || !a.path.startsWith("/")) return undefined;
+      const rel = relative(ROOT, a.path);
+      return sharedByCommands.has(rel) ? { path: rel, namespace: "pisess-core" } : undefined;
+    });
+    b.onResolve({ filter: /^\.\/cli\.cjs$/ }, (a) => ({ path: a.path, external: true }));
+    b.onLoad({ filter: /.*/, namespace: "pisess-core" }, (a) => ({
+      contents: `module.exports = require("./cli.cjs").__core[${JSON.stringify(a.path)}];`,
+      loader: "js",
+      resolveDir: OUT,
+    }));
+  },
+};
+const builds = await Promise.all([
+  build({ ...CJS, entryPoints: { cli: coreEntry }, outdir: OUT, outExtension: { ".js": ".cjs" }, plugins: [splitCore, lazyYargs] }),
+  build({
+    ...CJS,
+    entryPoints: { help: join(ROOT, "scripts", "yargs-help.mjs") },
+    outdir: OUT,
+    outExtension: { ".js": ".cjs" },
+    plugins: [lazyYargs],
+  }),
+  ...commands.map((command) =>
+    build({
+      ...CJS,
+      entryPoints: [prebundled.get(command)],
+      outfile: join(OUT, commandFile(command)),
+      plugins: [fromCore, lazyYargs],
+    }),
+  ),
+  // The fleet commands' worker threads are ES modules, started by URL (src/reports/pool.ts) beside the commands.
+  build({
+    ...COMMON,
+    entryPoints: { "usage-worker": ENTRIES["usage-worker"], "tables-worker": ENTRIES["tables-worker"] },
+    outdir: OUT,
+    splitting: true,
+    chunkNames: "chunk-[hash]",
+    banner: SPLIT.banner,
+    metafile: true,
+  }),
+]);
+if (builds.some((r) => r.errors.length > 0)) process.exit(1);
 rmSync(PRE, { recursive: true, force: true });
 // Which source files went into which output file (through the stage-1 modules): the lazy-loading test reads it.
 const stage1Inputs = new Map();
 for (const m of stage1) for (const [out, o] of Object.entries(m.outputs)) stage1Inputs.set(out, o.inputs);
-for (const o of Object.values(result.metafile.outputs)) {
-  const expanded = {};
-  for (const [input, v] of Object.entries(o.inputs)) Object.assign(expanded, stage1Inputs.get(input) ?? { [input]: v });
-  o.inputs = expanded;
+const outputs = {};
+for (const r of builds)
+  for (const [name, o] of Object.entries(r.metafile.outputs)) {
+    const expanded = {};
+    for (const [input, v] of Object.entries(o.inputs)) Object.assign(expanded, stage1Inputs.get(input) ?? { [input]: v });
+    outputs[name] = { ...o, inputs: expanded };
+  }
+writeFileSync(join(OUT, "meta.json"), JSON.stringify({ outputs }));
+
+// V8 code caches (bin/pisess.js reads them): each file is stamped with a hash of its contents on its last line, then
+// run once the way a typical run uses it, with no cache, in a process of its own; the bytecode V8 made for what ran
+// is written beside the file, after the same stamp, so that a cache is only ever used with the file it was made
+// from. A file without a cache (a command not in this list, or one whose cache V8 turns down: another Node, other
+// V8 flags) is compiled as Node compiles any script. The sample is a generated session from the test corpus.
+for (const name of readdirSync(OUT).filter((f) => f.endsWith(".cjs"))) {
+  const file = join(OUT, name);
+  const body = readFileSync(file);
+  writeFileSync(file, Buffer.concat([body, Buffer.from(`// pisess build ${createHash("sha256").update(body).digest("hex")}\n`)]));
 }
-writeFileSync(join(OUT, "meta.json"), JSON.stringify(result.metafile));
+const SAMPLE = join(ROOT, "fixtures", "corpus", "gen-v3-branchy.jsonl");
+const CACHE_RUNS = [
+  [
+    ["tree", SAMPLE, "--json"],
+    ["cli.cjs", "tree.cjs"],
+  ],
+  [["context", SAMPLE, "--json"], ["context.cjs"]],
+  [["path", SAMPLE, "--ndjson"], ["path.cjs"]],
+  [["info", SAMPLE, "--json"], ["info.cjs"]],
+  [["leaves", SAMPLE, "--json"], ["leaves.cjs"]],
+  [["labels", SAMPLE, "--json"], ["labels.cjs"]],
+  [["bloat", SAMPLE, "--json"], ["bloat.cjs"]],
+  [["compactions", SAMPLE, "--json"], ["compactions.cjs"]],
+  [["validate", SAMPLE, "--format", "json"], ["validate.cjs"]],
+  [["tree", "--help"], ["help.cjs"]],
+];
+const produce = `const { writeFileSync } = require("node:fs");
+const [bin, out, args, keep] = process.argv.slice(1);
+const loader = require(bin).bundleLoader(true);
+// On exit: yargs ends the process itself after help.
+process.on("exit", () => {
+  for (const [name, data] of loader.caches()) if (JSON.parse(keep).includes(name)) writeFileSync(out + "/" + name + ".cache", data);
+});
+loader.load("cli.cjs").main(JSON.parse(args)).then((code) => { process.exitCode = code; });`;
+await Promise.all(
+  CACHE_RUNS.map(
+    ([args, keep]) =>
+      new Promise((done, fail) => {
+        const env = { ...process.env, LANG: "en_US.UTF-8", NO_COLOR: "1" };
+        const child = spawn(
+          process.execPath,
+          ["-e", produce, join(ROOT, "bin", "pisess.js"), OUT, JSON.stringify(args), JSON.stringify(keep)],
+          {
+            env,
+            stdio: ["ignore", "ignore", "inherit"],
+          },
+        );
+        child.on("error", fail);
+        child.on("exit", (code) =>
+          code === 0 || code === 1 ? done() : fail(new Error(`build-cli: pisess ${args.join(" ")} (for its code cache) exited ${code}`)),
+        );
+      }),
+  ),
+);
+for (const [, keep] of CACHE_RUNS)
+  for (const name of keep) if (!existsSync(join(OUT, `${name}.cache`))) throw new Error(`build-cli: no code cache for ${name}`);
 
 // What bin/pisess.js answers without loading the bundle: the version, and the top-level help at the two widths a
 // run of `pisess --help` most often has (100 columns: not a terminal; 110: a terminal at least that wide), as this
 // bundle's yargs lays it out in English. bin/pisess.js falls back to the bundle for anything else;
 // test/quick-start.test.ts holds the texts equal to what yargs prints.
-const cliUrl = pathToFileURL(join(OUT, "cli.js")).href;
+const cliUrl = pathToFileURL(join(OUT, "cli.cjs")).href;
 function yargsHelp(columns) {
   const script = `Object.defineProperty(process.stdout, "columns", { value: ${columns}, configurable: true });
 const { main } = await import(${JSON.stringify(cliUrl)});

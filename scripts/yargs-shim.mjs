@@ -25,8 +25,8 @@ let help = null;
 /** Loads what help text needs (a separate chunk of the bundle). */
 export async function loadHelp() {
   if (help) return;
-  const [cliui, stringWidth] = await Promise.all([import("cliui"), import("string-width")]);
-  help = { cliui: cliui.default, stringWidth: stringWidth.default };
+  const layout = await import("./yargs-help.mjs");
+  help = { cliui: layout.cliui, stringWidth: layout.stringWidth };
 }
 
 function needHelp() {

@@ -1,4 +1,4 @@
-// One Node process that runs the built CLI (dist/bundle/cli.js, the code bin/pisess.js loads) once per request, so
+// One Node process that runs the built CLI (dist/bundle/cli.cjs, the code bin/pisess.js loads) once per request, so
 // a test that runs the CLI many times from a shell (the README examples) or from a fuzz loop pays Node's start-up
 // once instead of once per run. Runs go one at a time (the exit status and streams of a run are process-wide), each
 // in the working directory, environment and stdin its request names, through the CLI's I/O seam (withRunIo).
@@ -13,7 +13,7 @@ import { createServer } from "node:net";
 import { join } from "node:path";
 import { Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
-import { main, withRunIo } from "../dist/bundle/cli.js";
+import { main, withRunIo } from "../dist/bundle/cli.cjs";
 
 const BIN = fileURLToPath(new URL("../bin/pisess.js", import.meta.url));
 

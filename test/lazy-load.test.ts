@@ -110,6 +110,27 @@ describe("the bundled CLI loads what a run needs", () => {
   });
 });
 
+describe("the bundled CLI starts from V8 code caches", () => {
+  // bin/pisess.js compiles each file with the cache the build made for it; V8 turns a cache down without a word
+  // (another Node, other flags, a file rebuilt without its cache), and the run is then only slower.
+  it("tree --json compiles cli.cjs and tree.cjs from their caches", () => {
+    const script = `const l = require(${JSON.stringify(BIN)}).bundleLoader();
+l.load("cli.cjs").main(${JSON.stringify(["tree", FILE, "--json"])}).then(() => process.stderr.write(JSON.stringify(l.cached())));`;
+    const r = spawnSync(process.execPath, ["-e", script], { cwd: ROOT, encoding: "utf8", stdio: ["ignore", "ignore", "pipe"] });
+    expect(JSON.parse(r.stderr)).toEqual(["cli.cjs", "tree.cjs"]);
+  });
+
+  it("a cache made for other contents is not used", () => {
+    const script = `const fs = require("node:fs");
+const read = fs.readFileSync;
+fs.readFileSync = (f, ...rest) => (String(f).endsWith("tree.cjs.cache") ? Buffer.from("// pisess build 00\\n") : read(f, ...rest));
+const l = require(${JSON.stringify(BIN)}).bundleLoader();
+l.load("cli.cjs").main(${JSON.stringify(["tree", FILE, "--json"])}).then((code) => process.stderr.write(JSON.stringify([code, l.cached()])));`;
+    const r = spawnSync(process.execPath, ["-e", script], { cwd: ROOT, encoding: "utf8", stdio: ["ignore", "ignore", "pipe"] });
+    expect(JSON.parse(r.stderr)).toEqual([0, ["cli.cjs"]]);
+  });
+});
+
 describe("the bundle ships the fleet commands' worker threads", () => {
   // pool.ts looks for them beside the code that starts them; without them usage and tables quietly stay on one thread.
   it("usage-worker.js and tables-worker.js sit beside the chunks, built from their sources", () => {

@@ -9,7 +9,7 @@ import { BIN, ROOT } from "./helpers.js";
 // loading the bundle. Its answers must be what the bundle's yargs prints in the same conditions, byte for byte.
 const TRACE = join(ROOT, "test", "load-trace.mjs");
 const FAKE_TTY = join(ROOT, "test", "fake-tty.mjs");
-const CLI = pathToFileURL(join(ROOT, "dist", "bundle", "cli.js")).href;
+const CLI = pathToFileURL(join(ROOT, "dist", "bundle", "cli.cjs")).href;
 const VERSION = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string }).version;
 
 interface Run {
@@ -49,7 +49,7 @@ function yargs(args: string[], env: Record<string, string> = {}, columns?: numbe
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }
 
-const loadsBundle = (r: Run): boolean => /^LOADED .*dist\/bundle\/cli\.js$/m.test(r.stderr);
+const loadsBundle = (r: Run): boolean => /^LOADED .*dist\/bundle\/cli\.cjs$/m.test(r.stderr);
 
 describe("--version and --help answered before the bundle loads", () => {
   it("--version and -v: the package's version as yargs prints it, without loading the bundle", () => {
