@@ -1,9 +1,16 @@
 import type { Dirent } from "node:fs";
-import { open, readdir, readFile, realpath, stat } from "node:fs/promises";
+import type * as FsPromises from "node:fs/promises";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 
 /** The environment keys pi reads; passed in explicitly so callers (and tests) control them. */
+/** node:fs/promises, loaded on first use: it brings a dozen of Node's internal modules, a start-up cost to every run. */
+let fsPromises: typeof FsPromises | undefined;
+async function fsp(): Promise<typeof FsPromises> {
+  fsPromises ??= await import("node:fs/promises");
+  return fsPromises;
+}
+
 export interface PiEnv {
   PI_CODING_AGENT_DIR?: string | undefined;
   PI_CODING_AGENT_SESSION_DIR?: string | undefined;
@@ -32,7 +39,7 @@ export async function sessionsDir(env: PiEnv = process.env): Promise<string> {
   if (env.PI_CODING_AGENT_SESSION_DIR) return resolve(expandHome(env.PI_CODING_AGENT_SESSION_DIR, home));
   const agent = agentDir(env);
   try {
-    const settings = JSON.parse(await readFile(join(agent, "settings.json"), "utf8")) as { sessionDir?: unknown };
+    const settings = JSON.parse(await (await fsp()).readFile(join(agent, "settings.json"), "utf8")) as { sessionDir?: unknown };
     if (typeof settings.sessionDir === "string" && settings.sessionDir !== "") {
       const p = expandHome(settings.sessionDir, home);
       return isAbsolute(p) ? p : resolve(agent, p);
@@ -60,7 +67,7 @@ export async function listSessionFiles(dir: string, onError?: (folder: string, e
     const d = stack.pop() as string;
     let items: Dirent[];
     try {
-      items = await readdir(d, { withFileTypes: true });
+      items = await (await fsp()).readdir(d, { withFileTypes: true });
     } catch (err) {
       if (d === dir && !onError) throw err;
       onError?.(d, err);
@@ -77,7 +84,7 @@ export async function listSessionFiles(dir: string, onError?: (folder: string, e
 
 /** The first line of a file, read in bounded pieces (a header is small; a huge first line is not a header). */
 async function readFirstLine(path: string, limit = 1 << 20): Promise<string | undefined> {
-  const fh = await open(path, "r");
+  const fh = await (await fsp()).open(path, "r");
   try {
     const chunks: Buffer[] = [];
     let total = 0;
@@ -138,14 +145,14 @@ export async function readHeader(path: string): Promise<HeaderInfo | undefined> 
 export async function mostRecentSession(folder: string): Promise<string | undefined> {
   let files: string[];
   try {
-    files = (await readdir(folder)).filter((f) => f.endsWith(".jsonl")).map((f) => join(folder, f));
+    files = (await (await fsp()).readdir(folder)).filter((f) => f.endsWith(".jsonl")).map((f) => join(folder, f));
   } catch {
     return undefined;
   }
   const withTime = await Promise.all(
     files.map(async (f) => {
       try {
-        return { f, t: (await stat(f)).mtimeMs };
+        return { f, t: (await (await fsp()).stat(f)).mtimeMs };
       } catch {
         return { f, t: -1 };
       }
@@ -201,7 +208,7 @@ export function resolveForkRef(ref: string, child: string | undefined): string |
 /** Whether a path names a regular file (false for anything unreadable). */
 export async function isFile(p: string): Promise<boolean> {
   try {
-    return (await stat(p)).isFile();
+    return (await (await fsp()).stat(p)).isFile();
   } catch {
     return false;
   }
@@ -220,7 +227,7 @@ export async function collectFiles(targets: string[], onError: (path: string, er
   for (const t of targets) {
     let files: string[];
     try {
-      const st = await stat(t);
+      const st = await (await fsp()).stat(t);
       files = st.isDirectory() ? await listSessionFiles(t) : [t];
     } catch (err) {
       onError(t, err);
@@ -240,7 +247,7 @@ export async function collectFiles(targets: string[], onError: (path: string, er
 export async function realPathOf(file: string): Promise<string | undefined> {
   if (file === "-") return undefined;
   try {
-    return await realpath(file);
+    return await (await fsp()).realpath(file);
   } catch {
     return resolve(file);
   }

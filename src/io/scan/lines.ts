@@ -1,5 +1,4 @@
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
-import { open } from "node:fs/promises";
 import { isAscii, isUtf8 } from "node:buffer";
 import type { Readable } from "node:stream";
 
@@ -257,6 +256,9 @@ export async function readLines(
     }
     return splitter.end();
   }
+  // Loaded here: node:fs/promises brings a dozen of Node's internal modules, which a run that reads its file with
+  // readLineBytes (tree, context, path, info) need not load at start-up.
+  const { open } = await import("node:fs/promises");
   const fh = await open(source.path, "r");
   let live: boolean;
   try {
