@@ -69,7 +69,8 @@ function bundleLoader(fresh = false) {
     loaded.set(name, { module, script, stamp, cached: cachedData !== undefined && !script.cachedDataRejected });
     const own = createRequire(file);
     const req = (id) => (id.startsWith("./") && id.endsWith(".cjs") ? load(id.slice(2)) : own(id));
-    script.runInThisContext()(module.exports, req, module, file, BUNDLE);
+    // `this` at a CommonJS module's top level is its exports, as under Node's require.
+    script.runInThisContext().call(module.exports, module.exports, req, module, file, BUNDLE);
     return module.exports;
   };
   /** The code cache of each file loaded so far (its stamp first), for the build. */
