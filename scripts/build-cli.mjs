@@ -281,6 +281,8 @@ await Promise.all(
     ([args, keep]) =>
       new Promise((done, fail) => {
         const env = { ...process.env, LANG: "en_US.UTF-8", NO_COLOR: "1" };
+        // V8 takes a cache only under the flags it was made with: make them for a plain `node` (no NODE_OPTIONS).
+        delete env.NODE_OPTIONS;
         const child = spawn(
           process.execPath,
           ["-e", produce, join(ROOT, "bin", "pisess.js"), OUT, JSON.stringify(args), JSON.stringify(keep)],
