@@ -13,7 +13,7 @@ import {
   type ContextDisplayStream,
   type SessionContext,
 } from "../ops/context.js";
-import { convertToLlmMapped } from "../ops/llm.js";
+import { convertToLlmMapped, llmCount } from "../ops/llm.js";
 import { pathTo } from "../ops/path.js";
 import { sessionProblems } from "../ops/problems.js";
 import { buildTree, cycleProblem, treeProblems } from "../ops/tree.js";
@@ -218,7 +218,8 @@ export function contextReport(session: Session, opts: ContextOptions = {}): Repo
   const displayOnly = opts.display !== undefined && opts.displayOnly === true && opts.json !== true;
   const lines = opts.llm ? null : messageLines(session, opts.json === true, !edited && (jsonOnly || displayOnly));
   const ctx = buildContext(session, path, lines ? lines.read : (rec) => readEntry(session, rec));
-  const llm = convertToLlmMapped(ctx.messages);
+  // The LLM's messages only where they are shown; the display counts them.
+  const llm = opts.llm ? convertToLlmMapped(ctx.messages) : null;
   const pairing = pairToolCalls(ctx.messages);
   // The edits on this path as validate judges them (one producer per code), e.g. an edit pi would throw on.
   const editLines = new Set(ctx.edits.map((e) => e.edit.line));
@@ -226,14 +227,14 @@ export function contextReport(session: Session, opts: ContextOptions = {}): Repo
   const tree = editLines.size === 0 ? null : buildTree(session);
   const editProblems = tree === null ? [] : checkContextEdits(session, tree).filter((d) => d.line !== null && editLines.has(d.line));
   const problems = [...ctx.problems, ...toolProblems(session, ctx, pairing), ...editProblems].sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
-  const messages = opts.llm ? llm.messages : ctx.messages;
-  const sources = opts.llm ? llm.from.map((i) => ctx.sources[i] as EntryRec) : ctx.sources;
-  const editedBy = opts.llm ? llm.from.map((i) => ctx.editedBy[i]) : ctx.editedBy;
+  const messages = llm ? llm.messages : ctx.messages;
+  const sources = llm ? llm.from.map((i) => ctx.sources[i] as EntryRec) : ctx.sources;
+  const editedBy = llm ? llm.from.map((i) => ctx.editedBy[i]) : ctx.editedBy;
   const context: NonNullable<ContextData["context"]> = { path, context: ctx, messages, sources, editedBy };
   if (opts.json) context.messageJson = (i) => lines?.json(messages[i], sources[i] as EntryRec) ?? toJson(messages[i]);
   if (opts.display && leaf) {
     const whole = lines ? (i: number) => lines.whole(ctx.messages[i], ctx.sources[i] as EntryRec) : undefined;
-    context.display = (opts.display.stream ? describeContextStream : describeContext)(session, leaf, path, ctx, llm.messages.length, {
+    context.display = (opts.display.stream ? describeContextStream : describeContext)(session, leaf, path, ctx, llm ? llm.messages.length : llmCount(ctx.messages), {
       ...opts.display,
       ...(whole ? { whole } : {}),
     });
