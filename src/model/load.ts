@@ -18,6 +18,7 @@ import { FileRangeReader } from "../io/store.js";
 import { messageBody } from "./body.js";
 import { diag } from "./codes.js";
 import { extractFields } from "./extract.js";
+import { newRec } from "./rec.js";
 import { CHECK_TABLES, FULL_KEYS, FULL_TABLES, type FieldTables, type ScanDetail } from "./fields.js";
 import { isObject } from "./json.js";
 import { skeletonRec } from "./skeleton.js";
@@ -444,17 +445,17 @@ export function makeRec(
   index: number,
   tables: FieldTables = FULL_TABLES,
 ): EntryRec {
-  const rec: EntryRec = {
+  const rec = newRec(
     index,
-    line: raw.line,
-    offset: raw.offset,
-    length: raw.length,
-    id: typeof o.id === "string" && o.id !== "" ? o.id : undefined,
-    parentId: o.parentId === null ? null : typeof o.parentId === "string" ? o.parentId : undefined,
-    type: typeof o.type === "string" ? o.type : "",
-    timestamp: o.timestamp,
-    time: entryTime(o.timestamp),
-  };
+    raw.line,
+    raw.offset,
+    raw.length,
+    typeof o.id === "string" && o.id !== "" ? o.id : undefined,
+    o.parentId === null ? null : typeof o.parentId === "string" ? o.parentId : undefined,
+    typeof o.type === "string" ? o.type : "",
+    o.timestamp,
+    entryTime(o.timestamp),
+  );
   extractFields(rec, o, tables);
   return rec;
 }
