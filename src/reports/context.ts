@@ -234,10 +234,17 @@ export function contextReport(session: Session, opts: ContextOptions = {}): Repo
   if (opts.json) context.messageJson = (i) => lines?.json(messages[i], sources[i] as EntryRec) ?? toJson(messages[i]);
   if (opts.display && leaf) {
     const whole = lines ? (i: number) => lines.whole(ctx.messages[i], ctx.sources[i] as EntryRec) : undefined;
-    context.display = (opts.display.stream ? describeContextStream : describeContext)(session, leaf, path, ctx, llm ? llm.messages.length : llmCount(ctx.messages), {
-      ...opts.display,
-      ...(whole ? { whole } : {}),
-    });
+    context.display = (opts.display.stream ? describeContextStream : describeContext)(
+      session,
+      leaf,
+      path,
+      ctx,
+      llm ? llm.messages.length : llmCount(ctx.messages),
+      {
+        ...opts.display,
+        ...(whole ? { whole } : {}),
+      },
+    );
   }
   return {
     data: { file: session.file, leaf, context, note: leaf ? leafNote(session, leaf) : null, problems },
