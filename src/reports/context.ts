@@ -143,15 +143,24 @@ function messageLines(
   // A current version's lines need no migration: a stand-in can be read from the bytes (no JSON.parse); for JSON,
   // only from a line short enough to find the message's text in it without the parsed value (NATIVE_CHECK_FROM).
   const fromBytes = standIns && session.version >= 3 && session.store.rawBytes !== undefined;
+  // For the display, where in its line each message read from the bytes is: `whole` parses only those bytes (a
+  // current version's message needs no migration), not the entry around it.
+  const msgFrom = fromBytes && !spans ? new Int32Array(n) : null;
+  const msgTo = fromBytes && !spans ? new Int32Array(n) : null;
+  const span = msgFrom === null ? undefined : new Int32Array(2);
   return {
     read(rec) {
       if (fromBytes && rec.type === "message" && rec.index < n && (!spans || rec.length < NATIVE_CHECK_FROM)) {
         const bytes = (session.store.rawBytes as (r: EntryRec) => Buffer)(rec);
-        const standIn = messageStandInFromBytes(bytes, 0, bytes.length);
+        const standIn = messageStandInFromBytes(bytes, 0, bytes.length, span);
         if (standIn !== null) {
           while (held.length <= rec.index) held.push(undefined);
           held[rec.index] = standIn;
           isStandIn[rec.index] = 2;
+          if (msgFrom !== null && msgTo !== null && span !== undefined) {
+            msgFrom[rec.index] = span[0] as number;
+            msgTo[rec.index] = span[1] as number;
+          }
           return { message: standIn };
         }
       }
@@ -193,6 +202,11 @@ function messageLines(
     },
     whole(m, rec) {
       if (!holds(m, rec) || isStandIn[rec.index] === 0) return m;
+      if (msgFrom !== null && msgTo !== null && isStandIn[rec.index] === 2) {
+        const bytes = (session.store.rawBytes as (r: EntryRec) => Buffer)(rec);
+        // Cut at ASCII braces: decoded alone, the message's bytes give the characters they give in the whole line.
+        return JSON.parse(bytes.toString("utf8", msgFrom[rec.index], msgTo[rec.index]));
+      }
       return parseEntry(session, rec, session.store.rawLine(rec)).message;
     },
   };
