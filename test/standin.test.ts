@@ -40,7 +40,15 @@ function check(line: string, pad = 2): void {
   const b = Object.entries(want);
   if (!isDeepStrictEqual(a, b)) expect(a, line.slice(0, 400)).toStrictEqual(b);
   const whole: unknown = JSON.parse(bytes.toString("utf8", span[0], span[1]));
-  if (!isDeepStrictEqual(whole, m)) expect(whole, line.slice(0, 400)).toStrictEqual(m);
+  let same: boolean;
+  try {
+    same = isDeepStrictEqual(whole, m);
+  } catch (err) {
+    // A fixture's message nested deeper than the comparison's recursion goes: compared as text instead.
+    if (!(err instanceof RangeError)) throw err;
+    same = bytes.toString("utf8", span[0], span[1]) === line.slice(line.indexOf('"message":') + 10, line.length - 1);
+  }
+  if (!same) expect(whole, line.slice(0, 400)).toStrictEqual(m);
 }
 
 const str = fc.oneof(fc.constantFrom("", "toolCall", "text", "é", "模型", "\ud800", 'a"b', "x".repeat(300)), fc.string());
