@@ -10,7 +10,8 @@ import { keyText, objectText, throughWasm } from "./scan-case.js";
 /**
  * A context's stand-in for a message, read from the entry line's bytes, must be the very object messageStandIn
  * makes from the parsed message (key order too), or null where the scanner is unsure; never one for a message
- * that is not an object or whose content is null or missing.
+ * that is not an object or whose content is null or missing. The message's span it gives, counted from the line's
+ * start, parses to the message whole (the display reads it again from there).
  */
 
 const seen = { fromBytes: 0, unsure: 0, toolCalls: 0 };
@@ -18,7 +19,8 @@ const seen = { fromBytes: 0, unsure: 0, toolCalls: 0 };
 function check(line: string, pad = 2): void {
   const bytes = Buffer.from(line, "utf8");
   const buf = Buffer.concat([Buffer.from('{"\\'.slice(0, pad)), bytes, Buffer.from('"}]')]);
-  const got = messageStandInFromBytes(buf, pad, pad + bytes.length);
+  const span = new Int32Array([-7, -7]);
+  const got = messageStandInFromBytes(buf, pad, pad + bytes.length, span);
   let parsed: unknown;
   try {
     parsed = JSON.parse(line);
@@ -37,6 +39,16 @@ function check(line: string, pad = 2): void {
   const a = Object.entries(got);
   const b = Object.entries(want);
   if (!isDeepStrictEqual(a, b)) expect(a, line.slice(0, 400)).toStrictEqual(b);
+  const whole: unknown = JSON.parse(bytes.toString("utf8", span[0], span[1]));
+  let same: boolean;
+  try {
+    same = isDeepStrictEqual(whole, m);
+  } catch (err) {
+    // A fixture's message nested deeper than the comparison's recursion goes: compared as text instead.
+    if (!(err instanceof RangeError)) throw err;
+    same = bytes.toString("utf8", span[0], span[1]) === line.slice(line.indexOf('"message":') + 10, line.length - 1);
+  }
+  if (!same) expect(whole, line.slice(0, 400)).toStrictEqual(m);
 }
 
 const str = fc.oneof(fc.constantFrom("", "toolCall", "text", "é", "模型", "\ud800", 'a"b', "x".repeat(300)), fc.string());

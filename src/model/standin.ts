@@ -11,9 +11,11 @@ import {
   scanLine,
   skeletonKeys,
   slotElements,
+  slotFrom,
   slotIs,
   slotPresent,
   slotStartsWith,
+  slotTo,
   slotValue,
 } from "../io/scan/index.js";
 import type { Obj } from "./json.js";
@@ -69,12 +71,17 @@ function keptValue(s: number): unknown {
 /**
  * messageStandIn of the `message` of the entry line b[start, end), read from its bytes; null where the scanner is
  * unsure (a key that matters written with escapes, an invalid line), the message is not an object, or its content
- * is null or missing: the caller then parses the line.
+ * is null or missing: the caller then parses the line. With `span`, a stand-in's message is at bytes
+ * [span[0], span[1]) of the line (counted from `start`): JSON.parse of them gives the message whole.
  */
-export function messageStandInFromBytes(b: Buffer, start: number, end: number): Obj | null {
+export function messageStandInFromBytes(b: Buffer, start: number, end: number, span?: Int32Array): Obj | null {
   if (scanLine(LINE_KEYS, b, start, end) !== 1) return null;
   if (!slotStartsWith(S_MESSAGE, OPEN_BRACE)) return null;
   if (!slotPresent(S_CONTENT) || slotStartsWith(S_CONTENT, N)) return null;
+  if (span !== undefined) {
+    span[0] = slotFrom(S_MESSAGE);
+    span[1] = slotTo(S_MESSAGE);
+  }
   let content: unknown;
   if (slotStartsWith(S_CONTENT, QUOTE)) content = "";
   else {

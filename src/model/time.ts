@@ -31,5 +31,23 @@ export function entryTime(ts: unknown): number {
   const s = dig(17) * 10 + dig(18);
   const ms = dig(20) * 100 + dig(21) * 10 + dig(22);
   if (bad !== 0 || y < 1000 || mo < 1 || mo > 12 || d < 1 || d > 28 || h > 23 || mi > 59 || s > 59) return new Date(ts).getTime();
-  return Date.UTC(y, mo - 1, d, h, mi, s, ms);
+  // Date.UTC's own arithmetic, without the call: entries in a row are mostly on one day, whose start is kept.
+  const key = (y * 16 + mo) * 32 + d;
+  if (key !== lastDay.key) {
+    lastDay.key = key;
+    lastDay.ms = daysFromCivil(y, mo, d) * 86400000;
+  }
+  return lastDay.ms + ((h * 60 + mi) * 60 + s) * 1000 + ms;
+}
+
+const lastDay = { key: -1, ms: 0 };
+
+/** Days from 1970-01-01 to year y (≥ 1), month m (1-12), day d of the proleptic Gregorian calendar (Hinnant). */
+function daysFromCivil(y: number, m: number, d: number): number {
+  const yy = m <= 2 ? y - 1 : y;
+  const era = Math.floor(yy / 400);
+  const yoe = yy - era * 400;
+  const doy = Math.floor((153 * (m > 2 ? m - 3 : m + 9) + 2) / 5) + d - 1;
+  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
+  return era * 146097 + doe - 719468;
 }

@@ -222,9 +222,22 @@ export function treeShape(session: Session, tree: SessionTree | TreeLinks, opts:
   const lastUser = new Int32Array(n).fill(-1);
   // Assistant messages (most of a session) are summed down the tree in arrays. The other entries that record spend
   // are rare: each gets the sums by kind of its path in a small array, shared by every entry below it up to the next.
-  // One array, seven sums per entry side by side (the Totals fields in usageFields' order): seven arrays walked
-  // with for…of per entry were most of this walk's time.
-  const cum = new Float64Array(n * U);
+  // The seven sums (the Totals fields in usageFields' order) are carried along the walk in `run`, and kept, side by
+  // side in one array, only for the entries read again: a leaf, or one the walk comes back to (the parent of an
+  // entry it does not visit right after it, every branch point among them). Seven sums per entry of a million were
+  // most of this walk's time.
+  const leafList = leafRecs(session, tree);
+  const { order, children } = walk;
+  const keptAt = new Int32Array(n).fill(-1);
+  let kept = 0;
+  for (const rec of leafList) if (keptAt[rec.index] === -1) keptAt[rec.index] = kept++;
+  for (let k = 0; k < order.length; k++) {
+    const p = walk.parent[order[k] as number] as number;
+    if (p >= 0 && (k === 0 || order[k - 1] !== p) && keptAt[p] === -1) keptAt[p] = kept++;
+  }
+  const cum = new Float64Array(kept * U);
+  const run = new Float64Array(U);
+  let prev = -1;
   const turns = new Int32Array(n);
   const other = otherKinds(session, opts.exclude);
   const K = other.kinds.length;
@@ -232,7 +245,6 @@ export function treeShape(session: Session, tree: SessionTree | TreeLinks, opts:
   const labelChain: (LabelLink | null)[] = new Array(n).fill(null);
   const branchPoints: BranchPoint[] = [];
   let maxDepth = n === 0 ? -1 : 0;
-  const { order, children } = walk;
   const labels = session.labels.size > 0 ? session.labels : null;
 
   for (let k = 0; k < order.length; k++) {
@@ -244,10 +256,13 @@ export function treeShape(session: Session, tree: SessionTree | TreeLinks, opts:
       forkPoint[i] = (children[p] as number) > 1 ? p : (forkPoint[p] as number);
       lastUser[i] = lastUser[p] as number;
       labelChain[i] = labelChain[p] ?? null;
-      for (let f = 0; f < U; f++) cum[i * U + f] = cum[p * U + f] as number;
+      if (p !== prev) {
+        const at = (keptAt[p] as number) * U;
+        for (let f = 0; f < U; f++) run[f] = cum[at + f] as number;
+      }
       turns[i] = turns[p] as number;
       otherCum[i] = otherCum[p] ?? null;
-    }
+    } else run.fill(0);
     if (rec.type === "message" && rec.role === "user") lastUser[i] = i;
     const label = labels !== null && rec.id !== undefined ? labels.get(rec.id) : undefined;
     if (label !== undefined) labelChain[i] = { rec, label, prev: labelChain[i] ?? null };
@@ -257,14 +272,13 @@ export function treeShape(session: Session, tree: SessionTree | TreeLinks, opts:
       turns[i] = (turns[i] as number) + 1;
       const u = rec.usage;
       if (u) {
-        const at = i * U;
-        cum[at] = (cum[at] as number) + u.input;
-        cum[at + 1] = (cum[at + 1] as number) + u.output;
-        cum[at + 2] = (cum[at + 2] as number) + u.cacheRead;
-        cum[at + 3] = (cum[at + 3] as number) + u.cacheWrite;
-        cum[at + 4] = (cum[at + 4] as number) + u.cost;
-        cum[at + 5] = (cum[at + 5] as number) + u.cacheWrite1h;
-        cum[at + 6] = (cum[at + 6] as number) + u.reasoning;
+        run[0] = (run[0] as number) + u.input;
+        run[1] = (run[1] as number) + u.output;
+        run[2] = (run[2] as number) + u.cacheRead;
+        run[3] = (run[3] as number) + u.cacheWrite;
+        run[4] = (run[4] as number) + u.cost;
+        run[5] = (run[5] as number) + u.cacheWrite1h;
+        run[6] = (run[6] as number) + u.reasoning;
       }
     } else if (slot >= 0) {
       const above = otherCum[i];
@@ -277,13 +291,17 @@ export function treeShape(session: Session, tree: SessionTree | TreeLinks, opts:
       }
       otherCum[i] = v;
     }
+    const at = keptAt[i] as number;
+    if (at >= 0) cum.set(run, at * U);
+    prev = i;
     if ((depth[i] as number) > maxDepth) maxDepth = depth[i] as number;
     if ((children[i] as number) > 1) branchPoints.push({ rec, children: children[i] as number });
   }
 
   /** Sums over the path from the root to entry i, in total and by kind. */
   const pathAt = (i: number): { totals: Totals; byKind: KindTotals[] } => {
-    const sum = Array.from(cum.subarray(i * U, i * U + U));
+    const at = (keptAt[i] as number) * U;
+    const sum = Array.from(cum.subarray(at, at + U));
     const byKind: KindTotals[] = [];
     if ((turns[i] as number) > 0)
       byKind.push({ source: "assistant", kind: null, entries: turns[i] as number, ...finishTotals(totalsOf(sum)) });
@@ -304,7 +322,7 @@ export function treeShape(session: Session, tree: SessionTree | TreeLinks, opts:
   };
   // The sums at each fork point, made once: a hundred thousand leaves can share one (only read, never changed).
   const atFork = new Map<number, ReturnType<typeof pathAt>>();
-  const leaves: LeafInfo[] = leafRecs(session, tree).map((rec) => {
+  const leaves: LeafInfo[] = leafList.map((rec) => {
     const i = rec.index;
     const path = pathAt(i);
     const f = forkPoint[i] as number;

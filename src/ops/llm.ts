@@ -20,14 +20,41 @@ function userText(text: string, timestamp: unknown): Obj {
   return { role: "user", content: [{ type: "text", text }], timestamp };
 }
 
-/** One message as pi's convertToLlm turns it, or undefined where pi drops it. */
-function convertOne(m: unknown): unknown {
+/** Whether pi's convertToLlm keeps the message (as one message; convertOne says which). */
+function sentToLlm(m: unknown): boolean {
   // pi reads `.role` of whatever it is given: a primitive has none and is dropped; null would throw in pi.
-  if (m === null || m === undefined) return undefined;
+  if (m === null || m === undefined) return false;
   const o = m as Obj;
   switch (o.role) {
     case "bashExecution":
-      return o.excludeFromContext ? undefined : userText(bashText(o), o.timestamp);
+      return !o.excludeFromContext;
+    case "custom":
+    case "branchSummary":
+    case "compactionSummary":
+    case "system":
+    case "user":
+    case "assistant":
+    case "toolResult":
+      return true;
+    default:
+      return false;
+  }
+}
+
+/** How many messages pi's convertToLlm sends, without making them. */
+export function llmCount(messages: readonly unknown[]): number {
+  let n = 0;
+  for (let i = 0; i < messages.length; i++) if (sentToLlm(messages[i])) n++;
+  return n;
+}
+
+/** One message as pi's convertToLlm turns it, or undefined where pi drops it. */
+function convertOne(m: unknown): unknown {
+  if (!sentToLlm(m)) return undefined;
+  const o = m as Obj;
+  switch (o.role) {
+    case "bashExecution":
+      return userText(bashText(o), o.timestamp);
     case "custom":
       return {
         role: "user",

@@ -131,19 +131,20 @@ const NO_CHILDREN = Object.freeze([]) as unknown as ViewNode[];
  * ancestor (as pi's /tree does). Iterative throughout.
  */
 export function buildView(session: Session, tree: SessionTree, opts: ViewOptions): SessionView {
-  const onPath = new Set<EntryRec>();
   const containsActive = new Uint8Array(session.entries.length);
+  const path: EntryRec[] = [];
   if (opts.leaf) {
     // Walk the tree's parent links: they are cycle-free after buildTree cut the cycles open.
-    // onPath doubles as the walk's guard (a second Set of a million-entry path would cost as much again).
+    // The marks double as the walk's guard.
     let cur: EntryRec | null = opts.leaf;
-    while (cur && !onPath.has(cur)) {
-      onPath.add(cur);
+    while (cur && containsActive[cur.index] !== 1) {
+      path.push(cur);
       containsActive[cur.index] = 1;
       if ((tree.nodes[cur.index] as TreeNode).cycleCut) break;
       cur = tree.parent[cur.index] ?? null;
     }
   }
+  const onPath = new PathSet(session.entries, containsActive, path);
   const order = (children: TreeNode[]): TreeNode[] => {
     if (!opts.activeFirst || children.length < 2) return children;
     const first = children.filter((c) => containsActive[c.rec.index] === 1);
@@ -154,15 +155,22 @@ export function buildView(session: Session, tree: SessionTree, opts: ViewOptions
   const startNodes = opts.from ? [tree.nodes[opts.from.index] as TreeNode] : tree.roots;
   const roots: ViewNode[] = [];
   let shown = 0;
-  // Stack of [tree node, nearest visible ancestor's view node (null: top level), depth]; pushed in reverse so
-  // that pre-order matches display order.
-  type Frame = [TreeNode, ViewNode | null, number];
-  const stack: Frame[] = [];
+  // Stacks of tree nodes, their nearest visible ancestors' view nodes (null: top level) and depths, side by side
+  // (no array per frame); pushed in reverse so that pre-order matches display order.
+  const stack: TreeNode[] = [];
+  const stackParent: (ViewNode | null)[] = [];
+  const stackDepth: number[] = [];
   const startDepth = opts.from ? depthOf(tree, opts.from) : 0;
   const ordered = order(startNodes);
-  for (let i = ordered.length - 1; i >= 0; i--) stack.push([ordered[i] as TreeNode, null, startDepth]);
+  for (let i = ordered.length - 1; i >= 0; i--) {
+    stack.push(ordered[i] as TreeNode);
+    stackParent.push(null);
+    stackDepth.push(startDepth);
+  }
   while (stack.length > 0) {
-    const [node, visibleParent, depth] = stack.pop() as Frame;
+    const node = stack.pop() as TreeNode;
+    const visibleParent = stackParent.pop() as ViewNode | null;
+    const depth = stackDepth.pop() as number;
     let attachTo = visibleParent;
     if (passes(session, node.rec, opts)) {
       const view: ViewNode = { rec: node.rec, children: NO_CHILDREN, depth, cycleCut: node.cycleCut === true };
@@ -173,9 +181,86 @@ export function buildView(session: Session, tree: SessionTree, opts: ViewOptions
       shown++;
     }
     const kids = order(node.children);
-    for (let i = kids.length - 1; i >= 0; i--) stack.push([kids[i] as TreeNode, attachTo, depth + 1]);
+    for (let i = kids.length - 1; i >= 0; i--) {
+      stack.push(kids[i] as TreeNode);
+      stackParent.push(attachTo);
+      stackDepth.push(depth + 1);
+    }
   }
   return { roots, onPath, shown };
+}
+
+/**
+ * SessionView.onPath: a Set (every method, in the walk's order, leaf first) kept as marks by entry index and the
+ * path's list; a change copies it into the Set's own storage. A million-entry path in a Set cost tens of
+ * megabytes and most of building the view.
+ */
+class PathSet extends Set<EntryRec> {
+  readonly #entries: readonly EntryRec[];
+  readonly #marks: Uint8Array;
+  readonly #list: readonly EntryRec[];
+  #own = false;
+
+  constructor(entries: readonly EntryRec[], marks: Uint8Array, list: readonly EntryRec[]) {
+    super();
+    this.#entries = entries;
+    this.#marks = marks;
+    this.#list = list;
+  }
+
+  override has(rec: EntryRec): boolean {
+    if (this.#own) return super.has(rec);
+    return typeof rec === "object" && rec !== null && this.#marks[rec.index] === 1 && this.#entries[rec.index] === rec;
+  }
+
+  override get size(): number {
+    return this.#own ? super.size : this.#list.length;
+  }
+
+  #takeOver(): void {
+    if (this.#own) return;
+    for (const rec of this.#list) super.add(rec);
+    this.#own = true;
+  }
+
+  override add(rec: EntryRec): this {
+    this.#takeOver();
+    return super.add(rec);
+  }
+
+  override delete(rec: EntryRec): boolean {
+    this.#takeOver();
+    return super.delete(rec);
+  }
+
+  override clear(): void {
+    this.#own = true;
+    super.clear();
+  }
+
+  override values(): SetIterator<EntryRec> {
+    return this.#own ? super.values() : (this.#list[Symbol.iterator]() as unknown as SetIterator<EntryRec>);
+  }
+
+  override keys(): SetIterator<EntryRec> {
+    return this.values();
+  }
+
+  override entries(): SetIterator<[EntryRec, EntryRec]> {
+    if (this.#own) return super.entries();
+    const list = this.#list;
+    return (function* () {
+      for (const rec of list) yield [rec, rec] as [EntryRec, EntryRec];
+    })() as unknown as SetIterator<[EntryRec, EntryRec]>;
+  }
+
+  override [Symbol.iterator](): SetIterator<EntryRec> {
+    return this.values();
+  }
+
+  override forEach(fn: (value: EntryRec, key: EntryRec, set: Set<EntryRec>) => void, thisArg?: unknown): void {
+    for (const rec of this.values()) fn.call(thisArg, rec, rec, this);
+  }
 }
 
 function depthOf(tree: SessionTree, rec: EntryRec): number {

@@ -43,7 +43,19 @@ export function* treeLines(
 ): Generator<string> {
   const { style } = opts;
   const plain = (s: string) => s;
+  // Rows down a chain share their gutters (laid-out gutter lists are never changed) and indentation: their prefix
+  // is made once (a row of a deep comb costs a dozen string pieces).
+  let lastGutters: Row["gutters"] | null = null;
+  let lastIndent = -1;
+  let lastConnector: Row["connector"] = "none";
+  let lastPrefix = "";
   for (const row of rows) {
+    if (row.gutters !== lastGutters || row.indent !== lastIndent || row.connector !== lastConnector) {
+      lastGutters = row.gutters;
+      lastIndent = row.indent;
+      lastConnector = row.connector;
+      lastPrefix = prefixOf(row);
+    }
     const rec = row.node.rec;
     const onPath = view.onPath.has(rec);
     const isLeaf = rec === opts.leaf;
@@ -51,7 +63,7 @@ export function* treeLines(
     const d = describeEntry(rec, style);
     // Markers come before the preview so that cutting to width never hides them.
     const segments: Segment[] = [
-      [prefixOf(row), style.dim],
+      [lastPrefix, style.dim],
       [isLeaf ? "◆ " : onPath ? "• " : "", style.accent],
       [shortId(rec), onPath ? style.bold : style.dim],
       [" ", plain],

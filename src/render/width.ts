@@ -8,9 +8,33 @@ let measure: ((s: string) => number) | undefined;
  * more than a whole JSON run, so it loads on the first measurement: output that never cuts text never pays for it.
  */
 export function stringWidth(s: string): number {
+  // Printable ASCII is one column a character: string-width's own first answer, without loading it.
+  let ascii = true;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x20 || c > 0x7e) {
+      ascii = false;
+      break;
+    }
+  }
+  if (ascii) return s.length;
   measure ??= (load("string-width") as typeof import("string-width")).default;
-  return measure(s);
+  if (s.length > MEMO_MAX_LENGTH) return measure(s);
+  // Short strings repeat from line to line (a tree's "• " marker and gutters, a role, a label): measured once. For
+  // any character past ASCII, string-width segments the string into graphemes (Intl.Segmenter), which was most of
+  // a million-line tree's time at a terminal's width.
+  let w = memo.get(s);
+  if (w === undefined) {
+    w = measure(s);
+    if (memo.size >= MEMO_SIZE) memo.clear();
+    memo.set(s, w);
+  }
+  return w;
 }
+
+const MEMO_MAX_LENGTH = 32;
+const MEMO_SIZE = 4096;
+const memo = new Map<string, number>();
 
 /** Cuts plain (uncoloured) text to `max` terminal columns, ending in "…" when cut. Wide characters count twice. */
 export function fitWidth(text: string, max: number): string {

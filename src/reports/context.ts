@@ -13,7 +13,7 @@ import {
   type ContextDisplayStream,
   type SessionContext,
 } from "../ops/context.js";
-import { convertToLlmMapped } from "../ops/llm.js";
+import { convertToLlmMapped, llmCount } from "../ops/llm.js";
 import { pathTo } from "../ops/path.js";
 import { sessionProblems } from "../ops/problems.js";
 import { buildTree, cycleProblem, treeProblems } from "../ops/tree.js";
@@ -143,15 +143,24 @@ function messageLines(
   // A current version's lines need no migration: a stand-in can be read from the bytes (no JSON.parse); for JSON,
   // only from a line short enough to find the message's text in it without the parsed value (NATIVE_CHECK_FROM).
   const fromBytes = standIns && session.version >= 3 && session.store.rawBytes !== undefined;
+  // For the display, where in its line each message read from the bytes is: `whole` parses only those bytes (a
+  // current version's message needs no migration), not the entry around it.
+  const msgFrom = fromBytes && !spans ? new Int32Array(n) : null;
+  const msgTo = fromBytes && !spans ? new Int32Array(n) : null;
+  const span = msgFrom === null ? undefined : new Int32Array(2);
   return {
     read(rec) {
       if (fromBytes && rec.type === "message" && rec.index < n && (!spans || rec.length < NATIVE_CHECK_FROM)) {
         const bytes = (session.store.rawBytes as (r: EntryRec) => Buffer)(rec);
-        const standIn = messageStandInFromBytes(bytes, 0, bytes.length);
+        const standIn = messageStandInFromBytes(bytes, 0, bytes.length, span);
         if (standIn !== null) {
           while (held.length <= rec.index) held.push(undefined);
           held[rec.index] = standIn;
           isStandIn[rec.index] = 2;
+          if (msgFrom !== null && msgTo !== null && span !== undefined) {
+            msgFrom[rec.index] = span[0] as number;
+            msgTo[rec.index] = span[1] as number;
+          }
           return { message: standIn };
         }
       }
@@ -193,6 +202,11 @@ function messageLines(
     },
     whole(m, rec) {
       if (!holds(m, rec) || isStandIn[rec.index] === 0) return m;
+      if (msgFrom !== null && msgTo !== null && isStandIn[rec.index] === 2) {
+        const bytes = (session.store.rawBytes as (r: EntryRec) => Buffer)(rec);
+        // Cut at ASCII braces: decoded alone, the message's bytes give the characters they give in the whole line.
+        return JSON.parse(bytes.toString("utf8", msgFrom[rec.index], msgTo[rec.index]));
+      }
       return parseEntry(session, rec, session.store.rawLine(rec)).message;
     },
   };
@@ -218,7 +232,8 @@ export function contextReport(session: Session, opts: ContextOptions = {}): Repo
   const displayOnly = opts.display !== undefined && opts.displayOnly === true && opts.json !== true;
   const lines = opts.llm ? null : messageLines(session, opts.json === true, !edited && (jsonOnly || displayOnly));
   const ctx = buildContext(session, path, lines ? lines.read : (rec) => readEntry(session, rec));
-  const llm = convertToLlmMapped(ctx.messages);
+  // The LLM's messages only where they are shown; the display counts them.
+  const llm = opts.llm ? convertToLlmMapped(ctx.messages) : null;
   const pairing = pairToolCalls(ctx.messages);
   // The edits on this path as validate judges them (one producer per code), e.g. an edit pi would throw on.
   const editLines = new Set(ctx.edits.map((e) => e.edit.line));
@@ -226,17 +241,24 @@ export function contextReport(session: Session, opts: ContextOptions = {}): Repo
   const tree = editLines.size === 0 ? null : buildTree(session);
   const editProblems = tree === null ? [] : checkContextEdits(session, tree).filter((d) => d.line !== null && editLines.has(d.line));
   const problems = [...ctx.problems, ...toolProblems(session, ctx, pairing), ...editProblems].sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
-  const messages = opts.llm ? llm.messages : ctx.messages;
-  const sources = opts.llm ? llm.from.map((i) => ctx.sources[i] as EntryRec) : ctx.sources;
-  const editedBy = opts.llm ? llm.from.map((i) => ctx.editedBy[i]) : ctx.editedBy;
+  const messages = llm ? llm.messages : ctx.messages;
+  const sources = llm ? llm.from.map((i) => ctx.sources[i] as EntryRec) : ctx.sources;
+  const editedBy = llm ? llm.from.map((i) => ctx.editedBy[i]) : ctx.editedBy;
   const context: NonNullable<ContextData["context"]> = { path, context: ctx, messages, sources, editedBy };
   if (opts.json) context.messageJson = (i) => lines?.json(messages[i], sources[i] as EntryRec) ?? toJson(messages[i]);
   if (opts.display && leaf) {
     const whole = lines ? (i: number) => lines.whole(ctx.messages[i], ctx.sources[i] as EntryRec) : undefined;
-    context.display = (opts.display.stream ? describeContextStream : describeContext)(session, leaf, path, ctx, llm.messages.length, {
-      ...opts.display,
-      ...(whole ? { whole } : {}),
-    });
+    context.display = (opts.display.stream ? describeContextStream : describeContext)(
+      session,
+      leaf,
+      path,
+      ctx,
+      llm ? llm.messages.length : llmCount(ctx.messages),
+      {
+        ...opts.display,
+        ...(whole ? { whole } : {}),
+      },
+    );
   }
   return {
     data: { file: session.file, leaf, context, note: leaf ? leafNote(session, leaf) : null, problems },

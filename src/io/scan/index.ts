@@ -32,6 +32,8 @@ export {
   scanLine,
   scanSlot,
   skeletonKeys,
+  slotFrom,
+  slotTo,
   slotBlank,
   slotElements,
   slotFalsy,

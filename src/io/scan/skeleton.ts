@@ -472,11 +472,24 @@ export function scanLine(keys: SkeletonKeys, b: Buffer, start: number, end: numb
     }
   }
   line = b;
+  lineStart = start;
   return scanSkeleton(keys, b, start, end);
 }
 
-/** The buffer of the last scanLine. */
+/** The buffer of the last scanLine, and where in it the line starts (0 when it was copied into wasm memory). */
 let line: Buffer = Buffer.alloc(0);
+let lineStart = 0;
+
+/** Where the value in slot s of the last scanLine starts, counted from the start of the line (-1: missing). */
+export function slotFrom(s: number): number {
+  const from = spanStart[s] as number;
+  return from < 0 ? -1 : from - lineStart;
+}
+
+/** Where the value in slot s of the last scanLine ends (exclusive), counted from the start of the line. */
+export function slotTo(s: number): number {
+  return (spanEnd[s] as number) - lineStart;
+}
 
 /**
  * Scans the value in slot s of the last scanLine (an object, already known valid) for `keys`, whose slots must lie
