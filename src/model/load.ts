@@ -19,7 +19,7 @@ import { messageBody } from "./body.js";
 import { diag } from "./codes.js";
 import { extractFields } from "./extract.js";
 import { IdIndex } from "./ids.js";
-import { newRec } from "./rec.js";
+import { NewRec } from "./rec.js";
 import { CHECK_TABLES, FULL_KEYS, FULL_TABLES, type FieldTables, type ScanDetail } from "./fields.js";
 import { isObject } from "./json.js";
 import { skeletonRec } from "./skeleton.js";
@@ -491,7 +491,7 @@ export function makeRec(
   index: number,
   tables: FieldTables = FULL_TABLES,
 ): EntryRec {
-  const rec = newRec(
+  const rec = new NewRec(
     index,
     raw.line,
     raw.offset,

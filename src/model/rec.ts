@@ -6,19 +6,7 @@ import type { EntryRec } from "./types.js";
  * spill into a second object (a million-entry load: a million of them, tens of megabytes). Its objects are plain
  * ones: their prototype is Object.prototype, their own fields the same, in the same order, as the literal's.
  */
-type RecConstructor = new (
-  index: number,
-  line: number,
-  offset: number,
-  length: number,
-  id: string | undefined,
-  parentId: string | null | undefined,
-  type: string,
-  timestamp: unknown,
-  time: number,
-) => EntryRec;
-
-const Rec = function (
+function Rec(
   this: EntryRec,
   index: number,
   line: number,
@@ -29,7 +17,7 @@ const Rec = function (
   type: string,
   timestamp: unknown,
   time: number,
-) {
+): void {
   this.index = index;
   this.line = line;
   this.offset = offset;
@@ -39,20 +27,8 @@ const Rec = function (
   this.type = type;
   this.timestamp = timestamp;
   this.time = time;
-} as unknown as RecConstructor;
-(Rec as unknown as { prototype: object }).prototype = Object.prototype;
-
-/** A record with EntryRec's base fields (index … time); the load sets the others. */
-export function newRec(
-  index: number,
-  line: number,
-  offset: number,
-  length: number,
-  id: string | undefined,
-  parentId: string | null | undefined,
-  type: string,
-  timestamp: unknown,
-  time: number,
-): EntryRec {
-  return new Rec(index, line, offset, length, id, parentId, type, timestamp, time);
 }
+Rec.prototype = Object.prototype;
+
+/** A record with EntryRec's base fields (index … time), in that order; the load sets the others. */
+export const NewRec = Rec as unknown as new (...args: Parameters<typeof Rec>) => EntryRec;

@@ -52,7 +52,7 @@ import {
   OTHER_ROLE_FIELDS,
   type ScanDetail,
 } from "./fields.js";
-import { newRec } from "./rec.js";
+import { NewRec } from "./rec.js";
 import { KNOWN_ENTRY_TYPES } from "./session.js";
 import type { EntryRec, MessageBody, ToolCallFacts, Usage } from "./types.js";
 import { entryTime } from "./time.js";
@@ -440,7 +440,7 @@ export function skeletonRec(
   const parentId = slotStartsWith(S_PARENT, QUOTE) ? parentString() : slotStartsWith(S_PARENT, N) ? null : undefined;
   lastId = id;
   const timestamp = slotValue(S_TS);
-  const rec = newRec(index, line, offset, end - start, id, parentId, type, timestamp, entryTime(timestamp));
+  const rec = new NewRec(index, line, offset, end - start, id, parentId, type, timestamp, entryTime(timestamp));
   const rules = p.byType.get(type);
   if (rules !== undefined) readSlots(rec, rules, p);
   if (p.body !== null && type === "message") {
