@@ -3,12 +3,30 @@ import { defineConfig } from "vitest/config";
 import { BaseSequencer, type TestSpecification } from "vitest/node";
 
 /**
- * The files that take longest (most of them spawn the CLI, bash, jq or a browser), longest first. A clean clone
+ * The files that take longest (idle, 2 cores: from 28 s for the browser test down to 4 s), longest first. A clean clone
  * (CI) has no timings from an earlier run, and vitest then starts the largest files first, which left the README
  * examples and the fuzz run for last, one worker busy while the other sat idle. Files not named here follow in
  * vitest's own order (by last duration when known, else by size).
  */
-const SLOW_FIRST = ["readme", "fuzz", "export-browser", "export", "validate", "follow", "context-corpus", "tables", "newuser-epipe"];
+const SLOW_FIRST = [
+  "export-browser",
+  "context-standins",
+  "export",
+  "readme",
+  "tables-bytes",
+  "fuzz",
+  "id-index",
+  "follow",
+  "validate-one-parse",
+  "quick-start",
+  "lazy-load",
+  "context-corpus",
+  "tables",
+  "scale",
+  "readonly",
+  "validate",
+  "tree-json",
+];
 
 class SlowFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
