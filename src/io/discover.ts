@@ -1,16 +1,9 @@
 import type { Dirent } from "node:fs";
-import type * as FsPromises from "node:fs/promises";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
+import { fsp } from "./fsp.js";
 
 /** The environment keys pi reads; passed in explicitly so callers (and tests) control them. */
-/** node:fs/promises, loaded on first use: it brings a dozen of Node's internal modules, a start-up cost to every run. */
-let fsPromises: typeof FsPromises | undefined;
-async function fsp(): Promise<typeof FsPromises> {
-  fsPromises ??= await import("node:fs/promises");
-  return fsPromises;
-}
-
 export interface PiEnv {
   PI_CODING_AGENT_DIR?: string | undefined;
   PI_CODING_AGENT_SESSION_DIR?: string | undefined;

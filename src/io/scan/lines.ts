@@ -1,6 +1,7 @@
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import { isAscii, isUtf8 } from "node:buffer";
 import type { Readable } from "node:stream";
+import { fsp } from "../fsp.js";
 
 /**
  * One physical line of a JSONL file. Lines are split on "\n" only: U+2028/U+2029 are legal inside JSON strings,
@@ -256,10 +257,7 @@ export async function readLines(
     }
     return splitter.end();
   }
-  // Loaded here: node:fs/promises brings a dozen of Node's internal modules, which a run that reads its file with
-  // readLineBytes (tree, context, path, info) need not load at start-up.
-  const { open } = await import("node:fs/promises");
-  const fh = await open(source.path, "r");
+  const fh = await (await fsp()).open(source.path, "r");
   let live: boolean;
   try {
     const st = await fh.stat();
