@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
@@ -110,6 +110,17 @@ describe("loader", () => {
     expect(s.facts.crlfLines).toBe(3);
     expect(codes(s)).toEqual(["bom@1", "crlf@null"]);
     expect(readEntry(s, s.entries[1]!).id).toBe("i0000002");
+  });
+
+  it("a file's size and mtime as the load opened it, in every load detail; none for a stream", async () => {
+    const p = await tempFile('{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00Z","cwd":"/"}\n');
+    utimesSync(p, new Date("2026-02-03T04:05:06Z"), new Date("2026-02-03T04:05:06Z"));
+    for (const detail of ["skeleton", "tables", "check", "full"] as const) {
+      const s = await loadSession({ kind: "file", path: p }, { detail });
+      s.store.close();
+      expect(s.facts.stat, detail).toEqual({ size: statSync(p).size, mtimeMs: Date.parse("2026-02-03T04:05:06Z") });
+    }
+    expect((await fromText("{}\n")).facts.stat).toBeUndefined();
   });
 
   it("duplicate ids: every physical entry kept, the last wins the lookup", async () => {

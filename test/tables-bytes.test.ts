@@ -367,7 +367,7 @@ const csvText = (rows: readonly Row[]): Buffer =>
 
 function csvBytes(rows: readonly Row[]): Buffer {
   const out = new TableBytes(0);
-  out.csvRows(rows);
+  for (const r of rows) out.csvRow(r);
   return Buffer.from(out.buffer, 0, out.length);
 }
 

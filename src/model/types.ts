@@ -1,3 +1,4 @@
+import type { FileStat } from "../io/scan/index.js";
 import type { HeaderInfo } from "../io/discover.js";
 
 /** Severity of a finding; `--fail-on` compares against it. */
@@ -143,4 +144,6 @@ export interface LoadFacts {
   lines: number;
   finalNewline: boolean;
   crlfLines: number;
+  /** A file's size and modification time as it was opened (absent for a stream). */
+  stat?: FileStat;
 }

@@ -2,7 +2,7 @@ import { messageBody, NO_BODY } from "../model/body.js";
 import type { Session } from "../model/session.js";
 import { readEntry } from "../model/session.js";
 import type { EntryRec, MessageBody, Usage } from "../model/types.js";
-import type { TableName } from "./fleet-tables.js";
+import { TABLES, type TableName } from "./fleet-tables.js";
 import { leafRecs } from "./leaves.js";
 import { pathTo } from "./path.js";
 import { spendModels, spendOf } from "./totals.js";
@@ -33,19 +33,16 @@ function ms(t: number): number | null {
   return Number.isFinite(t) ? t : null;
 }
 
-/** USAGE_COLUMNS: input, output, cache_read, cache_write, cache_write_1h, reasoning, total_tokens, cost. */
-function usageCols(u: Usage | undefined): number[] {
-  if (!u) return [0, 0, 0, 0, 0, 0, 0, 0];
-  return [
-    u.input,
-    u.output,
-    u.cacheRead,
-    u.cacheWrite,
-    u.cacheWrite1h,
-    u.reasoning,
-    u.input + u.output + u.cacheRead + u.cacheWrite,
-    u.cost,
-  ];
+/** Sets the USAGE_COLUMNS of a row from `at`: input, output, cache_read, cache_write, cache_write_1h, reasoning, total_tokens, cost. */
+function setUsage(row: Row, at: number, u: Usage | undefined): void {
+  row[at] = u ? u.input : 0;
+  row[at + 1] = u ? u.output : 0;
+  row[at + 2] = u ? u.cacheRead : 0;
+  row[at + 3] = u ? u.cacheWrite : 0;
+  row[at + 4] = u ? u.cacheWrite1h : 0;
+  row[at + 5] = u ? u.reasoning : 0;
+  row[at + 6] = u ? u.input + u.output + u.cacheRead + u.cacheWrite : 0;
+  row[at + 7] = u ? u.cost : 0;
 }
 
 /** Reads an entry's object back (default: readEntry, one read per entry; a caller holding the bytes can do better). */
@@ -75,110 +72,139 @@ export function loadedBodies(session: Session, read: EntryReader = (rec) => read
 }
 
 /**
- * Every table's rows for one session, loaded in the tables detail, the spend detail or in full: the text, stop
- * reasons, tool calls and results come from the message bodies (`body`: by default those the tables detail read,
- * else the entries read back and parsed).
+ * Receives the rows of a session as they are made. `row` is reused for the table's next row: a sink that keeps a row
+ * copies it (a fleet makes millions of rows, and an array for each cost more in allocation and GC than writing them).
  */
-export function sessionRows(session: Session, facts: FileFacts, body: BodyReader = loadedBodies(session)): TableRows {
+export type RowSink = (table: TableName, row: Row) => void;
+
+/** A row's array for `table`, filled value by value. */
+function rowOf(table: TableName): Row {
+  return new Array<string | number | boolean | null>(TABLES[table].columns.length).fill(null);
+}
+
+/**
+ * Every table's rows for one session, loaded in the tables detail, the spend detail or in full, given to `sink` in
+ * table order within each table: the text, stop reasons, tool calls and results come from the message bodies
+ * (`body`: by default those the tables detail read, else the entries read back and parsed).
+ */
+export function emitSessionRows(session: Session, facts: FileFacts, sink: RowSink, body: BodyReader = loadedBodies(session)): void {
   const file = facts.file;
+  const entries = session.entries;
+  const n = entries.length;
   const tree = buildTree(session);
-  const leaves = new Set(leafRecs(session));
-  const onPath = new Set<EntryRec>();
+  // Marks by entry index, not Sets of records: a row per entry asks each of them once.
+  const isLeaf = new Uint8Array(n);
+  let leafCount = 0;
+  for (const rec of leafRecs(session, tree)) {
+    isLeaf[rec.index] = 1;
+    leafCount++;
+  }
+  const onPath = new Uint8Array(n);
   if (session.defaultLeaf) {
     const p = pathTo(session, session.defaultLeaf);
-    if (p.ok) for (const r of p.path) onPath.add(r);
+    if (p.ok) for (const r of p.path) onPath[r.index] = 1;
   }
-  const depth = new Int32Array(session.entries.length);
-  const stack = tree.roots.map((n) => ({ n, d: 0 }));
+  const depth = new Int32Array(n);
+  const stack = [...tree.roots];
   while (stack.length > 0) {
-    const { n, d } = stack.pop() as { n: (typeof tree.roots)[number]; d: number };
-    depth[n.rec.index] = d;
-    for (const ch of n.children) stack.push({ n: ch, d: d + 1 });
+    const node = stack.pop() as (typeof tree.roots)[number];
+    const d = depth[node.rec.index] as number;
+    for (const ch of node.children) {
+      depth[ch.rec.index] = d + 1;
+      stack.push(ch);
+    }
   }
   const copied = (rec: EntryRec) => facts.copied?.[rec.index] === 1;
   const modelOf = spendModels(session);
-  const rows: TableRows = { sessions: [], entries: [], messages: [], tool_calls: [], usage: [] };
   // Tool results by call id (the first answers), read from the message bodies.
-  const bodies = new Map<EntryRec, MessageBody>();
+  const bodies: (MessageBody | undefined)[] = [];
   const results = new Map<string, { rec: EntryRec; isError: boolean | null; bytes: number }>();
-  for (const rec of session.entries) {
+  for (const rec of entries) {
     if (rec.type !== "message") continue;
     const m = body(rec);
-    bodies.set(rec, m);
+    bodies[rec.index] = m;
     const r = m.result;
     if (r !== null && !results.has(r.callId)) results.set(r.callId, { rec, isError: r.isError, bytes: r.bytes });
   }
+  const entryRow = rowOf("entries");
+  const messageRow = rowOf("messages");
+  const callRow = rowOf("tool_calls");
+  const usageRow = rowOf("usage");
+  entryRow[0] = messageRow[0] = callRow[0] = usageRow[0] = file;
   let messages = 0;
   let turns = 0;
   let calls = 0;
   let compactions = 0;
   let copiedEntries = 0;
-  for (const rec of session.entries) {
+  for (const rec of entries) {
     const timestamp = ms(rec.time);
     const id = rec.id ?? null;
     const isCopied = copied(rec);
     if (isCopied) copiedEntries++;
     if (rec.type === "compaction") compactions++;
-    rows.entries.push([
-      file,
-      rec.line,
-      id,
-      typeof rec.parentId === "string" ? rec.parentId : null,
-      rec.type,
-      timestamp,
-      onPath.has(rec),
-      leaves.has(rec),
-      rec.id !== undefined ? (session.labels.get(rec.id) ?? null) : null,
-      tree.inCycle[rec.index] === 1 ? null : (depth[rec.index] as number),
-      isCopied,
-    ]);
+    entryRow[1] = rec.line;
+    entryRow[2] = id;
+    entryRow[3] = typeof rec.parentId === "string" ? rec.parentId : null;
+    entryRow[4] = rec.type;
+    entryRow[5] = timestamp;
+    entryRow[6] = onPath[rec.index] === 1;
+    entryRow[7] = isLeaf[rec.index] === 1;
+    entryRow[8] = rec.id !== undefined ? (session.labels.get(rec.id) ?? null) : null;
+    entryRow[9] = tree.inCycle[rec.index] === 1 ? null : (depth[rec.index] as number);
+    entryRow[10] = isCopied;
+    sink("entries", entryRow);
     if (rec.type === "message") {
       messages++;
-      const m = bodies.get(rec) ?? NO_BODY;
+      const m = bodies[rec.index] ?? NO_BODY;
       const assistant = rec.role === "assistant";
       if (assistant) turns++;
-      rows.messages.push([
-        file,
-        rec.line,
-        id,
-        rec.role ?? null,
-        assistant ? (rec.provider ?? null) : null,
-        assistant ? (rec.model ?? null) : null,
-        // From the body (the session may be loaded in the spend detail, which leaves stopReason out of the index).
-        assistant ? m.stopReason : null,
-        timestamp,
-        m.textLength,
-        ...usageCols(rec.usage),
-        isCopied,
-      ]);
+      messageRow[1] = rec.line;
+      messageRow[2] = id;
+      messageRow[3] = rec.role ?? null;
+      messageRow[4] = assistant ? (rec.provider ?? null) : null;
+      messageRow[5] = assistant ? (rec.model ?? null) : null;
+      // From the body (the session may be loaded in the spend detail, which leaves stopReason out of the index).
+      messageRow[6] = assistant ? m.stopReason : null;
+      messageRow[7] = timestamp;
+      messageRow[8] = m.textLength;
+      setUsage(messageRow, 9, rec.usage);
+      messageRow[17] = isCopied;
+      sink("messages", messageRow);
       if (assistant) {
         for (const call of m.toolCalls) {
           calls++;
           const res = call.id !== null ? results.get(call.id) : undefined;
           const dt = res ? res.rec.time - rec.time : NaN;
-          rows.tool_calls.push([
-            file,
-            rec.line,
-            call.id,
-            call.name,
-            call.arguments,
-            res?.rec.line ?? null,
-            res ? res.isError : null,
-            res ? res.bytes : null,
-            Number.isFinite(dt) ? dt : null,
-            isCopied,
-          ]);
+          callRow[1] = rec.line;
+          callRow[2] = call.id;
+          callRow[3] = call.name;
+          callRow[4] = call.arguments;
+          callRow[5] = res?.rec.line ?? null;
+          callRow[6] = res ? res.isError : null;
+          callRow[7] = res ? res.bytes : null;
+          callRow[8] = Number.isFinite(dt) ? dt : null;
+          callRow[9] = isCopied;
+          sink("tool_calls", callRow);
         }
       }
     }
     const kind = spendOf(rec);
     if (kind !== undefined) {
       const m = modelOf(rec);
-      rows.usage.push([file, rec.line, id, kind.source, kind.kind, m.provider, m.model, timestamp, ...usageCols(rec.usage), isCopied]);
+      usageRow[1] = rec.line;
+      usageRow[2] = id;
+      usageRow[3] = kind.source;
+      usageRow[4] = kind.kind;
+      usageRow[5] = m.provider;
+      usageRow[6] = m.model;
+      usageRow[7] = timestamp;
+      setUsage(usageRow, 8, rec.usage);
+      usageRow[16] = isCopied;
+      sink("usage", usageRow);
     }
   }
   const h = session.header;
-  rows.sessions.push([
+  sink("sessions", [
     file,
     typeof h?.id === "string" ? h.id : null,
     typeof h?.cwd === "string" ? h.cwd : null,
@@ -194,9 +220,15 @@ export function sessionRows(session: Session, facts: FileFacts, body: BodyReader
     turns,
     calls,
     compactions,
-    leaves.size,
+    leafCount,
     copiedEntries,
     session.skipped.filter((s) => s.reason === "malformed" || s.reason === "non-object").length,
   ]);
+}
+
+/** Every table's rows for one session, collected (emitSessionRows). */
+export function sessionRows(session: Session, facts: FileFacts, body?: BodyReader): TableRows {
+  const rows: TableRows = { sessions: [], entries: [], messages: [], tool_calls: [], usage: [] };
+  emitSessionRows(session, facts, (table, row) => rows[table].push([...row]), body);
   return rows;
 }

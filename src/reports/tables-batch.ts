@@ -1,13 +1,13 @@
-import type { Stats } from "node:fs";
 import { readFileSync, statSync } from "node:fs";
 import { ioReason } from "../io/errors.js";
+import type { FileStat } from "../io/scan/index.js";
 import { loadSession } from "../model/load.js";
 import { parseEntry, type Session } from "../model/session.js";
 import { damageNotes } from "../ops/fleet-files.js";
 import type { ParentCache } from "../ops/fleet-parents.js";
-import { type EntryReader, loadedBodies, sessionRows } from "../ops/fleet-rows.js";
-import { TABLE_NAMES } from "../ops/fleet-tables.js";
-import { giveBack, ndjsonRows, type RowText, TableBytes } from "./tables-text.js";
+import { type EntryReader, emitSessionRows, loadedBodies, type RowSink } from "../ops/fleet-rows.js";
+import { TABLE_NAMES, type TableName } from "../ops/fleet-tables.js";
+import { giveBack, ndjsonRow, type RowText, TableBytes } from "./tables-text.js";
 import type { CountNotes } from "./usage-count.js";
 
 /**
@@ -25,6 +25,9 @@ function readBack(session: Session, path: string, size: number): EntryReader | u
   const bytes = readFileSync(path);
   return (rec) => parseEntry(session, rec, bytes.toString("utf8", rec.offset, rec.offset + rec.length));
 }
+
+/** Each table's index in TABLE_NAMES (the order of a batch's buffers). */
+const TABLE_INDEX = Object.fromEntries(TABLE_NAMES.map((t, i) => [t, i])) as Record<TableName, number>;
 
 /**
  * The rows of a batch of sessions as text (tables-text.ts), per table in TABLE_NAMES order: UTF-8 in the first
@@ -52,17 +55,32 @@ export async function tablesBatch(files: readonly string[], parents: ParentCache
   const out = TABLE_NAMES.map((_, i) => new TableBytes(i));
   const rows = TABLE_NAMES.map(() => 0);
   const notes: CountNotes = { failures: [], damage: [], skipped: [] };
-  // Everything here reads synchronously (the tables-detail load, the stat and any whole-file read): through
+  // NDJSON lines of the session being read, per table.
+  const lines = as === "ndjson" ? TABLE_NAMES.map((): string[] => []) : undefined;
+  const sink: RowSink =
+    lines === undefined
+      ? (t, row) => {
+          const i = TABLE_INDEX[t];
+          rows[i] = (rows[i] ?? 0) + 1;
+          (out[i] as TableBytes).csvRow(row);
+        }
+      : (t, row) => {
+          const i = TABLE_INDEX[t];
+          rows[i] = (rows[i] ?? 0) + 1;
+          (lines[i] as string[]).push(ndjsonRow(t, row));
+        };
+  // Everything here reads synchronously (the tables-detail load and any whole-file read): through
   // promises, opening, stating and closing ten thousand files cost more CPU than reading them, and reading ahead
   // would overlap nothing.
   for (const path of files) {
     let session: Session;
-    let st: Stats;
+    let st: FileStat;
     let read: EntryReader | undefined;
     try {
-      st = statSync(path);
       // The tables detail: the spend detail's index, and the message body facts the rows need, read from the bytes.
       session = await loadSession({ kind: "file", path }, { detail: "tables" });
+      // Its size and mtime as the load opened it.
+      st = session.facts.stat ?? statSync(path);
       read = session.header !== null ? readBack(session, path, st.size) : undefined;
     } catch (error) {
       notes.failures.push({ path, reason: ioReason(error) });
@@ -75,7 +93,7 @@ export async function tablesBatch(files: readonly string[], parents: ParentCache
       }
       notes.damage.push(...damageNotes(path, session.diagnostics));
       const fork = await parents.copied(session);
-      const r = sessionRows(
+      emitSessionRows(
         session,
         {
           file: path,
@@ -84,14 +102,17 @@ export async function tablesBatch(files: readonly string[], parents: ParentCache
           ...(fork.parent !== undefined ? { parent: fork.parent, parentExists: fork.exists } : {}),
           ...(fork.mask !== undefined ? { copied: fork.mask } : {}),
         },
+        sink,
         loadedBodies(session, read),
       );
-      for (const [i, t] of TABLE_NAMES.entries()) {
-        if (r[t].length === 0) continue;
-        rows[i] = (rows[i] ?? 0) + r[t].length;
-        if (as === "csv") (out[i] as TableBytes).csvRows(r[t]);
-        else ndjsonRows(t, r[t], out[i] as TableBytes);
-      }
+      if (lines !== undefined)
+        for (const [i, l] of lines.entries()) {
+          if (l.length === 0) continue;
+          // One string per table and session to turn into bytes.
+          l.push("");
+          (out[i] as TableBytes).add(l.join("\n"));
+          l.length = 0;
+        }
     } finally {
       session.store.close();
     }

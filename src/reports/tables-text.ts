@@ -30,15 +30,9 @@ function csvString(v: string): string {
   return v === "" || NEEDS_QUOTES.test(v) ? `"${v.replace(/"/g, '""')}"` : v;
 }
 
-/** Adds the rows of one session to `out` as NDJSON, one line each. */
-export function ndjsonRows(table: TableName, rows: readonly Row[], out: TableBytes): void {
-  const names = NAMES[table];
-  const stamps = STAMPS[table];
-  const lines: string[] = [];
-  for (const r of rows) lines.push(ndjsonLine(r, names, stamps));
-  // One string per session to turn into bytes.
-  lines.push("");
-  out.add(lines.join("\n"));
+/** One row of `table` as an NDJSON line (without its line break). */
+export function ndjsonRow(table: TableName, row: Row): string {
+  return ndjsonLine(row, NAMES[table], STAMPS[table]);
 }
 
 /** Spare buffers per table (index in TABLE_NAMES), to fill again once their bytes are written out (giveBack). */
@@ -48,6 +42,8 @@ const SPARE_MAX = 4;
 const SPARE_BYTES = 16 * 1024 * 1024;
 const FIRST_BYTES = 64 * 1024;
 
+/** Before the first row (TableBytes.firstValue). */
+const NO_ROW = Symbol("no row");
 const QUOTE = 0x22;
 const COMMA = 0x2c;
 const NEWLINE = 0x0a;
@@ -168,67 +164,71 @@ export class TableBytes {
     this.length += this.room(text.length * 3).write(text, this.length, "utf8");
   }
 
+  /** The first field of the last row (csvRow) and its CSV bytes: the session's file, the same on all its rows. */
+  private firstValue: unknown = NO_ROW;
+  private firstBytes = Buffer.alloc(0);
+
   /**
-   * Adds the rows of one session as CSV lines: null an empty field, numbers and booleans as String writes them, a
-   * string as csvString quotes it. Their first field, the session's file, is the same on every row.
+   * Adds a row as a CSV line: null an empty field, numbers and booleans as String writes them, a string as csvString
+   * quotes it.
    */
-  csvRows(rows: readonly Row[]): void {
-    if (rows.length === 0) return;
-    const file = rows[0]?.[0];
-    const first = Buffer.from(typeof file === "string" ? csvString(file) : file === null || file === undefined ? "" : String(file));
-    for (let r = 0; r < rows.length; r++) {
-      const row = rows[r] as Row;
-      const start = this.length;
-      let b = this.room(first.length + row.length * (NUMBER_BYTES + 1) + 1);
-      b.set(first, this.length);
-      let at = this.length + first.length;
-      for (let i = 1; i < row.length; i++) {
-        b[at++] = COMMA;
-        const v = row[i];
-        if (v === null || v === undefined) continue;
-        if (typeof v === "number") at = numberAt(b, at, v);
-        else if (v === true) {
-          b[at] = 0x74; // t
-          b[at + 1] = 0x72; // r
-          b[at + 2] = 0x75; // u
-          b[at + 3] = 0x65; // e
-          at += 4;
-        } else if (v === false) {
-          b[at] = 0x66; // f
-          b[at + 1] = 0x61; // a
-          b[at + 2] = 0x6c; // l
-          b[at + 3] = 0x73; // s
-          b[at + 4] = 0x65; // e
-          at += 5;
-        } else {
-          // A string: copied code unit by code unit while it is plain ASCII that needs no quotes.
-          const n = v.length;
-          let k = 0;
-          if (n > 0) {
-            const need = 3 * n + 2 + (row.length - i) * (NUMBER_BYTES + 1) + 1;
-            if (at + need > b.length) {
-              this.length = at;
-              b = this.room(need);
-            }
-            for (; k < n; k++) {
-              const c = v.charCodeAt(k);
-              if (c >= 0x80 || c === QUOTE || c === COMMA || c === NEWLINE || c === CR) break;
-              b[at + k] = c;
-            }
-          }
-          if (k === n && n > 0) at += n;
-          else {
-            const q = csvString(v);
+  csvRow(row: Row): void {
+    const file = row[0];
+    if (file !== this.firstValue) {
+      this.firstValue = file;
+      this.firstBytes = Buffer.from(typeof file === "string" ? csvString(file) : file === null || file === undefined ? "" : String(file));
+    }
+    const first = this.firstBytes;
+    const start = this.length;
+    let b = this.room(first.length + row.length * (NUMBER_BYTES + 1) + 1);
+    b.set(first, this.length);
+    let at = this.length + first.length;
+    for (let i = 1; i < row.length; i++) {
+      b[at++] = COMMA;
+      const v = row[i];
+      if (v === null || v === undefined) continue;
+      if (typeof v === "number") at = numberAt(b, at, v);
+      else if (v === true) {
+        b[at] = 0x74; // t
+        b[at + 1] = 0x72; // r
+        b[at + 2] = 0x75; // u
+        b[at + 3] = 0x65; // e
+        at += 4;
+      } else if (v === false) {
+        b[at] = 0x66; // f
+        b[at + 1] = 0x61; // a
+        b[at + 2] = 0x6c; // l
+        b[at + 3] = 0x73; // s
+        b[at + 4] = 0x65; // e
+        at += 5;
+      } else {
+        // A string: copied code unit by code unit while it is plain ASCII that needs no quotes.
+        const n = v.length;
+        let k = 0;
+        if (n > 0) {
+          const need = 3 * n + 2 + (row.length - i) * (NUMBER_BYTES + 1) + 1;
+          if (at + need > b.length) {
             this.length = at;
-            b = this.room(3 * q.length + (row.length - i) * (NUMBER_BYTES + 1) + 1);
-            at += b.write(q, at, "utf8");
+            b = this.room(need);
+          }
+          for (; k < n; k++) {
+            const c = v.charCodeAt(k);
+            if (c >= 0x80 || c === QUOTE || c === COMMA || c === NEWLINE || c === CR) break;
+            b[at + k] = c;
           }
         }
+        if (k === n && n > 0) at += n;
+        else {
+          const q = csvString(v);
+          this.length = at;
+          b = this.room(3 * q.length + (row.length - i) * (NUMBER_BYTES + 1) + 1);
+          at += b.write(q, at, "utf8");
+        }
       }
-      b[at++] = NEWLINE;
-      this.length = at;
-      if (at - start > this.longest) this.longest = at - start;
     }
+    b[at++] = NEWLINE;
+    this.length = at;
+    if (at - start > this.longest) this.longest = at - start;
   }
 
   /** The buffer (its first `length` bytes are the text). */

@@ -12,6 +12,7 @@ export {
   LIVE_WINDOW_MS,
   LineSplitter,
   readLineBytes,
+  type FileStat,
   type HeldTail,
   snapshotHook,
   type SnapshotOptions,

@@ -77,6 +77,13 @@ export interface LineSourceFacts {
   finalNewline: boolean;
   /** The unterminated last line of a live file, left out of the snapshot (see LIVE_WINDOW_MS). */
   heldTail?: HeldTail;
+  /** A file's size and modification time as it was opened (not for a stream): no caller needs to stat it again. */
+  stat?: FileStat;
+}
+
+export interface FileStat {
+  size: number;
+  mtimeMs: number;
 }
 
 /** An incomplete last line that was not read as a line: its would-be number, byte offset and length. */
@@ -261,6 +268,7 @@ export async function readLines(
   let live: boolean;
   try {
     const st = await fh.stat();
+    splitter.facts.stat = { size: st.size, mtimeMs: st.mtimeMs };
     live = isLive(st.mtimeMs, options.now ?? Date.now());
     snapshotHook.afterSize?.(source.path);
     if (st.size > 0) {
@@ -290,6 +298,7 @@ export async function readLineBytes(
   let buf = takeBuffer(chunkSize);
   try {
     const st = fstatSync(fd);
+    facts.stat = { size: st.size, mtimeMs: st.mtimeMs };
     const live = isLive(st.mtimeMs, options.now ?? Date.now());
     snapshotHook.afterSize?.(path);
     /** Bytes of the snapshot not read yet. */
