@@ -4,6 +4,7 @@ import {
   compareKinds,
   finishTotals,
   isAssistant,
+  kindRow,
   spendOf,
   subtractKinds,
   subtractTotals,
@@ -91,6 +92,9 @@ interface ShapeOptions {
   /** Entries (by index) whose usage is left out of the sums: copied fork entries. */
   exclude?: Uint8Array;
 }
+
+/** The kind of the assistant messages' spend. */
+const ASSISTANT: SpendKind = { source: "assistant", kind: null };
 
 /** Per kind of non-assistant spend, in this order: entries, then the Totals fields. */
 const F = 8;
@@ -303,8 +307,7 @@ export function treeShape(session: Session, tree: SessionTree | TreeLinks, opts:
     const at = (keptAt[i] as number) * U;
     const sum = Array.from(cum.subarray(at, at + U));
     const byKind: KindTotals[] = [];
-    if ((turns[i] as number) > 0)
-      byKind.push({ source: "assistant", kind: null, entries: turns[i] as number, ...finishTotals(totalsOf(sum)) });
+    if ((turns[i] as number) > 0) byKind.push(kindRow(ASSISTANT, turns[i] as number, totalsOf(sum)));
     const v = otherCum[i];
     if (v) {
       for (let k = 0; k < K; k++) {
@@ -315,7 +318,7 @@ export function treeShape(session: Session, tree: SessionTree | TreeLinks, opts:
           sum[f] = (sum[f] as number) + x;
         });
         const kind = other.kinds[k] as SpendKind;
-        byKind.push({ source: kind.source, kind: kind.kind, entries, ...finishTotals(t) });
+        byKind.push(kindRow(kind, entries, t));
       }
     }
     return { totals: totalsOf(sum), byKind };

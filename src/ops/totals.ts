@@ -170,11 +170,30 @@ class KindSums {
   rows(): KindTotals[] {
     const all: KindTotals[] = [];
     for (const bySource of this.map.values()) all.push(...bySource.values());
-    return all.sort(compareKinds).map((r) => ({ source: r.source, kind: r.kind, entries: r.entries, ...finishTotals(r) }));
+    return all.sort(compareKinds).map((r) => kindRow(r, r.entries, r));
   }
 }
 
 /** A KindTotals row less another (the part of a leaf's path after its fork point); rows with no entries left out. */
+/**
+ * A KindTotals row: the kind and its count, then the sums as finishTotals gives them, written out as one literal (a
+ * spread of the sums into the literal costs far more per object, and rows are made per leaf of a session).
+ */
+export function kindRow(kind: SpendKind, entries: number, t: Totals): KindTotals {
+  return {
+    source: kind.source,
+    kind: kind.kind,
+    entries,
+    input: t.input,
+    output: t.output,
+    cacheRead: t.cacheRead,
+    cacheWrite: t.cacheWrite,
+    cost: roundCost(t.cost),
+    cacheWrite1h: t.cacheWrite1h,
+    reasoning: t.reasoning,
+  };
+}
+
 export function subtractKinds(path: KindTotals[], base: KindTotals[]): KindTotals[] {
   const byKey = new Map(base.map((r) => [kindKey(r), r]));
   const out: KindTotals[] = [];
@@ -185,7 +204,7 @@ export function subtractKinds(path: KindTotals[], base: KindTotals[]): KindTotal
       continue;
     }
     if (r.entries === b.entries) continue;
-    out.push({ source: r.source, kind: r.kind, entries: r.entries - b.entries, ...finishTotals(subtractTotals(r, b)) });
+    out.push(kindRow(r, r.entries - b.entries, subtractTotals(r, b)));
   }
   return out;
 }
