@@ -31,6 +31,13 @@ function measure(): (s: string) => number {
   return (s) => (PRINTABLE_ASCII.test(s) ? s.length : strlen(s));
 }
 
+let measuring: ((s: string) => number) | undefined;
+/** measure(), made once (boxedTable is called once per leaf by `diff --leaves`). */
+function measured(): (s: string) => number {
+  measuring ??= measure();
+  return measuring;
+}
+
 class BorderlessTable implements TextTable {
   private readonly rows: string[][] = [];
   constructor(
@@ -155,29 +162,41 @@ export function boxedTableWrapped(head: string[], rows: readonly string[][], col
 export function boxedTable(head: string[], rows: readonly string[][]): string {
   const n = head.length;
   const all = [head, ...rows];
-  const plain = all.every((r) => r.length === n && r.every((c) => typeof c === "string" && !(c.includes("\n") && c.includes("\u001b"))));
-  if (!plain) return boxedTableCli3(head, rows);
-  const strlen = measure();
-  const cells = all.map((r) => r.map((c) => c.split("\n")));
+  let multiline = false;
+  for (const r of all) {
+    if (r.length !== n) return boxedTableCli3(head, rows);
+    for (const c of r) {
+      if (typeof c !== "string") return boxedTableCli3(head, rows);
+      if (c.includes("\n")) {
+        if (c.includes("\u001b")) return boxedTableCli3(head, rows);
+        multiline = true;
+      }
+    }
+  }
+  const strlen = measured();
+  // One line per cell (the common case): no split, one width per cell.
+  const cells = multiline ? all.map((r) => r.map((c) => c.split("\n"))) : all.map((r) => r.map((c) => [c]));
   const lens = cells.map((r) => r.map((ls) => ls.map(strlen)));
-  const widths = head.map((_, i) => Math.max(...lens.map((r) => Math.max(...(r[i] as number[])))));
+  const widths: number[] = new Array<number>(n).fill(0);
+  for (const r of lens) for (let i = 0; i < n; i++) for (const len of r[i] as number[]) if (len > (widths[i] as number)) widths[i] = len;
   const rule = (l: string, m: string, r: string) => `${l}${widths.map((w) => "─".repeat(w + 2)).join(m)}${r}`;
-  const out = [rule("┌", "┬", "┐")];
+  let out = rule("┌", "┬", "┐");
   for (let j = 0; j < cells.length; j++) {
     const row = cells[j] as string[][];
     const rowLens = lens[j] as number[][];
-    const height = Math.max(...row.map((ls) => ls.length));
+    // A table without columns has no lines but its rules.
+    let height = n === 0 ? 0 : 1;
+    if (multiline) for (const ls of row) if (ls.length > height) height = ls.length;
     for (let k = 0; k < height; k++) {
-      let line = "│";
+      let line = "\n│";
       for (let i = 0; i < n; i++) {
         const text = (row[i] as string[])[k];
         const w = widths[i] as number;
         line += text === undefined ? ` ${" ".repeat(w)} │` : ` ${text}${" ".repeat(w - ((rowLens[i] as number[])[k] as number))} │`;
       }
-      out.push(line);
+      out += line;
     }
-    if (j === 0 && cells.length > 1) out.push(rule("├", "┼", "┤"));
+    if (j === 0 && cells.length > 1) out += `\n${rule("├", "┼", "┤")}`;
   }
-  out.push(rule("└", "┴", "┘"));
-  return out.join("\n");
+  return `${out}\n${rule("└", "┴", "┘")}`;
 }
