@@ -79,8 +79,10 @@ export async function infoReport(session: Session, opts: InfoOptions = {}): Prom
             included: include,
           }
         : null,
+    // Written out, not spread: see leaves.ts.
     leaves: shape.leaves.map((l) => ({
-      ...refOf(l.rec),
+      id: l.rec.id ?? null,
+      line: l.rec.line,
       depth: l.depth,
       isDefault: l.isDefault,
       forkPoint: l.forkPoint ? refOf(l.forkPoint) : null,
