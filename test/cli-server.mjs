@@ -3,12 +3,16 @@
 // once instead of once per run. Runs go one at a time (the exit status and streams of a run are process-wide), each
 // in the working directory, environment and stdin its request names, through the CLI's I/O seam (withRunIo).
 //
-// A request is one line on a TCP connection to 127.0.0.1: the path of a folder that holds `args` (the arguments,
-// each ended by NUL), `cwd`, `env` (NAME=VALUE entries ended by NUL, as `env -0` writes them) and, for a run that
-// reads stdin, `stdin`. The server writes `stdout` and `stderr` there and answers with the exit status and a newline.
-// test/cli-server.ts starts it and holds both clients (the `pisess` shell script and a Node function).
+// A request comes on a TCP connection to 127.0.0.1 as fields each ended by NUL: the working directory, the file
+// that holds stdin ("" for none; the server deletes it), the number of arguments, the arguments, NAME=VALUE
+// entries of the environment, and an empty field. The server writes `stdout` and `stderr` into a folder of its
+// own (under the folder named by its first argument) and answers one line: the exit status, the two sizes and
+// the folder. It deletes the folder when the client closes the connection. The request is written by the shell
+// script without a process of its own (printf, compgen: bash builtins); a process per run (mktemp, env, rm) cost
+// more CPU than the run itself. test/cli-server.ts starts it and holds both clients (the `pisess` shell script and
+// a Node function).
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { Readable, Writable } from "node:stream";
@@ -37,22 +41,35 @@ class Capture extends Writable {
   }
 }
 
-const fields = (path) => {
-  const parts = readFileSync(path, "utf8").split("\0");
-  parts.pop();
-  return parts;
-};
+const TMP = process.argv[2];
 
-async function run(dir) {
-  const args = fields(join(dir, "args"));
-  const cwd = readFileSync(join(dir, "cwd"), "utf8");
+/** The request in `data`, or null while it is incomplete (no empty field after the environment yet). */
+function parseRequest(data) {
+  const fields = [];
+  for (let at = 0; ; ) {
+    const end = data.indexOf(0, at);
+    if (end < 0) return null;
+    fields.push(data.toString("utf8", at, end));
+    at = end + 1;
+    if (fields.length > 3 && fields.length > 3 + Number(fields[2]) && fields[fields.length - 1] === "") break;
+  }
+  const [cwd, stdinPath, count] = fields;
+  const args = fields.slice(3, 3 + Number(count));
   const env = {};
-  for (const kv of fields(join(dir, "env"))) {
+  for (const kv of fields.slice(3 + args.length, -1)) {
     const eq = kv.indexOf("=");
     if (eq > 0) env[kv.slice(0, eq)] = kv.slice(eq + 1);
   }
-  const stdinPath = join(dir, "stdin");
-  const input = existsSync(stdinPath) ? readFileSync(stdinPath) : Buffer.alloc(0);
+  return { cwd, stdinPath, args, env };
+}
+
+/** One run of the CLI: its exit status and what it wrote. */
+async function run({ cwd, stdinPath, args, env }) {
+  let input = Buffer.alloc(0);
+  if (stdinPath !== "") {
+    input = readFileSync(stdinPath);
+    unlinkSync(stdinPath);
+  }
   const stdin = new Readable({
     read() {
       if (input.length > 0) this.push(input);
@@ -61,9 +78,7 @@ async function run(dir) {
   });
   if (onlyAProcessShows(args)) {
     const r = spawnSync(process.execPath, [BIN, ...args], { cwd, env, input, maxBuffer: 1 << 30 });
-    writeFileSync(join(dir, "stdout"), r.stdout);
-    writeFileSync(join(dir, "stderr"), r.stderr);
-    return r.status ?? 70;
+    return { code: r.status ?? 70, stdout: r.stdout, stderr: r.stderr };
   }
   const stdout = new Capture();
   const stderr = new Capture();
@@ -76,26 +91,32 @@ async function run(dir) {
     stderr.chunks.push(Buffer.from(`cli-server: ${err?.stack ?? err}\n`));
     code = 70;
   }
-  writeFileSync(join(dir, "stdout"), Buffer.concat(stdout.chunks));
-  writeFileSync(join(dir, "stderr"), Buffer.concat(stderr.chunks));
-  return code;
+  return { code, stdout: Buffer.concat(stdout.chunks), stderr: Buffer.concat(stderr.chunks) };
 }
 
 let queue = Promise.resolve();
 const server = createServer((socket) => {
-  let line = "";
-  socket.setEncoding("utf8");
+  let data = Buffer.alloc(0);
+  let dir = null;
   socket.on("error", () => undefined);
-  socket.on("data", (data) => {
-    line += data;
-    const end = line.indexOf("\n");
-    if (end < 0) return;
-    const dir = line.slice(0, end);
-    line = "";
+  socket.on("close", () => {
+    if (dir !== null) rmSync(dir, { recursive: true, force: true });
+  });
+  socket.on("data", (chunk) => {
+    if (dir !== null) return;
+    data = Buffer.concat([data, chunk]);
+    const request = parseRequest(data);
+    if (request === null) return;
+    dir = mkdtempSync(join(TMP, "run-"));
+    const mine = dir;
     queue = queue.then(async () => {
-      const code = await run(dir);
-      socket.end(`${code}\n`);
-    });
+      const r = await run(request);
+      // A client gone (killed on a timeout) took its folder with it.
+      if (socket.destroyed) return;
+      writeFileSync(join(mine, "stdout"), r.stdout);
+      writeFileSync(join(mine, "stderr"), r.stderr);
+      socket.write(`${r.code} ${r.stdout.length} ${r.stderr.length} ${mine}\n`);
+    }).catch(() => socket.destroy());
   });
 });
 server.listen(0, "127.0.0.1", () => process.stdout.write(`${server.address().port}\n`));

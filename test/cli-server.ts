@@ -37,24 +37,26 @@ export interface ServerRunResult {
   stderr: Buffer;
 }
 
-// Bash, so that no Node process starts per run: the request folder's files, then one line over /dev/tcp.
+// Bash, so that no process starts per run but bash itself: the request goes out with builtins (printf over
+// /dev/tcp; the environment from compgen), the output comes back in the server's files, copied by `cat` only when
+// not empty. Only a run that reads stdin (-) has the shell copy it to a file first (mktemp, cat), so that a
+// pipeline of two runs cannot wait on each other in one server.
 const SCRIPT = `#!/usr/bin/env bash
-d=$(mktemp -d "$PISESS_SERVER_TMP/run.XXXXXX") || exit 2
-printf '%s\\0' "$@" >"$d/args"
-printf '%s' "$PWD" >"$d/cwd"
-env -0 >"$d/env"
+in=
 for a in "$@"; do
   if [ "$a" = -- ]; then break; fi
-  if [ "$a" = - ]; then cat >"$d/stdin"; break; fi
+  if [ "$a" = - ]; then in=$(mktemp "$PISESS_SERVER_TMP/stdin.XXXXXX") && cat >"$in" || exit 2; break; fi
 done
 ports=($PISESS_SERVER_PORTS)
 exec 3<>"/dev/tcp/127.0.0.1/\${ports[RANDOM % \${#ports[@]}]}" || exit 2
-printf '%s\\n' "$d" >&3
-IFS= read -r code <&3
-exec 3>&-
-cat "$d/stdout"
-cat "$d/stderr" >&2
-rm -rf "$d"
+{
+  printf '%s\\0' "$PWD" "$in" "$#" "$@"
+  for n in $(compgen -e); do printf '%s=%s\\0' "$n" "\${!n}"; done
+  printf '\\0'
+} >&3
+IFS=' ' read -r code out err dir <&3
+if [ "\${out:-0}" != 0 ]; then cat "$dir/stdout"; fi
+if [ "\${err:-0}" != 0 ]; then cat "$dir/stderr" >&2; fi
 exit "\${code:-2}"
 `;
 
@@ -64,9 +66,9 @@ interface Server {
   busy: boolean;
 }
 
-function startOne(): Promise<Server> {
+function startOne(tmp: string): Promise<Server> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(ROOT, "test", "cli-server.mjs")], { stdio: ["pipe", "pipe", "inherit"] });
+    const child = spawn(process.execPath, [join(ROOT, "test", "cli-server.mjs"), tmp], { stdio: ["pipe", "pipe", "inherit"] });
     let out = "";
     child.stdout?.setEncoding("utf8");
     child.stdout?.on("data", (d: string) => {
@@ -79,26 +81,40 @@ function startOne(): Promise<Server> {
   });
 }
 
-/** Sends one request folder to a server; resolves with the exit status it answers (null: no answer). */
-function ask(port: number, dir: string, timeoutMs: number): Promise<number | null> {
+/** Sends one request to a server; resolves with what the run wrote and its exit status (null: no answer). */
+function ask(port: number, request: Buffer, timeoutMs: number): Promise<{ code: number; stdout: Buffer; stderr: Buffer } | null> {
   return new Promise((resolve) => {
     const socket = connect(port, "127.0.0.1");
     let answer = "";
-    const timer = setTimeout(() => {
+    let done = false;
+    const finish = (r: { code: number; stdout: Buffer; stderr: Buffer } | null) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      // The server deletes the run's folder when the connection closes.
       socket.destroy();
-      resolve(null);
-    }, timeoutMs);
+      resolve(r);
+    };
+    const timer = setTimeout(() => finish(null), timeoutMs);
     socket.setEncoding("utf8");
     socket.on("data", (d: string) => {
       answer += d;
+      const m = /^(\d+) \d+ \d+ (.*)\n$/.exec(answer);
+      if (m) {
+        const dir = m[2] as string;
+        finish({ code: Number(m[1]), stdout: readFileSync(join(dir, "stdout")), stderr: readFileSync(join(dir, "stderr")) });
+      }
     });
     socket.on("error", () => undefined);
-    socket.on("close", () => {
-      clearTimeout(timer);
-      resolve(/^\d+\n$/.test(answer) ? Number(answer) : null);
-    });
-    socket.write(`${dir}\n`);
+    socket.on("close", () => finish(null));
+    socket.write(request);
   });
+}
+
+/** A request as the server reads it (cli-server.mjs): fields ended by NUL. */
+function request(args: string[], cwd: string, stdinPath: string, env: [string, string][]): Buffer {
+  const fields = [cwd, stdinPath, String(args.length), ...args, ...env.map(([k, v]) => `${k}=${v}`), ""];
+  return Buffer.from(fields.map((f) => `${f}\0`).join(""), "utf8");
 }
 
 /** Starts `count` servers (runs go one at a time in each) and writes the `pisess` script. */
@@ -110,7 +126,7 @@ export async function startCliServers(count: number): Promise<CliServers> {
   mkdirSync(tmp);
   writeFileSync(join(bin, "pisess"), SCRIPT);
   chmodSync(join(bin, "pisess"), 0o755);
-  const servers = await Promise.all(Array.from({ length: count }, startOne));
+  const servers = await Promise.all(Array.from({ length: count }, () => startOne(tmp)));
   const waiting: Array<(s: Server) => void> = [];
   const acquire = (): Promise<Server> => {
     const idle = servers.find((s) => !s.busy);
@@ -130,30 +146,29 @@ export async function startCliServers(count: number): Promise<CliServers> {
     bin,
     env: { PISESS_SERVER_TMP: tmp, PISESS_SERVER_PORTS: servers.map((s) => s.port).join(" ") },
     async run(args, opts) {
-      const dir = join(tmp, `node-${serial++}`);
-      mkdirSync(dir);
-      const env = Object.entries(opts.env).filter(([, v]) => v !== undefined);
-      writeFileSync(join(dir, "args"), args.map((a) => `${a}\0`).join(""));
-      writeFileSync(join(dir, "cwd"), opts.cwd);
-      writeFileSync(join(dir, "env"), env.map(([k, v]) => `${k}=${v}\0`).join(""));
-      if (opts.input !== undefined) writeFileSync(join(dir, "stdin"), opts.input);
+      const env = Object.entries(opts.env).filter((e): e is [string, string] => e[1] !== undefined);
+      let stdinPath = "";
+      if (opts.input !== undefined) {
+        stdinPath = join(tmp, `node-${serial++}.stdin`);
+        writeFileSync(stdinPath, opts.input);
+      }
       let server = await acquire();
       const t0 = Date.now();
       try {
-        const code = await ask(server.port, dir, opts.timeoutMs);
+        const r = await ask(server.port, request(args, opts.cwd, stdinPath, env), opts.timeoutMs);
         const ms = Date.now() - t0;
-        if (code === null) {
+        if (r === null) {
           // Hung (or died): this server is gone; a fresh one serves the next run.
           server.child.kill("SIGKILL");
-          const fresh = await startOne();
+          const fresh = await startOne(tmp);
           servers[servers.indexOf(server)] = fresh;
           server = fresh;
           return { code: null, timedOut: ms >= opts.timeoutMs, ms, stdout: Buffer.alloc(0), stderr: Buffer.alloc(0) };
         }
-        return { code, timedOut: false, ms, stdout: readFileSync(join(dir, "stdout")), stderr: readFileSync(join(dir, "stderr")) };
+        return { ...r, timedOut: false, ms };
       } finally {
         release(server);
-        rmSync(dir, { recursive: true, force: true });
+        if (stdinPath !== "") rmSync(stdinPath, { force: true });
       }
     },
     async close() {

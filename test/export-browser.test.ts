@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { pathToFileURL } from "node:url";
-import { type Browser, chromium, type Page } from "playwright-core";
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { exportOut } from "./export-inproc.js";
 import { corpus, fixture, ROOT, expectedOf } from "./helpers.js";
@@ -137,6 +137,12 @@ const FILES = ["gen16-branchy.jsonl", "gen16-edits.jsonl", "gen16-faults.jsonl",
 
 describe.skipIf(!EXECUTABLE)("export --format html in Chromium", () => {
   let browser: Browser;
+  /**
+   * One browser context for every page: a page in a context of its own (browser.newPage) cost Chromium ~1.5 CPU-s
+   * more to open than one more page in a shared context, about as much as loading the 1.5 MB export itself. The
+   * page script keeps nothing that one load could leave to the next (no storage, no cookies).
+   */
+  let context: BrowserContext;
   const dir = mkdtempSync(join(tmpdir(), "pisess-html-"));
   const pages = new Map<string, string>();
   /** One page per exported file, opened by the first test that needs it and shared by the later ones. */
@@ -157,6 +163,7 @@ describe.skipIf(!EXECUTABLE)("export --format html in Chromium", () => {
       pages.set(f, out);
     }
     browser = await launched;
+    context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
   }, 60_000);
   afterAll(async () => {
     await browser?.close();
@@ -173,7 +180,7 @@ describe.skipIf(!EXECUTABLE)("export --format html in Chromium", () => {
   }
 
   async function open(f: string, hash = ""): Promise<Page> {
-    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    const page = await context.newPage();
     const url = pathToFileURL(pages.get(f) as string).href;
     page.on("request", (r) => {
       if (r.url().split("#")[0] !== url) requests.push(`${f}: ${r.url()}`);
