@@ -45,7 +45,7 @@ export async function infoReport(session: Session, opts: InfoOptions = {}): Prom
     byRole: facts.byRole,
     roots: shape.roots.map(refOf),
     defaultLeaf: session.defaultLeaf ? refOf(session.defaultLeaf) : null,
-    branchPoints: shape.branchPoints.map((b) => ({ ...refOf(b.rec), children: b.children })),
+    branchPoints: shape.branchPoints.map((b) => ({ id: b.rec.id ?? null, line: b.rec.line, children: b.children })),
     // No entries, no depth (ops counts -1 for an empty tree).
     maxDepth: facts.entries === 0 ? null : shape.maxDepth,
     compactions: facts.compactions,
@@ -79,7 +79,7 @@ export async function infoReport(session: Session, opts: InfoOptions = {}): Prom
             included: include,
           }
         : null,
-    // Written out, not spread: see leaves.ts.
+    // Written out, not spread (here and in branchPoints): see leaves.ts.
     leaves: shape.leaves.map((l) => ({
       id: l.rec.id ?? null,
       line: l.rec.line,

@@ -48,8 +48,8 @@ export async function leavesReport(session: Session, opts: LeavesOptions = {}): 
     }
     return t;
   };
-  // Fields written out, not spread: an object spread followed by more fields took a slow path for every row (a
-  // hundred thousand leaves: over a second).
+  // Fields written out, not spread: a literal that starts with an object spread and goes on with more fields costs
+  // V8 several microseconds per object, against a fraction of one for the literal (a hundred thousand leaves: seconds).
   const rows: LeafRow[] = shape.leaves.map((l) => ({
     id: l.rec.id ?? null,
     line: l.rec.line,
