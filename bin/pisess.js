@@ -93,11 +93,11 @@ if (require.main === module) {
     });
     process.stdout.write(quick);
   } else {
-    bundleLoader()
-      .load("cli.cjs")
-      .main()
-      .then((code) => {
-        process.exitCode = code;
-      });
+    const cli = bundleLoader().load("cli.cjs");
+    // Output to a file or /dev/null written without Node's stream for it (src/io/file-stdout.ts).
+    cli.useFileStdout();
+    cli.main().then((code) => {
+      process.exitCode = code;
+    });
   }
 } else module.exports = { bundleLoader };

@@ -16,6 +16,8 @@ import { packageVersion } from "./io/package.js";
 // The seam a caller runs main() through with its own streams, env and working directory (the tests' CLI server,
 // test/cli-server.mjs, runs the bundle this way): exported from the entry so that it is the bundle's one instance.
 export { withRunIo } from "./commands/run-state.js";
+// For bin/pisess.js only (see there).
+export { useFileStdout } from "./commands/run-state.js";
 
 /** Puts "-" back wherever cli.ts swapped it for the marker (option values, positionals, arrays of either). */
 function unmarkStdin(argv: Record<string, unknown>): void {
@@ -35,7 +37,7 @@ function stopWhenStdoutCloses(): void {
   // A run in process (withRunIo) writes to its own stream and must not end the process.
   if (watchingStdout || !ownsProcess()) return;
   watchingStdout = true;
-  process.stdout.on("error", (err: NodeJS.ErrnoException) => {
+  runIo().stdout.on("error", (err: NodeJS.ErrnoException) => {
     if (err.code === "EPIPE") process.exit(exitStatusSoFar());
     throw err;
   });
