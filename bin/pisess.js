@@ -54,7 +54,8 @@ function bundleLoader(fresh = false) {
     // Through the fs object, so a test's preload (test/load-trace.mjs) sees which files a run loads.
     const source = fs.readFileSync(file, "utf8");
     let cachedData;
-    const stamp = STAMP.exec(source)?.[0];
+    // The stamp is on the last line: looked for there, not through the whole file.
+    const stamp = STAMP.exec(source.slice(-200))?.[0];
     if (!fresh && stamp !== undefined) {
       try {
         const cache = fs.readFileSync(`${file}.cache`);
@@ -93,11 +94,11 @@ if (require.main === module) {
     });
     process.stdout.write(quick);
   } else {
-    bundleLoader()
-      .load("cli.cjs")
-      .main()
-      .then((code) => {
-        process.exitCode = code;
-      });
+    const cli = bundleLoader().load("cli.cjs");
+    // Output to a file or /dev/null written without Node's stream for it (src/io/file-stdout.ts).
+    cli.useFileStdout();
+    cli.main().then((code) => {
+      process.exitCode = code;
+    });
   }
 } else module.exports = { bundleLoader };

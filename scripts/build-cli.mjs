@@ -275,7 +275,9 @@ const loader = require(bin).bundleLoader(true);
 process.on("exit", () => {
   for (const [name, data] of loader.caches()) if (JSON.parse(keep).includes(name)) writeFileSync(out + "/" + name + ".cache", data);
 });
-loader.load("cli.cjs").main(JSON.parse(args)).then((code) => { process.exitCode = code; });`;
+const cli = loader.load("cli.cjs");
+cli.useFileStdout();
+cli.main(JSON.parse(args)).then((code) => { process.exitCode = code; });`;
 await Promise.all(
   CACHE_RUNS.map(
     ([args, keep]) =>

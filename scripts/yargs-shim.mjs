@@ -62,7 +62,11 @@ export default {
       process.exit(code);
     },
     nextTick: process.nextTick,
-    stdColumns: typeof process.stdout.columns !== "undefined" ? process.stdout.columns : null,
+    // A getter: reading process.stdout makes Node's stream for it (its stream modules: ~10M instructions), which a
+    // run that never shows help or asks the width never needs (src/commands/run-state.ts writes files without it).
+    get stdColumns() {
+      return typeof process.stdout.columns !== "undefined" ? process.stdout.columns : null;
+    },
   },
   readFileSync,
   readdirSync,

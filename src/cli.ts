@@ -16,6 +16,8 @@ import { packageVersion } from "./io/package.js";
 // The seam a caller runs main() through with its own streams, env and working directory (the tests' CLI server,
 // test/cli-server.mjs, runs the bundle this way): exported from the entry so that it is the bundle's one instance.
 export { withRunIo } from "./commands/run-state.js";
+// For bin/pisess.js only (see there).
+export { useFileStdout } from "./commands/run-state.js";
 
 /** Puts "-" back wherever cli.ts swapped it for the marker (option values, positionals, arrays of either). */
 function unmarkStdin(argv: Record<string, unknown>): void {
@@ -35,7 +37,7 @@ function stopWhenStdoutCloses(): void {
   // A run in process (withRunIo) writes to its own stream and must not end the process.
   if (watchingStdout || !ownsProcess()) return;
   watchingStdout = true;
-  process.stdout.on("error", (err: NodeJS.ErrnoException) => {
+  runIo().stdout.on("error", (err: NodeJS.ErrnoException) => {
     if (err.code === "EPIPE") process.exit(exitStatusSoFar());
     throw err;
   });
@@ -73,7 +75,7 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<numb
   // The bundled CLI's yargs loads its help layout (cliui, string-width) on demand (scripts/yargs-shim.mjs): before a
   // run that may show help. Runs of one command never do (`.fail` below never prints help), nor does --version.
   if (showsHelp || commands.length > 1) await (yargs as typeof yargs & { loadHelp?: () => Promise<void> }).loadHelp?.();
-  const parser = yargs(argv)
+  let parser = yargs(argv)
     .scriptName("pisess")
     .usage("$0 <command> [options]\n\nRead-only forensics for pi coding agent session files.")
     .option("color", colorOption)
@@ -82,14 +84,19 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<numb
     .middleware(unmarkStdin, true)
     .command(commands)
     .demandCommand(1, "Name a command; see pisess --help")
-    .strict()
-    .recommendCommands()
-    .completion("completion", "Print a shell completion script (bash/zsh): pisess completion >> ~/.bashrc")
-    .example("$0 tree session.jsonl", "the session tree, active path marked")
-    .example("$0 path session.jsonl --leaf @120 --ndjson | jq .entry.type", "entry types on the path to line 120")
-    .epilogue(
-      "Entry references: a full id, a unique id prefix, @LINE, label:NAME, or leaf.\nExit codes: 0 ok, 1 findings or differences, 2 usage or I/O errors.",
-    )
+    .strict();
+  // What only help, a mistyped command or completion reads; a run of one named command, without --help, never
+  // does (`.fail` below prints one line, never help): yargs's calls cost even when their output is never made.
+  if (showsHelp || commands.length !== 1)
+    parser = parser
+      .recommendCommands()
+      .completion("completion", "Print a shell completion script (bash/zsh): pisess completion >> ~/.bashrc")
+      .example("$0 tree session.jsonl", "the session tree, active path marked")
+      .example("$0 path session.jsonl --leaf @120 --ndjson | jq .entry.type", "entry types on the path to line 120")
+      .epilogue(
+        "Entry references: a full id, a unique id prefix, @LINE, label:NAME, or leaf.\nExit codes: 0 ok, 1 findings or differences, 2 usage or I/O errors.",
+      );
+  parser = parser
     .version(packageVersion())
     .help()
     // yargs ends the process after --help or --version; a run in process (withRunIo) must not end it.

@@ -112,8 +112,10 @@ async function openSession(
     throw new CliError(`${file}: ${ioReason(err)}`);
   }
   if (info.isDirectory()) throw new CliError(`${file}: is a directory (expected a session .jsonl file)`);
+  // The size first: asking stderr whether it is a TTY makes Node's stream for it (its stream modules, ~10M
+  // instructions), which a run that writes no problems never needs.
   const progress =
-    opts.progress !== false && runIo().stderr.isTTY === true && info.size > 64 << 20
+    opts.progress !== false && info.size > 64 << 20 && runIo().stderr.isTTY === true
       ? progressReporter("reading", file, info.size)
       : undefined;
   try {

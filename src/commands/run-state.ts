@@ -1,5 +1,6 @@
 import type { Options } from "yargs";
 import type { Readable } from "node:stream";
+import { fileStdout } from "../io/file-stdout.js";
 
 // What cli.ts needs on every run, apart from the heavier plumbing in common.ts (loading sessions, renderers): a run
 // that only prints its version or help loads this file and no command code.
@@ -62,13 +63,25 @@ export interface RunIo {
   cwd(): string;
 }
 
+/** The binary's stdout where it is a file (useFileStdout); undefined: process.stdout. */
+let fileOut: NodeJS.WriteStream | undefined;
+
+/**
+ * For the binary (bin/pisess.js), before main(): where stdout is a regular file or /dev/null, write it without
+ * making Node's process.stdout (io/file-stdout.ts). Not for runs in process, whose tests stand in for a terminal by
+ * changing process.stdout itself.
+ */
+export function useFileStdout(): void {
+  fileOut = fileStdout();
+}
+
 // Getters: process.stdin opens the stream on first use, which a run that never reads it must not do.
 const PROCESS_IO: RunIo = {
   get stdin() {
     return process.stdin;
   },
   get stdout() {
-    return process.stdout;
+    return fileOut ?? process.stdout;
   },
   get stderr() {
     return process.stderr;

@@ -1,4 +1,4 @@
-import type { Dirent } from "node:fs";
+import { close, type Dirent, open, read, stat } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { fsp } from "./fsp.js";
@@ -75,15 +75,29 @@ export async function listSessionFiles(dir: string, onError?: (folder: string, e
   return out.sort();
 }
 
+// node:fs's callback calls, as promises, for what info and the fork checks read of every run's file: not
+// node:fs/promises, which brings a dozen of Node's internal modules (io/fsp.ts), a cost at start-up.
+function openRead(path: string): Promise<number> {
+  return new Promise((resolve, reject) => open(path, "r", (err, fd) => (err ? reject(err) : resolve(fd))));
+}
+
+function readAt(fd: number, buf: Buffer, position: number): Promise<number> {
+  return new Promise((resolve, reject) => read(fd, buf, 0, buf.length, position, (err, n) => (err ? reject(err) : resolve(n))));
+}
+
+function closeFd(fd: number): Promise<void> {
+  return new Promise((resolve, reject) => close(fd, (err) => (err ? reject(err) : resolve())));
+}
+
 /** The first line of a file, read in bounded pieces (a header is small; a huge first line is not a header). */
 async function readFirstLine(path: string, limit = 1 << 20): Promise<string | undefined> {
-  const fh = await (await fsp()).open(path, "r");
+  const fd = await openRead(path);
   try {
     const chunks: Buffer[] = [];
     let total = 0;
     const buf = Buffer.alloc(64 * 1024);
     while (total < limit) {
-      const { bytesRead } = await fh.read(buf, 0, buf.length, total);
+      const bytesRead = await readAt(fd, buf, total);
       if (bytesRead === 0) break;
       const piece = buf.subarray(0, bytesRead);
       const nl = piece.indexOf(0x0a);
@@ -97,7 +111,7 @@ async function readFirstLine(path: string, limit = 1 << 20): Promise<string | un
     }
     return total === 0 ? undefined : decodeFirst(Buffer.concat(chunks));
   } finally {
-    await fh.close();
+    await closeFd(fd);
   }
 }
 
@@ -199,12 +213,8 @@ export function resolveForkRef(ref: string, child: string | undefined): string |
 }
 
 /** Whether a path names a regular file (false for anything unreadable). */
-export async function isFile(p: string): Promise<boolean> {
-  try {
-    return (await (await fsp()).stat(p)).isFile();
-  } catch {
-    return false;
-  }
+export function isFile(p: string): Promise<boolean> {
+  return new Promise((resolve) => stat(p, (err, st) => resolve(err === null && st.isFile())));
 }
 
 /** Where the glance commands look when given no paths: the cwd's folder, or the whole sessions dir. */

@@ -1,3 +1,4 @@
+import { isStringifyFormBytes } from "../io/scan/index.js";
 import { parseEntry, readEntry, type Session } from "../model/session.js";
 import type { EntryRec } from "../model/types.js";
 import type { Row, ViewNode } from "../ops/view.js";
@@ -25,6 +26,9 @@ export interface PathJson {
  */
 export function entryJson(session: Session, rec: EntryRec): string {
   if (typeof session.version === "number" && session.version >= 3) {
+    // From the file: its bytes checked as they are, decoded only to be written (neither JSON.parse nor stringify).
+    const bytes = session.store.rawBytes?.(rec);
+    if (bytes !== undefined && isStringifyFormBytes(bytes, 0, bytes.length)) return bytes.toString("utf8");
     const raw = session.store.rawLine(rec);
     // A long line costs less parsed and written natively (the same bytes where it was in that form already).
     if (raw.length < NATIVE_CHECK_FROM && isStringifyForm(raw)) return raw;

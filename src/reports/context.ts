@@ -18,6 +18,7 @@ import { pathTo } from "../ops/path.js";
 import { sessionProblems } from "../ops/problems.js";
 import { buildTree, cycleProblem, treeProblems } from "../ops/tree.js";
 import { messageStandIn, messageStandInFromBytes } from "../model/standin.js";
+import { isStringifyFormBytes } from "../io/scan/index.js";
 import { checkContextEdits } from "../check/edits.js";
 import { NATIVE_CHECK_FROM, nativeFormSpan, stringifyFormMember, toJson } from "../render/json.js";
 import { sanitizeLine } from "../render/sanitize.js";
@@ -135,31 +136,37 @@ function messageLines(
   if (!spans && !standIns) return null;
   const n = session.entries.length;
   const held: unknown[] = [];
+  // Where each message's JSON text is in its line: in its bytes for a stand-in read from them (2), else in its text.
   const start = spans ? new Int32Array(n) : null;
   const end = spans ? new Int32Array(n) : null;
-  /** held[i] is a stand-in (1), one read from the line's bytes whose span is found when it is written (2), or not (0). */
+  /** held[i] is a stand-in (1), one read from the line's bytes (2), or not (0). */
   const isStandIn = new Uint8Array(standIns ? n : 0);
   const holds = (m: unknown, rec: EntryRec): boolean => m !== undefined && m !== null && rec.index < held.length && held[rec.index] === m;
   // A current version's lines need no migration: a stand-in can be read from the bytes (no JSON.parse); for JSON,
-  // only from a line short enough to find the message's text in it without the parsed value (NATIVE_CHECK_FROM).
+  // only where the message's bytes are JSON.stringify's text of it (isStringifyFormBytes): they are written as
+  // they are, and neither JSON.parse nor JSON.stringify runs.
   const fromBytes = standIns && session.version >= 3 && session.store.rawBytes !== undefined;
   // For the display, where in its line each message read from the bytes is: `whole` parses only those bytes (a
   // current version's message needs no migration), not the entry around it.
   const msgFrom = fromBytes && !spans ? new Int32Array(n) : null;
   const msgTo = fromBytes && !spans ? new Int32Array(n) : null;
-  const span = msgFrom === null ? undefined : new Int32Array(2);
+  const span = fromBytes ? new Int32Array(2) : undefined;
   return {
     read(rec) {
-      if (fromBytes && rec.type === "message" && rec.index < n && (!spans || rec.length < NATIVE_CHECK_FROM)) {
+      if (fromBytes && span !== undefined && rec.type === "message" && rec.index < n) {
         const bytes = (session.store.rawBytes as (r: EntryRec) => Buffer)(rec);
         const standIn = messageStandInFromBytes(bytes, 0, bytes.length, span);
-        if (standIn !== null) {
+        if (standIn !== null && (!spans || isStringifyFormBytes(bytes, span[0] as number, span[1] as number))) {
           while (held.length <= rec.index) held.push(undefined);
           held[rec.index] = standIn;
           isStandIn[rec.index] = 2;
-          if (msgFrom !== null && msgTo !== null && span !== undefined) {
+          if (msgFrom !== null && msgTo !== null) {
             msgFrom[rec.index] = span[0] as number;
             msgTo[rec.index] = span[1] as number;
+          }
+          if (start !== null && end !== null) {
+            start[rec.index] = span[0] as number;
+            end[rec.index] = span[1] as number;
           }
           return { message: standIn };
         }
@@ -194,11 +201,10 @@ function messageLines(
     },
     json(m, rec) {
       if (start === null || end === null || !holds(m, rec)) return undefined;
-      const raw = session.store.rawLine(rec);
-      if (isStandIn[rec.index] !== 2) return raw.slice(start[rec.index], end[rec.index]);
-      const span = stringifyFormMember(raw, "message");
-      // Not in JSON.stringify's form: the message is serialized whole.
-      return span ? raw.slice(span.start, span.end) : toJson(parseEntry(session, rec, raw).message);
+      // A stand-in read from the bytes: its message's bytes, known to be in JSON.stringify's form.
+      if (isStandIn[rec.index] === 2)
+        return (session.store.rawBytes as (r: EntryRec) => Buffer)(rec).toString("utf8", start[rec.index], end[rec.index]);
+      return session.store.rawLine(rec).slice(start[rec.index], end[rec.index]);
     },
     whole(m, rec) {
       if (!holds(m, rec) || isStandIn[rec.index] === 0) return m;

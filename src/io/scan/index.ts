@@ -21,6 +21,7 @@ export {
   type RawLine,
   type Source,
 } from "./lines.js";
+export { isStringifyFormBytes } from "./form.js";
 export { CONDENSE_MIN_LINE, condenseLine, protectedKeys, type ProtectedKeys } from "./condense.js";
 export {
   elementStartsWith,

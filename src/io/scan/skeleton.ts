@@ -254,6 +254,23 @@ function scanString(b: Uint8Array, dv: DataView, q: number, end: number): number
   return -2 - r;
 }
 
+/**
+ * For form.ts, which reads strings as the skeleton scanner does: b[start, end) copied into wasm memory where it is
+ * long enough for that to pay and wasm is there (`shift`: what to subtract from an index into b), else b itself.
+ */
+export function stringScanBuffer(b: Buffer, start: number, end: number): { buf: Buffer; view: DataView; shift: number } {
+  if (end - start >= wasmMin) {
+    const w = toWasm(b, start, end);
+    if (w !== null) return { buf: w, view: wview, shift: start };
+  }
+  return { buf: b, view: new DataView(b.buffer, b.byteOffset, b.byteLength), shift: 0 };
+}
+
+/** For form.ts: the closing quote of the string whose content starts at q in a buffer from stringScanBuffer (-1: invalid). */
+export function stringClose(b: Uint8Array, view: DataView, q: number, end: number): number {
+  return scanString(b, view, q, end);
+}
+
 /** End of the number starting at p (exact JSON grammar), or -1. */
 function scanNumber(b: Uint8Array, p: number, end: number): number {
   let c = b[p] as number;
