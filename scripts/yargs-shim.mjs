@@ -50,7 +50,11 @@ export default {
   getEnv: (key) => process.env[key],
   inspect,
   getProcessArgvBin,
-  mainFilename: yargsDir.substring(0, yargsDir.lastIndexOf("node_modules")) || process.cwd(),
+  // A file in the package's folder, as yargs's own shim gives (require.main's file): yargs looks for package.json
+  // from the folder of this path, and takes it for a file when path.extname finds an extension. The folder itself
+  // would do only while its name holds no dot (mktemp's tmp.XXXX does): yargs then looked from the folder above, found
+  // no package.json, and loaded node:assert (and with it process.stderr) to report it to itself.
+  mainFilename: join(yargsDir.substring(0, yargsDir.lastIndexOf("node_modules")) || process.cwd(), "package.json"),
   Parser,
   path: { basename, dirname, extname, relative, resolve, join },
   process: {

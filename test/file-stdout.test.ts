@@ -1,9 +1,9 @@
 import { spawnSync } from "node:child_process";
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { BIN, fixture } from "./helpers.js";
+import { BIN, fixture, ROOT } from "./helpers.js";
 
 // With stdout a regular file or /dev/null, the CLI writes it without Node's process.stdout (src/commands/run-state.ts
 // FileStdout): the same bytes and exit status as through a pipe, without loading Node's stream modules.
@@ -72,6 +72,33 @@ describe("stdout to a file", () => {
       expect(r.code).toBe(0);
       expect(streamsLoaded(r)).toBe(false);
     }
+  });
+
+  it("from a folder whose name holds a dot (mktemp's tmp.XXXX), too: yargs finds package.json, loads no node:assert", () => {
+    // The project seen through a dotted name; Node keeps that name for the binary (--preserve-symlinks-main), as for a
+    // clone in such a folder. yargs took the folder for a file and looked for package.json from the one above.
+    const dotted = join(dir, "clone.d0t");
+    symlinkSync(ROOT, dotted);
+    const trace = join(dir, "assert.cjs");
+    writeFileSync(
+      trace,
+      `process.on("exit", () => require("node:fs").writeSync(2, "ASSERT " + process.moduleLoadList.includes("NativeModule assert") + "\\n"));\n`,
+    );
+    const r = spawnSync(
+      process.execPath,
+      [
+        "--preserve-symlinks",
+        "--preserve-symlinks-main",
+        "--require",
+        trace,
+        join(dotted, "bin", "pisess.js"),
+        "tree",
+        fixture("tree", "branched.jsonl"),
+      ],
+      { env: ENV, stdio: ["ignore", "ignore", "pipe"] },
+    );
+    expect(r.status).toBe(0);
+    expect(r.stderr.toString("utf8")).toBe("ASSERT false\n");
   });
 
   it("output appended to a file follows what the file held", () => {
