@@ -136,9 +136,6 @@ function messageLines(
   if (!spans && !standIns) return null;
   const n = session.entries.length;
   const held: unknown[] = [];
-  // Where each message's JSON text is in its line: in its bytes for a stand-in read from them (2), else in its text.
-  const start = spans ? new Int32Array(n) : null;
-  const end = spans ? new Int32Array(n) : null;
   /** held[i] is a stand-in (1), one read from the line's bytes (2), or not (0). */
   const isStandIn = new Uint8Array(standIns ? n : 0);
   const holds = (m: unknown, rec: EntryRec): boolean => m !== undefined && m !== null && rec.index < held.length && held[rec.index] === m;
@@ -146,10 +143,10 @@ function messageLines(
   // only where the message's bytes are JSON.stringify's text of it (isStringifyFormBytes): they are written as
   // they are, and neither JSON.parse nor JSON.stringify runs.
   const fromBytes = standIns && session.version >= 3 && session.store.rawBytes !== undefined;
-  // For the display, where in its line each message read from the bytes is: `whole` parses only those bytes (a
-  // current version's message needs no migration), not the entry around it.
-  const msgFrom = fromBytes && !spans ? new Int32Array(n) : null;
-  const msgTo = fromBytes && !spans ? new Int32Array(n) : null;
+  // Where each message's JSON text is in its line: in its bytes for a stand-in read from them (2; `json` writes
+  // them, `whole` parses only them, not the entry around them), else, with spans, in the line's text.
+  const start = spans || fromBytes ? new Int32Array(n) : null;
+  const end = spans || fromBytes ? new Int32Array(n) : null;
   const span = fromBytes ? new Int32Array(2) : undefined;
   return {
     read(rec) {
@@ -160,10 +157,6 @@ function messageLines(
           while (held.length <= rec.index) held.push(undefined);
           held[rec.index] = standIn;
           isStandIn[rec.index] = 2;
-          if (msgFrom !== null && msgTo !== null) {
-            msgFrom[rec.index] = span[0] as number;
-            msgTo[rec.index] = span[1] as number;
-          }
           if (start !== null && end !== null) {
             start[rec.index] = span[0] as number;
             end[rec.index] = span[1] as number;
@@ -176,7 +169,7 @@ function messageLines(
       const m = o.message;
       if (rec.type === "message" && rec.index < n && m !== null && typeof m === "object") {
         let span: { start: number; end: number } | null = null;
-        if (start !== null && end !== null) {
+        if (spans && start !== null && end !== null) {
           span = raw.length < NATIVE_CHECK_FROM ? stringifyFormMember(raw, "message") : nativeFormSpan(raw, m);
           if (span) {
             start[rec.index] = span.start;
@@ -200,7 +193,7 @@ function messageLines(
       return o;
     },
     json(m, rec) {
-      if (start === null || end === null || !holds(m, rec)) return undefined;
+      if (!spans || start === null || end === null || !holds(m, rec)) return undefined;
       // A stand-in read from the bytes: its message's bytes, known to be in JSON.stringify's form.
       if (isStandIn[rec.index] === 2)
         return (session.store.rawBytes as (r: EntryRec) => Buffer)(rec).toString("utf8", start[rec.index], end[rec.index]);
@@ -208,10 +201,10 @@ function messageLines(
     },
     whole(m, rec) {
       if (!holds(m, rec) || isStandIn[rec.index] === 0) return m;
-      if (msgFrom !== null && msgTo !== null && isStandIn[rec.index] === 2) {
+      if (start !== null && end !== null && isStandIn[rec.index] === 2) {
         const bytes = (session.store.rawBytes as (r: EntryRec) => Buffer)(rec);
         // Cut at ASCII braces: decoded alone, the message's bytes give the characters they give in the whole line.
-        return JSON.parse(bytes.toString("utf8", msgFrom[rec.index], msgTo[rec.index]));
+        return JSON.parse(bytes.toString("utf8", start[rec.index], end[rec.index]));
       }
       return parseEntry(session, rec, session.store.rawLine(rec)).message;
     },
