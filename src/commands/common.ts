@@ -1,10 +1,11 @@
-import { type Stats, stat } from "node:fs";
+import type { Stats } from "node:fs";
 import { loadSession, type LoadOptions } from "../model/load.js";
 import type { Session } from "../model/session.js";
 import { formatMessage } from "../render/diagnostics.js";
 import { makeStyle, type Style } from "../render/style.js";
 import { ReportError as CliError } from "../reports/report.js";
 import { ioReason } from "../io/errors.js";
+import { statOf } from "../io/fsp.js";
 import { problemTally } from "../ops/problems.js";
 import { readingProblemsLine } from "../render/problems.js";
 import { sanitizeLine } from "../render/sanitize.js";
@@ -107,7 +108,7 @@ async function openSession(
   let info: Stats;
   try {
     // Not node:fs/promises: it brings a dozen of Node's internal modules, a cost at start-up of every command.
-    info = await new Promise<Stats>((resolve, reject) => stat(file, (err, st) => (err ? reject(err) : resolve(st))));
+    info = await statOf(file);
   } catch (err) {
     throw new CliError(`${file}: ${ioReason(err)}`);
   }

@@ -1,7 +1,7 @@
-import { close, type Dirent, open, read, stat } from "node:fs";
+import { close, type Dirent, open, read } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
-import { fsp } from "./fsp.js";
+import { fsp, statOf } from "./fsp.js";
 
 /** The environment keys pi reads; passed in explicitly so callers (and tests) control them. */
 export interface PiEnv {
@@ -214,7 +214,10 @@ export function resolveForkRef(ref: string, child: string | undefined): string |
 
 /** Whether a path names a regular file (false for anything unreadable). */
 export function isFile(p: string): Promise<boolean> {
-  return new Promise((resolve) => stat(p, (err, st) => resolve(err === null && st.isFile())));
+  return statOf(p).then(
+    (st) => st.isFile(),
+    () => false,
+  );
 }
 
 /** Where the glance commands look when given no paths: the cwd's folder, or the whole sessions dir. */

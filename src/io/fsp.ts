@@ -1,3 +1,4 @@
+import { type Stats, stat } from "node:fs";
 import type * as FsPromises from "node:fs/promises";
 
 let loaded: typeof FsPromises | undefined;
@@ -9,4 +10,9 @@ let loaded: typeof FsPromises | undefined;
 export async function fsp(): Promise<typeof FsPromises> {
   loaded ??= await import("node:fs/promises");
   return loaded;
+}
+
+/** fs.stat as a promise, through node:fs's callback: for a run's own file, without loading node:fs/promises. */
+export function statOf(p: string): Promise<Stats> {
+  return new Promise((resolve, reject) => stat(p, (err, st) => (err ? reject(err) : resolve(st))));
 }
