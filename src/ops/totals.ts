@@ -174,7 +174,6 @@ class KindSums {
   }
 }
 
-/** A KindTotals row less another (the part of a leaf's path after its fork point); rows with no entries left out. */
 /**
  * A KindTotals row: the kind and its count, then the sums as finishTotals gives them, written out as one literal (a
  * spread of the sums into the literal costs several times more per object, and rows are made per leaf of a session).
@@ -194,6 +193,7 @@ export function kindRow(kind: SpendKind, entries: number, t: Totals): KindTotals
   };
 }
 
+/** A KindTotals row less another (the part of a leaf's path after its fork point); rows with no entries left out. */
 export function subtractKinds(path: KindTotals[], base: KindTotals[]): KindTotals[] {
   const byKey = new Map(base.map((r) => [kindKey(r), r]));
   const out: KindTotals[] = [];

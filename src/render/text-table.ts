@@ -26,15 +26,14 @@ const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
  * cli-table3's measure of a cell: the widest line, colour codes left out, wide characters counted twice. Its own
  * function builds a regular expression per call, so plain ASCII text (nearly every cell) is measured by its length.
  */
-function measure(): (s: string) => number {
-  const { strlen } = load("cli-table3/src/utils") as { strlen(s: string): number };
-  return (s) => (PRINTABLE_ASCII.test(s) ? s.length : strlen(s));
-}
-
 let measuring: ((s: string) => number) | undefined;
-/** measure(), made once (boxedTable is called once per leaf by `diff --leaves`). */
-function measured(): (s: string) => number {
-  measuring ??= measure();
+
+function measure(): (s: string) => number {
+  // Made once: boxedTable is called once per leaf by `diff --leaves`.
+  if (measuring === undefined) {
+    const { strlen } = load("cli-table3/src/utils") as { strlen(s: string): number };
+    measuring = (s) => (PRINTABLE_ASCII.test(s) ? s.length : strlen(s));
+  }
   return measuring;
 }
 
@@ -173,7 +172,7 @@ export function boxedTable(head: string[], rows: readonly string[][]): string {
       }
     }
   }
-  const strlen = measured();
+  const strlen = measure();
   // One line per cell (the common case): no split, one width per cell.
   const cells = multiline ? all.map((r) => r.map((c) => c.split("\n"))) : all.map((r) => r.map((c) => [c]));
   const lens = cells.map((r) => r.map((ls) => ls.map(strlen)));

@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { ioReason } from "../io/errors.js";
 import type { FileStat } from "../io/scan/index.js";
 import { loadSession } from "../model/load.js";
@@ -79,8 +79,8 @@ export async function tablesBatch(files: readonly string[], parents: ParentCache
     try {
       // The tables detail: the spend detail's index, and the message body facts the rows need, read from the bytes.
       session = await loadSession({ kind: "file", path }, { detail: "tables" });
-      // Its size and mtime as the load opened it.
-      st = session.facts.stat ?? statSync(path);
+      // Its size and mtime as the load opened it (a file's load always has them: io/scan/lines.ts).
+      st = session.facts.stat as FileStat;
       read = session.header !== null ? readBack(session, path, st.size) : undefined;
     } catch (error) {
       notes.failures.push({ path, reason: ioReason(error) });

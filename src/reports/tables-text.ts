@@ -42,8 +42,6 @@ const SPARE_MAX = 4;
 const SPARE_BYTES = 16 * 1024 * 1024;
 const FIRST_BYTES = 64 * 1024;
 
-/** Before the first row (TableBytes.firstValue). */
-const NO_ROW = Symbol("no row");
 const QUOTE = 0x22;
 const COMMA = 0x2c;
 const NEWLINE = 0x0a;
@@ -164,8 +162,11 @@ export class TableBytes {
     this.length += this.room(text.length * 3).write(text, this.length, "utf8");
   }
 
-  /** The first field of the last row (csvRow) and its CSV bytes: the session's file, the same on all its rows. */
-  private firstValue: unknown = NO_ROW;
+  /**
+   * The first field of the last row (csvRow) and its CSV bytes: the session's file, the same on all its rows. Before
+   * the first row: undefined, whose bytes (an empty field) these are.
+   */
+  private firstValue: unknown = undefined;
   private firstBytes = Buffer.alloc(0);
 
   /**
