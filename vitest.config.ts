@@ -58,5 +58,7 @@ export default defineConfig({
     pool: "threads",
     isolate: false,
     sequence: { sequencer: SlowFirst },
+    // toEqual/toStrictEqual try node's isDeepStrictEqual first (test/setup/equal-first.ts).
+    setupFiles: ["test/setup/equal-first.ts"],
   },
 });
