@@ -11,7 +11,8 @@ class Point {
 const STRICTLY_DIFFERENT: [string, unknown, unknown][] = [
   ["a value", { a: 1 }, { a: 2 }],
   ["an undefined property", { a: 1, b: undefined }, { a: 1 }],
-  ["a hole against undefined", [1, , 3], [1, undefined, 3]],
+  // A hole made without a literal one (which the linter refuses as a likely typo).
+  ["a hole against undefined", Object.assign(new Array<number>(3), { 0: 1, 2: 3 }), [1, undefined, 3]],
   ["a class against a plain object", new Point(1), { x: 1 }],
   ["-0 against 0", { n: -0 }, { n: 0 }],
   ["a longer array", [1, 2], [1, 2, 3]],
