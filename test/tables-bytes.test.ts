@@ -16,6 +16,7 @@ import { writeTables } from "../src/reports/tables.js";
 import { TableBytes } from "../src/reports/tables-text.js";
 import { ROOT, sessionFiles, sessionView } from "./helpers.js";
 import { damaged, keyText, objectText, scanLine, sessionsOf, writeSettled } from "./scan-case.js";
+import { binaryString } from "./t3-binary.js";
 
 /**
  * `pisess tables` reads message bodies from the line bytes (the tables detail: EntryRec.body) instead of parsing
@@ -83,7 +84,7 @@ const text = fc.oneof(
   fc.constantFrom("", "plain", "é", "模型", "𝔘", 'a"b', "a\\b", "line\nbreak\ttab", "\u2028", "\u0000\u001f", "x".repeat(300), "/"),
   fc.string(),
   fc.string({ unit: "grapheme" }),
-  fc.string({ unit: "binary" }),
+  binaryString(),
 );
 /**
  * A string as JSON text, written the ways JSON allows: as JSON.stringify writes it, with every character escaped
@@ -388,7 +389,7 @@ describe("CSV rows as bytes", () => {
       fc.constantFrom(0.1, 0.30000000000000004, 1e-6, 1e-7, 1.5e-6, 2147483646.5, 2147483647.5, -2.835, 1.005, 1 / 3, 5e-324),
       fc.constantFrom(0, -0, 2 ** 31 - 1, 2 ** 31, -(2 ** 31), 2 ** 53, -(2 ** 53), 2 ** 53 - 1, 1e21, 1e-7, 0.1, 1767300000000, 99999999),
       fc.string(),
-      fc.string({ unit: "binary" }),
+      binaryString(),
       fc.constantFrom("", '"', ",", "\n", "\r", "a,b", 'é"', "𝔘"),
       fc.boolean(),
       fc.constant(null),
