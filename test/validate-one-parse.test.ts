@@ -6,8 +6,10 @@ import { checkSession, contentChecks } from "../src/check/validate.js";
 import { openSession } from "../src/reports/open.js";
 import { validateReport } from "../src/reports/validate.js";
 import { checkFieldsOf } from "../src/model/fields.js";
+import type { Session } from "../src/model/session.js";
 import { fixture, sessionFiles } from "./helpers.js";
 import { rng } from "./fuzz/rng.js";
+import { expectEqual, expectSame } from "./t3-expect.js";
 
 // validate runs its per-entry content checks inside the load (LoadOptions.onEntry), on the value the loader parsed,
 // instead of reading and parsing every line again. Both routes must find exactly the same.
@@ -18,16 +20,22 @@ afterAll(() => {
   for (const dir of cleanUp) rmSync(dir, { recursive: true, force: true });
 });
 
-/** What validate finds on a full load read a second time (the reference every test compares with), once per file. */
-const fullFindings = new Map<string, ReturnType<typeof checkSession>>();
-async function findingsOnFullLoad(file: string, strict: boolean): Promise<ReturnType<typeof checkSession>> {
-  const key = `${strict} ${file}`;
-  let found = fullFindings.get(key);
-  if (found === undefined) {
-    found = checkSession(await openSession(file), { strict });
-    fullFindings.set(key, found);
+/**
+ * What validate finds on a full load read a second time (the reference every test compares with), strict and not,
+ * from one load per file; the load is kept for the last test's comparison of fields.
+ */
+const fullLoads = new Map<string, { session: Session; findings: Map<boolean, ReturnType<typeof checkSession>> }>();
+async function fullLoad(file: string): Promise<{ session: Session; findings: Map<boolean, ReturnType<typeof checkSession>> }> {
+  let loaded = fullLoads.get(file);
+  if (loaded === undefined) {
+    const session = await openSession(file);
+    loaded = { session, findings: new Map([false, true].map((strict) => [strict, checkSession(session, { strict })])) };
+    fullLoads.set(file, loaded);
   }
-  return found;
+  return loaded;
+}
+async function findingsOnFullLoad(file: string, strict: boolean): Promise<ReturnType<typeof checkSession>> {
+  return (await fullLoad(file)).findings.get(strict) as ReturnType<typeof checkSession>;
 }
 
 describe("validate's content checks during the load", () => {
@@ -38,9 +46,9 @@ describe("validate's content checks during the load", () => {
         const reread = await findingsOnFullLoad(file, strict);
         const checked = contentChecks({ strict });
         const session = await openSession(file, { onEntry: checked.onEntry });
-        expect(checked.seen(), file).toBe(session.entries.length);
+        expectSame(checked.seen(), session.entries.length, file);
         const once = checkSession(session, { strict, checked });
-        expect(once, `${file} strict=${strict}`).toEqual(reread);
+        expectEqual(once, reread, `${file} strict=${strict}`);
         for (const d of once) codes.add(d.code);
       }
     }
@@ -55,7 +63,7 @@ describe("validate's content checks during the load", () => {
     const plain = await validateReport({ inputs: [file], open: (f) => openSession(f) });
     const hooked = await validateReport({ inputs: [file], open: (f, o) => openSession(f, o) });
     expect(plain.data.results[0]?.diagnostics.some((d) => d.code === "schema-violation")).toBe(true);
-    expect(plain.data.results).toEqual(hooked.data.results);
+    expectEqual(plain.data.results, hooked.data.results);
   });
 
   it("find on the check detail's index what they find on the full index, on every fixture, strict or not", async () => {
@@ -64,7 +72,7 @@ describe("validate's content checks during the load", () => {
         const full = await findingsOnFullLoad(file, strict);
         const checked = contentChecks({ strict });
         const light = await openSession(file, { onEntry: checked.onEntry, detail: "check" });
-        expect(checkSession(light, { strict, checked }), `${file} strict=${strict}`).toEqual(full);
+        expectEqual(checkSession(light, { strict, checked }), full, `${file} strict=${strict}`);
       }
     }
   });
@@ -112,7 +120,7 @@ describe("validate's content checks during the load", () => {
       const full = checkSession(await openSession(file), {});
       const checked = contentChecks({});
       const light = await openSession(file, { onEntry: checked.onEntry, detail: "check" });
-      expect(checkSession(light, { checked }), file).toEqual(full);
+      expectEqual(checkSession(light, { checked }), full, file);
       n += full.length;
     }
     expect(n).toBeGreaterThan(0);
@@ -120,12 +128,12 @@ describe("validate's content checks during the load", () => {
 
   it("the check detail fills its fields as the full load does", async () => {
     for (const file of FILES) {
-      const full = await openSession(file);
+      const full = (await fullLoad(file)).session;
       const light = await openSession(file, { onEntry: () => {}, detail: "check" });
-      expect(light.entries.length, file).toBe(full.entries.length);
+      expectSame(light.entries.length, full.entries.length, file);
       full.entries.forEach((f, i) => {
         const l = light.entries[i] as typeof f;
-        for (const k of checkFieldsOf(f.type, f.role)) expect(l[k], `${file}:${f.line} ${k}`).toEqual(f[k]);
+        for (const k of checkFieldsOf(f.type, f.role)) expectEqual(l[k], f[k], `${file}:${f.line} ${k}`);
       });
     }
   });
