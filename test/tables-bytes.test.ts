@@ -61,6 +61,8 @@ const fixtureRows = new Map<string, TableRows>();
 async function rowsOf(f: string): Promise<TableRows> {
   return fixtureRows.get(f) ?? (await bothRows(f)).bytes;
 }
+// The worker goes on to other files (isolate: false): the rows are not kept for them.
+afterAll(() => fixtureRows.clear());
 
 describe("tables rows from the bytes equal the whole parse on every fixture and corpus file", () => {
   afterAll(() => {
