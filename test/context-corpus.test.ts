@@ -9,6 +9,7 @@ import { pathTo } from "../src/ops/path.js";
 import { findByLine } from "../src/ops/refs.js";
 import { corpus, fingerprint, ROOT, runCli, expectedOf } from "./helpers.js";
 import { contextJsonOut } from "./inproc.js";
+import { expectEqual, expectSame } from "./t3-expect.js";
 
 interface Leaf {
   line: number;
@@ -53,10 +54,11 @@ describe("context: every leaf of the corpus equals pi's buildSessionContext and 
           continue;
         }
         if (!p.ok) throw new Error(`${f}:${leaf.line}: unexpected cycle`);
-        expect(
+        expectEqual(
           p.path.map((r) => r.line),
+          leaf.path,
           `${f}:${leaf.line} path`,
-        ).toEqual(leaf.path);
+        );
         const ctx = buildContext(session, p.path, (r) => readEntry(session, r));
         if (leaf.contextError !== undefined) {
           // pi throws here (an edit without replacement); pisess builds on without that edit and marks it.
@@ -67,18 +69,21 @@ describe("context: every leaf of the corpus equals pi's buildSessionContext and 
           continue;
         }
         if (leaf.messageLines)
-          expect(
+          expectEqual(
             ctx.sources.map((r) => r.line),
+            leaf.messageLines,
             `${f}:${leaf.line} messageLines`,
-          ).toEqual(leaf.messageLines);
+          );
         if (leaf.edits) {
           const got = ctx.edits.map((e) => json({ line: e.edit.line, targetLine: e.target?.line ?? null, status: e.status }));
-          expect(got, `${f}:${leaf.line} edits`).toEqual(leaf.edits);
+          expectEqual(got, leaf.edits, `${f}:${leaf.line} edits`);
         }
-        expect(json({ thinkingLevel: ctx.thinkingLevel, model: ctx.model, messages: ctx.messages }), `${f}:${leaf.line} context`).toEqual(
+        expectEqual(
+          json({ thinkingLevel: ctx.thinkingLevel, model: ctx.model, messages: ctx.messages }),
           leaf.context,
+          `${f}:${leaf.line} context`,
         );
-        expect(json(convertToLlm(ctx.messages)), `${f}:${leaf.line} llm`).toEqual(leaf.llm);
+        expectEqual(json(convertToLlm(ctx.messages)), leaf.llm, `${f}:${leaf.line} llm`);
         expect(ctx.sources).toHaveLength(ctx.messages.length);
         expect(ctx.problems.filter((d) => d.code === "message-missing")).toEqual([]);
         // Each source produced its message: message entries hold it verbatim unless an edit replaced its content
@@ -87,19 +92,19 @@ describe("context: every leaf of the corpus equals pi's buildSessionContext and 
           const entry = readEntry(session, src);
           const edit = ctx.editedBy[i];
           if (edit) {
-            expect(edit.type).toBe("context_edit");
+            expectSame(edit.type, "context_edit");
             expect(ctx.originals[i]).toBeDefined();
           }
           const m = (ctx.originals[i] ?? ctx.messages[i]) as Record<string, unknown>;
           const recorded = entry.message as Record<string, unknown> | undefined;
-          if (src.type === "message" && recorded?.content != null) expect(m).toEqual(recorded);
-          else if (src.type === "message") expect({ ...m, content: undefined }).toEqual({ ...recorded, content: undefined });
+          if (src.type === "message" && recorded?.content != null) expectEqual(m, recorded);
+          else if (src.type === "message") expectEqual({ ...m, content: undefined }, { ...recorded, content: undefined });
           else expect(["compaction", "branch_summary", "custom_message"]).toContain(src.type);
         });
         const mapped = convertToLlmMapped(ctx.messages);
         expect(mapped.from).toHaveLength(mapped.messages.length);
         mapped.from.forEach((from, i) => {
-          expect((ctx.messages[from] as { timestamp?: unknown }).timestamp).toBe((mapped.messages[i] as { timestamp?: unknown }).timestamp);
+          expectSame((ctx.messages[from] as { timestamp?: unknown }).timestamp, (mapped.messages[i] as { timestamp?: unknown }).timestamp);
         });
       }
     } finally {
@@ -152,25 +157,27 @@ async function checkJsonOutputs(f: string, leaf: Leaf): Promise<void> {
       .filter((k) => k !== "thinkingLevel" || leaf.context?.thinkingLevel !== undefined)
       .sort(),
   );
-  expect({ thinkingLevel: doc.thinkingLevel, model: doc.model, messages: doc.messages }).toEqual(leaf.context);
+  expectEqual({ thinkingLevel: doc.thinkingLevel, model: doc.model, messages: doc.messages }, leaf.context);
   expect((doc.leaf as { line: number }).line).toBe(piLine(leaf));
   expect(doc.entries).toHaveLength(doc.messages.length);
-  for (const e of doc.entries) expect(leaf.path).toContain(e.line);
+  const onPath = new Set(leaf.path);
+  for (const e of doc.entries) if (!onPath.has(e.line)) expect(leaf.path).toContain(e.line);
 
   const l = await contextJsonOut(path, { leaf: ref, llm: true });
   expect(l.code).toBe(0);
   const ldoc = JSON.parse(l.stdout) as { messages: unknown[]; entries: unknown[] };
-  expect(ldoc.messages).toEqual(leaf.llm);
+  expectEqual(ldoc.messages, leaf.llm);
   expect(ldoc.entries).toHaveLength(ldoc.messages.length);
 
   const nd = await contextJsonOut(path, { leaf: ref, llm: true, ndjson: true });
   expect(nd.code).toBe(0);
-  expect(
+  expectEqual(
     nd.stdout
       .split("\n")
       .filter(Boolean)
       .map((s) => JSON.parse(s)),
-  ).toEqual(leaf.llm);
+    leaf.llm,
+  );
 }
 
 describe("context --json / --llm --json / --llm --ndjson output (in process, the command's renderer)", () => {
@@ -190,7 +197,7 @@ describe("context --json / --llm --json / --llm --ndjson output (in process, the
       }
       const doc = JSON.parse(r.stdout) as { leaf: { line: number }; messages: unknown[] };
       expect(doc.leaf.line).toBe(leaf.line);
-      expect(doc.messages).toEqual(leaf.context?.messages);
+      expectEqual(doc.messages, leaf.context?.messages);
     }
   });
 });
@@ -219,7 +226,7 @@ describe("pisess context --json / --llm --json / --llm --ndjson (the CLI)", () =
       }
       expect(r.code, `${f} ${ref}: ${r.stderr}`).toBe(0);
       expect(r.stdout).toBe((await contextJsonOut(path, { leaf: ref })).stdout);
-      expect((JSON.parse(r.stdout) as { messages: unknown }).messages).toEqual(leaf.context?.messages);
+      expectEqual((JSON.parse(r.stdout) as { messages: unknown }).messages, leaf.context?.messages);
     }
     expect(fingerprint(path)).toEqual(before);
   });
@@ -229,15 +236,16 @@ describe("pisess context --json / --llm --json / --llm --ndjson (the CLI)", () =
     const l = await runCli(["context", path, "--llm", "--json"]);
     expect(l.code, l.stderr).toBe(0);
     expect(l.stdout).toBe((await contextJsonOut(path, { llm: true })).stdout);
-    expect((JSON.parse(l.stdout) as { messages: unknown[] }).messages).toEqual(leaf.llm);
+    expectEqual((JSON.parse(l.stdout) as { messages: unknown[] }).messages, leaf.llm);
     const nd = await runCli(["context", path, "--llm", "--ndjson"]);
     expect(nd.code, nd.stderr).toBe(0);
     expect(nd.stdout).toBe((await contextJsonOut(path, { llm: true, ndjson: true })).stdout);
-    expect(
+    expectEqual(
       nd.stdout
         .split("\n")
         .filter(Boolean)
         .map((s) => JSON.parse(s)),
-    ).toEqual(leaf.llm);
+      leaf.llm,
+    );
   });
 });

@@ -9,6 +9,7 @@ import { makeStyle } from "../src/render/style.js";
 import { contextReport } from "../src/reports/context.js";
 import { openSession } from "../src/reports/open.js";
 import { ROOT, sessionFiles } from "./helpers.js";
+import { expectEqual, expectSame } from "./t3-expect.js";
 
 /**
  * `context --json` holds stand-ins for messages it writes from their lines (contextReport's `jsonOnly`). They must
@@ -148,11 +149,11 @@ describe("context: stand-in messages write and show the same bytes as the messag
           continue;
         }
         const got = written(lean, leaf, true);
-        expect(got.doc, `${f} ${leaf} --json`).toBe(want.doc);
-        expect(got.nd, `${f} ${leaf} --ndjson`).toBe(want.nd);
-        expect(got.problems, `${f} ${leaf} problems`).toEqual(want.problems);
-        expect(got.diagnostics, `${f} ${leaf} diagnostics`).toEqual(want.diagnostics);
-        expect(got.code, `${f} ${leaf} exit`).toBe(want.code);
+        expectSame(got.doc, want.doc, `${f} ${leaf} --json`);
+        expectSame(got.nd, want.nd, `${f} ${leaf} --ndjson`);
+        expectEqual(got.problems, want.problems, `${f} ${leaf} problems`);
+        expectEqual(got.diagnostics, want.diagnostics, `${f} ${leaf} diagnostics`);
+        expectSame(got.code, want.code, `${f} ${leaf} exit`);
         // Counts the leaves whose messages really were stand-ins (the last test checks there were some).
         if (standInsSeen.json <= STAND_INS_WANTED && anyDiffers(got.messages, want.messages)) standInsSeen.json++;
         for (const opts of DISPLAY_OPTIONS) {
@@ -165,11 +166,11 @@ describe("context: stand-in messages write and show the same bytes as the messag
             continue;
           }
           const gotShown = shown(lean, leaf, true, opts);
-          expect(gotShown.text, `${f} ${leaf} text`).toBe(wantShown.text);
-          expect(gotShown.md, `${f} ${leaf} markdown`).toBe(wantShown.md);
-          expect(gotShown.problems, `${f} ${leaf} problems`).toEqual(wantShown.problems);
-          expect(gotShown.diagnostics, `${f} ${leaf} diagnostics`).toEqual(wantShown.diagnostics);
-          expect(gotShown.code, `${f} ${leaf} exit`).toBe(wantShown.code);
+          expectSame(gotShown.text, wantShown.text, `${f} ${leaf} text`);
+          expectSame(gotShown.md, wantShown.md, `${f} ${leaf} markdown`);
+          expectEqual(gotShown.problems, wantShown.problems, `${f} ${leaf} problems`);
+          expectEqual(gotShown.diagnostics, wantShown.diagnostics, `${f} ${leaf} diagnostics`);
+          expectSame(gotShown.code, wantShown.code, `${f} ${leaf} exit`);
           if (standInsSeen.display <= STAND_INS_WANTED && anyDiffers(gotShown.messages, wantShown.messages)) standInsSeen.display++;
         }
       }

@@ -9,6 +9,7 @@ import { resolveRef } from "../src/ops/refs.js";
 import { buildTree, type TreeNode } from "../src/ops/tree.js";
 import { buildView, layoutRows } from "../src/ops/view.js";
 import { corpus, fixture, piBogusLines, expectedOf } from "./helpers.js";
+import { expectEqual, expectSame } from "./t3-expect.js";
 
 interface ExpectedNode {
   line: number;
@@ -60,7 +61,7 @@ describe("tree and leaf against pi's own results (corpus)", () => {
       const piTree = expectedShape(expected.tree ?? []).filter((n) => !bogus.has(n.line));
       if (dupLines.size === 0) {
         // pi drops cycle members from getTree; pisess shows them as cut roots, skipped here.
-        expect(ours).toEqual(piTree);
+        expectEqual(ours, piTree, `${file} tree`);
       } else {
         // Documented difference: pi lists the last duplicate twice and loses the first; pisess shows each once.
         const drop = (nodes: ExpectedNode[]): ExpectedNode[] =>
@@ -69,22 +70,22 @@ describe("tree and leaf against pi's own results (corpus)", () => {
           nodes
             .filter((n, i) => nodes.findIndex((m) => m.line === n.line) === i)
             .map((n) => ({ line: n.line, children: once(n.children) }));
-        expect(drop(ours)).toEqual(once(piTree));
+        expectEqual(drop(ours), once(piTree), `${file} tree`);
       }
       // Labels resolve as pi resolves them (pi 1.6's oracle lists them by target line: compared in that order).
       const byLine = (a: { line: number | null }, b: { line: number | null }) => (a.line ?? 0) - (b.line ?? 0);
       const labels = [...s.labels].map(([id, label]) => ({ line: s.byId.get(id)?.line ?? null, label })).sort(byLine);
-      expect(labels).toEqual(expected.labels.map((l) => ({ line: l.targetLine, label: l.label })).sort(byLine));
+      expectEqual(labels, expected.labels.map((l) => ({ line: l.targetLine, label: l.label })).sort(byLine), `${file} labels`);
       // Every path equals pi's getBranch, cycles are cycles.
       for (const leaf of expected.leaves) {
         if (bogus.has(leaf.line)) continue;
         if (leaf.resolvedLine !== undefined && leaf.resolvedLine !== leaf.line) continue;
         const rec = resolveRef(s, `@${leaf.line}`);
-        expect(rec.ok).toBe(true);
+        expectSame(rec.ok, true, `${file} @${leaf.line}`);
         if (!rec.ok) continue;
         const p = pathTo(s, rec.rec);
-        if (leaf.error === "cycle") expect(p.ok).toBe(false);
-        else expect(p.ok && p.path.map((r) => r.line)).toEqual(leaf.path);
+        if (leaf.error === "cycle") expectSame(p.ok, false, `${file} @${leaf.line} is a cycle`);
+        else expectEqual(p.ok && p.path.map((r) => r.line), leaf.path, `${file} @${leaf.line} path`);
       }
     });
   }
@@ -210,16 +211,20 @@ describe("random parent graphs (property)", () => {
             seen.set(n.rec.index, (seen.get(n.rec.index) ?? 0) + 1);
             stack.push(...n.children);
           }
-          expect(seen.size).toBe(s.entries.length);
-          expect([...seen.values()].every((v) => v === 1)).toBe(true);
+          expectSame(seen.size, s.entries.length, "entries in the tree");
+          expectSame(
+            [...seen.values()].every((v) => v === 1),
+            true,
+            "each once",
+          );
           for (const rec of s.entries) {
             const p = pathTo(s, rec);
             if (p.ok) {
-              expect(p.path[p.path.length - 1]).toBe(rec);
+              expectSame(p.path[p.path.length - 1], rec, `path of line ${rec.line} ends at it`);
               const root = p.path[0]!;
-              expect(root.parentId === null || !s.byId.has(root.parentId ?? "")).toBe(true);
-            } else {
-              expect(p.cycle.length).toBeGreaterThan(0);
+              expectSame(root.parentId === null || !s.byId.has(root.parentId ?? ""), true, `path of line ${rec.line} starts at a root`);
+            } else if (!(p.cycle.length > 0)) {
+              expect(p.cycle.length, `cycle of line ${rec.line}`).toBeGreaterThan(0);
             }
           }
         },

@@ -7,6 +7,7 @@ import { createIndexer, IDS_AT_END_FROM, loadSession } from "../src/model/load.j
 import type { Session } from "../src/model/session.js";
 import type { EntryRec, EntryStore } from "../src/model/types.js";
 import { expectStrictEqual, ROOT, sessionFiles, sessionView } from "./helpers.js";
+import { expectEqual, expectSame } from "./t3-expect.js";
 
 /**
  * loadSession indexes the ids of the entries past IDS_AT_END_FROM once every line is in (IdIndex, no hash map);
@@ -38,7 +39,7 @@ async function atEnd(text: string, from = 0): Promise<Session> {
 function sameIds(a: Session, b: Session): void {
   const line = (r: EntryRec | undefined) => r?.line;
   expectStrictEqual(sessionView(a, line), sessionView(b, line));
-  expect(a.byId.size).toBe(b.byId.size);
+  expectSame(a.byId.size, b.byId.size, "size");
   expectStrictEqual([...a.byId.keys()], [...b.byId.keys()]);
   expectStrictEqual([...a.byId.values()].map(line), [...b.byId.values()].map(line));
   expectStrictEqual(
@@ -59,15 +60,19 @@ function sameIds(a: Session, b: Session): void {
     ids.map((id) => [id, line(a.byId.get(id))]),
     ids.map((id) => [id, line(b.byId.get(id))]),
   );
-  expect(ids.filter((id) => !a.byId.has(id))).toEqual([]);
-  for (const other of ["", "nope", "e999", "é"]) expect(line(a.byId.get(other))).toBe(line(b.byId.get(other)));
+  expectEqual(
+    ids.filter((id) => !a.byId.has(id)),
+    [],
+    "ids not had",
+  );
+  for (const other of ["", "nope", "e999", "é"]) expectSame(line(a.byId.get(other)), line(b.byId.get(other)), other);
 }
 
 describe("ids indexed at the end equal ids indexed line by line", () => {
   it.each(sessionFiles().map((f) => [f.slice(ROOT.length + 1), f]))("%s", async (_name, f) => {
     const { readFileSync } = await import("node:fs");
-    const text = readFileSync(f);
-    sameIds(await atEnd(text.toString("latin1")), await lineByLine(text.toString("latin1")));
+    const text = readFileSync(f).toString("latin1");
+    sameIds(await atEnd(text), await lineByLine(text));
   });
 
   it("generated sessions: repeated ids, ids that collide in the hash, damaged lines between", async () => {

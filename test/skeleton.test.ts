@@ -11,7 +11,7 @@ import { isObject } from "../src/model/json.js";
 import { loadSession, makeRec } from "../src/model/load.js";
 import { SKELETON_KEYS, skeletonRec } from "../src/model/skeleton.js";
 import type { EntryRec } from "../src/model/types.js";
-import { ROOT, sessionView, sessionFiles } from "./helpers.js";
+import { expectStrictEqual, ROOT, sessionView, sessionFiles } from "./helpers.js";
 import { throughWasm } from "./scan-case.js";
 
 /** The skeleton fields of a record, as skeletonFieldsOf lists them for its type. */
@@ -393,7 +393,7 @@ describe("skeleton loads equal full loads on every fixture", () => {
     const skel = await loadSession({ kind: "file", path: f }, { detail: "skeleton" });
     full.store.close();
     skel.store.close();
-    expect(sessionView(skel, skeletonView)).toStrictEqual(sessionView(full, skeletonView));
+    expectStrictEqual(sessionView(skel, skeletonView), sessionView(full, skeletonView));
   });
 });
 
@@ -417,8 +417,8 @@ describe("readLineBytes", () => {
         b.push([line, offset, e - s, (flags & 1) !== 0, (flags & 2) !== 0, (flags & 4) !== 0, buf.toString("utf8", s, e)]),
       chunk,
     );
-    expect(b).toStrictEqual(a);
-    expect(factsB).toStrictEqual(factsA);
+    expectStrictEqual(b, a, `lines of ${JSON.stringify(content.toString("latin1"))} in chunks of ${chunk}`);
+    expectStrictEqual(factsB, factsA, `facts of ${JSON.stringify(content.toString("latin1"))} in chunks of ${chunk}`);
   }
 
   it("gives the same lines, offsets, flags and facts as LineSplitter", async () => {
@@ -535,7 +535,11 @@ describe("wasm string scanner", () => {
         const buf = Buffer.from(`${"x".repeat(at) + ins + "y".repeat(70)}"`);
         for (const end of [at + len - 1, at + len, at + len + 1, buf.length - 1, buf.length]) {
           if (end < 0 || end > buf.length) continue;
-          expect(scanStringForTest(buf, 0, end, true)).toStrictEqual(scanStringForTest(buf, 0, end, false));
+          expectStrictEqual(
+            scanStringForTest(buf, 0, end, true),
+            scanStringForTest(buf, 0, end, false),
+            `${JSON.stringify(ins)} at ${at}, end ${end}`,
+          );
         }
       }
     }
@@ -564,7 +568,7 @@ describe("wasm string scanner", () => {
       const skel = await loadSession({ kind: "file", path: f }, { detail: "skeleton" });
       full.store.close();
       skel.store.close();
-      expect(sessionView(skel, skeletonView)).toStrictEqual(sessionView(full, skeletonView));
+      expectStrictEqual(sessionView(skel, skeletonView), sessionView(full, skeletonView));
     });
   });
 });

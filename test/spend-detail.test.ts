@@ -12,7 +12,7 @@ import { sessionRows } from "../src/ops/fleet-rows.js";
 import { calendar } from "../src/ops/fleet-time.js";
 import { UsageAggregator } from "../src/ops/fleet-usage.js";
 import { sessionTotals } from "../src/ops/totals.js";
-import { ROOT, sessionView, sessionFiles } from "./helpers.js";
+import { expectStrictEqual, ROOT, sessionView, sessionFiles } from "./helpers.js";
 import { damaged, keyText, objectText, parsedRec, scanLine, sessionsOf, writeSettled } from "./scan-case.js";
 
 /**
@@ -51,11 +51,11 @@ describe("spend loads equal full loads on every fixture and corpus file", () => 
   });
   it.each(FIXTURES.map((f) => [f.slice(ROOT.length + 1), f]))("%s", async (_name, f) => {
     const [full, spend] = await both(f);
-    expect(sessionView(spend, spendView)).toStrictEqual(sessionView(full, spendView));
-    expect(sums(spend)).toStrictEqual(sums(full));
+    expectStrictEqual(sessionView(spend, spendView), sessionView(full, spendView), "index");
+    expectStrictEqual(sums(spend), sums(full), "usage sums");
     // `tables` loads in the spend detail too: the same rows.
     const facts = { file: "x", bytes: 1, mtimeMs: 0 };
-    expect(sessionRows(spend, facts)).toStrictEqual(sessionRows(full, facts));
+    expectStrictEqual(sessionRows(spend, facts), sessionRows(full, facts), "rows");
   });
 });
 
@@ -266,8 +266,8 @@ describe("spend loads of generated files with damaged lines", () => {
       fc.asyncProperty(sessionsOf(lineArb), async (text) => {
         const f = writeSettled(dir, text);
         const [full, spend] = await both(f);
-        expect(sessionView(spend, spendView)).toStrictEqual(sessionView(full, spendView));
-        expect(sums(spend)).toStrictEqual(sums(full));
+        expectStrictEqual(sessionView(spend, spendView), sessionView(full, spendView), "index");
+        expectStrictEqual(sums(spend), sums(full), "usage sums");
       }),
       { numRuns: 200 },
     );

@@ -9,6 +9,7 @@ import { buildView } from "../src/ops/view.js";
 import { treeJson, type TreeJsonDocument, type TreeJsonEntry } from "../src/render/tree-json.js";
 import { corpus, fixture, piBogusLines, runCli, expectedOf } from "./helpers.js";
 import { type TreeArgs, treeOut } from "./inproc.js";
+import { expectEqual, expectSame } from "./t3-expect.js";
 
 const files = readdirSync(corpus("")).filter((f) => f.endsWith(".jsonl"));
 
@@ -39,14 +40,24 @@ async function wholeDoc(path: string): Promise<{ text: string; doc: TreeJsonDocu
 /** The links of a document must agree with each other: parentLine ⇔ listed among the parent's children. */
 function expectConsistent(doc: TreeJsonDocument): void {
   const byLine = new Map(doc.entries.map((e) => [e.line, e]));
-  expect(byLine.size).toBe(doc.entries.length);
+  expectSame(byLine.size, doc.entries.length, "entries with a line of their own");
   const lines = doc.entries.map((e) => e.line);
-  expect(lines).toEqual([...lines].sort((a, b) => a - b));
-  for (const r of doc.roots) expect(byLine.get(r)?.parentLine).toBeNull();
-  expect(doc.entries.filter((e) => e.parentLine === null).map((e) => e.line)).toEqual([...doc.roots].sort((a, b) => a - b));
+  expectEqual(
+    lines,
+    [...lines].sort((a, b) => a - b),
+    "entries in line order",
+  );
+  for (const r of doc.roots) expectSame(byLine.get(r)?.parentLine, null, `root ${r} has no parent`);
+  expectEqual(
+    doc.entries.filter((e) => e.parentLine === null).map((e) => e.line),
+    [...doc.roots].sort((a, b) => a - b),
+    "roots",
+  );
   for (const e of doc.entries) {
-    for (const c of e.children) expect(byLine.get(c)?.parentLine).toBe(e.line);
-    if (e.parentLine !== null) expect(byLine.get(e.parentLine)?.children).toContain(e.line);
+    for (const c of e.children) expectSame(byLine.get(c)?.parentLine, e.line, `parent of child ${c} of line ${e.line}`);
+    const siblings = e.parentLine === null ? undefined : byLine.get(e.parentLine)?.children;
+    if (e.parentLine !== null && !siblings?.includes(e.line))
+      expect(siblings, `children of the parent of line ${e.line}`).toContain(e.line);
   }
 }
 
@@ -157,31 +168,45 @@ describe("tree --json against pi's getTree (corpus expected.json)", () => {
       const lost = new Set([...ids.values()].flatMap((ls) => ls.slice(0, -1)));
       const compared = doc.entries.filter((e) => !inCycle.has(e.line) && !lost.has(e.line));
 
-      expect(doc.roots.filter((l) => !inCycle.has(l) && !lost.has(l))).toEqual([...new Set(piRoots)]);
-      expect(compared.map((e) => e.line).sort((a, b) => a - b)).toEqual([...piParent.keys()].sort((a, b) => a - b));
+      expectEqual(
+        doc.roots.filter((l) => !inCycle.has(l) && !lost.has(l)),
+        [...new Set(piRoots)],
+        "roots",
+      );
+      expectEqual(
+        compared.map((e) => e.line).sort((a, b) => a - b),
+        [...piParent.keys()].sort((a, b) => a - b),
+        "lines compared",
+      );
       for (const e of compared) {
-        expect(e.parentLine, `parent of line ${e.line}`).toBe(piParent.get(e.line));
-        expect(
+        expectSame(e.parentLine, piParent.get(e.line), `parent of line ${e.line}`);
+        expectEqual(
           e.children.filter((l) => !lost.has(l)),
+          [...new Set(piChildren.get(e.line))],
           `children of line ${e.line}`,
-        ).toEqual([...new Set(piChildren.get(e.line))]);
-        expect(e.label, `label of line ${e.line}`).toBe(piLabel.get(e.line));
+        );
+        expectSame(e.label, piLabel.get(e.line), `label of line ${e.line}`);
       }
 
       // Every entry pi keeps, as pi reads it: type, role, id and parentId as written.
       const piEntries = expected.entries.filter((e) => !bogus.has(e.line));
-      expect(doc.entries.map((e) => e.line)).toEqual(piEntries.map((e) => e.line));
+      expectEqual(
+        doc.entries.map((e) => e.line),
+        piEntries.map((e) => e.line),
+        "entries",
+      );
       for (const pe of piEntries) {
         const e = byLine.get(pe.line) as TreeJsonEntry;
-        expect([e.type, e.role], `line ${pe.line}`).toEqual([pe.type, pe.type === "message" ? pe.role : undefined]);
-        if (expected.idsSynthetic !== true) expect([e.id, e.parentId], `line ${pe.line}`).toEqual([pe.id ?? null, pe.parentId ?? null]);
+        expectEqual([e.type, e.role], [pe.type, pe.type === "message" ? pe.role : undefined], `line ${pe.line}`);
+        if (expected.idsSynthetic !== true) expectEqual([e.id, e.parentId], [pe.id ?? null, pe.parentId ?? null], `line ${pe.line}`);
         // pi's resolved parent, except where the entry is a root of the document: a self-parent or a cut cycle.
-        if (e.parentLine !== null) expect(e.parentLine).toBe(pe.parentLine);
+        if (e.parentLine !== null) expectSame(e.parentLine, pe.parentLine, `parent of line ${pe.line}`);
         else
-          expect(
+          expectSame(
             pe.parentLine === null || pe.parentLine === undefined || pe.parentLine === pe.line || e.cycle === true,
+            true,
             `line ${pe.line}`,
-          ).toBe(true);
+          );
       }
     });
   }
@@ -200,10 +225,17 @@ describe("tree --json with --filter: the same entries --ndjson shows (in process
         expect(rows.length).toBeGreaterThan(0);
         expect(doc.entries.map((e) => e.line)).toEqual(rows.map((r) => r.line).sort((a, b) => a - b));
         const idOf = new Map(doc.entries.map((e) => [e.line, e.id]));
+        // The first entry of each line, as doc.entries.find would give it.
+        const entryAt = new Map<number, TreeJsonEntry>();
+        for (const e of doc.entries) if (!entryAt.has(e.line)) entryAt.set(e.line, e);
         for (const r of rows) {
-          const e = doc.entries.find((x) => x.line === r.line) as TreeJsonEntry;
+          const e = entryAt.get(r.line) as TreeJsonEntry;
           // Same children; --ndjson lists the active branch first, --json keeps pi's getTree order.
-          expect(e.children.map((l) => idOf.get(l)).sort()).toEqual([...r.children].sort());
+          expectEqual(
+            e.children.map((l) => idOf.get(l)).sort(),
+            [...r.children].sort(),
+            `${file} ${JSON.stringify(args)} children of line ${r.line}`,
+          );
         }
         expectConsistent(doc);
         expect(depth(doc)).toBe(4);
@@ -222,14 +254,18 @@ describe.skipIf(!haveJq)(`tree --json through jq (${haveJq ? jq.stdout.trim() : 
     spawnSync("jq", ["-r", filter], { input, encoding: "utf8", maxBuffer: 512 * 1024 * 1024 });
 
   // The bytes `tree --json` writes, rendered in-process (the README example below goes through the binary).
+  // One jq run reads the documents one after another (a stream of JSON texts), printing each one's .leaf.line.
   it("reads every corpus file: .leaf is pi's default leaf", async () => {
-    for (const file of files) {
-      const out = (await treeOut(corpus(file), { output: "json" })).stdout;
-      const r = runJq(out, ".leaf.line");
-      expect(r.stderr, file).toBe("");
-      const expected = expectedOf(file) as PiExpected;
-      expect(r.stdout.trim(), file).toBe(String(expected.leaf.line));
-    }
+    const outs: string[] = [];
+    for (const file of files) outs.push((await treeOut(corpus(file), { output: "json" })).stdout);
+    expect(outs.every((o) => o.endsWith("\n"))).toBe(true);
+    const r = runJq(outs.join(""), ".leaf.line");
+    expect(r.stderr).toBe("");
+    const got = r.stdout.split("\n").slice(0, -1);
+    expect(files.map((file, i) => `${file} ${got[i]}`)).toEqual(
+      files.map((file) => `${file} ${String((expectedOf(file) as PiExpected).leaf.line)}`),
+    );
+    expect(got).toHaveLength(files.length);
   });
 
   it("the README's examples", async () => {

@@ -2,12 +2,14 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { checkSession, contentChecks } from "../src/check/validate.js";
+import { type ContentChecks, checkSession, contentChecks } from "../src/check/validate.js";
 import { openSession } from "../src/reports/open.js";
 import { validateReport } from "../src/reports/validate.js";
 import { checkFieldsOf } from "../src/model/fields.js";
+import type { Session } from "../src/model/session.js";
 import { fixture, sessionFiles } from "./helpers.js";
 import { rng } from "./fuzz/rng.js";
+import { expectEqual, expectSame } from "./t3-expect.js";
 
 // validate runs its per-entry content checks inside the load (LoadOptions.onEntry), on the value the loader parsed,
 // instead of reading and parsing every line again. Both routes must find exactly the same.
@@ -16,33 +18,56 @@ const FILES = sessionFiles(fixture());
 const cleanUp: string[] = [];
 afterAll(() => {
   for (const dir of cleanUp) rmSync(dir, { recursive: true, force: true });
+  // The worker goes on to other files (isolate: false): the loads are not kept for them.
+  for (const { session } of fullLoads.values()) session.store.close();
+  fullLoads.clear();
 });
 
-/** What validate finds on a full load read a second time (the reference every test compares with), once per file. */
-const fullFindings = new Map<string, ReturnType<typeof checkSession>>();
-async function findingsOnFullLoad(file: string, strict: boolean): Promise<ReturnType<typeof checkSession>> {
-  const key = `${strict} ${file}`;
-  let found = fullFindings.get(key);
-  if (found === undefined) {
-    found = checkSession(await openSession(file), { strict });
-    fullFindings.set(key, found);
+/**
+ * What validate finds on a full load read a second time (the reference every test compares with), strict and not,
+ * from one load per file; the load is kept for the last test's comparison of fields.
+ */
+const fullLoads = new Map<string, { session: Session; findings: Map<boolean, ReturnType<typeof checkSession>> }>();
+async function fullLoad(file: string): Promise<{ session: Session; findings: Map<boolean, ReturnType<typeof checkSession>> }> {
+  let loaded = fullLoads.get(file);
+  if (loaded === undefined) {
+    const session = await openSession(file);
+    loaded = { session, findings: new Map([false, true].map((strict) => [strict, checkSession(session, { strict })])) };
+    fullLoads.set(file, loaded);
   }
-  return found;
+  return loaded;
+}
+/**
+ * The content checks, not strict and strict, run by one load (the loader calls one onEntry, which hands each entry
+ * to both: what the load does does not depend on the checks' options), for `check` to compare each with its
+ * reference.
+ */
+async function bothChecked(
+  file: string,
+  detail: "full" | "check",
+  check: (session: Session, strict: boolean, checked: ContentChecks) => void,
+): Promise<void> {
+  const byStrict = [false, true].map((strict) => ({ strict, checked: contentChecks({ strict }) }));
+  const session = await openSession(file, {
+    onEntry: (rec, value, text, at) => {
+      for (const { checked } of byStrict) checked.onEntry(rec, value, text, at);
+    },
+    ...(detail === "check" ? { detail } : {}),
+  });
+  for (const { strict, checked } of byStrict) check(session, strict, checked);
 }
 
 describe("validate's content checks during the load", () => {
   it("find what a second read finds, on every fixture, strict or not", async () => {
     const codes = new Set<string>();
-    for (const strict of [false, true]) {
-      for (const file of FILES) {
-        const reread = await findingsOnFullLoad(file, strict);
-        const checked = contentChecks({ strict });
-        const session = await openSession(file, { onEntry: checked.onEntry });
-        expect(checked.seen(), file).toBe(session.entries.length);
+    for (const file of FILES) {
+      const reread = await fullLoad(file);
+      await bothChecked(file, "full", (session, strict, checked) => {
+        expectSame(checked.seen(), session.entries.length, file);
         const once = checkSession(session, { strict, checked });
-        expect(once, `${file} strict=${strict}`).toEqual(reread);
+        expectEqual(once, reread.findings.get(strict), `${file} strict=${strict}`);
         for (const d of once) codes.add(d.code);
-      }
+      });
     }
     // The comparison covers every per-entry check.
     for (const code of ["schema-violation", "lone-surrogate", "usage-inconsistent", "unknown-key", "message-missing", "unknown-role"]) {
@@ -55,17 +80,15 @@ describe("validate's content checks during the load", () => {
     const plain = await validateReport({ inputs: [file], open: (f) => openSession(f) });
     const hooked = await validateReport({ inputs: [file], open: (f, o) => openSession(f, o) });
     expect(plain.data.results[0]?.diagnostics.some((d) => d.code === "schema-violation")).toBe(true);
-    expect(plain.data.results).toEqual(hooked.data.results);
+    expectEqual(plain.data.results, hooked.data.results);
   });
 
   it("find on the check detail's index what they find on the full index, on every fixture, strict or not", async () => {
-    for (const strict of [false, true]) {
-      for (const file of FILES) {
-        const full = await findingsOnFullLoad(file, strict);
-        const checked = contentChecks({ strict });
-        const light = await openSession(file, { onEntry: checked.onEntry, detail: "check" });
-        expect(checkSession(light, { strict, checked }), `${file} strict=${strict}`).toEqual(full);
-      }
+    for (const file of FILES) {
+      const full = await fullLoad(file);
+      await bothChecked(file, "check", (light, strict, checked) => {
+        expectEqual(checkSession(light, { strict, checked }), full.findings.get(strict), `${file} strict=${strict}`);
+      });
     }
   });
 
@@ -112,7 +135,7 @@ describe("validate's content checks during the load", () => {
       const full = checkSession(await openSession(file), {});
       const checked = contentChecks({});
       const light = await openSession(file, { onEntry: checked.onEntry, detail: "check" });
-      expect(checkSession(light, { checked }), file).toEqual(full);
+      expectEqual(checkSession(light, { checked }), full, file);
       n += full.length;
     }
     expect(n).toBeGreaterThan(0);
@@ -120,12 +143,12 @@ describe("validate's content checks during the load", () => {
 
   it("the check detail fills its fields as the full load does", async () => {
     for (const file of FILES) {
-      const full = await openSession(file);
+      const full = (await fullLoad(file)).session;
       const light = await openSession(file, { onEntry: () => {}, detail: "check" });
-      expect(light.entries.length, file).toBe(full.entries.length);
+      expectSame(light.entries.length, full.entries.length, file);
       full.entries.forEach((f, i) => {
         const l = light.entries[i] as typeof f;
-        for (const k of checkFieldsOf(f.type, f.role)) expect(l[k], `${file}:${f.line} ${k}`).toEqual(f[k]);
+        for (const k of checkFieldsOf(f.type, f.role)) expectEqual(l[k], f[k], `${file}:${f.line} ${k}`);
       });
     }
   });
