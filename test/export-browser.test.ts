@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { pathToFileURL } from "node:url";
-import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { exportOut } from "./export-inproc.js";
 import { corpus, fixture, ROOT, expectedOf } from "./helpers.js";
@@ -133,22 +133,25 @@ function compare(got: Shown[], want: Obj[], where: string): void {
   for (const [i, m] of want.entries()) expect(words((got[i] as Shown).text), `${where} #${i + 1}`).toBe(words(expectedText(m)));
 }
 
+/** The file the README's screenshot shows. */
+const SHOT_FILE = "gen16-branchy.jsonl";
 const FILES = ["gen16-branchy.jsonl", "gen16-edits.jsonl", "gen16-faults.jsonl", "pi16-written.jsonl", "real-v1-before-compaction.jsonl"];
 
 describe.skipIf(!EXECUTABLE)("export --format html in Chromium", () => {
   let browser: Browser;
   /**
-   * One browser context for every page: a page in a context of its own (browser.newPage) cost Chromium ~1.5 CPU-s
-   * more to open than one more page in a shared context, about as much as loading the 1.5 MB export itself. The
+   * One page for every load, each file opened by navigating it: a new page cost Chromium ~2 CPU-s (a renderer
+   * process started, and one more kept), a navigation of the same page ~0.6. Each load is a new document: the
    * page script keeps nothing that one load could leave to the next (no storage, no cookies).
    */
-  let context: BrowserContext;
+  let page: Page;
   const dir = mkdtempSync(join(tmpdir(), "pisess-html-"));
   const pages = new Map<string, string>();
-  /** One page per exported file, opened by the first test that needs it and shared by the later ones. */
-  const opened = new Map<string, Page>();
+  /** The file the page shows: its requests and errors are reported under that name. */
+  let showing: { f: string; url: string } | undefined;
   const requests: string[] = [];
   const problems: string[] = [];
+  let shotTaken = false;
 
   beforeAll(async () => {
     const launched = chromium.launch({ executablePath: EXECUTABLE, args: CHROMIUM_ARGS });
@@ -163,39 +166,47 @@ describe.skipIf(!EXECUTABLE)("export --format html in Chromium", () => {
       pages.set(f, out);
     }
     browser = await launched;
-    context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+    const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+    page = await context.newPage();
+    page.on("request", (r) => {
+      if (r.url().split("#")[0] !== showing?.url) requests.push(`${showing?.f}: ${r.url()}`);
+    });
+    page.on("console", (m) => {
+      if (m.type() === "error") problems.push(`${showing?.f}: console: ${m.text()}`);
+    });
+    page.on("pageerror", (e) => problems.push(`${showing?.f}: page error: ${e.message}`));
+    page.on("dialog", (d) => {
+      problems.push(`${showing?.f}: dialog: ${d.message()}`);
+      void d.dismiss();
+    });
   }, 60_000);
   afterAll(async () => {
     await browser?.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
-  /** The file's shared page, opened on first use. */
+  /** The page as the last test left it when it shows the file, else the file opened. */
   async function shared(f: string): Promise<Page> {
-    const had = opened.get(f);
-    if (had) return had;
-    const page = await open(f);
-    opened.set(f, page);
-    return page;
+    return showing?.f === f ? page : open(f);
   }
 
+  /** The file opened anew, as a new load of its own document (never a jump within the one shown). */
   async function open(f: string, hash = ""): Promise<Page> {
-    const page = await context.newPage();
     const url = pathToFileURL(pages.get(f) as string).href;
-    page.on("request", (r) => {
-      if (r.url().split("#")[0] !== url) requests.push(`${f}: ${r.url()}`);
-    });
-    page.on("console", (m) => {
-      if (m.type() === "error") problems.push(`${f}: console: ${m.text()}`);
-    });
-    page.on("pageerror", (e) => problems.push(`${f}: page error: ${e.message}`));
-    page.on("dialog", (d) => {
-      problems.push(`${f}: dialog: ${d.message()}`);
-      void d.dismiss();
-    });
+    // A URL differing only in its hash would move within the document instead of loading it.
+    if (showing?.url === url) await page.goto("about:blank");
+    showing = { f, url };
     await page.goto(url + hash);
     await page.waitForSelector("body[data-ready='1']");
     return page;
+  }
+
+  /** The README's picture of a page as opened (docs/export-html.png with PISESS_SCREENSHOT=1, else thrown away). */
+  async function screenshot(page: Page): Promise<void> {
+    const shot = process.env.PISESS_SCREENSHOT === "1" ? join(ROOT, "docs", "export-html.png") : join(dir, "export-html.png");
+    mkdirSync(join(shot, ".."), { recursive: true });
+    await page.screenshot({ path: shot });
+    shotTaken = true;
   }
 
   /** Clicks the tree row of a line: every entry shown (filter "all"), the pane scrolled until the row is drawn. */
@@ -238,6 +249,8 @@ describe.skipIf(!EXECUTABLE)("export --format html in Chromium", () => {
       const leaves = [...new Set([ok[0], ok[Math.floor(ok.length / 2)]])].filter((l) => l !== undefined);
       expect(leaves.length).toBeGreaterThan(0);
       const page = await shared(f);
+      // The README's screenshot shows this file as opened: taken from this load, before anything is clicked.
+      if (f === SHOT_FILE && !shotTaken) await screenshot(page);
       // The default leaf first, as opened.
       compare(await renderedMessages(page), await contextJson(corpus(f), "leaf"), `${f} default leaf`);
       for (const l of leaves) {
@@ -262,7 +275,6 @@ describe.skipIf(!EXECUTABLE)("export --format html in Chromium", () => {
     const llm = await renderedMessages(page);
     const want = await contextJson(corpus(f), l.id, true);
     expect(llm.map((m) => m.role)).toEqual(want.map((m) => m.role));
-    await page.close();
   }, 60_000);
 
   it("hostile session content stays text: no dialog, no script, no navigation, no request", async () => {
@@ -295,12 +307,8 @@ describe.skipIf(!EXECUTABLE)("export --format html in Chromium", () => {
   }, 60_000);
 
   it("no page made a request or logged an error; a screenshot for the README", async () => {
-    // A fresh page: the shared one shows whatever the tests above clicked.
-    const page = await open("gen16-branchy.jsonl");
-    const shot = process.env.PISESS_SCREENSHOT === "1" ? join(ROOT, "docs", "export-html.png") : join(dir, "export-html.png");
-    mkdirSync(join(shot, ".."), { recursive: true });
-    await page.screenshot({ path: shot });
-    await page.close();
+    // Taken when the leaves test opened the file; opened anew only when that test did not run (-t).
+    if (!shotTaken) await screenshot(await open(SHOT_FILE));
     expect(requests).toEqual([]);
     expect(problems).toEqual([]);
   }, 60_000);
