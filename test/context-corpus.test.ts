@@ -9,7 +9,7 @@ import { pathTo } from "../src/ops/path.js";
 import { findByLine } from "../src/ops/refs.js";
 import { corpus, fingerprint, ROOT, runCli, expectedOf } from "./helpers.js";
 import { contextJsonOut } from "./inproc.js";
-import { expectEqual, expectSame } from "./t3-expect.js";
+import { expectEqual, expectSame } from "./expect-fast.js";
 
 interface Leaf {
   line: number;

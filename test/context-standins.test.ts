@@ -9,7 +9,7 @@ import { makeStyle } from "../src/render/style.js";
 import { contextReport } from "../src/reports/context.js";
 import { openSession } from "../src/reports/open.js";
 import { ROOT, sessionFiles } from "./helpers.js";
-import { expectEqual, expectSame } from "./t3-expect.js";
+import { expectEqual, expectSame } from "./expect-fast.js";
 
 /**
  * `context --json` holds stand-ins for messages it writes from their lines (contextReport's `jsonOnly`). They must

@@ -9,7 +9,7 @@ import { resolveRef } from "../src/ops/refs.js";
 import { buildTree, type TreeNode } from "../src/ops/tree.js";
 import { buildView, layoutRows } from "../src/ops/view.js";
 import { corpus, fixture, piBogusLines, expectedOf } from "./helpers.js";
-import { expectEqual, expectSame } from "./t3-expect.js";
+import { expectEqual, expectSame } from "./expect-fast.js";
 
 interface ExpectedNode {
   line: number;

@@ -14,7 +14,7 @@ const KEYS = protectedKeys(FULL_KEYS);
 const condenseLine = (b: Uint8Array) => condense(b, KEYS);
 import type { Session } from "../src/model/session.js";
 import { ROOT } from "./helpers.js";
-import { binaryString } from "./t3-binary.js";
+import { binaryString } from "./binary-unit.js";
 
 /**
  * What the fast path promises: JSON.parse(condensed) succeeds exactly when JSON.parse(line) does, and gives the same

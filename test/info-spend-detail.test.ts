@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { loadSession } from "../src/model/load.js";
 import { infoReport } from "../src/reports/info.js";
 import { fixture, sessionFiles } from "./helpers.js";
-import { expectEqual } from "./t3-expect.js";
+import { expectEqual } from "./expect-fast.js";
 
 // `pisess info` loads its session in the spend detail (skeleton fields and usage, no previews, most lines never
 // parsed whole). Its report and findings must be what a full load gives, on every fixture.

@@ -16,7 +16,7 @@ import { writeTables } from "../src/reports/tables.js";
 import { TableBytes } from "../src/reports/tables-text.js";
 import { expectStrictEqual, ROOT, sessionFiles, sessionView } from "./helpers.js";
 import { damaged, keyText, objectText, scanLine, sessionsOf, writeSettled } from "./scan-case.js";
-import { binaryString } from "./t3-binary.js";
+import { binaryString } from "./binary-unit.js";
 
 /**
  * `pisess tables` reads message bodies from the line bytes (the tables detail: EntryRec.body) instead of parsing

@@ -9,7 +9,7 @@ import { buildView } from "../src/ops/view.js";
 import { treeJson, type TreeJsonDocument, type TreeJsonEntry } from "../src/render/tree-json.js";
 import { corpus, fixture, piBogusLines, runCli, expectedOf } from "./helpers.js";
 import { type TreeArgs, treeOut } from "./inproc.js";
-import { expectEqual, expectSame } from "./t3-expect.js";
+import { expectEqual, expectSame } from "./expect-fast.js";
 
 const files = readdirSync(corpus("")).filter((f) => f.endsWith(".jsonl"));
 

@@ -9,7 +9,7 @@ import { checkFieldsOf } from "../src/model/fields.js";
 import type { Session } from "../src/model/session.js";
 import { fixture, sessionFiles } from "./helpers.js";
 import { rng } from "./fuzz/rng.js";
-import { expectEqual, expectSame } from "./t3-expect.js";
+import { expectEqual, expectSame } from "./expect-fast.js";
 
 // validate runs its per-entry content checks inside the load (LoadOptions.onEntry), on the value the loader parsed,
 // instead of reading and parsing every line again. Both routes must find exactly the same.

@@ -4,7 +4,7 @@ import type { EntryRec } from "../src/model/types.js";
 import { buildTree } from "../src/ops/tree.js";
 import { buildView } from "../src/ops/view.js";
 import { ROOT, sessionFiles } from "./helpers.js";
-import { Mismatches } from "./mismatches.js";
+import { expectSame } from "./expect-fast.js";
 
 /** SessionView.onPath is kept as marks, not in a Set's storage: it must still answer as the Set of the path would. */
 describe("the view's onPath answers as a Set of the active path", () => {
@@ -30,13 +30,11 @@ describe("the view's onPath answers as a Set of the active path", () => {
       each.push(r);
     });
     expect(each).toStrictEqual([...want]);
-    const bad = new Mismatches();
-    for (const rec of s.entries) bad.is(on.has(rec), want.has(rec), () => `line ${rec.line}`);
+    for (const rec of s.entries) expectSame(on.has(rec), want.has(rec), `line ${rec.line}`);
     // A record of another load, at the same index, is not on this path.
     const other = await loadSession({ kind: "file", path: f }, { detail: "skeleton" });
     other.store.close();
-    for (const rec of other.entries) bad.is(on.has(rec), false, () => `line ${rec.line} of another load`);
-    if (s.entries.length > 0) bad.expectNone();
+    for (const rec of other.entries) expectSame(on.has(rec), false, `line ${rec.line} of another load`);
     // Changed, it goes on as a Set.
     const extra = other.entries[0];
     if (extra) {

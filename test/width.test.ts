@@ -2,7 +2,7 @@ import fc from "fast-check";
 import stringWidthLib from "string-width";
 import { describe, expect, it } from "vitest";
 import { fitSegments, fitWidth, stringWidth } from "../src/render/width.js";
-import { Mismatches } from "./mismatches.js";
+import { expectSame } from "./expect-fast.js";
 
 /**
  * stringWidth answers printable ASCII itself and remembers short strings it measured: every answer must still be
@@ -45,12 +45,10 @@ describe("stringWidth equals string-width", () => {
   });
 
   it("more short strings than it remembers at once", () => {
-    const bad = new Mismatches();
     for (let i = 0; i < 10_000; i++) {
       const s = `• ${String.fromCharCode(0x4e00 + (i % 500))}${i}`;
-      bad.is(stringWidth(s), stringWidthLib(s), s);
+      expectSame(stringWidth(s), stringWidthLib(s), s);
     }
-    bad.expectNone();
   });
 
   it("cutting: fitWidth and fitSegments", () => {

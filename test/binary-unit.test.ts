@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from "node:util";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { binaryString, binaryUnit } from "./t3-binary.js";
+import { binaryString, binaryUnit } from "./binary-unit.js";
 
 // fast-check's own binary unit, as its source builds it (mapToConstant over U+0000..U+D7FF and U+E000..U+10FFFF).
 // Drawing from mapToConstant is cheap; only its unmapper (which fc.string calls at once) builds the 1.1M-entry Map.

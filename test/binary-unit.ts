@@ -6,7 +6,7 @@ import fc from "fast-check";
  * the surrogates and i + 0x800 above them. fast-check builds it with mapToConstant, whose unmapper fills a Map of
  * all 1.1M values the first time a string arbitrary is made of it (to know which "dangerous" strings, such as
  * `__proto__`, it can inject): ~1.5 s of CPU in each worker that asks. This one computes the index instead; the
- * values drawn are the same, seed for seed (test/t3-binary.test.ts compares them).
+ * values drawn are the same, seed for seed (test/binary-unit.test.ts compares them).
  */
 const SURROGATES = 0xe000 - 0xd800;
 const LAST = 0x10ffff - SURROGATES;
