@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { stringifyDeep, toJson, toPrettyJson, openArrayMember } from "../src/render/json.js";
+import { openArrayMember, PRETTY_MAX_DEPTH, stringifyDeep, toJson, toPrettyJson } from "../src/render/json.js";
 import { corpus } from "./helpers.js";
 
 describe("JSON of deeply nested values (render/json.ts)", () => {
@@ -37,6 +37,30 @@ describe("JSON of deeply nested values (render/json.ts)", () => {
     expect(text).toBe(expected);
     expect(toPrettyJson(deep)).toBe(text); // too deep to indent: one line
     expect(toPrettyJson({ a: [1] })).toBe(JSON.stringify({ a: [1] }, null, 2));
+  });
+});
+
+describe("toPrettyJson (show): indented up to a fixed depth, one line past it", () => {
+  /** `levels` arrays and objects nested in one another, alternately, around a number. */
+  function nested(levels: number): unknown {
+    let v: unknown = 1;
+    for (let i = 0; i < levels; i++) v = i % 2 ? [v] : { k: v };
+    return v;
+  }
+
+  it("indents a value of PRETTY_MAX_DEPTH levels, and prints one of a level more on one line, on any stack", () => {
+    const atLimit = nested(PRETTY_MAX_DEPTH);
+    expect(toPrettyJson(atLimit)).toBe(JSON.stringify(atLimit, null, 2));
+    // Deep enough for one line, shallow enough that the native indented call would not overflow the stack: the
+    // choice is the depth's, not the stack's.
+    const past = nested(PRETTY_MAX_DEPTH + 1);
+    expect(JSON.stringify(past, null, 2)).toContain("\n");
+    expect(toPrettyJson(past)).toBe(JSON.stringify(past));
+    // The depth counts containers only, wherever they sit among other members.
+    const wide = { a: 1, b: [2, { c: nested(PRETTY_MAX_DEPTH - 3) }], d: "x" };
+    expect(toPrettyJson(wide)).toBe(JSON.stringify(wide, null, 2));
+    const wider = { a: 1, b: [2, { c: nested(PRETTY_MAX_DEPTH - 2) }], d: "x" };
+    expect(toPrettyJson(wider)).toBe(JSON.stringify(wider));
   });
 });
 
