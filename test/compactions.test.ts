@@ -62,7 +62,8 @@ describe("compactions: kept and dropped equal pi's own context at every leaf", (
     let checked = 0;
     try {
       for (const leaf of exp.leaves) {
-        if (leaf.error || leaf.contextError !== undefined || leaf.contextLeafLine !== undefined || !leaf.messageLines || !leaf.path) continue;
+        if (leaf.error || leaf.contextError !== undefined || leaf.contextLeafLine !== undefined || !leaf.messageLines || !leaf.path)
+          continue;
         const compactionLines = leaf.path.filter(isCompaction);
         const { data } = compactionsReport(session, { leaf: `@${leaf.line}` });
         expect(data.compactions.map((c) => c.line)).toEqual(compactionLines);
