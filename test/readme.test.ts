@@ -103,6 +103,8 @@ for ((__k = 0; __k < \${#__lines[@]}; __k += 2)); do
 done
 `;
 
+const LINE_TIMEOUT_MS = 30_000;
+
 /**
  * Runs the example lines in the sandbox, in `shells` bash processes side by side (pipefail, `pisess` the CLI
  * servers' shell function, also on PATH for anything that runs it by name): a fork per line instead of a bash, and
@@ -111,6 +113,7 @@ done
 function runExamples(lines: (string | null)[], shells: number): Promise<ExampleRun>[] {
   const out = mkdtempSync(join(home, "examples-"));
   const settle: ((r: ExampleRun) => void)[] = [];
+  const done = new Set<number>();
   const results = lines.map((_, k) => new Promise<ExampleRun>((resolve) => (settle[k] = resolve)));
   for (let s = 0; s < shells; s++) {
     const mine = lines.flatMap((line, k) => (k % shells === s && line !== null ? [String(k), line] : []));
@@ -119,20 +122,46 @@ function runExamples(lines: (string | null)[], shells: number): Promise<ExampleR
       // `pisess` on PATH runs the built CLI; a fake HOME keeps the user's own sessions out.
       env: { ...servers.env, PATH: `${servers.bin}:${process.env.PATH ?? ""}`, HOME: home, NO_COLOR: "1" },
       stdio: ["ignore", "pipe", "inherit"],
+      // Its own process group, so that a line that hangs can be killed with everything it started.
+      detached: true,
     });
+    // A line still running after LINE_TIMEOUT_MS fails (no status), and so do the lines after it in that shell.
+    let watchdog: NodeJS.Timeout | undefined;
+    let timedOut = false;
+    const watch = () => {
+      clearTimeout(watchdog);
+      watchdog = setTimeout(() => {
+        timedOut = true;
+        try {
+          if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
+        } catch {
+          // already gone
+        }
+      }, LINE_TIMEOUT_MS);
+    };
+    watch();
     let pending = "";
     child.stdout.setEncoding("utf8");
     child.stdout.on("data", (d: string) => {
+      watch();
       pending += d;
       for (let nl = pending.indexOf("\n"); nl >= 0; nl = pending.indexOf("\n")) {
         const [k, status] = pending.slice(0, nl).split(" ").map(Number) as [number, number];
         pending = pending.slice(nl + 1);
         settle[k]?.({ status, stderr: readFileSync(join(out, String(k)), "utf8") });
+        done.add(k);
       }
     });
     // A line its shell never finished (the shell died, or the line was not given): no status. Settled lines keep theirs.
     const end = () => {
-      for (let k = s; k < lines.length; k += shells) settle[k]?.({ status: null, stderr: "the example's shell ended first" });
+      clearTimeout(watchdog);
+      let why = timedOut ? `still running after ${LINE_TIMEOUT_MS} ms: killed` : "the example's shell ended first";
+      for (let k = s; k < lines.length; k += shells) {
+        if (done.has(k)) continue;
+        settle[k]?.({ status: null, stderr: why });
+        done.add(k);
+        if (timedOut && lines[k] !== null) why = "not run: an earlier line in its shell was killed";
+      }
     };
     child.on("error", end);
     child.on("close", end);
