@@ -1,25 +1,28 @@
-// One Node process that runs the built CLI (dist/bundle/cli.cjs, the code bin/pisess.js loads) once per request, so
-// a test that runs the CLI many times from a shell (the README examples) or from a fuzz loop pays Node's start-up
-// once instead of once per run. Runs go one at a time (the exit status and streams of a run are process-wide), each
-// in the working directory, environment and stdin its request names, through the CLI's I/O seam (withRunIo).
+// One Node process that runs the built CLI (dist/bundle/cli.cjs, loaded as bin/pisess.js loads it) once per
+// request, so a test that runs the CLI many times from a shell (the README examples) or from a fuzz loop pays Node's
+// start-up once instead of once per run. Runs go one at a time (the exit status and streams of a run are
+// process-wide), each in the working directory, environment and stdin its request names, through the CLI's I/O seam
+// (withRunIo).
 //
 // A request comes on a TCP connection to 127.0.0.1 as fields each ended by NUL: the working directory, the file
 // that holds stdin ("" for none; the server deletes it), the number of arguments, the arguments, NAME=VALUE
-// entries of the environment, and an empty field. The server writes `stdout` and `stderr` into a folder of its
-// own (under the folder named by its first argument) and answers one line: the exit status, the two sizes and
-// the folder. It deletes the folder when the client closes the connection. The request is written by the shell
-// script without a process of its own (printf, compgen: bash builtins); a process per run (mktemp, env, rm) cost
-// more CPU than the run itself. test/cli-server.ts starts it and holds both clients (the `pisess` shell script and
-// a Node function).
+// entries of the environment, and an empty field. The server writes stdout and stderr into files of its own (in the
+// folder named by its first argument) and answers one line: the exit status, the two sizes and the files' path
+// without its ending (`.out`, `.err`: each written only when not empty). It deletes them when the client closes the
+// connection. The request is written by the shell function without a process of its own (printf, compgen: bash
+// builtins); a process per run (mktemp, env, rm) cost more CPU than the run itself. test/cli-server.ts starts it and
+// holds both clients (the `pisess` shell function and script, and a Node function).
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
-import { main, withRunIo } from "../dist/bundle/cli.cjs";
 
 const BIN = fileURLToPath(new URL("../bin/pisess.js", import.meta.url));
+// The bundle as bin/pisess.js loads it: each file compiled with the V8 code cache the build made for it.
+const { main, withRunIo } = createRequire(import.meta.url)(BIN).bundleLoader().load("cli.cjs");
 
 /** yargs prints help, the version and the completion script itself (console.log): those runs get a process. */
 function onlyAProcessShows(args) {
@@ -95,26 +98,28 @@ async function run({ cwd, stdinPath, args, env }) {
 }
 
 let queue = Promise.resolve();
+let serial = 0;
 const server = createServer((socket) => {
   let data = Buffer.alloc(0);
-  let dir = null;
+  let base = null;
   socket.on("error", () => undefined);
   socket.on("close", () => {
-    if (dir !== null) rmSync(dir, { recursive: true, force: true });
+    if (base !== null) for (const end of [".out", ".err"]) rmSync(base + end, { force: true });
   });
   socket.on("data", (chunk) => {
-    if (dir !== null) return;
+    if (base !== null) return;
     data = Buffer.concat([data, chunk]);
     const request = parseRequest(data);
     if (request === null) return;
-    dir = mkdtempSync(join(TMP, "run-"));
-    const mine = dir;
+    // Files, not a folder per run: removing a folder cost more than the rest of a small run's bookkeeping.
+    base = join(TMP, `run-${process.pid}-${serial++}`);
+    const mine = base;
     queue = queue.then(async () => {
       const r = await run(request);
-      // A client gone (killed on a timeout) took its folder with it.
+      // A client gone (killed on a timeout) took its files with it.
       if (socket.destroyed) return;
-      writeFileSync(join(mine, "stdout"), r.stdout);
-      writeFileSync(join(mine, "stderr"), r.stderr);
+      if (r.stdout.length > 0) writeFileSync(`${mine}.out`, r.stdout);
+      if (r.stderr.length > 0) writeFileSync(`${mine}.err`, r.stderr);
       socket.write(`${r.code} ${r.stdout.length} ${r.stderr.length} ${mine}\n`);
     }).catch(() => socket.destroy());
   });

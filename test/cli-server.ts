@@ -15,7 +15,9 @@ import { ROOT } from "./helpers.js";
 export interface CliServers {
   /** A folder with an executable `pisess` that hands its run to a server (put it first on PATH). */
   bin: string;
-  /** What the `pisess` script needs in its environment. */
+  /** Bash source that defines `pisess` as a shell function, for a shell that runs it without a process. */
+  shell: string;
+  /** What the `pisess` script and function need in their environment. */
   env: Record<string, string>;
   /** Runs the CLI once in a server; a run past `timeoutMs` kills that server (a new one takes its place). */
   run(args: string[], opts: ServerRunOptions): Promise<ServerRunResult>;
@@ -37,27 +39,46 @@ export interface ServerRunResult {
   stderr: Buffer;
 }
 
-// Bash, so that no process starts per run but bash itself: the request goes out with builtins (printf over
-// /dev/tcp; the environment from compgen), the output comes back in the server's files, copied by `cat` only when
-// not empty. Only a run that reads stdin (-) has the shell copy it to a file first (mktemp, cat), so that a
-// pipeline of two runs cannot wait on each other in one server.
+// Bash, so that no process starts per run but what the caller's shell already is: `pisess` is a shell function
+// (FUNCTION), run in the example's own shell, and the `pisess` script on PATH (SCRIPT) is that function for anything
+// that executes a program by name. Only builtins run in a call: the request goes out with printf over /dev/tcp (the
+// environment: compgen's exported names, what a program started here would be given, through a file, not a command
+// substitution, which forks), and the output comes back in the server's files, read whole by `read -d ''` and
+// written by printf; a file holding a NUL byte (where read stops) is copied by `cat` instead. A closed stdout (a
+// reader that left early) ends no more than that copy: the call still returns the run's status, as the binary's
+// own handling of EPIPE does and a `cat` killed by SIGPIPE did. Only a run that reads stdin (-) has the shell copy
+// it to a file first (mktemp, cat), so that a pipeline of two runs cannot wait on each other in one server.
+const FUNCTION = `pisess() {
+  local input= a code= out= err= base= names n fields env=$PISESS_SERVER_TMP/env.$BASHPID
+  for a in "$@"; do
+    if [ "$a" = -- ]; then break; fi
+    if [ "$a" = - ]; then input=$(mktemp "$PISESS_SERVER_TMP/stdin.XXXXXX") && cat >"$input" || return 2; break; fi
+  done
+  compgen -e >"$env"
+  mapfile -t names <"$env"
+  fields=("$PWD" "$input" "$#" "$@")
+  for n in "\${names[@]}"; do fields+=("$n=\${!n}"); done
+  fields+=("")
+  local ports=($PISESS_SERVER_PORTS)
+  {
+    printf '%s\\0' "\${fields[@]}" >&3
+    IFS=' ' read -r code out err base <&3
+    if [ "\${out:-0}" != 0 ]; then __pisess_copy "$base.out"; fi
+    if [ "\${err:-0}" != 0 ]; then __pisess_copy "$base.err" >&2; fi
+  } 3<>"/dev/tcp/127.0.0.1/\${ports[RANDOM % \${#ports[@]}]}"
+  return "\${code:-2}"
+}
+__pisess_copy() {
+  local text
+  if IFS= read -r -d '' text <"$1"; then cat "$1"; return; fi
+  trap '' PIPE
+  printf '%s' "$text" 2>/dev/null
+  trap - PIPE
+}
+`;
+
 const SCRIPT = `#!/usr/bin/env bash
-in=
-for a in "$@"; do
-  if [ "$a" = -- ]; then break; fi
-  if [ "$a" = - ]; then in=$(mktemp "$PISESS_SERVER_TMP/stdin.XXXXXX") && cat >"$in" || exit 2; break; fi
-done
-ports=($PISESS_SERVER_PORTS)
-exec 3<>"/dev/tcp/127.0.0.1/\${ports[RANDOM % \${#ports[@]}]}" || exit 2
-{
-  printf '%s\\0' "$PWD" "$in" "$#" "$@"
-  for n in $(compgen -e); do printf '%s=%s\\0' "$n" "\${!n}"; done
-  printf '\\0'
-} >&3
-IFS=' ' read -r code out err dir <&3
-if [ "\${out:-0}" != 0 ]; then cat "$dir/stdout"; fi
-if [ "\${err:-0}" != 0 ]; then cat "$dir/stderr" >&2; fi
-exit "\${code:-2}"
+${FUNCTION}pisess "$@"
 `;
 
 interface Server {
@@ -91,7 +112,7 @@ function ask(port: number, request: Buffer, timeoutMs: number): Promise<{ code: 
       if (done) return;
       done = true;
       clearTimeout(timer);
-      // The server deletes the run's folder when the connection closes.
+      // The server deletes the run's files when the connection closes.
       socket.destroy();
       resolve(r);
     };
@@ -99,10 +120,10 @@ function ask(port: number, request: Buffer, timeoutMs: number): Promise<{ code: 
     socket.setEncoding("utf8");
     socket.on("data", (d: string) => {
       answer += d;
-      const m = /^(\d+) \d+ \d+ (.*)\n$/.exec(answer);
+      const m = /^(\d+) (\d+) (\d+) (.*)\n$/.exec(answer);
       if (m) {
-        const dir = m[2] as string;
-        finish({ code: Number(m[1]), stdout: readFileSync(join(dir, "stdout")), stderr: readFileSync(join(dir, "stderr")) });
+        const read = (size: string | undefined, end: string) => (size === "0" ? Buffer.alloc(0) : readFileSync(`${m[4]}${end}`));
+        finish({ code: Number(m[1]), stdout: read(m[2], ".out"), stderr: read(m[3], ".err") });
       }
     });
     socket.on("error", () => undefined);
@@ -144,6 +165,7 @@ export async function startCliServers(count: number): Promise<CliServers> {
   let serial = 0;
   return {
     bin,
+    shell: FUNCTION,
     env: { PISESS_SERVER_TMP: tmp, PISESS_SERVER_PORTS: servers.map((s) => s.port).join(" ") },
     async run(args, opts) {
       const env = Object.entries(opts.env).filter((e): e is [string, string] => e[1] !== undefined);

@@ -26,8 +26,23 @@ interface Run {
   stderr: string;
 }
 
-/** The binary with stdout a pipe (`to` undefined) or the file `to` (opened for writing, truncated). */
+const runs = new Map<string, Run>();
+
+/**
+ * The binary with stdout a pipe (`to` undefined) or the file `to` (opened for writing, truncated). Run once for
+ * each arguments and target: the tests that check the same run read it from there.
+ */
 function run(args: string[], to?: string): Run {
+  const key = JSON.stringify([args, to ?? null]);
+  let r = runs.get(key);
+  if (r === undefined) {
+    r = spawnRun(args, to);
+    runs.set(key, r);
+  }
+  return r;
+}
+
+function spawnRun(args: string[], to?: string): Run {
   const fd = to === undefined ? undefined : openSync(to, "w");
   try {
     const r = spawnSync(process.execPath, ["--require", PRELOAD, BIN, ...args], {
@@ -67,7 +82,8 @@ describe("stdout to a file", () => {
   });
 
   it("a run without problems loads none of Node's stream modules, to a file or to /dev/null", () => {
-    for (const to of [join(dir, "quiet"), "/dev/null"]) {
+    // To a file: the run the case above made.
+    for (const to of [join(dir, "out"), "/dev/null"]) {
       const r = run(["context", fixture("context", "control-chars.jsonl"), "--json"], to);
       expect(r.code).toBe(0);
       expect(streamsLoaded(r)).toBe(false);

@@ -3,7 +3,7 @@ import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, unlinkSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { BIN, fixture } from "./helpers.js";
+import { BIN, fixture, runCli } from "./helpers.js";
 import { treeOut } from "./inproc.js";
 
 const dir = mkdtempSync(join(tmpdir(), "pisess-follow-"));
@@ -16,10 +16,13 @@ interface Proc {
   exit: Promise<number | null>;
 }
 
+/** What a follow run gets on top of the test's environment: polling every 20 ms. */
+const FOLLOW_ENV = { NO_COLOR: "1", PISESS_FOLLOW_POLL_MS: "20" };
+
 function run(cmd: string[], opts: { cwd?: string; env?: Record<string, string> } = {}): Proc {
   const child = spawn(process.execPath, cmd, {
     cwd: opts.cwd ?? dir,
-    env: { ...process.env, NO_COLOR: "1", PISESS_FOLLOW_POLL_MS: "20", ...opts.env },
+    env: { ...process.env, ...FOLLOW_ENV, ...opts.env },
     stdio: ["pipe", "pipe", "pipe"],
   });
   let out = "";
@@ -169,13 +172,14 @@ describe("follow (text)", () => {
     );
   }, 30_000);
 
+  // A file that does not change while it is followed: the CLI in process (the runs above and below, which change
+  // the file while a follow process reads it, spawn the binary).
   it("the entry lines are the lines tree prints for them", async () => {
     const file = join(dir, "replay.jsonl");
     writeFileSync(file, readFileSync(fixture("tree", "branched.jsonl")));
-    const follow = run([BIN, "follow", file, "--from-start", "--until-idle", "0.3"]);
-    expect(await follow.exit).toBe(0);
-    const mine = follow
-      .stdout()
+    const follow = await runCli(["follow", file, "--from-start", "--until-idle", "0.3"], { env: FOLLOW_ENV });
+    expect(follow.code).toBe(0);
+    const mine = follow.stdout
       .split("\n")
       .filter((l) => l.startsWith("• "))
       .map((l) => l.slice(2));
@@ -196,10 +200,10 @@ describe("follow (text)", () => {
   it("reports a line that never completes when it ends", async () => {
     const file = join(dir, "partial.jsonl");
     writeFileSync(file, `${head}\n{"type":"message","id":"x`);
-    const follow = run([BIN, "follow", file, "--until-idle", "0.3"]);
-    expect(await follow.exit).toBe(0);
-    expect(follow.stdout()).toBe("");
-    expect(follow.stderr()).toMatch(/partial\.jsonl:7: info incomplete-last-line: .*\(25 bytes\)/);
+    const follow = await runCli(["follow", file, "--until-idle", "0.3"], { env: FOLLOW_ENV });
+    expect(follow.code).toBe(0);
+    expect(follow.stdout).toBe("");
+    expect(follow.stderr).toMatch(/partial\.jsonl:7: info incomplete-last-line: .*\(25 bytes\)/);
   }, 30_000);
 
   it("exits 0 on Ctrl-C (SIGINT)", async () => {
@@ -223,9 +227,9 @@ describe("follow (text)", () => {
   }, 30_000);
 
   it("a missing file: one line, exit 2", async () => {
-    const follow = run([BIN, "follow", join(dir, "nothere.jsonl")]);
-    expect(await follow.exit).toBe(2);
-    expect(follow.stderr()).toMatch(/nothere\.jsonl: no such file\n$/);
+    const follow = await runCli(["follow", join(dir, "nothere.jsonl")], { env: FOLLOW_ENV });
+    expect(follow.code).toBe(2);
+    expect(follow.stderr).toMatch(/nothere\.jsonl: no such file\n$/);
   });
 });
 

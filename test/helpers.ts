@@ -4,7 +4,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, dirname, isAbsolute, join } from "node:path";
 import { Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
-import { isDeepStrictEqual } from "node:util";
+import { format, isDeepStrictEqual } from "node:util";
 import { expect } from "vitest";
 import type { Session } from "../src/model/session.js";
 import type { EntryRec } from "../src/model/types.js";
@@ -53,7 +53,7 @@ function cliEnv(opts: CliOptions): NodeJS.ProcessEnv {
 
 /**
  * Spawns the built binary (dist/ must be built: `npm test` runs tsc first). For what only a process shows: its exit
- * status and stderr as the shell sees them, --help/--version, stdin and pipes, TTYs, signals, the bundle itself.
+ * status and stderr as the shell sees them, the shim's own --help/--version, stdin and pipes, TTYs, signals, the bundle.
  * Everything else runs in process (runCli): a spawn costs ~100 ms of CPU.
  */
 export function spawnCli(args: string[], opts: CliOptions = {}): CliResult {
@@ -86,19 +86,16 @@ class Capture extends Writable {
   }
 }
 
-/** yargs prints help, the version and the completion script itself (console.log): those runs spawn. */
-const SPAWN_ONLY = new Set(["--help", "-h", "--version", "-v"]);
-
 /**
  * The CLI (src/cli.ts main) run in this worker, through the commands' I/O seam (run-state.ts withRunIo): stdout
  * and stderr captured, `input` on stdin, the environment and working directory as spawnCli would give them,
  * and main()'s exit status. The same argument parsing, commands and renderers as the binary, without a process.
  * Relative file operands resolve against this process's working directory (a worker cannot chdir): give
- * absolute paths with `cwd`. Runs that only a process shows (SPAWN_ONLY) are spawned.
+ * absolute paths with `cwd`. yargs prints help, the version and the completion script itself, with console.log and
+ * console.error: those go to the captured streams for the run, in order with the rest. (`pisess --help` and
+ * `--version` alone are answered by bin/pisess.js without yargs: quick-start.test.ts spawns those.)
  */
 export async function runCli(args: string[], opts: CliOptions = {}): Promise<CliResult> {
-  const dash = args.indexOf("--");
-  if (args[0] === "completion" || args.some((a, i) => SPAWN_ONLY.has(a) && (dash < 0 || i < dash))) return spawnCli(args, opts);
   const cwd = opts.cwd ?? ROOT;
   if (cwd !== process.cwd()) {
     // A relative operand that names something under `cwd` would be read from this process's directory instead.
@@ -122,8 +119,17 @@ export async function runCli(args: string[], opts: CliOptions = {}): Promise<Cli
     env: cliEnv(opts),
     cwd: () => cwd,
   };
-  const code = await withRunIo(io, () => main(args));
-  return { code, stdout: stdout.text(), stderr: stderr.text() };
+  // As Node's console writes them: the arguments formatted, then a newline.
+  const { log, error } = console;
+  console.log = (...a: unknown[]) => void stdout.write(`${format(...a)}\n`);
+  console.error = (...a: unknown[]) => void stderr.write(`${format(...a)}\n`);
+  try {
+    const code = await withRunIo(io, () => main(args));
+    return { code, stdout: stdout.text(), stderr: stderr.text() };
+  } finally {
+    console.log = log;
+    console.error = error;
+  }
 }
 
 export interface FileFingerprint {
