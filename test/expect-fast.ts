@@ -18,3 +18,8 @@ export function expectEqual(got: unknown, want: unknown, message?: string): void
 export function expectSame(got: unknown, want: unknown, message?: string): void {
   if (!Object.is(got, want)) expect(got, message).toBe(want);
 }
+
+/** expect(got, message).toStrictEqual(want). */
+export function expectStrictEqual(got: unknown, want: unknown, message?: string): void {
+  if (!isDeepStrictEqual(got, want)) expect(got, message).toStrictEqual(want);
+}

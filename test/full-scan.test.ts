@@ -5,7 +5,8 @@ import { previewFieldsOf, spendFieldsOf } from "../src/model/fields.js";
 import { loadSession } from "../src/model/load.js";
 import type { Session } from "../src/model/session.js";
 import type { EntryRec } from "../src/model/types.js";
-import { expectStrictEqual, ROOT, sessionFiles, sessionView } from "./helpers.js";
+import { ROOT, sessionFiles, sessionView } from "./helpers.js";
+import { expectStrictEqual } from "./expect-fast.js";
 import { parsedRec, scanLine, throughWasm } from "./scan-case.js";
 
 /**

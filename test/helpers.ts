@@ -4,8 +4,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, dirname, isAbsolute, join } from "node:path";
 import { Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
-import { format, isDeepStrictEqual } from "node:util";
-import { expect } from "vitest";
+import { format } from "node:util";
 import type { Session } from "../src/model/session.js";
 import type { EntryRec } from "../src/model/types.js";
 import { type RunIo, withRunIo } from "../src/commands/run-state.js";
@@ -228,14 +227,4 @@ export function sessionView(s: Session, entryView: (rec: EntryRec) => unknown): 
     headerLine: s.headerLine,
     version: s.version,
   };
-}
-
-/**
- * expect(got, message).toStrictEqual(want), with node's isDeepStrictEqual asked first: on arrays of tens of
- * thousands of items vitest's equality takes seconds where node's takes milliseconds. What node calls equal
- * vitest does too (both compare prototypes, own keys, undefined properties and array holes, and numbers by
- * Object.is); anything else goes to vitest, which fails with its diff or passes.
- */
-export function expectStrictEqual(got: unknown, want: unknown, message?: string): void {
-  if (!isDeepStrictEqual(got, want)) expect(got, message).toStrictEqual(want);
 }

@@ -6,8 +6,8 @@ import { idHash, IdIndex } from "../src/model/ids.js";
 import { createIndexer, IDS_AT_END_FROM, loadSession } from "../src/model/load.js";
 import type { Session } from "../src/model/session.js";
 import type { EntryRec, EntryStore } from "../src/model/types.js";
-import { expectStrictEqual, ROOT, sessionFiles, sessionView } from "./helpers.js";
-import { expectEqual, expectSame } from "./expect-fast.js";
+import { ROOT, sessionFiles, sessionView } from "./helpers.js";
+import { expectEqual, expectSame, expectStrictEqual } from "./expect-fast.js";
 
 /**
  * loadSession indexes the ids of the entries past IDS_AT_END_FROM once every line is in (IdIndex, no hash map);

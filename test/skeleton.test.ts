@@ -11,7 +11,8 @@ import { isObject } from "../src/model/json.js";
 import { loadSession, makeRec } from "../src/model/load.js";
 import { SKELETON_KEYS, skeletonRec } from "../src/model/skeleton.js";
 import type { EntryRec } from "../src/model/types.js";
-import { expectStrictEqual, ROOT, sessionView, sessionFiles } from "./helpers.js";
+import { ROOT, sessionView, sessionFiles } from "./helpers.js";
+import { expectStrictEqual } from "./expect-fast.js";
 import { throughWasm } from "./scan-case.js";
 
 /** The skeleton fields of a record, as skeletonFieldsOf lists them for its type. */

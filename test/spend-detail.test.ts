@@ -12,7 +12,8 @@ import { sessionRows } from "../src/ops/fleet-rows.js";
 import { calendar } from "../src/ops/fleet-time.js";
 import { UsageAggregator } from "../src/ops/fleet-usage.js";
 import { sessionTotals } from "../src/ops/totals.js";
-import { expectStrictEqual, ROOT, sessionView, sessionFiles } from "./helpers.js";
+import { ROOT, sessionView, sessionFiles } from "./helpers.js";
+import { expectStrictEqual } from "./expect-fast.js";
 import { damaged, keyText, objectText, parsedRec, scanLine, sessionsOf, writeSettled } from "./scan-case.js";
 
 /**

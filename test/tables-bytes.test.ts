@@ -14,7 +14,8 @@ import { parsedBodies, type Row, sessionRows, type TableRows } from "../src/ops/
 import { TABLE_NAMES } from "../src/ops/fleet-tables.js";
 import { writeTables } from "../src/reports/tables.js";
 import { TableBytes } from "../src/reports/tables-text.js";
-import { expectStrictEqual, ROOT, sessionFiles, sessionView } from "./helpers.js";
+import { ROOT, sessionFiles, sessionView } from "./helpers.js";
+import { expectStrictEqual } from "./expect-fast.js";
 import { damaged, keyText, objectText, scanLine, sessionsOf, writeSettled } from "./scan-case.js";
 import { binaryString } from "./binary-unit.js";
 
