@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Builds what a run and the tests use: tsc's library output (dist/), the HTML page script (build-web.mjs) and the CLI
-// bundle (build-cli.mjs). The three read only src/ (and node_modules), so they run at once: on two cores that is
-// about 6 s instead of 10. The schema validators are generated first, into src/, which all three read.
+// bundle (build-cli.mjs). The three read only src/ (and node_modules), so they run at once (which saves little:
+// build-cli's code-cache runs are most of the time). The schema validators are generated first, into src/, which all
+// three read.
 //
 //   --quick       tsc emits without type-checking (npm test type-checks src and test with tsconfig.test.json)
 //   --if-changed  does nothing when dist/.build-stamp names the same inputs as now: `npm ci` has just built (its
