@@ -1,7 +1,7 @@
-import { close, type Dirent, open, read } from "node:fs";
+import type { Dirent } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
-import { fsp, statOf } from "./fsp.js";
+import { closeFd, fsp, openRead, readAt, statOf } from "./fsp.js";
 
 /** The environment keys pi reads; passed in explicitly so callers (and tests) control them. */
 export interface PiEnv {
@@ -73,20 +73,6 @@ export async function listSessionFiles(dir: string, onError?: (folder: string, e
     }
   }
   return out.sort();
-}
-
-// node:fs's callback calls, as promises, for what info and the fork checks read of every run's file: not
-// node:fs/promises, which brings a dozen of Node's internal modules (io/fsp.ts), a cost at start-up.
-function openRead(path: string): Promise<number> {
-  return new Promise((resolve, reject) => open(path, "r", (err, fd) => (err ? reject(err) : resolve(fd))));
-}
-
-function readAt(fd: number, buf: Buffer, position: number): Promise<number> {
-  return new Promise((resolve, reject) => read(fd, buf, 0, buf.length, position, (err, n) => (err ? reject(err) : resolve(n))));
-}
-
-function closeFd(fd: number): Promise<void> {
-  return new Promise((resolve, reject) => close(fd, (err) => (err ? reject(err) : resolve())));
 }
 
 /** The first line of a file, read in bounded pieces (a header is small; a huge first line is not a header). */

@@ -12,6 +12,7 @@ class FileStdout {
   readonly columns = undefined;
   readonly errored = null;
   write(chunk: string | Uint8Array, cb?: unknown): boolean {
+    // Two calls for writeSync's two overloads (a string, a buffer): neither takes the union.
     if (typeof chunk === "string") writeSync(1, chunk);
     else writeSync(1, chunk);
     if (typeof cb === "function") cb();
