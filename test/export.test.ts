@@ -13,6 +13,7 @@ import { checkOutput, exportJsonl } from "../src/reports/export.js";
 import { ReportError } from "../src/reports/report.js";
 import { exportOut } from "./export-inproc.js";
 import { corpus, fingerprint, fixture, ROOT, runCli, spawnCli, expectedOf } from "./helpers.js";
+import { expectEqual } from "./expect-fast.js";
 import { cliOut } from "./inproc.js";
 
 interface Leaf {
@@ -56,10 +57,7 @@ describe("export --format jsonl: the new file's context at its last entry is pi'
         // As JSON, equal to pi's. node's strict equality is asked first (vitest's equality and the JSON round trip cost
         // ~20 ms a leaf): a value strictly equal to the parsed JSON, or whose round trip is, is equal to it for toEqual
         // too. A message with an undefined field (custom messages' details) is strictly equal only after the round trip.
-        if (!isDeepStrictEqual(got, leaf.context)) {
-          const plain = json(got);
-          if (!isDeepStrictEqual(plain, leaf.context)) expect(plain, `${f}:${leaf.line}`).toEqual(leaf.context);
-        }
+        if (!isDeepStrictEqual(got, leaf.context)) expectEqual(json(got), leaf.context, `${f}:${leaf.line}`);
         // Clean, except for defects inside what the model is sent (no valid file holds the same context): each is
         // reported as kept, has a code of that kind, and validate finds it on the same line of the original.
         const findings = checkSession(copy, { fileExists: () => true }).filter((d) => d.severity !== "info");

@@ -1,13 +1,13 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { isDeepStrictEqual } from "node:util";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { afterAll, describe, expect, it } from "vitest";
 import { TABLE_NAMES, TABLES, tableSchema } from "../src/ops/fleet-tables.js";
 import { sqlReport } from "../src/reports/sql.js";
 import { tablesReport } from "../src/reports/tables.js";
 import { fingerprint, fixture, ROOT, runCli, spawnCli } from "./helpers.js";
+import { expectEqual } from "./expect-fast.js";
 
 /** `pisess tables` and `pisess sql`, read back with DuckDB; expected values from the fixture files (JSON.parse). */
 
@@ -169,7 +169,7 @@ describe("tables", () => {
       expect([t, got.length]).toEqual([t, want.length]);
       // Tens of thousands of rows: node's strict equality first (an expect() call costs more than the comparison),
       // vitest's toEqual, naming the table and row, for a row it does not call equal.
-      for (let i = 0; i < want.length; i++) if (!isDeepStrictEqual(got[i], want[i])) expect([t, i, got[i]]).toEqual([t, i, want[i]]);
+      for (let i = 0; i < want.length; i++) expectEqual([t, i, got[i]], [t, i, want[i]]);
     }
     const label = await sqlReport({
       query: "SELECT label FROM entries WHERE label IS NOT NULL AND session LIKE '%odd.jsonl'",
