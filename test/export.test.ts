@@ -9,8 +9,8 @@ import { loadSession } from "../src/model/load.js";
 import { readEntry } from "../src/model/session.js";
 import { buildContext } from "../src/ops/context.js";
 import { pathTo } from "../src/ops/path.js";
-import { checkOutput, exportJsonl } from "../src/reports/export.js";
-import { ReportError } from "../src/reports/report.js";
+import { checkOutput, OutputRefused } from "../src/io/output-file.js";
+import { exportJsonl } from "../src/reports/export.js";
 import { exportOut } from "./export-inproc.js";
 import { corpus, fingerprint, fixture, ROOT, runCli, spawnCli, expectedOf } from "./helpers.js";
 import { expectEqual } from "./expect-fast.js";
@@ -211,16 +211,16 @@ describe("export: output and read-only rules", () => {
     writeFileSync(src, readFileSync(corpus("gen-v3-branchy.jsonl")));
     const before = fingerprint(src);
     expect((await runCli(["export", src, "-o", src, "--format", "markdown"])).code).toBe(2);
-    // The other refusals come from the same check (the command turns its ReportError into exit 2, as above).
-    expect(() => checkOutput(src, src, true)).toThrow(ReportError);
+    // The other refusals come from the same check (the command turns its OutputRefused into exit 2, as above).
+    expect(() => checkOutput(src, [src], true)).toThrow(OutputRefused);
     const other = join(dir, "other.jsonl");
     writeFileSync(other, "x\n");
-    expect(() => checkOutput(other, src, true)).toThrow(/\.jsonl file/);
+    expect(() => checkOutput(other, [src], true)).toThrow(/\.jsonl file/);
     expect(readFileSync(other, "utf8")).toBe("x\n");
     const md = join(dir, "out.md");
     writeFileSync(md, "keep\n");
-    expect(() => checkOutput(md, src, false)).toThrow(/--force/);
-    expect(() => checkOutput(dir, src, true)).toThrow(/directory/);
+    expect(() => checkOutput(md, [src], false)).toThrow(/--force/);
+    expect(() => checkOutput(dir, [src], true)).toThrow(/directory/);
     expect(readFileSync(md, "utf8")).toBe("keep\n");
     // Writing a file (-o) in process: the refusal above and the HTML below go through the CLI, in process too.
     expect((await cliOut(["export", src, "-o", md, "--force"])).code).toBe(0);
@@ -247,12 +247,12 @@ describe("export: output and read-only rules", () => {
     expect(inputs.map(fingerprint)).toEqual(before);
   }, 120_000);
 
-  it("picks the format from -o (.html) and writes HTML to a pipe by default", async () => {
+  it("picks the format from -o (.html) and writes Markdown to a pipe by default", async () => {
     const src = corpus("gen-v2.jsonl");
     const html = join(dir, "x.html");
     expect((await runCli(["export", src, "-o", html])).code).toBe(0);
     expect(readFileSync(html, "utf8")).toMatch(/^<!doctype html>/);
-    expect((await runCli(["export", src])).stdout).toMatch(/^<!doctype html>/);
+    expect((await runCli(["export", src])).stdout).toMatch(/^# Session/);
   });
 });
 

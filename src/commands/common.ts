@@ -14,7 +14,8 @@ import type { Diagnostic } from "../model/types.js";
 /** An error meant for the user: printed as one line, exit code 2 unless said otherwise. No stack trace. */
 export { ReportError as CliError } from "../reports/report.js";
 export { requestExit } from "./run-state.js";
-import { OutputClosed, runIo } from "./run-state.js";
+import { OutputClosed, ownsProcess, runIo } from "./run-state.js";
+import { checkOutput, type OutputInput, OutputRefused, type OutputTarget, writeOutput } from "../io/output-file.js";
 import { CHUNK_CHARS } from "../render/chunks.js";
 export { ioReason } from "../io/errors.js";
 
@@ -248,4 +249,33 @@ export function terminalWidth(explicit: number | undefined): number | undefined 
   if (explicit !== undefined) return explicit > 0 ? explicit : undefined;
   const columns = runIo().stdout.isTTY ? runIo().stdout.columns : undefined;
   return columns !== undefined && columns > 0 ? columns : undefined;
+}
+
+/**
+ * `-o OUT` of a command that reads `inputs` (files, or "-"): checked before any work is done, refused with exit 2
+ * and its reason (a symlink, an input, a session file, an existing file without --force). The one way a command
+ * writes a file: io/output-file.ts.
+ */
+export function outputFile(out: string, inputs: readonly string[], force: boolean): OutputTarget {
+  // stdin is an input too where it is the process's own (`< OUT`); a run in process reads a stream of its own.
+  const ids: OutputInput[] = inputs.flatMap((f): OutputInput[] => (isStdin(f) ? (ownsProcess() ? [{ fd: 0 }] : []) : [f]));
+  try {
+    return checkOutput(out, ids, force);
+  } catch (err) {
+    if (err instanceof OutputRefused) throw new CliError(err.message);
+    throw err;
+  }
+}
+
+/** Writes the chunks to a checked OUT: a new file beside it, renamed into place once complete. */
+export async function writeOutputFile(target: OutputTarget, chunks: Iterable<string>): Promise<void> {
+  try {
+    await writeOutput(target, chunks);
+  } catch (err) {
+    if (err instanceof OutputRefused) throw new CliError(err.message);
+    // A failed write (a full disk, a folder that went away) as its one line; errors of the run itself pass.
+    if (typeof (err as NodeJS.ErrnoException)?.code === "string" && !(err instanceof CliError))
+      throw new CliError(`${target.shown}: ${ioReason(err)}`);
+    throw err;
+  }
 }

@@ -9,18 +9,9 @@ import { exportHtml } from "../render/export-html.js";
 import { jsonlExportNotes } from "../render/export-notes.js";
 import { branchMarkdown } from "../render/export-markdown.js";
 import { resolveSessionFile } from "../reports/context.js";
-import {
-  branchEntries,
-  checkOutput,
-  exportFacts,
-  exportJsonl,
-  exportPath,
-  fileModified,
-  htmlPayload,
-  readBundle,
-  writeChunksTo,
-} from "../reports/export.js";
-import { isStdin, openInput, requestExit, writeOut, type GlobalArgs } from "./common.js";
+import { branchEntries, exportFacts, exportJsonl, exportPath, fileModified, htmlPayload, readBundle } from "../reports/export.js";
+import type { OutputTarget } from "../io/output-file.js";
+import { isStdin, openInput, outputFile, requestExit, writeOut, writeOutputFile, type GlobalArgs } from "./common.js";
 
 type Format = "html" | "markdown" | "jsonl";
 
@@ -35,18 +26,21 @@ interface ExportArgs extends GlobalArgs {
   images: boolean;
 }
 
+/**
+ * --format, else OUT's extension, else Markdown: the same on a terminal, a pipe or a file (`> out.md`), never
+ * guessed from whether stdout is a TTY.
+ */
 function pickFormat(args: ExportArgs): Format {
   if (args.format) return args.format;
   const out = args.output?.toLowerCase();
   if (out?.endsWith(".html") || out?.endsWith(".htm")) return "html";
-  if (out?.endsWith(".md") || out?.endsWith(".markdown")) return "markdown";
   if (out?.endsWith(".jsonl")) return "jsonl";
-  return runIo().stdout.isTTY === true && out === undefined ? "markdown" : "html";
+  return "markdown";
 }
 
-async function writeChunks(chunks: Iterable<string>, out: string | undefined, force: boolean): Promise<void> {
+async function writeChunks(chunks: Iterable<string>, out: OutputTarget | undefined): Promise<void> {
   if (out === undefined) return writeOut(chunks);
-  return writeChunksTo(chunks, out, force);
+  return writeOutputFile(out, chunks);
 }
 
 export const exportCommand: CommandModule<object, ExportArgs> = {
@@ -62,34 +56,37 @@ export const exportCommand: CommandModule<object, ExportArgs> = {
       .option("session", { describe: "Pick the session whose id starts with ID", type: "string", requiresArg: true })
       .option("all-projects", { describe: "With --session: search the folders of every project", type: "boolean" })
       .option("format", {
-        describe: "html (default when stdout is not a terminal or -o ends in .html), markdown, jsonl",
+        describe: "html, markdown or jsonl; default: from OUT's extension (.html/.htm, .md, .jsonl), else markdown",
         choices: ["html", "markdown", "jsonl"],
         type: "string",
       })
       .option("output", {
         alias: "o",
-        describe: "Write to OUT instead of stdout (never an existing .jsonl or the input)",
+        describe: "Write to OUT (a new file renamed into place) instead of stdout; never an input, a symlink or a session file",
         type: "string",
         requiresArg: true,
       })
-      .option("force", { describe: "Overwrite OUT when it exists (never a .jsonl)", type: "boolean" })
+      .option("force", { describe: "Replace OUT when it exists (never a .jsonl or a session file)", type: "boolean" })
       .option("images", { describe: "HTML: embed images as data: URIs (--no-images drops them)", type: "boolean", default: true })
       .conflicts("file", "session")
       .implies("all-projects", "session")
       .example("$0 export session.jsonl -o session.html", "the whole session as one page, to open in a browser")
       .example("$0 export session.jsonl --leaf label:good --format jsonl -o good.jsonl", "the branch to a label as a new session file")
-      .example("$0 export session.jsonl --format markdown > branch.md", "the current branch as Markdown") as unknown as Argv<ExportArgs>,
+      .example(
+        "$0 export session.jsonl > branch.md",
+        "the current branch as Markdown (the default on stdout)",
+      ) as unknown as Argv<ExportArgs>,
   handler: async (args) => {
     const file =
       args.file ??
       (await resolveSessionFile({ session: args.session, allProjects: args.allProjects, cwd: runIo().cwd(), env: runIo().env }));
     const format = pickFormat(args);
     const stdin = isStdin(file);
-    if (args.output !== undefined) checkOutput(args.output, stdin ? undefined : file, args.force === true);
+    const out = args.output === undefined ? undefined : outputFile(args.output, [file], args.force === true);
     const bundle = format === "html" ? readBundle() : "";
     const session = await openInput(file, {});
     try {
-      if (format === "jsonl") return await jsonl(session, args, stdin);
+      if (format === "jsonl") return await jsonl(session, args, stdin, out);
       const { leaf, path, diagnostics } = exportPath(session, args.leaf);
       if (path === null) {
         for (const d of diagnostics) runIo().stderr.write(diagnosticLine(d));
@@ -99,13 +96,9 @@ export const exportCommand: CommandModule<object, ExportArgs> = {
       const facts = await exportFacts(session, stdin ? null : fileModified(file));
       const rows = factRows(facts);
       if (format === "markdown") {
-        await writeChunks(
-          branchMarkdown({ facts: rows, leaf, entries: branchEntries(session, path), count: path.length }),
-          args.output,
-          args.force === true,
-        );
+        await writeChunks(branchMarkdown({ facts: rows, leaf, entries: branchEntries(session, path), count: path.length }), out);
       } else {
-        await writeChunks(exportHtml(htmlPayload(session, leaf, facts, rows, args.images), bundle), args.output, args.force === true);
+        await writeChunks(exportHtml(htmlPayload(session, leaf, facts, rows, args.images), bundle), out);
       }
       requestExit(0);
     } finally {
@@ -114,7 +107,7 @@ export const exportCommand: CommandModule<object, ExportArgs> = {
   },
 };
 
-async function jsonl(session: Session, args: ExportArgs, stdin: boolean): Promise<void> {
+async function jsonl(session: Session, args: ExportArgs, stdin: boolean, out: OutputTarget | undefined): Promise<void> {
   const r = await exportJsonl(session, args.leaf, {
     id: randomUUID(),
     timestamp: new Date().toISOString(),
@@ -127,8 +120,7 @@ async function jsonl(session: Session, args: ExportArgs, stdin: boolean): Promis
   }
   await writeChunks(
     r.data.lines.map((l) => `${l}\n`),
-    args.output,
-    args.force === true,
+    out,
   );
   for (const line of jsonlExportNotes(session.file, r.data)) runIo().stderr.write(line);
   requestExit(r.exitCode);

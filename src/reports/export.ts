@@ -1,6 +1,4 @@
-import { existsSync, readFileSync, realpathSync, statSync } from "node:fs";
-import { open } from "node:fs/promises";
-import { resolve } from "node:path";
+import { readFileSync, statSync } from "node:fs";
 import { Readable } from "node:stream";
 import { checkSession } from "../check/validate.js";
 import { loadSession } from "../model/load.js";
@@ -222,32 +220,4 @@ export function readBundle(): string {
 
 export function fileModified(path: string): string {
   return statSync(path).mtime.toISOString();
-}
-
-/** Refuses an output that would overwrite the input, any existing session file, or anything without --force. */
-export function checkOutput(out: string, input: string | undefined, force: boolean): void {
-  if (!existsSync(out)) return;
-  let same = false;
-  if (input !== undefined) {
-    try {
-      same = realpathSync(out) === realpathSync(input);
-    } catch {
-      same = resolve(out) === resolve(input);
-    }
-  }
-  if (same) throw new ReportError(`${out}: is the input file; export never writes to it`);
-  if (out.toLowerCase().endsWith(".jsonl"))
-    throw new ReportError(`${out}: exists and is a .jsonl file; export never overwrites session files`);
-  if (statSync(out).isDirectory()) throw new ReportError(`${out}: is a directory`);
-  if (!force) throw new ReportError(`${out}: exists (use --force to overwrite)`);
-}
-
-/** Writes the export to OUT; "wx" without --force, so a file that appeared since the check is never overwritten. */
-export async function writeChunksTo(chunks: Iterable<string>, out: string, force: boolean): Promise<void> {
-  const fh = await open(out, force ? "w" : "wx");
-  try {
-    for (const c of chunks) if (c) await fh.write(c);
-  } finally {
-    await fh.close();
-  }
 }
