@@ -1,4 +1,16 @@
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import {
+  copyFileSync,
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  symlinkSync,
+} from "node:fs";
+import { createHash } from "node:crypto";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -40,9 +52,47 @@ const files = sources.map((src) => {
   copyFileSync(src, dst);
   return dst;
 });
+// Forks (a parent and two forks naming it), a hard link to a session and a symlink to another: what a pi home
+// holds, and what an output path must never reach through.
+const forks = ["a-parent.jsonl", "a-fork.jsonl", "a-fork2.jsonl"].map((f) => {
+  const dst = join(sessions, f);
+  copyFileSync(fixture("fleet", "sessions", "--home-dev-proj-a--", f), dst);
+  return dst;
+});
+const hardLink = join(sessions, "hard-link.jsonl");
+linkSync(files[6] as string, hardLink);
+const symLink = join(sessions, "sym-link.jsonl");
+symlinkSync(files[1] as string, symLink);
+// The issues' own traps, named as an output would be: a hard link to a session and a symlink to another.
+const hardHtml = join(sessions, "report.html");
+linkSync(files[2] as string, hardHtml);
+const symHtml = join(sessions, "out.html");
+symlinkSync(forks[0] as string, symHtml);
+// Where the outputs go (export -o, tables --out): outside the tree that is checked.
+const outDir = mkdtempSync(join(tmpdir(), "pisess-readonly-out-"));
 const env = { PI_CODING_AGENT_DIR: join(dir, "agent"), PI_CODING_AGENT_SESSION_DIR: join(dir, "sessions") };
 
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+  rmSync(outDir, { recursive: true, force: true });
+});
+
+/**
+ * Everything under the tree, by path: a file's bytes (hash), size, mtime, inode and link count; a symlink's target
+ * and mtime; a folder's mtime (which moves when anything is created or removed in it, a temporary file too).
+ */
+function snapshot(): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const p of [dir, ...listing()]) {
+    const st = lstatSync(p);
+    if (st.isSymbolicLink()) out[p] = `link ${readlinkSync(p)} ${st.mtimeMs}`;
+    else if (st.isDirectory()) out[p] = `dir ${st.mtimeMs}`;
+    else
+      out[p] =
+        `file ${createHash("sha256").update(readFileSync(p)).digest("hex")} ${st.size} ${st.mtimeMs} ino ${st.ino} nlink ${st.nlink}`;
+  }
+  return out;
+}
 
 function listing(): string[] {
   const out: string[] = [];
@@ -96,19 +146,69 @@ describe("read-only guarantee, every command", () => {
     ["follow", cycle, "--from-start", "--until-idle", "0.2"],
     ["follow", bad, "--ndjson", "--from-start", "--until-idle", "0.2"],
     ["follow", "--newest", "--until-idle", "0.2"],
+    ["follow", symLink, "--from-start", "--until-idle", "0.2"],
+    ["bloat", branched],
+    ["compactions", v1],
+    ["schema", "header"],
+    // Forks, the hard link and the symlink through the reading commands.
+    ["tree", forks[1] as string],
+    ["info", forks[2] as string, "--json"],
+    ["lineage", forks[1] as string],
+    ["diff", forks[1] as string, forks[0] as string],
+    ["context", hardLink, "--json"],
+    ["info", symLink],
+    ["ls", "--json", "--all-projects"],
+    ["validate", forks[2] as string],
+    // Fleet commands over the tree (forks, links); outputs outside it.
+    ["usage", sessions, "--json"],
+    ["usage", "--by", "session"],
+    ["tables", sessions, "--out", join(outDir, "tables-ndjson"), "--format", "ndjson"],
+    ["tables", "--out", join(outDir, "tables-parquet")],
+    ["sql", "select count(*) as n from sessions", sessions, "--json"],
+    ["sql", "select type, count(*) from entries group by 1 order by 1"],
+    // export in every format, to stdout and to -o (a new file, then replaced with --force)…
+    ["export", branched, "--format", "html"],
+    ["export", forks[1] as string, "--format", "markdown"],
+    ["export", symLink, "--format", "jsonl"],
+    ["export", branched, "-o", join(outDir, "page.html")],
+    ["export", hardLink, "-o", join(outDir, "page.html"), "--force"],
+    ["export", forks[2] as string, "-o", join(outDir, "branch.md")],
+    ["export", v2, "-o", join(outDir, "branch.md"), "--force"],
+    ["export", cycle, "--format", "jsonl", "-o", join(outDir, "clean.jsonl")],
+    ["export", symLink, "--format", "jsonl", "-o", join(outDir, "link.jsonl")],
+    // …and refused (exit 2) onto the input's hard link, a session's symlink, a session, and the input itself.
+    ["export", faults, "-o", hardHtml, "--force"],
+    ["export", branched, "-o", symHtml, "--force"],
+    ["export", branched, "-o", hardLink, "--force", "--format", "markdown"],
+    ["export", faults, "-o", symLink, "--force", "--format", "html"],
+    ["export", faults, "-o", forks[0] as string, "--force", "--format", "markdown"],
+    ["export", v2, "-o", v2, "--force", "--format", "markdown"],
   ];
   const THROUGH_BINARY = new Set([
     `tree ${v2} --json`,
     "context --json",
     `validate ${sessions} --format sarif`,
     "follow --newest --until-idle 0.2",
+    `export ${hardLink} -o ${join(outDir, "page.html")} --force`,
+    `export ${faults} -o ${symLink} --force --format html`,
+    `export ${branched} -o ${symHtml} --force`,
   ]);
+  const REFUSED = [
+    `export ${faults} -o ${hardHtml} --force`,
+    `export ${branched} -o ${symHtml} --force`,
+    `export ${branched} -o ${hardLink} --force --format markdown`,
+    `export ${faults} -o ${symLink} --force --format html`,
+    `export ${faults} -o ${forks[0]} --force --format markdown`,
+    `export ${v2} -o ${v2} --force --format markdown`,
+  ];
   const results = new Map<string, CliResult>();
   let before: FileFingerprint[] = [];
   let names: string[] = [];
+  let tree: Record<string, string> = {};
   beforeAll(async () => {
     before = files.map(fingerprint);
     names = listing();
+    tree = snapshot();
     // The CLI in process (runCli: the same argument parsing, file opening and output as the binary) for most runs,
     // the binary itself for one of each kind: a file read, sessions found from the working directory, a folder
     // walked, and follow's polling.
@@ -118,15 +218,44 @@ describe("read-only guarantee, every command", () => {
     }
   }, 300_000);
 
-  it("leaves bytes, mtimes and the folder listing unchanged: every command through the CLI, four through the binary", () => {
+  it("leaves bytes, mtimes and the folder listing unchanged: every command through the CLI, seven through the binary", () => {
     expect([...THROUGH_BINARY].filter((k) => !runs.some((a) => a.join(" ") === k))).toEqual([]);
     for (const args of runs) {
       const r = results.get(args.join(" ")) as CliResult;
       expect([0, 1, 2], `${args.join(" ")}: ${r.stderr}`).toContain(r.code);
       expect(r.stderr, args.join(" ")).not.toMatch(/\n\s+at /);
+      // The fleet commands read every file here: they must get through them (exit 0 or 1) to prove anything.
+      if (["usage", "tables", "sql"].includes(args[0] as string)) expect([0, 1], `${args.join(" ")}: ${r.stderr}`).toContain(r.code);
     }
     expect(files.map(fingerprint)).toEqual(before);
     expect(listing()).toEqual(names);
+    expect(snapshot()).toEqual(tree);
+  });
+
+  it("covers every command, forks, the hard link and the symlink", async () => {
+    const { commandLoaders } = await import("../src/commands/index.js");
+    const names = commandLoaders.map(([spec]) => spec.split(" ")[0] as string);
+    expect(names.filter((c) => !runs.some((a) => a[0] === c))).toEqual([]);
+    for (const f of [...forks, hardLink, symLink, hardHtml, symHtml])
+      expect(
+        runs.some((a) => a.includes(f)),
+        f,
+      ).toBe(true);
+  });
+
+  it("export -o writes new files outside the tree, --force replaces them, and every refusal is exit 2 with one line", () => {
+    for (const key of REFUSED) {
+      const r = results.get(key) as CliResult;
+      expect(r.code, key).toBe(2);
+      expect(r.stderr.trimEnd().split("\n"), key).toHaveLength(1);
+    }
+    for (const [args, r] of results)
+      if (args.startsWith("export") && !REFUSED.includes(args)) expect([0, 1], `${args}: ${r.stderr}`).toContain(r.code);
+    expect(readdirSync(outDir).sort()).toEqual(["branch.md", "clean.jsonl", "link.jsonl", "page.html", "tables-ndjson", "tables-parquet"]);
+    expect(readFileSync(join(outDir, "page.html"), "utf8")).toMatch(/^<!doctype html>/);
+    // Replaced with --force: the second export's (v2's) facts, not the first's.
+    expect(readFileSync(join(outDir, "branch.md"), "utf8")).toContain("7724831b-7ce5-44a8-980e-4ec6b25b007d");
+    expect(readFileSync(join(outDir, "link.jsonl"), "utf8").split("\n")[0]).toContain('"type":"session"');
   });
 
   it("leaves bytes, mtimes and the folder listing unchanged: every command's report on every file (in process)", async () => {
@@ -141,7 +270,7 @@ describe("read-only guarantee, every command", () => {
         s.store.close();
       }
     };
-    for (const f of files) {
+    for (const f of [...files, hardLink, symLink, forks[1] as string]) {
       const runs: [string, () => Promise<number> | number][] = [
         ["tree", async () => (await treeOut(f)).code],
         ["tree --json", async () => (await treeOut(f, { output: "json" })).code],
@@ -180,12 +309,13 @@ describe("read-only guarantee, every command", () => {
     );
     expect(files.map(fingerprint)).toEqual(before);
     expect(listing()).toEqual(names);
+    expect(snapshot()).toEqual(tree);
   });
 
   it("runs from the project's working directory, so ls and context without FILE find these sessions", () => {
     const r = results.get("ls --json") as CliResult;
     expect(r.code).toBe(0);
-    expect((JSON.parse(r.stdout) as { sessions: unknown[] }).sessions.length).toBe(6); // no-header.jsonl is not a session for pi
+    expect((JSON.parse(r.stdout) as { sessions: unknown[] }).sessions.length).toBe(11); // 7 files + 3 forks + the two links, less no-header.jsonl (not a session for pi)
     expect(results.get("context --json")?.code).toBe(0);
   });
 });
