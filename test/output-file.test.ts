@@ -187,27 +187,40 @@ describe("export -o: a new file renamed into place", () => {
     closeSync(fd);
   }
 
-  for (const signal of ["SIGTERM", "SIGINT"] as const) {
-    it(`a run stopped by ${signal} while writing leaves neither OUT nor the temporary file`, async () => {
+  for (const [signal, old] of [
+    ["SIGTERM", undefined],
+    ["SIGINT", undefined],
+    ["SIGTERM", "old page\n"],
+  ] as const) {
+    const what = old === undefined ? "neither OUT nor the" : "the old OUT (--force) as it was and no";
+    it(`a run stopped by ${signal} while writing leaves ${what} temporary file`, async () => {
       const { dir } = folder();
       const big = join(dir, "big.jsonl");
       bigSession(big);
       const out = join(dir, "big.html");
-      const child = spawn(process.execPath, [BIN, "export", big, "-o", out], { cwd: ROOT, stdio: ["ignore", "ignore", "pipe"] });
+      const initial = ["big.jsonl", "s.jsonl"];
+      if (old !== undefined) {
+        writeFileSync(out, old);
+        initial.unshift("big.html");
+      }
+      const args = ["export", big, "-o", out, ...(old === undefined ? [] : ["--force"])];
+      const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, stdio: ["ignore", "ignore", "pipe"] });
       const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((res) =>
         child.on("exit", (code, sig) => res({ code, signal: sig })),
       );
       let seen = false;
-      // As soon as anything beside the input appears (the temporary file; OUT itself before the fix), stop the run.
-      for (let i = 0; i < 30_000 && !seen; i++) {
-        seen = readdirSync(dir).some((f) => f !== "big.jsonl" && f !== "s.jsonl");
+      // As soon as the write starts (a temporary file appears; before the fix, OUT itself appeared or was
+      // truncated), stop the run.
+      for (let i = 0; i < 20_000 && !seen; i++) {
+        seen = readdirSync(dir).some((f) => !initial.includes(f)) || (old !== undefined && readFileSync(out, "utf8") !== old);
         if (!seen) await new Promise((r) => setTimeout(r, 1));
       }
       expect(seen).toBe(true);
       child.kill(signal);
       const end = await ended;
       expect(end.signal, "stopped while writing, not finished").toBe(signal);
-      expect(readdirSync(dir).sort()).toEqual(["big.jsonl", "s.jsonl"]);
+      expect(readdirSync(dir).sort()).toEqual(initial.sort());
+      if (old !== undefined) expect(readFileSync(out, "utf8")).toBe(old);
     }, 60_000);
   }
 });
