@@ -41,13 +41,13 @@ function identity(input: OutputInput): FileId | undefined {
   }
 }
 
-/** The bounded start of a file, to see whether its first line is a session header; "" when it cannot be read. */
-function firstLine(path: string, limit = 1 << 20): string {
+/** The bounded start of a file, to see whether its first line is a session header; undefined when unreadable. */
+function firstLine(path: string, limit = 1 << 20): string | undefined {
   let fd: number;
   try {
     fd = openSync(path, "r");
   } catch {
-    return "";
+    return undefined;
   }
   try {
     const buf = Buffer.alloc(limit);
@@ -61,7 +61,7 @@ function firstLine(path: string, limit = 1 << 20): string {
     }
     return decodeLine(buf.subarray(0, total));
   } catch {
-    return "";
+    return undefined;
   } finally {
     closeSync(fd);
   }
@@ -73,15 +73,16 @@ function decodeLine(b: Buffer): string {
   return s.endsWith("\r") ? s.slice(0, -1) : s;
 }
 
-/** A first line that is a JSON object with `type: "session"`: what pi reads as a session file's header. */
-function holdsSessionHeader(path: string): boolean {
+/** Whether a first line is a JSON object with `type: "session"`: what pi reads as a session file's header. */
+function sessionHeader(path: string): "yes" | "no" | "unreadable" {
   const line = firstLine(path);
-  if (!line.trimStart().startsWith("{")) return false;
+  if (line === undefined) return "unreadable";
+  if (!line.trimStart().startsWith("{")) return "no";
   try {
     const o: unknown = JSON.parse(line);
-    return typeof o === "object" && o !== null && !Array.isArray(o) && (o as { type?: unknown }).type === "session";
+    return typeof o === "object" && o !== null && !Array.isArray(o) && (o as { type?: unknown }).type === "session" ? "yes" : "no";
   } catch {
-    return false;
+    return "no";
   }
 }
 
@@ -97,7 +98,10 @@ function refusal(t: OutputTarget, st: Stats): string | undefined {
       ? "is the input file; pisess never writes to it"
       : `is the input file ${input.name} (the same file); pisess never writes to it`;
   }
-  if (holdsSessionHeader(t.path)) return "holds a pi session (its first line is a session header); pisess never replaces one";
+  const header = sessionHeader(t.path);
+  if (header === "yes") return "holds a pi session (its first line is a session header); pisess never replaces one";
+  // It might be one: what cannot be checked is not replaced.
+  if (header === "unreadable") return "cannot be read to check that it holds no pi session; pisess never replaces it";
   if (t.path.toLowerCase().endsWith(".jsonl")) return "exists and is a .jsonl file; pisess never overwrites session files";
   return undefined;
 }
