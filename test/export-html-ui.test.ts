@@ -118,6 +118,17 @@ describe.skipIf(!EXECUTABLE)("export --format html: what the page shows and how 
     expect(await prefixAt(126)).toBe(`40⋯ ${pair.repeat(32)}`);
   }, 60_000);
 
+  it("the tree pane scrolls sideways so the selected deep row's text is in sight", async () => {
+    await open();
+    const r = await page.evaluate(() => {
+      const pane = (document.getElementById("tree") as HTMLElement).getBoundingClientRect();
+      const text = (document.querySelector("#tree .row.selected .preview") as HTMLElement).getBoundingClientRect();
+      return { paneLeft: pane.left, paneRight: pane.right, textLeft: text.left };
+    });
+    expect(r.textLeft).toBeGreaterThanOrEqual(r.paneLeft);
+    expect(r.textLeft).toBeLessThan(r.paneRight - 50);
+  }, 60_000);
+
   it("the facts header is folded beyond a few key facts and leaves most of the screen to the session", async () => {
     await open();
     const visible = await page.$$eval("#facts tr", (trs) =>

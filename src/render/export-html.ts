@@ -82,7 +82,7 @@ main{display:grid;grid-template-columns:minmax(300px,40%) 1fr;min-height:0}
 .controls input[type=search]{flex:1}
 #tree{overflow:auto;position:relative;font:12px/22px ui-monospace,monospace}
 #tree-rows{position:relative}
-.row{position:absolute;left:0;right:0;height:22px;white-space:pre;cursor:pointer;padding-left:4px;overflow:hidden;text-overflow:ellipsis}
+.row{position:absolute;left:0;min-width:100%;height:22px;white-space:pre;cursor:pointer;padding:0 8px 0 4px}
 .row:hover{background:#eef3fb}
 .row.on-path{background:#f1f7ee}
 .row.selected{background:#cfe3ff}

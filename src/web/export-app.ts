@@ -318,6 +318,12 @@ function revealLeaf(): void {
   if (top < pane.scrollTop || top > pane.scrollTop + pane.clientHeight - ROW_HEIGHT)
     pane.scrollTop = Math.max(0, top - pane.clientHeight / 2);
   drawRows();
+  // Rows as wide as their levels (up to 32): the pane scrolls sideways so the selected row's text is in sight.
+  const prefix = pane.querySelector<HTMLElement>(".row.selected .prefix");
+  if (prefix) {
+    const end = prefix.offsetLeft + prefix.offsetWidth;
+    pane.scrollLeft = end > pane.clientWidth * 0.6 ? end - pane.clientWidth * 0.3 : 0;
+  }
 }
 
 function drawRows(): void {
