@@ -68,10 +68,11 @@ export {
   followSession,
   followContextTokens,
   FollowContextSize,
+  ThrottledContextSize,
   projectSessionFolder,
   type FollowOptions,
   type FollowEvent,
 } from "./reports/follow.js";
-export { FollowState, type FollowStep, type FollowTotals, type Announcement } from "./ops/follow.js";
+export { FollowState, type FollowStep, type FollowSpend, type FollowTotals, type Announcement } from "./ops/follow.js";
 export { FileTail, TailFile, type TailEvent } from "./io/tail.js";
 export { LIVE_WINDOW_MS, type HeldTail } from "./io/scan/index.js";

@@ -57,6 +57,17 @@ describe("compactions: kept and dropped equal pi's own context at every leaf", (
     };
     const isCompaction = memo((text) => (JSON.parse(text) as Obj).type === "compaction");
     const adds = memo(addsMessages);
+    const parsed = memo((text) => JSON.parse(text) as Obj);
+    // Lines whose id a `replacement: null` context_edit on the path names.
+    const nullTargets = (path: number[]) => {
+      const ids = new Set(
+        path
+          .map(parsed)
+          .filter((o) => o.type === "context_edit" && o.replacement === null)
+          .map((o) => o.targetId),
+      );
+      return new Set(path.filter((l) => ids.has(parsed(l).id)));
+    };
     // The file loaded once, as report() loads it; each leaf's report made from it.
     const session = await loadSession({ kind: "file", path: corpus(f) }, { detail: "skeleton" });
     let checked = 0;
@@ -71,7 +82,14 @@ describe("compactions: kept and dropped equal pi's own context at every leaf", (
         for (const c of data.compactions) {
           const before = leaf.path.slice(0, leaf.path.indexOf(c.line)).filter(adds);
           expect(c.kept.lines, `${f} leaf ${leaf.line} compaction ${c.line} kept`).toEqual(before.filter((l) => present.has(l)));
-          expect(c.dropped.lines, `${f} leaf ${leaf.line} compaction ${c.line} dropped`).toEqual(before.filter((l) => !present.has(l)));
+          // Not in pi's context: dropped by a compaction, or taken out by a `replacement: null` edit on the path.
+          const gone = before.filter((l) => !present.has(l));
+          expect(
+            [...c.dropped.lines, ...c.editedOut.lines].sort((a, b) => a - b),
+            `${f} leaf ${leaf.line} compaction ${c.line} gone`,
+          ).toEqual(gone);
+          const nulled = nullTargets(leaf.path);
+          for (const l of c.editedOut.lines) expect(nulled.has(l), `${f} line ${l} edited out`).toBe(true);
           checked++;
         }
         // The compaction in effect is the last on the path.

@@ -161,7 +161,9 @@ describe("follow (text)", () => {
         "↳ /tree jump: branch from line 2 (a0000001)",
         "• b0000006 user: another way",
         "• c0000007 [compaction: 45.2k tokens] so far",
-        "  ⤷ compaction: 45.2k tokens before; kept from line 4 (a0000003)",
+        // a0000003 is not on the path to the compaction (its parent b0000006 hangs off a0000001): as `context`
+        // says, nothing is kept.
+        "  ⤷ compaction: 45.2k tokens before; nothing kept",
         "• e0000008 [context omit: b0000006]",
         "  ⤷ context edit: removes the message at line 7 (b0000006)",
         "↳ /tree jump: branch from line 6 (a0000005)",

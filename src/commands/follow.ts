@@ -7,7 +7,7 @@ import { followLines, followNdjson, followStatus } from "../render/follow.js";
 import { readingProblemsLine } from "../render/problems.js";
 import { sanitizeLine } from "../render/sanitize.js";
 import { resolveSessionFile } from "../reports/context.js";
-import { FollowContextSize, followSession, projectSessionFolder } from "../reports/follow.js";
+import { followSession, projectSessionFolder, ThrottledContextSize } from "../reports/follow.js";
 import { CliError, ioReason, requestExit, styleFor, terminalWidth, writeOut, type GlobalArgs } from "./common.js";
 
 interface FollowArgs extends GlobalArgs {
@@ -84,21 +84,18 @@ export const followCommand: CommandModule<object, FollowArgs> = {
       clearStatus();
       runIo().stderr.write(s);
     };
-    let contextAt = 0;
-    let contextTokens: number | null = null;
-    const contextSize = new FollowContextSize();
+    let last: { f: string; session: Session; totals: FollowTotals } | null = null;
+    // The trailing update redraws only a status line on show: while an entry is written (the line cleared) the
+    // next idle event draws it.
+    const contextSize = new ThrottledContextSize(() => {
+      if (status && last) drawStatus(last.f, last.session, last.totals);
+    });
     /** The status line (a terminal only): totals and the context size, cut to the terminal's width. */
     const drawStatus = (f: string, session: Session, totals: FollowTotals): void => {
       if (!tty) return;
       clearStatus();
-      // The context size reads back what was appended to the leaf's path (all of it after a jump, compaction or
-      // edit): at most every 2 s on a busy session.
-      const now = Date.now();
-      if (now - contextAt >= 2000) {
-        contextAt = now;
-        contextTokens = contextSize.tokensAt(session);
-      }
-      status = followStatus(f, totals, contextTokens);
+      last = { f, session, totals };
+      status = followStatus(f, totals, contextSize.tokensAt(session));
       const cols = runIo().stderr.columns;
       runIo().stderr.write(cols !== undefined && cols > 1 && status.length >= cols ? `${status.slice(0, cols - 2)}…` : status);
     };
@@ -162,6 +159,7 @@ export const followCommand: CommandModule<object, FollowArgs> = {
     } finally {
       process.off("SIGINT", stop);
       process.off("SIGTERM", stop);
+      contextSize.stop();
       // Leave the terminal as it was: no status line, colours reset, cursor shown.
       if (tty) {
         clearStatus();

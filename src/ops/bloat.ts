@@ -3,6 +3,7 @@ import type { Session } from "../model/session.js";
 import type { EntryRec } from "../model/types.js";
 import { base64Decoded, JsonBytes, Keys } from "./json-bytes.js";
 import { buildContext, givesMessages } from "./context.js";
+import { markContextPlaces } from "./context-place.js";
 import { lightEntry } from "./kept.js";
 
 /**
@@ -435,8 +436,9 @@ export function entryPlaces(
   path.forEach((rec, i) => {
     places[rec.index] = i < cpos && givesMessages(rec) ? "summarised" : "path-other";
   });
-  for (const r of ctx.removed) places[r.source.index] = "edited-out";
-  for (const rec of ctx.sources) places[rec.index] = "context";
+  markContextPlaces(ctx, (rec, place) => {
+    places[rec.index] = place;
+  });
   if (copied) for (const rec of session.entries) if (copied[rec.index] === 1) places[rec.index] = "fork-copy";
   return places;
 }

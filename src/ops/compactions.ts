@@ -2,6 +2,7 @@ import { diag } from "../model/codes.js";
 import type { Session } from "../model/session.js";
 import type { Diagnostic, EntryRec } from "../model/types.js";
 import { buildContext, contextSize, givesMessages, estimateMessageTokens, type SessionContext } from "./context.js";
+import { markContextPlaces, type ContextPlace } from "./context-place.js";
 import { firstKeptNotMessage } from "./kept.js";
 
 type Obj = Record<string, unknown>;
@@ -33,6 +34,9 @@ export interface CompactionFacts {
   /** firstKeptEntryId is the compaction's own id: pi 1.6's "keep nothing". */
   keepsNothing: boolean;
   kept: { lines: number[]; entries: number; messages: number; tokens: number };
+  /** Entries before the compaction that a `replacement: null` context_edit took out (bloat's `edited-out`), not
+   * the compaction: left out of `dropped`. */
+  editedOut: { lines: number[]; entries: number; messages: number };
   dropped: {
     lines: number[];
     entries: number;
@@ -149,7 +153,8 @@ const FILE_KEYS = ["path", "file_path", "filePath"];
 /**
  * One compaction on `path` (the path to the leaf, or to the compaction itself for one elsewhere), judged against
  * `leafCtx`, the context buildContext gives at the end of `path`: kept = entries before the compaction whose
- * messages that context holds; dropped = entries before it that would add messages but are not in it.
+ * messages that context holds; editedOut = those a `replacement: null` edit took out of it; dropped = the other
+ * entries before it that would add messages but are not in it.
  */
 export function describeCompaction(
   session: Session,
@@ -161,14 +166,19 @@ export function describeCompaction(
 ): CompactionFacts {
   const pos = path.indexOf(c);
   const body = read(c);
-  const inContext = new Set(leafCtx.sources);
+  const place = new Map<EntryRec, ContextPlace>();
+  markContextPlaces(leafCtx, (rec, p) => place.set(rec, p));
   const kept: EntryRec[] = [];
+  const editedOut: EntryRec[] = [];
   const dropped: EntryRec[] = [];
   for (let i = 0; i < pos; i++) {
     const rec = path[i] as EntryRec;
     if (rec.type === "compaction" || !givesMessages(rec)) continue;
-    (inContext.has(rec) ? kept : dropped).push(rec);
+    const p = place.get(rec);
+    (p === "context" ? kept : p === "edited-out" ? editedOut : dropped).push(rec);
   }
+  const editedSet = new Set(editedOut);
+  const editedMessages = leafCtx.removed.reduce((n, r) => n + (editedSet.has(r.source) ? r.messages.length : 0), 0);
   const keptSet = new Set(kept);
   let keptMessages = 0;
   let keptTokens = 0;
@@ -246,6 +256,7 @@ export function describeCompaction(
     keptFrom: keptFrom ? { line: keptFrom.line, id: keptFrom.id ?? null } : null,
     keepsNothing: body.firstKeptEntryId !== undefined && body.firstKeptEntryId === c.id,
     kept: { lines: kept.map((r) => r.line), entries: kept.length, messages: keptMessages, tokens: keptTokens },
+    editedOut: { lines: editedOut.map((r) => r.line), entries: editedOut.length, messages: editedMessages },
     dropped: {
       lines: dropped.map((r) => r.line),
       entries: dropped.length,

@@ -1,5 +1,8 @@
 import type { Session } from "../model/session.js";
 import type { EntryRec } from "../model/types.js";
+import { buildContext } from "./context.js";
+import { lightEntry } from "./kept.js";
+import { pathTo } from "./path.js";
 import { spendOf } from "./totals.js";
 
 /** An entry found by reference: its id and, where the session holds it, its line. */
@@ -10,10 +13,22 @@ export interface EntryAt {
 
 /** The key facts of the entries `follow` announces. */
 export type Announcement =
-  | { kind: "compaction"; tokensBefore: number | null; firstKept: EntryAt | null }
+  /** keptFrom: where the kept range starts as `context` finds it (null: nothing kept, as pi 1.6 reads it). */
+  | { kind: "compaction"; tokensBefore: number | null; keptFrom: EntryAt | null }
   | { kind: "branch_summary"; from: EntryAt | null }
   | { kind: "context_edit"; target: EntryAt | null; removes: boolean }
   | { kind: "usage"; usageKind: string | null; tokens: number; cost: number };
+
+/** What an entry records as spent, where it counts in the totals (an assistant turn, a summary call, a usage entry). */
+export interface FollowSpend {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  /** input + output + cacheRead + cacheWrite, as the totals count them. */
+  tokens: number;
+  cost: number;
+}
 
 /** What `follow` says about one new entry, beyond the entry itself. */
 export interface FollowStep {
@@ -27,6 +42,8 @@ export interface FollowStep {
   /** Ancestors, as `tree --ndjson` counts them (0 for a root). */
   depth: number;
   announce: Announcement | null;
+  /** The entry's own spend, added to the totals; null when it records none. */
+  spend: FollowSpend | null;
 }
 
 /** Running totals over every entry indexed so far (existing ones included). */
@@ -40,6 +57,12 @@ export interface FollowTotals {
 function usageTokens(rec: EntryRec): number {
   const u = rec.usage;
   return u ? u.input + u.output + u.cacheRead + u.cacheWrite : 0;
+}
+
+function spendOfEntry(rec: EntryRec): FollowSpend | null {
+  const u = rec.usage;
+  if (spendOf(rec) === undefined || !u) return null;
+  return { input: u.input, output: u.output, cacheRead: u.cacheRead, cacheWrite: u.cacheWrite, tokens: usageTokens(rec), cost: u.cost };
 }
 
 function at(session: Session, id: string | undefined | null): EntryAt | null {
@@ -63,12 +86,25 @@ export class FollowState {
     const jump = this.prev !== null && parent !== this.prev;
     this.prev = rec;
     this.totals.entries++;
-    if (spendOf(rec) !== undefined && rec.usage) {
-      this.totals.tokens += usageTokens(rec);
-      this.totals.cost += rec.usage.cost;
+    const spend = spendOfEntry(rec);
+    if (spend !== null) {
+      this.totals.tokens += spend.tokens;
+      this.totals.cost += spend.cost;
     }
-    return { parent, jump, depth, announce: announce(session, rec) };
+    return { parent, jump, depth, announce: announce(session, rec), spend };
   }
+}
+
+/**
+ * The kept range's first entry of a compaction just appended, by `context`'s own rule (buildContext on the path to
+ * it, bodies as light as membership allows): its own id, an id not on the path before it or not in the file keep
+ * nothing.
+ */
+function keptFromAt(session: Session, rec: EntryRec): EntryAt | null {
+  const p = pathTo(session, rec);
+  if (!p.ok) return null;
+  const k = buildContext(session, p.path, (r) => lightEntry(session, r)).keptFrom;
+  return k === null || k.id === undefined ? null : { id: k.id, line: k.line };
 }
 
 function announce(session: Session, rec: EntryRec): Announcement | null {
@@ -77,7 +113,7 @@ function announce(session: Session, rec: EntryRec): Announcement | null {
       return {
         kind: "compaction",
         tokensBefore: typeof rec.tokensBefore === "number" ? rec.tokensBefore : null,
-        firstKept: at(session, rec.firstKeptEntryId),
+        keptFrom: keptFromAt(session, rec),
       };
     case "branch_summary":
       return { kind: "branch_summary", from: at(session, rec.fromId) };

@@ -60,6 +60,11 @@ function block(c: CompactionFacts, style: Style): string {
   const held = `${n(c.kept.entries, "entry", "entries")}, ${n(c.kept.messages, "message")}, ~${c.kept.tokens} tokens; lines ${lines(c.kept.lines)}`;
   // kept and dropped are judged at the leaf: for an older compaction, what a later one summarised counts as dropped.
   out.push(c.inEffect ? `  ${from}: ${held}` : `  ${from}; still in the context at the leaf: ${held}`);
+  const e = c.editedOut;
+  if (e.entries > 0)
+    out.push(
+      `  edited out (context_edit, not the compaction): ${n(e.entries, "entry", "entries")}, ${n(e.messages, "message")}; lines ${lines(e.lines)}`,
+    );
   const d = c.dropped;
   out.push(
     `  dropped: ${n(d.entries, "entry", "entries")}, ${n(d.messages, "message")} (${list(d.byRole) || "none"}), ~${d.tokens} tokens, ${fmtBytes(d.bytes)}; lines ${lines(d.lines)}`,

@@ -62,7 +62,9 @@ const sha256 = (s: string) => `'sha256-${createHash("sha256").update(s, "utf8").
 const CSS = `
 *{box-sizing:border-box}
 body{margin:0;font:14px/1.45 system-ui,sans-serif;color:#1d1d1f;background:#fafafa;display:grid;grid-template-rows:auto 1fr;height:100vh}
-header.top{padding:8px 14px;border-bottom:1px solid #ddd;background:#fff;display:grid;grid-template-columns:minmax(0,1fr) 480px;gap:18px;max-height:42vh;overflow:auto}
+header.top{padding:8px 14px;border-bottom:1px solid #ddd;background:#fff;display:grid;grid-template-columns:minmax(0,1fr) auto;gap:18px;max-height:34vh;overflow:auto}
+.charts{display:grid;grid-template-columns:repeat(2,minmax(0,470px));gap:12px;align-items:start}
+#chart-leaves{max-height:124px;overflow:auto}
 h1{font-size:17px;margin:0 0 6px}
 h2{font-size:15px;margin:4px 0}
 table.facts{border-collapse:collapse;font-size:12px}
@@ -80,7 +82,7 @@ main{display:grid;grid-template-columns:minmax(300px,40%) 1fr;min-height:0}
 .controls input[type=search]{flex:1}
 #tree{overflow:auto;position:relative;font:12px/22px ui-monospace,monospace}
 #tree-rows{position:relative}
-.row{position:absolute;left:0;right:0;height:22px;white-space:pre;cursor:pointer;padding-left:4px;overflow:hidden;text-overflow:ellipsis}
+.row{position:absolute;left:0;min-width:100%;height:22px;white-space:pre;cursor:pointer;padding:0 8px 0 4px}
 .row:hover{background:#eef3fb}
 .row.on-path{background:#f1f7ee}
 .row.selected{background:#cfe3ff}
@@ -113,6 +115,18 @@ img.image{max-width:100%;max-height:400px}
 .problem{color:#cf222e}
 .more{color:#888;padding:8px}
 .md code{background:#f0f0f0;padding:0 2px}
+.raw-html,.text.tag{white-space:pre-wrap;font:12px/1.4 ui-monospace,monospace;color:#555}
+.section{border-top:1px dotted #ccc;margin-top:4px;padding-top:4px}
+.section-name{font:12px ui-monospace,monospace;color:#8250df}
+details.more-facts>summary{font-size:12px;color:#555;cursor:pointer}
+.charts svg{max-width:100%;height:auto}
+@media (max-width:1300px){.charts{grid-template-columns:minmax(0,470px)}}
+@media (max-width:900px){
+header.top{grid-template-columns:minmax(0,1fr);max-height:none}
+body{height:auto;min-height:100vh}
+main{grid-template-columns:minmax(0,1fr);grid-template-rows:60vh auto}
+.tree-pane{border-right:0;border-bottom:1px solid #ddd}
+}
 `;
 
 /**
@@ -137,7 +151,7 @@ export function* exportHtml(payload: HtmlPayloadSource, bundle: string): Generat
   yield "<title>pisess export</title>\n";
   yield `<style>${CSS}</style>\n</head>\n<body>\n`;
   yield '<header class="top"><div><h1 id="title"></h1><div id="facts"></div></div>';
-  yield '<div class="charts"><h2>Context size per assistant turn</h2><div id="chart-context"></div><h2>Tokens and cost per leaf</h2><div id="chart-leaves"></div></div></header>\n';
+  yield '<div class="charts"><div class="chart"><h2>Context size per assistant turn</h2><div id="chart-context"></div></div><div class="chart"><h2>Tokens and cost per leaf</h2><div id="chart-leaves"></div></div></div></header>\n';
   yield '<main><div class="tree-pane"><div class="controls"><select id="filter" aria-label="filter"></select>';
   yield '<input id="search" type="search" placeholder="search" aria-label="search"><span id="tree-count"></span></div>';
   yield '<div id="tree"><div id="tree-rows"></div></div></div>\n';

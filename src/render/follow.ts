@@ -1,6 +1,6 @@
 import type { Session } from "../model/session.js";
 import type { EntryRec } from "../model/types.js";
-import type { Announcement, EntryAt, FollowStep, FollowTotals } from "../ops/follow.js";
+import type { Announcement, EntryAt, FollowSpend, FollowStep, FollowTotals } from "../ops/follow.js";
 import type { Row, SessionView } from "../ops/view.js";
 import { formatTokens, shortId } from "./entry.js";
 import { fmtCost } from "./info-format.js";
@@ -25,7 +25,7 @@ function ref(a: EntryAt | null): string {
 function announcementText(a: Announcement): string {
   switch (a.kind) {
     case "compaction":
-      return `compaction: ${a.tokensBefore === null ? "?" : formatTokens(a.tokensBefore)} tokens before; kept from ${ref(a.firstKept)}`;
+      return `compaction: ${a.tokensBefore === null ? "?" : formatTokens(a.tokensBefore)} tokens before; ${a.keptFrom === null ? "nothing kept" : `kept from ${ref(a.keptFrom)}`}`;
     case "branch_summary":
       return `branch summary of the branch left at ${ref(a.from)}`;
     case "context_edit":
@@ -35,9 +35,18 @@ function announcementText(a: Announcement): string {
   }
 }
 
+/** An assistant turn's (or a tool result's) spend: the tokens by kind (cache ones where there are some), the cost. */
+function spendText(sp: FollowSpend): string {
+  const parts = [`${formatTokens(sp.input)} in`, `${formatTokens(sp.output)} out`];
+  if (sp.cacheRead > 0) parts.push(`${formatTokens(sp.cacheRead)} cache read`);
+  if (sp.cacheWrite > 0) parts.push(`${formatTokens(sp.cacheWrite)} cache write`);
+  return `turn: ${formatTokens(sp.tokens)} tokens (${parts.join(", ")}), ${fmtCost(sp.cost)}`;
+}
+
 /**
  * The text lines `follow` prints for a new entry: where a new branch starts (when the entry does not continue the
- * previous one), the entry as `tree` shows it, and the key facts of the entries it announces.
+ * previous one), the entry as `tree` shows it, the spend of a message that records one (an assistant turn), and the
+ * key facts of the entries it announces (a usage entry's or summary's spend among them).
  */
 export function followLines(
   session: Session,
@@ -53,15 +62,19 @@ export function followLines(
   }
   const { view, rows } = oneRow(rec, step.depth);
   out.push(...treeLines(session, view, rows, { style, width: opts.width, leaf: null }));
+  if (step.spend !== null && rec.type === "message") out.push(style.dim(`  ⤷ ${spendText(step.spend)}`));
   if (step.announce) out.push(style.special(`  ⤷ ${announcementText(step.announce)}`));
   return out;
 }
 
-/** One `follow --ndjson` object: the fields of `tree --ndjson` (as of when the entry was appended), plus `entry`. */
+/**
+ * One `follow --ndjson` object: the fields of `tree --ndjson` (as of when the entry was appended), plus `spend`
+ * (the entry's tokens and cost where it counts in the totals, else null) and `entry`.
+ */
 export function followNdjson(session: Session, rec: EntryRec, step: FollowStep, entry: Record<string, unknown>): string {
   const { view, rows } = oneRow(rec, step.depth);
   const line = [...treeNdjson(session, view, rows, rec)].join("");
-  return `${line.slice(0, -2)},"entry":${JSON.stringify(entry)}}\n`;
+  return `${line.slice(0, -2)},"spend":${JSON.stringify(step.spend)},"entry":${JSON.stringify(entry)}}\n`;
 }
 
 /** The status line (TTY only): running totals and the context size now. */

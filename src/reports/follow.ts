@@ -267,3 +267,46 @@ function grewFrom(path: readonly EntryRec[], prev: readonly EntryRec[]): boolean
   for (let i = prev.length - 1; i >= 0; i--) if (path[i] !== prev[i]) return false;
   return true;
 }
+
+/**
+ * The status line's context size: rebuilt at most every `intervalMs` on a busy session (FollowContextSize reads
+ * back what was appended, all of the path after a jump, compaction or edit), and once more `intervalMs` after the
+ * last rebuild when entries came in between (a trailing update: `redraw` is called, and its tokensAt rebuilds), so
+ * the line never keeps a size from before the last burst of entries.
+ */
+export class ThrottledContextSize {
+  private readonly size = new FollowContextSize();
+  private at = Number.NEGATIVE_INFINITY;
+  private tokens: number | null = null;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(
+    private readonly redraw: () => void,
+    private readonly intervalMs = 2000,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  tokensAt(session: Session): number | null {
+    const t = this.now();
+    if (t - this.at >= this.intervalMs) {
+      this.stop();
+      this.at = t;
+      this.tokens = this.size.tokensAt(session);
+    } else if (this.timer === undefined) {
+      this.timer = setTimeout(
+        () => {
+          this.timer = undefined;
+          this.redraw();
+        },
+        Math.max(1, this.at + this.intervalMs - t),
+      );
+    }
+    return this.tokens;
+  }
+
+  /** No trailing update pending (following ended). */
+  stop(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+}

@@ -11,7 +11,7 @@ import { buildContext, describeContext, type DisplayMessage, type Part } from ".
 import { convertToLlmMapped } from "../ops/llm.js";
 import { pathTo } from "../ops/path.js";
 import { buildTree } from "../ops/tree.js";
-import { buildView, FILTER_MODES, layoutRows, type FilterMode, type Row, type ViewNode } from "../ops/view.js";
+import { buildView, FILTER_MODES, layoutRows, TEXT_LEVELS, type FilterMode, type Row, type ViewNode } from "../ops/view.js";
 import { describeEntry } from "../render/entry.js";
 import { sanitize, sanitizeLine } from "../render/sanitize.js";
 import type { Style } from "../render/style.js";
@@ -42,8 +42,9 @@ const marked = new Marked({
   gfm: true,
   async: false,
   renderer: {
+    // Raw HTML is shown as the text it is; a block keeps its lines.
     html(token: Tokens.HTML | Tokens.Tag): string {
-      return escapeHtml(token.text);
+      return "block" in token && token.block ? `<div class="raw-html">${escapeHtml(token.text)}</div>` : escapeHtml(token.text);
     },
     link(token: Tokens.Link): string {
       const inner = this.parser.parseInline(token.tokens);
@@ -58,6 +59,19 @@ const marked = new Marked({
     },
   },
 });
+
+/**
+ * A summary as convertToLlm wraps it (pi's COMPACTION_PREFIX / BRANCH_PREFIX: `<summary>` on a line of its own,
+ * `</summary>` at the end): the prefix, the summary and the tags apart. As one Markdown text the `<summary>` line
+ * would open an HTML block that swallows the summary up to its first blank line, shown raw.
+ */
+const SUMMARY_WRAP = /^([\s\S]*?)^<summary>\n([\s\S]*?)\n?<\/summary>\s*$/m;
+
+function llmText(text: string): HTMLElement[] {
+  const m = SUMMARY_WRAP.exec(text);
+  if (!m) return [markdown(text)];
+  return [markdown(m[1] as string), el("div", "text tag", "<summary>"), markdown(m[2] as string), el("div", "text tag", "</summary>")];
+}
 
 function markdown(text: string): HTMLElement {
   const t = sanitize(text);
@@ -138,15 +152,29 @@ function fromHash(): void {
 }
 
 // ---- Header: facts and charts.
-function renderFacts(): void {
-  const box = document.getElementById("facts") as HTMLElement;
+/** The facts shown at once; the others wait in a folded <details>, so the header leaves room for the session. */
+const KEY_FACTS: ReadonlySet<string> = new Set(["name", "models", "cost", "leaves", "problems"]);
+
+function factsTable(rows: [string, string][]): HTMLTableElement {
   const table = el("table", "facts");
-  for (const [k, v] of payload.facts) {
+  for (const [k, v] of rows) {
     const tr = el("tr");
     tr.append(el("th", "", k), el("td", "", v));
     table.append(tr);
   }
-  box.append(table);
+  return table;
+}
+
+function renderFacts(): void {
+  const box = document.getElementById("facts") as HTMLElement;
+  const key = payload.facts.filter(([k]) => KEY_FACTS.has(k));
+  const rest = payload.facts.filter(([k]) => !KEY_FACTS.has(k));
+  box.append(factsTable(key));
+  if (rest.length > 0) {
+    const more = el("details", "more-facts");
+    more.append(el("summary", "", `${rest.length} more facts`), factsTable(rest));
+    box.append(more);
+  }
   if (payload.imagesDropped) box.append(el("p", "note", "images left out (--no-images)"));
 }
 
@@ -223,19 +251,34 @@ function renderLeafChart(): void {
 let rows: Row[] = [];
 let onPath = new Set<EntryRec>();
 
-/** Deeper rows show their last levels only, after the depth: a long chain of branches stays readable. */
-const MAX_LEVELS = 8;
+/**
+ * The branch levels a row is nested under: one per connector drawn above it (each leaves a gutter to its
+ * descendants) and its own. Not its indentation: pi indents the first generation after a branch point once more, so
+ * a level can take two columns.
+ */
+function levelsOf(row: Row): number {
+  return row.gutters.length + (row.connector === "none" ? 0 : 1);
+}
 
+/**
+ * The gutter and connector columns of a row. Past TEXT_LEVELS branch levels (as the text `tree` and the README say)
+ * only the innermost TEXT_LEVELS levels are drawn, after `LEVELS⋯ `: a long chain of branches stays readable.
+ */
 function prefixOf(row: Row): string {
-  const levels: string[] = [];
-  for (let level = 0; level < row.indent; level++) {
-    const gutter = row.gutters.find((g) => g.position === level);
-    if (gutter) levels.push(gutter.show ? "│  " : "   ");
-    else if (row.connector !== "none" && level === row.indent - 1) levels.push(row.connector === "last" ? "└─ " : "├─ ");
-    else levels.push("   ");
+  const levels = levelsOf(row);
+  const cut = levels - TEXT_LEVELS;
+  // The first column drawn: the gutter of the outermost level kept (or the row's own connector).
+  const from =
+    cut <= 0 ? 0 : cut < row.gutters.length ? (row.gutters[cut] as Row["gutters"][number]).position : Math.max(0, row.indent - 1);
+  const cells: (string | undefined)[] = new Array(Math.max(0, row.indent - from));
+  for (const g of row.gutters) {
+    const at = g.position - from;
+    if (at >= 0 && at < cells.length && cells[at] === undefined) cells[at] = g.show ? "│  " : "   ";
   }
-  if (levels.length <= MAX_LEVELS) return levels.join("");
-  return `${row.indent}⋯ ${levels.slice(-MAX_LEVELS).join("")}`;
+  const connectorAt = row.connector === "none" ? -1 : row.indent - 1 - from;
+  let out = cut > 0 ? `${levels}⋯ ` : "";
+  for (let i = 0; i < cells.length; i++) out += cells[i] ?? (i === connectorAt ? (row.connector === "last" ? "└─ " : "├─ ") : "   ");
+  return out;
 }
 
 /** The rows left after folding: a folded node's descendants follow it in pre-order, so they are skipped as a run. */
@@ -275,6 +318,12 @@ function revealLeaf(): void {
   if (top < pane.scrollTop || top > pane.scrollTop + pane.clientHeight - ROW_HEIGHT)
     pane.scrollTop = Math.max(0, top - pane.clientHeight / 2);
   drawRows();
+  // Rows as wide as their levels (up to 32): the pane scrolls sideways so the selected row's text is in sight.
+  const prefix = pane.querySelector<HTMLElement>(".row.selected .prefix");
+  if (prefix) {
+    const end = prefix.offsetLeft + prefix.offsetWidth;
+    pane.scrollLeft = end > pane.clientWidth * 0.6 ? end - pane.clientWidth * 0.3 : 0;
+  }
 }
 
 function drawRows(): void {
@@ -506,8 +555,9 @@ function llmMessage(m: unknown, i: number): HTMLElement {
   sec.append(el("header", "", sanitizeLine(`#${i + 1} ${role}`)));
   const content = typeof o.content === "string" ? [{ type: "text", text: o.content }] : Array.isArray(o.content) ? o.content : [];
   for (const b of content) {
-    if (isObj(b) && b.type === "text" && typeof b.text === "string") sec.append(markdown(b.text));
-    else
+    if (isObj(b) && b.type === "text" && typeof b.text === "string") {
+      if (b.text !== "" || role !== "system") sec.append(...llmText(b.text));
+    } else
       sec.append(
         el(
           "pre",
@@ -516,7 +566,28 @@ function llmMessage(m: unknown, i: number): HTMLElement {
         ),
       );
   }
+  if (role === "system") sec.append(...systemParts(o));
   return sec;
+}
+
+/**
+ * What a system message gives the model besides its content (pi 0.86+): its sections (the prompt, by name; null
+ * removes one) and the tools it adds or removes.
+ */
+function systemParts(o: Obj): HTMLElement[] {
+  const out: HTMLElement[] = [];
+  if (isObj(o.sections)) {
+    for (const [name, text] of Object.entries(o.sections)) {
+      const d = el("div", "section");
+      d.append(el("div", "section-name", sanitizeLine(text === null ? `section ${name} removed` : `section ${name}`)));
+      if (text !== null) d.append(markdown(String(text)));
+      out.push(d);
+    }
+  }
+  const names = (v: unknown) => (Array.isArray(v) ? v.map((t) => sanitizeLine(String(isObj(t) ? t.name : t))).join(", ") : "");
+  if (names(o.toolsAdded)) out.push(el("p", "note", `tools added: ${names(o.toolsAdded)}`));
+  if (names(o.toolsRemoved)) out.push(el("p", "note", `tools removed: ${names(o.toolsRemoved)}`));
+  return out;
 }
 
 // ---- Controls.
