@@ -3,6 +3,7 @@ import { forkParentRef, resolveForkRef } from "../io/discover.js";
 import { CURRENT_VERSION, type Session } from "../model/session.js";
 import { diag } from "../model/codes.js";
 import type { Diagnostic, EntryRec } from "../model/types.js";
+import { recreatedLabelsInFile } from "../ops/fork-copy.js";
 import { firstKeptProblem, toolCallUnanswered, toolResultOrphan } from "../ops/problems.js";
 import type { SessionTree, TreeNode } from "../ops/tree.js";
 
@@ -59,9 +60,12 @@ export function checkRoots(session: Session, out: Diagnostic[]): void {
 /** pi only appends, so file order is time order: an entry older than the one above it means a clock jump or an edit. */
 export function checkTimeOrder(session: Session, out: Diagnostic[]): void {
   // Not against the header: forked and re-created files carry entries older than their header.
+  // Nor the labels pi's /fork re-creates after the copied path: they carry the times the parent's labels were set.
+  const recreated = forkParentRef(session.header) ? recreatedLabelsInFile(session) : null;
   let prev: { time: number; line: number; timestamp: string } | null = null;
   for (const rec of session.entries) {
     if (Number.isNaN(rec.time)) continue;
+    if (recreated && rec.index >= recreated.start && rec.index < recreated.end) continue;
     const timestamp = String(rec.timestamp);
     if (prev && rec.time < prev.time) {
       out.push(
