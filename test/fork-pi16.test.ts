@@ -19,7 +19,10 @@ const json = async (args: string[]): Promise<Json> => JSON.parse((await cliOut(a
 
 describe("the fixtures are what pi's fork code writes", () => {
   it("fork.jsonl: the path without labels, the re-created labels with the parent's timestamps, then its own", () => {
-    const lines = readFileSync(f("fork.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as Json);
+    const lines = readFileSync(f("fork.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Json);
     expect(lines.map((e) => e.type)).toEqual([
       "session",
       ...["message", "message", "message", "message", "message", "message", "context_edit", "message", "message", "compaction"],
