@@ -1,3 +1,6 @@
+import { mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { fixture } from "./helpers.js";
 import { cliOut } from "./inproc.js";
@@ -74,5 +77,38 @@ describe("a fork cycle: one answer in every command", () => {
     const d = await json(["diff", f("b.jsonl"), f("a.jsonl"), "--json"]);
     expect(d.base).toEqual({ id: "a0000002", line: 3, right: { id: "a0000002", line: 3 } });
     expect(d.left.entries.map((e: Json) => e.line)).toEqual([4, 5]);
+  });
+});
+
+describe("a fork cycle is reported", () => {
+  it("validate: fork-cycle (warning, header line) on each file on a loop, none on the fork outside it", async () => {
+    const r = await cliOut(["validate", f("a.jsonl"), f("b.jsonl"), f("c.jsonl"), f("self.jsonl"), "--format", "json"]);
+    const files = (JSON.parse(r.stdout) as Json).files as Json[];
+    expect(
+      files.map((x) => [String(x.file).split("/").pop(), x.diagnostics.map((d: Json) => [d.code, d.severity, d.line, d.args.path])]),
+    ).toEqual([
+      ["a.jsonl", [["fork-cycle", "warning", 1, "b.jsonl"]]],
+      ["b.jsonl", [["fork-cycle", "warning", 1, "a.jsonl"]]],
+      ["c.jsonl", []],
+      ["self.jsonl", [["fork-cycle", "warning", 1, "self.jsonl"]]],
+    ]);
+  });
+
+  it("a header naming the file through a symlink is a loop too: its spend is its own", async () => {
+    const d = mkdtempSync(join(tmpdir(), "pisess-fork-cycle-"));
+    const lines = readFileSync(f("self.jsonl"), "utf8").split("\n");
+    lines[0] = JSON.stringify({ ...(JSON.parse(lines[0] as string) as Json), parentSession: "link.jsonl" });
+    writeFileSync(join(d, "s.jsonl"), lines.join("\n"));
+    symlinkSync(join(d, "s.jsonl"), join(d, "link.jsonl"));
+    const info = await json(["info", join(d, "s.jsonl"), "--json"]);
+    expect([info.totals.cost, info.header.forkCycle, info.copied]).toEqual([0.1, true, null]);
+    expect((await json(["usage", join(d, "s.jsonl"), "--json"])).totals.cost).toBeCloseTo(0.1, 10);
+    // A copy of the file under another name (the same session id, naming no parent) is not a parent it copied
+    // from either: pi gives every fork a new id.
+    const { parentSession: _, ...plain } = JSON.parse(lines[0] as string) as Json;
+    writeFileSync(join(d, "twin.jsonl"), [JSON.stringify(plain), ...lines.slice(1)].join("\n"));
+    lines[0] = JSON.stringify({ ...plain, parentSession: "twin.jsonl" });
+    writeFileSync(join(d, "s.jsonl"), lines.join("\n"));
+    expect((await json(["usage", join(d, "s.jsonl"), "--json"])).totals.cost).toBeCloseTo(0.1, 10);
   });
 });

@@ -12,6 +12,11 @@ import type { SessionTree, TreeNode } from "../ops/tree.js";
 export interface StructureOptions {
   /** Whether a file exists; defaults to fs.existsSync. Injected by tests. */
   fileExists?: (path: string) => boolean;
+  /**
+   * Whether the chain of fork parents leads back to this file (src/ops/fork.ts forkLoops, which reads the other
+   * files' headers: the caller finds it out, the checks read no other file).
+   */
+  forkLoop?: boolean;
 }
 
 function idOf(rec: EntryRec): { entryId?: string } {
@@ -44,6 +49,7 @@ export function checkHeaderConsequences(session: Session, opts: StructureOptions
     if (resolved !== undefined && !exists(resolved)) {
       out.push(diag("parent-session-missing", file, headerLine, { path: parent.ref, resolved }));
     }
+    if (opts.forkLoop) out.push(diag("fork-cycle", file, headerLine, { path: parent.ref }));
   }
 }
 
