@@ -1,5 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { loadSession } from "../src/model/load.js";
+import { forkCopy } from "../src/ops/fork-copy.js";
 import { fixture } from "./helpers.js";
 import { cliOut } from "./inproc.js";
 
@@ -31,6 +33,54 @@ describe("the fixtures are what pi's fork code writes", () => {
     // Line 14 re-creates "begin" (set at parent line 16), line 15 "checkpoint" (parent line 10): older than line 13.
     expect([lines[13]?.timestamp, lines[14]?.timestamp]).toEqual(["2026-03-01T10:00:15.000Z", "2026-03-01T10:00:09.000Z"]);
     expect(lines[12]?.timestamp).toBe("2026-03-01T10:00:17.000Z");
+  });
+});
+
+describe("forkCopy: the one rule, on the files pi wrote", () => {
+  const lines = (mask: Uint8Array, s: { entries: { line: number }[] }) => s.entries.filter((_, i) => mask[i] === 1).map((e) => e.line);
+
+  it("fork.jsonl: lines 2–15 are copies; in the parent, the path's entries and the two labels that set them", async () => {
+    const fork = await loadSession({ kind: "file", path: f("fork.jsonl") });
+    const parent = await loadSession({ kind: "file", path: f("parent.jsonl") });
+    try {
+      const c = forkCopy(fork, parent);
+      expect(lines(c.copied, fork)).toEqual([2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]);
+      expect([c.entries, c.labels]).toEqual([14, 2]);
+      expect([c.point?.fork.line, c.point?.parent.line]).toEqual([13, 18]);
+      // Not copied: the "start" label (line 4, replaced by "begin" at 16), "tmp" and its clearing (12, 13), and the
+      // parent's turns after the fork point (19, 20).
+      expect(lines(c.sources, parent)).toEqual([2, 3, 5, 6, 7, 8, 9, 10, 11, 14, 15, 16, 17, 18]);
+    } finally {
+      fork.store.close();
+      parent.store.close();
+    }
+  });
+
+  it("a label the fork sets itself right after the copied path is the fork's own", async () => {
+    const { mkdtempSync, writeFileSync } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    const { join } = await import("node:path");
+    // fork.jsonl with its two re-created labels replaced by one set later (another time than the parent's).
+    const all = readFileSync(f("fork.jsonl"), "utf8").trim().split("\n");
+    const own = {
+      type: "label",
+      id: "b0000001",
+      parentId: "a0000011",
+      timestamp: "2026-03-01T10:00:30.000Z",
+      targetId: "a0000001",
+      label: "begin",
+    };
+    const path = join(mkdtempSync(join(tmpdir(), "pisess-fork-test-")), "fork.jsonl");
+    writeFileSync(path, `${[...all.slice(0, 13), JSON.stringify(own)].join("\n")}\n`);
+    const fork = await loadSession({ kind: "file", path });
+    const parent = await loadSession({ kind: "file", path: f("parent.jsonl") });
+    try {
+      const c = forkCopy(fork, parent);
+      expect([c.entries, c.labels]).toEqual([12, 0]);
+    } finally {
+      fork.store.close();
+      parent.store.close();
+    }
   });
 });
 

@@ -51,7 +51,7 @@ function labelState(session: Session): Map<string, EntryRec> {
  * entries each naming as parent the entry before it, with a non-empty label on an entry among the first `start`
  * entries, each target once. Returns the index after the run (`start` when there is none).
  */
-export function recreatedLabelRun(session: Session, start: number, accept?: (label: EntryRec) => boolean): number {
+function recreatedLabelRun(session: Session, start: number, accept?: (label: EntryRec) => boolean): number {
   const entries = session.entries;
   if (start <= 0) return start;
   const before = new Set<string>();
