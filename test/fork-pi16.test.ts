@@ -167,6 +167,10 @@ describe("info, ls, usage and lineage count the same copies", () => {
       ["fork.jsonl", 14],
       ["fork2.jsonl", 16],
     ]);
+    const text = (await cliOut(["lineage", f("parent.jsonl"), "--forks-in", dir, "--color", "never"])).stdout;
+    expect(text).toContain("fork.jsonl");
+    expect(text).toMatch(/fork\.jsonl {2}\S+ {2}\(forked at @18, 14 entries copied\)/);
+    expect(text).toMatch(/fork2\.jsonl {2}\S+ {2}\(forked at @17 of fork\.jsonl, 16 entries copied\)/);
   });
 
   it("sql: the copied rows are the same entries", async () => {

@@ -1,3 +1,4 @@
+import { basename } from "node:path";
 import { sanitizeLine } from "./sanitize.js";
 import type { Style } from "./style.js";
 
@@ -47,10 +48,11 @@ export function lineageNdjson(r: LineageReport): string {
   return lines.map((l) => `${l}\n`).join("");
 }
 
-function copyNote(c: LineageCopy | null, style: Style): string {
+/** `of`: the parent's name, when it is not the file the line above names (a fork of a fork). */
+function copyNote(c: LineageCopy | null, style: Style, of?: string): string {
   if (c === null) return "";
   if (c.entries === 0) return style.dim("  (nothing copied)");
-  const at = c.forkPoint ? ` at @${c.forkPoint.line}` : "";
+  const at = c.forkPoint ? ` at @${c.forkPoint.line}${of !== undefined ? ` of ${sanitizeLine(basename(of))}` : ""}` : "";
   return style.dim(`  (forked${at}, ${c.entries} entr${c.entries === 1 ? "y" : "ies"} copied)`);
 }
 
@@ -70,7 +72,7 @@ export function lineageText(r: LineageReport, style: Style): string {
   if (r.forks.length === 0) out.push("  none found");
   for (const f of r.forks) {
     out.push(
-      `  ${"↓".repeat(f.generation)} ${sanitizeLine(f.path)}  ${sanitizeLine(f.id)}${f.legacyBranchedFrom ? style.dim(" (legacy branchedFrom)") : ""}${copyNote(f.copied, style)}`,
+      `  ${"↓".repeat(f.generation)} ${sanitizeLine(f.path)}  ${sanitizeLine(f.id)}${f.legacyBranchedFrom ? style.dim(" (legacy branchedFrom)") : ""}${copyNote(f.copied, style, f.generation > 1 ? f.parent : undefined)}`,
     );
   }
   if (r.missing.length > 0) out.push(style.warning(`${r.missing.length} missing link${r.missing.length === 1 ? "" : "s"}`));
