@@ -4,7 +4,8 @@ import { loadSession } from "../src/model/load.js";
 import type { Session } from "../src/model/session.js";
 import { treeShape } from "../src/ops/leaves.js";
 import { computeStats } from "../src/ops/stats.js";
-import { copiedMask, sessionTotals, type KindTotals, type Totals } from "../src/ops/totals.js";
+import { forkCopy } from "../src/ops/fork-copy.js";
+import { sessionTotals, type KindTotals, type Totals } from "../src/ops/totals.js";
 import { buildTree } from "../src/ops/tree.js";
 import { expectGolden } from "./golden.js";
 import { corpus, fixture, ROOT, spawnCli, expectedOf } from "./helpers.js";
@@ -246,7 +247,7 @@ describe("spend of a fork and its parent", () => {
     const parent = await load(parentPath);
     const fork = await load(forkPath);
     try {
-      const mask = copiedMask(fork, parent);
+      const mask = forkCopy(fork, parent).copied;
       const pt = sessionTotals(parent);
       const ft = sessionTotals(fork, mask);
       // Each entry once: parent + fork (copies left out) equals the union of both files by id and timestamp.

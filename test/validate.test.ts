@@ -3,6 +3,7 @@ import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { execFileSync } from "node:child_process";
 import { loadSession } from "../src/model/load.js";
+import { forkLoops } from "../src/ops/fork.js";
 import { checkSession } from "../src/check/validate.js";
 import { CODES, type Code } from "../src/model/codes.js";
 import { exitStatus, summarize, type FileResult } from "../src/check/summary.js";
@@ -30,7 +31,8 @@ async function check(path: string, strict = false, live = false): Promise<Diagno
   const now = live ? { now: statSync(path).mtimeMs + 1000 } : {};
   const s = await loadSession({ kind: "file", path }, { name: path, ...now });
   try {
-    return checkSession(s, { strict });
+    // As validateReport does: whether the fork parents loop back is found out before the checks.
+    return checkSession(s, { strict, forkLoop: await forkLoops(path) });
   } finally {
     s.store.close();
   }
@@ -110,6 +112,7 @@ const SCENARIOS: Record<
   "unknown-entry-type": { line: 4, args: { type: "mode_change" } },
   "schema-violation": { line: 4, args: { path: "/message/content" } },
   "unknown-key": { line: 4, args: { key: "color" }, strict: true },
+  "fork-cycle": { line: 1, args: { path: "fork-cycle.jsonl" } },
 };
 
 describe("validate: one fixture per code", () => {

@@ -3,6 +3,7 @@ import { forkParentRef, resolveForkRef } from "../io/discover.js";
 import { CURRENT_VERSION, type Session } from "../model/session.js";
 import { diag } from "../model/codes.js";
 import type { Diagnostic, EntryRec } from "../model/types.js";
+import { recreatedLabelsInFile } from "../ops/fork-copy.js";
 import { firstKeptProblem, toolCallUnanswered, toolResultOrphan } from "../ops/problems.js";
 import type { SessionTree, TreeNode } from "../ops/tree.js";
 
@@ -11,6 +12,11 @@ import type { SessionTree, TreeNode } from "../ops/tree.js";
 export interface StructureOptions {
   /** Whether a file exists; defaults to fs.existsSync. Injected by tests. */
   fileExists?: (path: string) => boolean;
+  /**
+   * Whether the chain of fork parents leads back to this file (src/ops/fork.ts forkLoops, which reads the other
+   * files' headers: the caller finds it out, the checks read no other file).
+   */
+  forkLoop?: boolean;
 }
 
 function idOf(rec: EntryRec): { entryId?: string } {
@@ -43,6 +49,7 @@ export function checkHeaderConsequences(session: Session, opts: StructureOptions
     if (resolved !== undefined && !exists(resolved)) {
       out.push(diag("parent-session-missing", file, headerLine, { path: parent.ref, resolved }));
     }
+    if (opts.forkLoop) out.push(diag("fork-cycle", file, headerLine, { path: parent.ref }));
   }
 }
 
@@ -59,9 +66,12 @@ export function checkRoots(session: Session, out: Diagnostic[]): void {
 /** pi only appends, so file order is time order: an entry older than the one above it means a clock jump or an edit. */
 export function checkTimeOrder(session: Session, out: Diagnostic[]): void {
   // Not against the header: forked and re-created files carry entries older than their header.
+  // Nor the labels pi's /fork re-creates after the copied path: they carry the times the parent's labels were set.
+  const recreated = forkParentRef(session.header) ? recreatedLabelsInFile(session) : null;
   let prev: { time: number; line: number; timestamp: string } | null = null;
   for (const rec of session.entries) {
     if (Number.isNaN(rec.time)) continue;
+    if (recreated && rec.index >= recreated.start && rec.index < recreated.end) continue;
     const timestamp = String(rec.timestamp);
     if (prev && rec.time < prev.time) {
       out.push(

@@ -26,6 +26,7 @@ export type CodeArgs = {
   "version-future": { version: number; supported: number };
   "legacy-branched-from": { path: string };
   "parent-session-missing": { path: string; resolved: string };
+  "fork-cycle": { path: string };
   "pi-would-overwrite": { reason: "empty" | "no-header" | "invalid-id" };
   "pi-would-rewrite": { version: number };
   "extra-header": { headerLine: number | null };
@@ -90,6 +91,7 @@ export const CODES = {
   "version-future": "error",
   "legacy-branched-from": "info",
   "parent-session-missing": "warning",
+  "fork-cycle": "warning",
   "pi-would-overwrite": "error",
   "pi-would-rewrite": "info",
   "extra-header": "error",

@@ -186,20 +186,50 @@ export function chooseAlign(left: Session, right: Session, lp: EntryRec[], rp: E
   return "content";
 }
 
-/** Length of the common prefix of two root-first paths under an alignment. */
-function commonPrefix(left: SideInput, lp: EntryRec[], right: SideInput, rp: EntryRec[], align: Align): number {
+/**
+ * Entries each side holds as copies of the other (a fork and its parent, by the rule of src/ops/fork-copy.ts: the
+ * fork's copies, the parent's copied entries): shared, so never divergent, wherever they sit on the path.
+ */
+export interface SharedCopies {
+  left?: Uint8Array;
+  right?: Uint8Array;
+}
+
+/**
+ * How far two root-first paths agree under an alignment: the length of each side's shared part (the base is the
+ * last entry of it). By id, label entries that do not match are stepped over on either side: pi's /fork leaves
+ * them out of the copied path (and re-chains the entry after each) and re-creates them after it, so a fork's path
+ * holds the parent's entries without the parent's labels.
+ */
+function commonPrefix(left: SideInput, lp: EntryRec[], right: SideInput, rp: EntryRec[], align: Align): [number, number] {
   const n = Math.min(lp.length, rp.length);
   let k = 0;
   if (align === "same-file") {
     while (k < n && lp[k] === rp[k]) k++;
   } else if (align === "id") {
-    while (k < n && (lp[k] as EntryRec).id !== undefined && (lp[k] as EntryRec).id === (rp[k] as EntryRec).id) k++;
+    let i = 0;
+    let j = 0;
+    let ki = 0;
+    let kj = 0;
+    for (;;) {
+      const a = lp[i];
+      const b = rp[j];
+      if (a !== undefined && b !== undefined && a.id !== undefined && a.id === b.id) {
+        i++;
+        j++;
+        ki = i;
+        kj = j;
+      } else if (a?.type === "label") i++;
+      else if (b?.type === "label") j++;
+      else break;
+    }
+    return [ki, kj];
   } else {
     const kl = keyer(left.read);
     const kr = keyer(right.read);
     while (k < n && kl(lp[k] as EntryRec) === kr(rp[k] as EntryRec)) k++;
   }
-  return k;
+  return [k, k];
 }
 
 function isUser(rec: EntryRec | undefined): rec is EntryRec {
@@ -208,13 +238,21 @@ function isUser(rec: EntryRec | undefined): rec is EntryRec {
 
 /**
  * Where two root-first paths part: the last common entry (the base) and what follows it on each side, with stats
- * per side. `align` defaults to chooseAlign.
+ * per side. `align` defaults to chooseAlign; entries `shared` marks are left out of the divergent parts.
  */
-export function diffPaths(left: SideInput, lp: EntryRec[], right: SideInput, rp: EntryRec[], align?: Align): PathDiff {
+export function diffPaths(
+  left: SideInput,
+  lp: EntryRec[],
+  right: SideInput,
+  rp: EntryRec[],
+  align?: Align,
+  shared: SharedCopies = {},
+): PathDiff {
   const how = align ?? chooseAlign(left.session, right.session, lp, rp);
-  const k = commonPrefix(left, lp, right, rp, how);
-  const side = (input: SideInput, path: EntryRec[]): DiffSide => {
-    const divergent = path.slice(k);
+  const [kl, kr] = commonPrefix(left, lp, right, rp, how);
+  const side = (input: SideInput, path: EntryRec[], k: number, copies: Uint8Array | undefined): DiffSide => {
+    const rest = path.slice(k);
+    const divergent = copies === undefined ? rest : rest.filter((rec) => copies[rec.index] !== 1);
     return {
       session: input.session,
       leaf: input.leaf,
@@ -225,13 +263,13 @@ export function diffPaths(left: SideInput, lp: EntryRec[], right: SideInput, rp:
       stats: computeStats(divergent, input.read),
     };
   };
-  const l = side(left, lp);
-  const r = side(right, rp);
+  const l = side(left, lp, kl, shared.left);
+  const r = side(right, rp, kr, shared.right);
   return {
     align: how,
     left: l,
     right: r,
-    reask: reAsk(k > 0, left, l.divergent[0], right, r.divergent[0]),
+    reask: reAsk(kl > 0 && kr > 0, left, l.divergent[0], right, r.divergent[0]),
     same: l.count === 0 && r.count === 0,
   };
 }

@@ -1,26 +1,37 @@
 import { forkParentRef, isFile, resolveForkRef } from "../io/discover.js";
 import { loadSession } from "../model/load.js";
 import type { Session } from "../model/session.js";
-import { copiedMask } from "./totals.js";
+import { forkLoops } from "./fork.js";
+import { forkCopy } from "./fork-copy.js";
 
 /**
- * Fork parents for a run over many sessions: each parent file is read once (skeleton detail: ids and timestamps
- * are all copiedMask needs) and kept while it is among the recently used, so a parent with many forks is not read
- * again for each. The parent is the one the fork-parent rule names (forkParentRef), found on disk whether or not it
- * is among the inputs.
+ * Fork parents for a run over many sessions: each parent file is read once (skeleton detail: ids, timestamps and
+ * labels are all forkCopy needs) and kept while it is among the recently used, so a parent with many forks is not
+ * read again for each. The parent is the one the fork-parent rule names (forkParentRef), found on disk whether or not
+ * it is among the inputs. The copies are the ones forkParent (src/ops/fork.ts) finds: none when the chain of parents
+ * loops back to the session.
  */
 export class ParentCache {
   private readonly cache = new Map<string, Session | null>();
 
   constructor(private readonly capacity = 64) {}
 
-  /** The copied-entry mask of a fork (undefined: not a fork, or a parent that cannot be read) and its parent path. */
-  async copied(session: Session): Promise<{ mask: Uint8Array | undefined; parent: string | undefined; exists: boolean }> {
+  /**
+   * The copied-entry mask of a fork (undefined: not a fork, a parent that cannot be read, or a chain of parents that
+   * loops back to it: `cycle`) and its parent path.
+   */
+  async copied(session: Session): Promise<{ mask: Uint8Array | undefined; parent: string | undefined; exists: boolean; cycle: boolean }> {
     const ref = forkParentRef(session.header);
-    if (!ref) return { mask: undefined, parent: undefined, exists: false };
+    if (!ref) return { mask: undefined, parent: undefined, exists: false, cycle: false };
     const path = resolveForkRef(ref.ref, session.path) ?? ref.ref;
-    const parent = await this.load(path);
-    return { mask: parent ? copiedMask(session, parent) : undefined, parent: path, exists: parent !== null || (await isFile(path)) };
+    const cycle = session.path !== undefined && (await forkLoops(session.path));
+    const parent = cycle ? null : await this.load(path);
+    return {
+      mask: parent ? forkCopy(session, parent).copied : undefined,
+      parent: path,
+      exists: parent !== null || (await isFile(path)),
+      cycle,
+    };
   }
 
   private async load(path: string): Promise<Session | null> {

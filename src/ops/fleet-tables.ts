@@ -67,7 +67,12 @@ export const TABLES: Record<TableName, TableDef> = {
       c("tool_calls", "integer", false, "Tool calls in assistant messages"),
       c("compactions", "integer", false, "Compaction entries"),
       c("leaves", "integer", false, "Leaves of the tree"),
-      c("copied_entries", "integer", false, "Entries copied from the fork parent (same id and timestamp)"),
+      c(
+        "copied_entries",
+        "integer",
+        false,
+        "Entries copied from the fork parent (the copied path and the labels /fork re-created after it)",
+      ),
       c("damaged_lines", "integer", false, "Lines that could not be read (malformed, cut, not an object)"),
     ],
   },

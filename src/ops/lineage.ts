@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { collectFiles, forkParentRef, isFile, readHeader, resolveForkRef, type HeaderInfo } from "../io/discover.js";
+import { collectFiles, forkParentRef, isFile, readHeader, realPathOf, resolveForkRef, type HeaderInfo } from "../io/discover.js";
 
 export interface LineageAncestor {
   /** 1 = the parent, 2 = its parent, … */
@@ -40,18 +40,21 @@ export async function ancestorsOf(
   const missing: string[] = [];
   let cycle = false;
   let loopsToSelf = false;
-  const onChain = new Set<string>([file]);
+  // Files on the chain by real path: a link or another spelling of a file already on it closes the loop too.
+  const self = (await realPathOf(file)) ?? file;
+  const onChain = new Set<string>([self]);
   let cur: { path: string; header: HeaderInfo | undefined } = { path: file, header };
   for (let generation = 1; cur.header; generation++) {
     const p = forkParentRef(cur.header);
     if (!p) break;
     const path = parentPath(p.ref, cur.path);
-    if (onChain.has(path)) {
+    const real = (await realPathOf(path)) ?? path;
+    if (onChain.has(real)) {
       cycle = true;
-      loopsToSelf = path === file;
+      loopsToSelf = real === self;
       break;
     }
-    onChain.add(path);
+    onChain.add(real);
     const exists = await isFile(path);
     const h = exists ? await readHeader(path) : undefined;
     ancestors.push({ generation, path, ref: p.ref, legacyBranchedFrom: p.legacy, exists, id: h?.id ?? null });

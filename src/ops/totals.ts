@@ -50,7 +50,7 @@ interface ModelTotals extends Totals {
 }
 
 interface CopiedSummary {
-  /** Entries of the fork whose id and timestamp also occur in the parent file. */
+  /** Entries of the fork that are copies of its parent (src/ops/fork-copy.ts). */
   entries: number;
   assistantMessages: number;
   totals: Totals;
@@ -288,24 +288,6 @@ export function spendModels(session: Session): (rec: EntryRec) => ModelRef {
     const m = setterOf(at);
     return m === null ? unknown : { provider: m.provider ?? "?", model: m.model ?? "?" };
   };
-}
-
-function copyKey(id: string, timestamp: unknown): string {
-  return `${id}\u0000${typeof timestamp === "string" ? timestamp : JSON.stringify(timestamp)}`;
-}
-
-/**
- * Which entries of `fork` were copied from `parent` by pi's /fork: same id and same timestamp in both files.
- * Returns a mask by entry index (1 = copied).
- */
-export function copiedMask(fork: Session, parent: Session): Uint8Array {
-  const keys = new Set<string>();
-  for (const rec of parent.entries) if (rec.id !== undefined) keys.add(copyKey(rec.id, rec.timestamp));
-  const mask = new Uint8Array(fork.entries.length);
-  for (const rec of fork.entries) {
-    if (rec.id !== undefined && keys.has(copyKey(rec.id, rec.timestamp))) mask[rec.index] = 1;
-  }
-  return mask;
 }
 
 /**

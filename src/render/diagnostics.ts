@@ -30,6 +30,7 @@ const MESSAGES = {
   "version-future": "pi session file of version {version}, newer than pisess supports (pi session versions 1–{supported})",
   "legacy-branched-from": "header uses legacy branchedFrom instead of parentSession",
   "parent-session-missing": "parent session file does not exist: {path}",
+  "fork-cycle": "the chain of fork parents from {path} loops back to this file: nothing in it counts as copied",
   "pi-would-overwrite": (a) =>
     a.reason === "empty"
       ? "pi would overwrite this file on open: it is empty"
@@ -122,6 +123,7 @@ const TITLES: Record<Code, string> = {
   "version-future": "Session version newer than supported",
   "legacy-branched-from": "Legacy branchedFrom header key",
   "parent-session-missing": "Parent session file missing",
+  "fork-cycle": "Fork parents loop back to the file",
   "pi-would-overwrite": "pi would overwrite this file on open",
   "pi-would-rewrite": "pi would rewrite this file on open",
   "extra-header": "Second session header",

@@ -1,3 +1,4 @@
+import { basename } from "node:path";
 import { sanitizeLine } from "./sanitize.js";
 import type { Style } from "./style.js";
 
@@ -5,12 +6,26 @@ import type { LineageAncestor, LineageFork } from "../ops/lineage.js";
 
 export type { LineageAncestor, LineageFork };
 
+/**
+ * What the child of a link (the file below an ancestor, or a fork) copied from its parent, by the one fork-copy
+ * rule: entries in all and the labels /fork re-created among them, and the fork point (the parent's entry the fork
+ * was made at, and its copy's line in the child). null: a file could not be read, or the child's chain of parents
+ * loops back to it (nothing counts as copied then).
+ */
+export interface LineageCopy {
+  entries: number;
+  labels: number;
+  forkPoint: { id: string | null; line: number; childLine: number } | null;
+}
+
 /** `pisess lineage --json`. */
 export interface LineageReport {
   file: string;
   id: string | null;
-  ancestors: LineageAncestor[];
-  forks: LineageFork[];
+  /** Each ancestor with what the file below it on the chain copied from it. */
+  ancestors: (LineageAncestor & { copied: LineageCopy | null })[];
+  /** Each fork with what it copied from its parent. */
+  forks: (LineageFork & { copied: LineageCopy | null })[];
   /** References that point nowhere (the chain stops there). */
   missing: string[];
   /** The chain came back to a file already on it. */
@@ -33,6 +48,14 @@ export function lineageNdjson(r: LineageReport): string {
   return lines.map((l) => `${l}\n`).join("");
 }
 
+/** `of`: the parent's name, when it is not the file the line above names (a fork of a fork). */
+function copyNote(c: LineageCopy | null, style: Style, of?: string): string {
+  if (c === null) return "";
+  if (c.entries === 0) return style.dim("  (nothing copied)");
+  const at = c.forkPoint ? ` at @${c.forkPoint.line}${of !== undefined ? ` of ${sanitizeLine(basename(of))}` : ""}` : "";
+  return style.dim(`  (forked${at}, ${c.entries} entr${c.entries === 1 ? "y" : "ies"} copied)`);
+}
+
 export function lineageText(r: LineageReport, style: Style): string {
   const out: string[] = [];
   out.push(`${style.bold("session")}  ${sanitizeLine(r.file)}${r.id !== null ? `  (${sanitizeLine(r.id)})` : ""}`);
@@ -41,7 +64,7 @@ export function lineageText(r: LineageReport, style: Style): string {
   for (const a of r.ancestors) {
     const state = !a.exists ? style.error("MISSING") : a.id === null ? style.warning("no valid header") : sanitizeLine(a.id);
     out.push(
-      `  ${"↑".repeat(a.generation)} ${sanitizeLine(a.path)}  ${state}${a.legacyBranchedFrom ? style.dim(" (legacy branchedFrom)") : ""}`,
+      `  ${"↑".repeat(a.generation)} ${sanitizeLine(a.path)}  ${state}${a.legacyBranchedFrom ? style.dim(" (legacy branchedFrom)") : ""}${copyNote(a.copied, style)}`,
     );
   }
   if (r.cycle) out.push(style.error("  the chain loops back to a file already on it"));
@@ -49,7 +72,7 @@ export function lineageText(r: LineageReport, style: Style): string {
   if (r.forks.length === 0) out.push("  none found");
   for (const f of r.forks) {
     out.push(
-      `  ${"↓".repeat(f.generation)} ${sanitizeLine(f.path)}  ${sanitizeLine(f.id)}${f.legacyBranchedFrom ? style.dim(" (legacy branchedFrom)") : ""}`,
+      `  ${"↓".repeat(f.generation)} ${sanitizeLine(f.path)}  ${sanitizeLine(f.id)}${f.legacyBranchedFrom ? style.dim(" (legacy branchedFrom)") : ""}${copyNote(f.copied, style, f.generation > 1 ? f.parent : undefined)}`,
     );
   }
   if (r.missing.length > 0) out.push(style.warning(`${r.missing.length} missing link${r.missing.length === 1 ? "" : "s"}`));

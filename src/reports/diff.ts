@@ -14,8 +14,11 @@ import {
   type FileSide,
   type Lineage,
   type PathDiff,
+  type SharedCopies,
   type SideInput,
 } from "../ops/diff.js";
+import { forkLoops } from "../ops/fork.js";
+import { forkCopy } from "../ops/fork-copy.js";
 import { leafRecs } from "../ops/leaves.js";
 import { sessionProblems } from "../ops/problems.js";
 import { cycleProblem, treeLinks, treeProblems } from "../ops/tree.js";
@@ -81,6 +84,8 @@ interface Pair {
   files?: { left: string; right: string };
   lineage?: Lineage;
   single?: string;
+  /** A fork and its parent: the copies on each side (see forkShared). */
+  shared?: SharedCopies;
 }
 
 async function compare(pair: Pair, context: boolean, cycles: Diagnostic[]): Promise<DiffItem | null> {
@@ -106,7 +111,20 @@ async function compare(pair: Pair, context: boolean, cycles: Diagnostic[]): Prom
     const rc = buildContext(pair.right.session, rp, pair.right.read);
     return { ...head, kind: "contexts", diff: diffContexts({ ...pair.left, context: lc }, { ...pair.right, context: rc }, align) };
   }
-  return { ...head, kind: "paths", diff: diffPaths(pair.left, lp, pair.right, rp, align) };
+  return { ...head, kind: "paths", diff: diffPaths(pair.left, lp, pair.right, rp, align, pair.shared) };
+}
+
+/**
+ * When one file is a fork of the other: its copies and the parent's entries they copy, by the one fork-copy rule
+ * (none when the chain of fork parents loops back to the fork, as everywhere else).
+ */
+async function forkShared(left: FileSide, right: FileSide, lineage: Lineage): Promise<SharedCopies | undefined> {
+  const forkLeft = lineage.relation === "left-forked-from-right";
+  if (!forkLeft && lineage.relation !== "right-forked-from-left") return undefined;
+  const [fork, parent] = forkLeft ? [left, right] : [right, left];
+  if (fork.absPath !== undefined && (await forkLoops(fork.absPath))) return undefined;
+  const copy = forkCopy(fork.session, parent.session);
+  return forkLeft ? { left: copy.copied, right: copy.sources } : { left: copy.sources, right: copy.copied };
 }
 
 function differs(item: DiffItem | null): boolean {
@@ -152,11 +170,14 @@ export async function diffReport(opts: DiffOptions): Promise<Report<DiffData>> {
       right = await opts.open(opts.a);
       const lf: FileSide = { file: left.file, absPath: await realPathOf(opts.file), session: left };
       const rf: FileSide = { file: right.file, absPath: await realPathOf(opts.a), session: right };
+      const lineage = lineageOf(lf, rf);
+      const shared = await forkShared(lf, rf, lineage);
       const pair: Pair = {
         left: input(left, left.defaultLeaf),
         right: input(right, right.defaultLeaf),
         files: { left: left.file, right: right.file },
-        lineage: lineageOf(lf, rf),
+        lineage,
+        ...(shared ? { shared } : {}),
       };
       const item = await compare(pair, context, cycles);
       return finish({

@@ -2,8 +2,12 @@ import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { readHeader, sessionsDir, type PiEnv } from "../io/discover.js";
 import { ioReason } from "../io/errors.js";
+import { loadSession } from "../model/load.js";
+import type { Session } from "../model/session.js";
+import { forkLoops } from "../ops/fork.js";
+import { forkCopy } from "../ops/fork-copy.js";
 import { ancestorsOf, forksOf } from "../ops/lineage.js";
-import type { LineageReport } from "../render/lineage.js";
+import type { LineageCopy, LineageReport } from "../render/lineage.js";
 import { ReportError, type Report } from "./report.js";
 
 export interface LineageOptions {
@@ -11,6 +15,39 @@ export interface LineageOptions {
   /** Folders to search for forks; default: the whole sessions dir (found through `env`). */
   forksIn?: string[];
   env: PiEnv;
+}
+
+/**
+ * What a child on the chain copied from its parent, by the one fork-copy rule (src/ops/fork-copy.ts), as info and
+ * usage count it: null when either file cannot be read or the child's chain of parents loops back to it.
+ */
+function copyFinder(): (child: string, parent: string) => Promise<LineageCopy | null> {
+  const sessions = new Map<string, Promise<Session | null>>();
+  const load = (path: string) => {
+    let s = sessions.get(path);
+    if (!s) {
+      s = loadSession({ kind: "file", path }, { detail: "skeleton" }).then(
+        (x) => {
+          x.store.close();
+          return x;
+        },
+        () => null,
+      );
+      sessions.set(path, s);
+    }
+    return s;
+  };
+  return async (child, parent) => {
+    if (await forkLoops(child)) return null;
+    const [c, p] = [await load(child), await load(parent)];
+    if (!c || !p) return null;
+    const copy = forkCopy(c, p);
+    return {
+      entries: copy.entries,
+      labels: copy.labels,
+      forkPoint: copy.point ? { id: copy.point.parent.id ?? null, line: copy.point.parent.line, childLine: copy.point.fork.line } : null,
+    };
+  };
 }
 
 /** `pisess lineage`: a session's fork ancestry and its forks. Exit 1 when the chain is broken or loops. */
@@ -32,6 +69,24 @@ export async function lineageReport(opts: LineageOptions): Promise<Report<Lineag
   const onError =
     opts.forksIn && opts.forksIn.length > 0 ? (path: string, err: unknown) => unsearched.push({ path, reason: ioReason(err) }) : undefined;
   const forks = await forksOf(file, searched, onError);
-  const data: LineageReport = { file, id: self?.id ?? null, ancestors, forks, missing, cycle, searched, unsearched };
+  const copied = copyFinder();
+  let child = file;
+  const withCopies = [];
+  for (const a of ancestors) {
+    withCopies.push({ ...a, copied: a.exists ? await copied(child, a.path) : null });
+    child = a.path;
+  }
+  const forksWithCopies = [];
+  for (const f of forks) forksWithCopies.push({ ...f, copied: await copied(f.path, f.parent) });
+  const data: LineageReport = {
+    file,
+    id: self?.id ?? null,
+    ancestors: withCopies,
+    forks: forksWithCopies,
+    missing,
+    cycle,
+    searched,
+    unsearched,
+  };
   return { data, diagnostics: [], exitCode: missing.length > 0 || cycle ? 1 : 0 };
 }

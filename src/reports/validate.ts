@@ -1,6 +1,6 @@
 import type { Session } from "../model/session.js";
 import { stat } from "node:fs/promises";
-import { listSessionFiles } from "../io/discover.js";
+import { forkParentRef, listSessionFiles } from "../io/discover.js";
 import { ioReason } from "../io/errors.js";
 import type { Severity } from "../model/types.js";
 import type { FileResult, ValidateSummary } from "../check/summary.js";
@@ -45,9 +45,10 @@ export interface ValidateData {
 /** `pisess validate`: every defect in session files, with stable codes. */
 export async function validateReport(opts: ValidateOptions): Promise<Report<ValidateData>> {
   // The checks and the generated schema validators load only when validate runs: `pisess --help` stays fast.
-  const [{ checkSession, contentChecks }, { summarize, exitStatus, atLeast }] = await Promise.all([
+  const [{ checkSession, contentChecks }, { summarize, exitStatus, atLeast }, { forkLoops }] = await Promise.all([
     import("../check/validate.js"),
     import("../check/summary.js"),
+    import("../ops/fork.js"),
   ]);
   const isStdin = opts.isStdin ?? ((i: string) => i === "-");
   const displayName = opts.displayName ?? ((i: string) => i);
@@ -78,8 +79,10 @@ export async function validateReport(opts: ValidateOptions): Promise<Report<Vali
     }
     const progress = opts.progress?.(name, session.facts.bytes);
     try {
+      const forkLoop = session.path !== undefined && forkParentRef(session.header) !== null && (await forkLoops(session.path));
       const diagnostics = checkSession(session, {
         strict: opts.strict === true,
+        forkLoop,
         checked,
         ...(progress ? { onProgress: progress.update } : {}),
       });
