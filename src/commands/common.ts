@@ -146,8 +146,9 @@ export function progressReporter(verb: string, file: string, total: number): { u
   };
 }
 
+/** The reader left (EPIPE) or a write failed (a full disk): nothing more is written; cli.ts says which and exits. */
 function outputClosed(): boolean {
-  return (runIo().stdout.errored as NodeJS.ErrnoException | null)?.code === "EPIPE";
+  return runIo().stdout.errored != null;
 }
 
 /**
