@@ -6,6 +6,7 @@ import { contextText } from "../render/context-text.js";
 import { diagnosticLine } from "../render/diagnostics.js";
 import { contextReport, resolveSessionFile } from "../reports/context.js";
 import { emptyNote, openInput, wholeNumbers, problemSummary, requestExit, styleFor, writeOut, type GlobalArgs } from "./common.js";
+import { numberArg } from "./common.js";
 
 interface ContextArgs extends GlobalArgs {
   file?: string;
@@ -44,9 +45,8 @@ export const contextCommand: CommandModule<object, ContextArgs> = {
       .option("thinking", { describe: "Show thinking blocks (--no-thinking hides them)", type: "boolean", default: true })
       .option("max-output", {
         describe: "Cut tool and command outputs to N lines (0 = all)",
-        type: "number",
+        ...numberArg,
         default: 20,
-        requiresArg: true,
       })
       .option("show-edits", {
         describe: "Text views: also show what edited messages said in the file, and the messages edits removed",

@@ -4,6 +4,7 @@ import { GrepOutput } from "../render/grep.js";
 import { failureLine } from "../render/notes.js";
 import { grepReport } from "../reports/grep.js";
 import { wholeNumbers, requestExit, styleFor, writeOut, type GlobalArgs } from "./common.js";
+import { listArg, numberArg } from "./common.js";
 
 interface GrepArgs extends GlobalArgs {
   pattern: string;
@@ -14,14 +15,6 @@ interface GrepArgs extends GlobalArgs {
   context: number;
   json?: boolean;
   ndjson?: boolean;
-}
-
-/** `--role a,b --role c` → ["a", "b", "c"]. Not a yargs array: that would swallow the targets after it. */
-function listArg(v: unknown): string[] {
-  return (Array.isArray(v) ? v : [v])
-    .flatMap((s) => String(s).split(","))
-    .map((s) => s.trim())
-    .filter(Boolean);
 }
 
 export const grepCommand: CommandModule<object, GrepArgs> = {
@@ -38,17 +31,13 @@ export const grepCommand: CommandModule<object, GrepArgs> = {
       .option("ignore-case", { alias: "i", describe: "Case-insensitive", type: "boolean" })
       .option("role", {
         describe: "Only messages of these roles, comma-separated or repeated (user, assistant, toolResult, bashExecution, custom, …)",
-        type: "string",
-        requiresArg: true,
-        coerce: listArg,
+        ...listArg,
       })
       .option("type", {
         describe: "Only entries of these types, comma-separated or repeated (message, compaction, branch_summary, custom_message, …)",
-        type: "string",
-        requiresArg: true,
-        coerce: listArg,
+        ...listArg,
       })
-      .option("context", { describe: "Characters of context each side of the match", type: "number", default: 60, requiresArg: true })
+      .option("context", { describe: "Characters of context each side of the match", ...numberArg, default: 60 })
       .option("json", { describe: 'One document {"hits":[…]}', type: "boolean" })
       .option("ndjson", { describe: 'One {"file","line","id","role","type","field","path","snippet"} per hit', type: "boolean" })
       .conflicts("json", "ndjson")

@@ -4,6 +4,7 @@ import { lsJson, lsNdjson, lsText } from "../render/ls.js";
 import { failureLine, noteLine } from "../render/notes.js";
 import { LS_SORTS, lsReport, type LsSort } from "../reports/ls.js";
 import { wholeNumbers, requestExit, styleFor, writeOut, type GlobalArgs } from "./common.js";
+import { numberArg } from "./common.js";
 
 const SORTS = LS_SORTS;
 type SortKey = LsSort;
@@ -29,7 +30,7 @@ export const lsCommand: CommandModule<object, LsArgs> = {
       })
       .option("all-projects", { alias: "a", describe: "Every project folder in the sessions dir", type: "boolean" })
       .option("sort", { describe: "Order (newest / largest first; name: A→Z)", choices: SORTS, default: "modified" as SortKey })
-      .option("limit", { alias: "n", describe: "Show at most N sessions", type: "number", requiresArg: true })
+      .option("limit", { alias: "n", describe: "Show at most N sessions", ...numberArg })
       .option("json", { describe: 'One document {"sessions":[…]}', type: "boolean" })
       .option("ndjson", { describe: "One session object per line", type: "boolean" })
       .conflicts("json", "ndjson")

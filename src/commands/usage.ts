@@ -5,6 +5,7 @@ import { fleetNoteLines, usageJson, usageNdjson, usageText } from "../render/usa
 import { fleetProgress } from "../render/usage-progress.js";
 import { usageReport } from "../reports/usage.js";
 import { CliError, requestExit, styleFor, writeOut, type GlobalArgs } from "./common.js";
+import { listArg } from "./common.js";
 
 interface UsageArgs extends GlobalArgs {
   targets?: string[];
@@ -29,7 +30,7 @@ export const usageCommand: CommandModule<object, UsageArgs> = {
         type: "string",
         array: true,
       })
-      .option("by", { describe: `Group by (several: --by day,model): ${GROUP_KEYS.join(", ")}`, type: "string", array: true })
+      .option("by", { describe: `Group by (several: --by day,model or repeated): ${GROUP_KEYS.join(", ")}`, ...listArg })
       .option("since", { describe: "From this day (YYYY-MM-DD, in --timezone)", type: "string" })
       .option("until", { describe: "To this day, included", type: "string" })
       .option("timezone", { describe: "IANA time zone for days, weeks (ISO, from Monday) and months; default: local", type: "string" })
