@@ -11,7 +11,7 @@ import {
   STDIN_ARG,
   takeExitStatus,
 } from "./commands/run-state.js";
-import { loadCommands } from "./commands/index.js";
+import { commandLoaders, loadCommands } from "./commands/index.js";
 import { ioReason } from "./io/errors.js";
 import { packageVersion } from "./io/package.js";
 
@@ -91,6 +91,9 @@ function skipHelpCache(parser: unknown): void {
   if (usage && typeof usage.cacheHelpMessage === "function") usage.cacheHelpMessage = () => {};
 }
 
+/** What `pisess` alone says: one line, the commands to choose from, and where each is described. */
+const NO_COMMAND = `no command given; one of: ${commandLoaders.map(([c]) => c.split(" ")[0]).join(", ")} (pisess --help describes each)`;
+
 /** Runs the CLI; resolves with the exit code, the one place it is decided: commands request theirs (requestExit). */
 export async function main(argv: string[] = hideBin(process.argv)): Promise<number> {
   stopWhenStdoutCloses();
@@ -117,7 +120,7 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<numb
     // Back from the marker: every command sees "-" as the user typed it; only documented file operands read stdin.
     .middleware(unmarkStdin, true)
     .command(commands)
-    .demandCommand(1, "Name a command; see pisess --help")
+    .demandCommand(1, NO_COMMAND)
     .strict();
   // What only help, a mistyped command or completion reads; a run of one named command, without --help, never
   // does (`.fail` below prints one line, never help): yargs's calls cost even when their output is never made.
@@ -144,7 +147,9 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<numb
       // Throwing stops yargs from running the handler after a usage error.
       // yargs's own usage errors (a missing option value: YError) are usage errors too, not failures.
       if (err && err.name !== "YError") throw err;
-      throw new CliError(`${msg ?? err?.message}\nRun pisess --help for usage.`, 2);
+      // One line that already points to the help needs no second line saying so again.
+      const text = msg ?? err?.message;
+      throw new CliError(text === NO_COMMAND ? text : `${text}\nRun pisess --help for usage.`, 2);
     });
   if (!showsHelp) skipHelpCache(parser);
   takeExitStatus();
