@@ -88,6 +88,24 @@ export const repeatableArg = { type: "string", requiresArg: true, coerce: repeat
 export const listArg = { type: "string", requiresArg: true, coerce: commaSeparated } as const;
 
 /**
+ * The one "every project" flag, `-a/--all-projects`, in every command that falls back to the sessions dir: read the
+ * folders of every project there, not only the current directory's. `what` says what that is for the command.
+ */
+export function allProjectsArg(what: string): { alias: "a"; describe: string; type: "boolean" } {
+  return { alias: "a", describe: `Every project folder in the sessions dir: ${what}`, type: "boolean" };
+}
+
+/** A yargs check: --all-projects says where to look, so it goes without the folders or files `operand` names. */
+export function allProjectsAlone(operand: string): (argv: Record<string, unknown>) => true {
+  return (argv) => {
+    const given = argv[operand];
+    if (argv["all-projects"] === true && Array.isArray(given) && given.length > 0)
+      throw new CliError(`--all-projects takes no ${operand} (it reads every project folder in the sessions dir)`);
+    return true;
+  };
+}
+
+/**
  * A yargs check that every numeric option given is a whole number in its range: a value that is not (`abc`, `-5`,
  * `1.5`, given twice) stops the run with exit 2 and one line naming the option and the range, never passes silently.
  * Keys are the options' long names.

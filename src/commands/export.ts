@@ -21,6 +21,7 @@ import {
   writeChunksTo,
 } from "../reports/export.js";
 import { isStdin, openInput, requestExit, writeOut, type GlobalArgs } from "./common.js";
+import { allProjectsArg } from "./common.js";
 
 type Format = "html" | "markdown" | "jsonl";
 
@@ -60,7 +61,7 @@ export const exportCommand: CommandModule<object, ExportArgs> = {
       })
       .option("leaf", { describe: "Leaf: id, id prefix, @LINE, label:NAME or leaf", type: "string", default: "leaf" })
       .option("session", { describe: "Pick the session whose id starts with ID", type: "string", requiresArg: true })
-      .option("all-projects", { describe: "With --session: search the folders of every project", type: "boolean" })
+      .option("all-projects", allProjectsArg("where --session looks"))
       .option("format", {
         describe: "html (default when stdout is not a terminal or -o ends in .html), markdown, jsonl",
         choices: ["html", "markdown", "jsonl"],

@@ -9,7 +9,7 @@ import { sanitizeLine } from "../render/sanitize.js";
 import { resolveSessionFile } from "../reports/context.js";
 import { FollowContextSize, followSession, projectSessionFolder } from "../reports/follow.js";
 import { CliError, ioReason, requestExit, styleFor, terminalWidth, writeOut, type GlobalArgs } from "./common.js";
-import { numberArg, wholeNumbers } from "./common.js";
+import { allProjectsArg, numberArg, wholeNumbers } from "./common.js";
 
 interface FollowArgs extends GlobalArgs {
   file?: string;
@@ -43,7 +43,7 @@ export const followCommand: CommandModule<object, FollowArgs> = {
         type: "string",
         requiresArg: true,
       })
-      .option("all-projects", { describe: "With --session: search the folders of every project", type: "boolean" })
+      .option("all-projects", allProjectsArg("where --session looks"))
       .option("width", {
         describe: "Cut lines to N columns (default: terminal width on a TTY; 0: no cut)",
         ...numberArg,

@@ -4,11 +4,12 @@ import { GrepOutput } from "../render/grep.js";
 import { failureLine } from "../render/notes.js";
 import { grepReport } from "../reports/grep.js";
 import { wholeNumbers, requestExit, styleFor, writeOut, type GlobalArgs } from "./common.js";
-import { listArg, numberArg } from "./common.js";
+import { allProjectsAlone, allProjectsArg, listArg, numberArg } from "./common.js";
 
 interface GrepArgs extends GlobalArgs {
   pattern: string;
   targets?: string[];
+  allProjects?: boolean;
   ignoreCase?: boolean;
   role?: string[];
   type?: string[];
@@ -28,6 +29,7 @@ export const grepCommand: CommandModule<object, GrepArgs> = {
         type: "string",
         array: true,
       })
+      .option("all-projects", allProjectsArg("searched instead of the current directory's"))
       .option("ignore-case", { alias: "i", describe: "Case-insensitive", type: "boolean" })
       .option("role", {
         describe: "Only messages of these roles, comma-separated or repeated (user, assistant, toolResult, bashExecution, custom, …)",
@@ -42,6 +44,7 @@ export const grepCommand: CommandModule<object, GrepArgs> = {
       .option("ndjson", { describe: 'One {"file","line","id","role","type","field","path","snippet"} per hit', type: "boolean" })
       .conflicts("json", "ndjson")
       .check(wholeNumbers({ context: { min: 0 } }))
+      .check(allProjectsAlone("targets"))
       .example("$0 grep 'ERR_STRING_TOO_LONG' ~/.pi/agent/sessions", "every session that hit the error")
       .example("$0 grep -i 'rm -rf' --role assistant --ndjson | jq -r '\"\\(.file) \\(.id)\"'", "assistant turns that mention rm -rf")
       .epilogue("Exit status: 0 when something matched, 1 when nothing did, 2 on errors (like grep).") as unknown as Argv<GrepArgs>,
@@ -49,6 +52,7 @@ export const grepCommand: CommandModule<object, GrepArgs> = {
     const r = await grepReport({
       pattern: String(args.pattern),
       ...(args.targets !== undefined ? { targets: args.targets } : {}),
+      allProjects: args.allProjects === true,
       ignoreCase: args.ignoreCase === true,
       roles: args.role ?? [],
       types: args.type ?? [],

@@ -4,7 +4,7 @@ import { lsJson, lsNdjson, lsText } from "../render/ls.js";
 import { failureLine, noteLine } from "../render/notes.js";
 import { LS_SORTS, lsReport, type LsSort } from "../reports/ls.js";
 import { wholeNumbers, requestExit, styleFor, writeOut, type GlobalArgs } from "./common.js";
-import { numberArg } from "./common.js";
+import { allProjectsAlone, allProjectsArg, numberArg } from "./common.js";
 
 const SORTS = LS_SORTS;
 type SortKey = LsSort;
@@ -28,13 +28,14 @@ export const lsCommand: CommandModule<object, LsArgs> = {
         type: "string",
         array: true,
       })
-      .option("all-projects", { alias: "a", describe: "Every project folder in the sessions dir", type: "boolean" })
+      .option("all-projects", allProjectsArg("listed instead of the current directory's"))
       .option("sort", { describe: "Order (newest / largest first; name: A→Z)", choices: SORTS, default: "modified" as SortKey })
       .option("limit", { alias: "n", describe: "Show at most N sessions", ...numberArg })
       .option("json", { describe: 'One document {"sessions":[…]}', type: "boolean" })
       .option("ndjson", { describe: "One session object per line", type: "boolean" })
       .conflicts("json", "ndjson")
       .check(wholeNumbers({ limit: { min: 0 } }))
+      .check(allProjectsAlone("dirs"))
       .example("$0 ls", "sessions of the current directory, newest first")
       .example("$0 ls --all-projects --sort size -n 10", "the ten largest sessions anywhere")
       .example("$0 ls -a --ndjson | jq -r 'select(.leaves > 1) | .path'", "sessions that branch") as unknown as Argv<LsArgs>,

@@ -5,7 +5,7 @@ import { fleetNoteLines, usageJson, usageNdjson, usageText } from "../render/usa
 import { fleetProgress } from "../render/usage-progress.js";
 import { usageReport } from "../reports/usage.js";
 import { CliError, requestExit, styleFor, writeOut, type GlobalArgs } from "./common.js";
-import { listArg } from "./common.js";
+import { allProjectsAlone, allProjectsArg, listArg } from "./common.js";
 
 interface UsageArgs extends GlobalArgs {
   targets?: string[];
@@ -30,6 +30,8 @@ export const usageCommand: CommandModule<object, UsageArgs> = {
         type: "string",
         array: true,
       })
+      .option("all-projects", allProjectsArg("what is read without targets (the default)"))
+      .check(allProjectsAlone("targets"))
       .option("by", { describe: `Group by (several: --by day,model or repeated): ${GROUP_KEYS.join(", ")}`, ...listArg })
       .option("since", { describe: "From this day (YYYY-MM-DD, in --timezone)", type: "string" })
       .option("until", { describe: "To this day, included", type: "string" })
