@@ -34,7 +34,7 @@ export const usageCommand: CommandModule<object, UsageArgs> = {
       .check(allProjectsAlone("targets"))
       .option("by", { describe: `Group by (several: --by day,model or repeated): ${GROUP_KEYS.join(", ")}`, ...listArg })
       .option("since", { describe: "From this day (YYYY-MM-DD, in --timezone)", type: "string" })
-      .option("until", { describe: "To this day, included", type: "string" })
+      .option("until", { describe: "To this day, included (YYYY-MM-DD, in --timezone)", type: "string" })
       .option("timezone", { describe: "IANA time zone for days, weeks (ISO, from Monday) and months; default: local", type: "string" })
       .option("project", { describe: "Only sessions whose cwd contains this text", type: "string" })
       .option("breakdown", { describe: "Per model inside each row", type: "boolean" })
