@@ -87,10 +87,13 @@ function bundleLoader(fresh = false) {
 if (require.main === module) {
   const quick = quickAnswer(process.argv.slice(2));
   if (quick !== undefined) {
-    // A reader that leaves (`| head`) is no failure, as in the bundle.
+    // A reader that leaves (`| head`) is no failure, as in the bundle; any other failed write (a full disk) is one
+    // line and exit 2, as there (src/cli.ts).
     process.stdout.on("error", (err) => {
       if (err.code === "EPIPE") process.exit(0);
-      throw err;
+      const reason = err.code === "ENOSPC" ? "no space left on device" : err.message;
+      process.stderr.write(`pisess: cannot write the output: ${reason}\n`);
+      process.exit(2);
     });
     process.stdout.write(quick);
   } else {

@@ -1,3 +1,4 @@
+import { format } from "node:util";
 import yargs from "yargs";
 import { hideBin } from "yargs/helpers";
 import {
@@ -10,7 +11,8 @@ import {
   STDIN_ARG,
   takeExitStatus,
 } from "./commands/run-state.js";
-import { loadCommands } from "./commands/index.js";
+import { commandLoaders, loadCommands } from "./commands/index.js";
+import { ioReason } from "./io/errors.js";
 import { packageVersion } from "./io/package.js";
 
 // The seam a caller runs main() through with its own streams, env and working directory (the tests' CLI server,
@@ -28,19 +30,51 @@ function unmarkStdin(argv: Record<string, unknown>): void {
 }
 
 let watchingStdout = false;
+let failureSaid = false;
+
+/**
+ * A write to stdout that failed other than by its reader leaving (a full disk: `> /dev/full`, an I/O error): the
+ * output is incomplete, so the run fails (exit 2) with one line, said once however many writes failed.
+ */
+function outputFailed(err: NodeJS.ErrnoException): number {
+  if (!failureSaid) runIo().stderr.write(`pisess: cannot write the output: ${ioReason(err)}\n`);
+  failureSaid = true;
+  return 2;
+}
+
+/** The error a write to stdout failed with, other than EPIPE (a reader that left), if one did. */
+function writeFailure(): NodeJS.ErrnoException | undefined {
+  const err = runIo().stdout.errored as NodeJS.ErrnoException | null | undefined;
+  return err && err.code !== "EPIPE" ? err : undefined;
+}
 
 /**
  * A reader that leaves (`| head`) makes the next write fail with EPIPE. Stop at once, with the exit status the run
- * had requested so far (1 once a finding or difference was known), instead of computing output nobody reads.
+ * had requested so far (1 once a finding or difference was known), instead of computing output nobody reads. Any
+ * other write error ends the run as outputFailed says.
  */
 function stopWhenStdoutCloses(): void {
   // A run in process (withRunIo) writes to its own stream and must not end the process.
   if (watchingStdout || !ownsProcess()) return;
   watchingStdout = true;
   runIo().stdout.on("error", (err: NodeJS.ErrnoException) => {
-    if (err.code === "EPIPE") process.exit(exitStatusSoFar());
-    throw err;
+    process.exit(err.code === "EPIPE" ? exitStatusSoFar() : outputFailed(err));
   });
+}
+
+/**
+ * yargs prints help, the version and the completion script with console.log and console.error: sent through the
+ * run's own streams, so that a failed write is seen (Node's console drops write errors) and a run with stdout a
+ * file writes it as every other output does. Returns the function that puts the console back.
+ */
+function consoleThroughRunIo(): () => void {
+  const { log, error } = console;
+  console.log = (...a: unknown[]) => void runIo().stdout.write(`${format(...a)}\n`);
+  console.error = (...a: unknown[]) => void runIo().stderr.write(`${format(...a)}\n`);
+  return () => {
+    console.log = log;
+    console.error = error;
+  };
 }
 
 interface YargsInternals {
@@ -56,6 +90,9 @@ function skipHelpCache(parser: unknown): void {
   const usage = (parser as YargsInternals).getInternalMethods?.().getUsageInstance?.();
   if (usage && typeof usage.cacheHelpMessage === "function") usage.cacheHelpMessage = () => {};
 }
+
+/** What `pisess` alone says: one line, the commands to choose from, and where each is described. */
+const NO_COMMAND = `no command given; one of: ${commandLoaders.map(([c]) => c.split(" ")[0]).join(", ")} (pisess --help describes each)`;
 
 /** Runs the CLI; resolves with the exit code, the one place it is decided: commands request theirs (requestExit). */
 export async function main(argv: string[] = hideBin(process.argv)): Promise<number> {
@@ -83,7 +120,7 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<numb
     // Back from the marker: every command sees "-" as the user typed it; only documented file operands read stdin.
     .middleware(unmarkStdin, true)
     .command(commands)
-    .demandCommand(1, "Name a command; see pisess --help")
+    .demandCommand(1, NO_COMMAND)
     .strict();
   // What only help, a mistyped command or completion reads; a run of one named command, without --help, never
   // does (`.fail` below prints one line, never help): yargs's calls cost even when their output is never made.
@@ -99,8 +136,9 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<numb
   parser = parser
     .version(packageVersion())
     .help()
-    // yargs ends the process after --help or --version; a run in process (withRunIo) must not end it.
-    .exitProcess(ownsProcess())
+    // yargs would end the process after --help or --version, before a failed write of the text could be seen; main's
+    // caller ends it (and a run in process, withRunIo, must not end it at all).
+    .exitProcess(false)
     .alias("h", "help")
     .alias("v", "version")
     // yargs renders (and caches) the help text on every run; wrapping it costs ~15 ms, so only wrap when it shows.
@@ -109,13 +147,18 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<numb
       // Throwing stops yargs from running the handler after a usage error.
       // yargs's own usage errors (a missing option value: YError) are usage errors too, not failures.
       if (err && err.name !== "YError") throw err;
-      throw new CliError(`${msg ?? err?.message}\nRun pisess --help for usage.`, 2);
+      // One line that already points to the help needs no second line saying so again.
+      const text = msg ?? err?.message;
+      throw new CliError(text === NO_COMMAND ? text : `${text}\nRun pisess --help for usage.`, 2);
     });
   if (!showsHelp) skipHelpCache(parser);
   takeExitStatus();
+  const restoreConsole = consoleThroughRunIo();
   try {
     await parser.parseAsync();
   } catch (err) {
+    const failed = writeFailure();
+    if (failed !== undefined) return outputFailed(failed);
     if (err instanceof CliError) {
       runIo().stderr.write(`pisess: ${err.message}\n`);
       if (debug && err.stack) runIo().stderr.write(`${err.stack}\n`);
@@ -127,6 +170,9 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<numb
     if (debug && e instanceof Error && e.stack) runIo().stderr.write(`${e.stack}\n`);
     else runIo().stderr.write("pisess: (run with --debug for details)\n");
     return 2;
+  } finally {
+    restoreConsole();
   }
-  return takeExitStatus();
+  const failed = writeFailure();
+  return failed !== undefined ? outputFailed(failed) : takeExitStatus();
 }

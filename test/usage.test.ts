@@ -215,7 +215,7 @@ describe("usage: days in several time zones", () => {
   });
 
   it("--since and --until keep whole days in the zone", async () => {
-    const d = await run({ since: "2026-01-06", until: "20260110" });
+    const d = await run({ since: "2026-01-06", until: "2026-01-10" });
     const want = sum(COUNTED.filter((x) => dayAt(x.ms, 0) >= "2026-01-06" && dayAt(x.ms, 0) <= "2026-01-10"));
     expect(d.totals.cost).toBeCloseTo(want.cost, 9);
     expect(d.totals.turns).toBe(want.turns);

@@ -1,7 +1,8 @@
 import type { Argv, CommandModule } from "yargs";
 import { bloatText } from "../render/bloat.js";
 import { bloatReport } from "../reports/bloat.js";
-import { CliError, openInput, problemSummary, requestExit, styleFor, writeOut, type GlobalArgs } from "./common.js";
+import { openInput, problemSummary, requestExit, styleFor, writeOut, type GlobalArgs } from "./common.js";
+import { numberArg, wholeNumbers } from "./common.js";
 
 interface BloatArgs extends GlobalArgs {
   file: string;
@@ -17,12 +18,9 @@ export const bloatCommand: CommandModule<object, BloatArgs> = {
     y
       .positional("file", { describe: "Session file (read twice: not stdin)", type: "string", demandOption: true })
       .option("leaf", { describe: "Leaf of the active path: id, id prefix, @LINE, label:NAME or leaf", type: "string", default: "leaf" })
-      .option("top", { describe: "List the N largest entries and blocks", type: "number", default: 10 })
+      .option("top", { describe: "List the N largest entries and blocks", ...numberArg, default: 10 })
       .option("json", { describe: 'One document {"file","bytes","byType","byKind","byPlace","top",…}', type: "boolean" })
-      .check((a) => {
-        if (typeof a.top !== "number" || !Number.isInteger(a.top) || a.top < 0) throw new CliError("--top takes a whole number ≥ 0");
-        return true;
-      })
+      .check(wholeNumbers({ top: { min: 0 } }))
       .example("$0 bloat session.jsonl", "what fills the file, with bars")
       .example(
         "$0 bloat session.jsonl --json | jq '.byKind'",

@@ -53,6 +53,60 @@ export interface WholeRange {
 }
 
 /**
+ * Spread into the declaration of every numeric option. yargs's number type reads a value with Number(): "" is 0,
+ * "0x10" is 16, "1e2" is 100. Parsed as a string (the help still says [number]), the value is read here as decimal
+ * digits only, with a sign and a fraction; anything else, and the option given twice, is NaN, which the option's
+ * check (wholeNumbers, or its own) rejects with the range it takes.
+ */
+export const numberArg = { type: "number", string: true, requiresArg: true, coerce: decimalArg } as const;
+
+function decimalArg(v: unknown): number {
+  // A default arrives as the number it is.
+  if (typeof v === "number") return v;
+  return typeof v === "string" && /^-?\d+(\.\d+)?$/.test(v) ? Number(v) : Number.NaN;
+}
+
+/** `--x a --x b` → ["a", "b"]. */
+function repeated(v: unknown): string[] {
+  return (Array.isArray(v) ? v : [v]).map(String);
+}
+
+/** `--x a,b --x c` → ["a", "b", "c"]. */
+function commaSeparated(v: unknown): string[] {
+  return repeated(v)
+    .flatMap((s) => s.split(","))
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+/**
+ * Spread into an option that takes several values: one value each time it is given (repeat it for more). Not a
+ * yargs array, which takes every word after it, the command's operands too (`usage --by leaf FILE`).
+ */
+export const repeatableArg = { type: "string", requiresArg: true, coerce: repeated } as const;
+
+/** As repeatableArg, each value also split at commas: `--by day,model --by project`. */
+export const listArg = { type: "string", requiresArg: true, coerce: commaSeparated } as const;
+
+/**
+ * The one "every project" flag, `-a/--all-projects`, in every command that falls back to the sessions dir: read the
+ * folders of every project there, not only the current directory's. `what` says what that is for the command.
+ */
+export function allProjectsArg(what: string): { alias: "a"; describe: string; type: "boolean" } {
+  return { alias: "a", describe: `Every project folder in the sessions dir: ${what}`, type: "boolean" };
+}
+
+/** A yargs check: --all-projects says where to look, so it goes without the folders or files `operand` names. */
+export function allProjectsAlone(operand: string): (argv: Record<string, unknown>) => true {
+  return (argv) => {
+    const given = argv[operand];
+    if (argv["all-projects"] === true && Array.isArray(given) && given.length > 0)
+      throw new CliError(`--all-projects takes no ${operand} (it reads every project folder in the sessions dir)`);
+    return true;
+  };
+}
+
+/**
  * A yargs check that every numeric option given is a whole number in its range: a value that is not (`abc`, `-5`,
  * `1.5`, given twice) stops the run with exit 2 and one line naming the option and the range, never passes silently.
  * Keys are the options' long names.
@@ -147,8 +201,9 @@ export function progressReporter(verb: string, file: string, total: number): { u
   };
 }
 
+/** The reader left (EPIPE) or a write failed (a full disk): nothing more is written; cli.ts says which and exits. */
 function outputClosed(): boolean {
-  return (runIo().stdout.errored as NodeJS.ErrnoException | null)?.code === "EPIPE";
+  return runIo().stdout.errored != null;
 }
 
 /**

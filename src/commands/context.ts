@@ -6,6 +6,7 @@ import { contextText } from "../render/context-text.js";
 import { diagnosticLine } from "../render/diagnostics.js";
 import { contextReport, resolveSessionFile } from "../reports/context.js";
 import { emptyNote, openInput, wholeNumbers, problemSummary, requestExit, styleFor, writeOut, type GlobalArgs } from "./common.js";
+import { allProjectsArg, numberArg } from "./common.js";
 
 interface ContextArgs extends GlobalArgs {
   file?: string;
@@ -36,7 +37,7 @@ export const contextCommand: CommandModule<object, ContextArgs> = {
         type: "string",
         requiresArg: true,
       })
-      .option("all-projects", { describe: "With --session: search the folders of every project", type: "boolean" })
+      .option("all-projects", allProjectsArg("where --session looks"))
       .option("json", { describe: 'One document {"file","leaf","thinkingLevel","model","messages","entries"}', type: "boolean" })
       .option("ndjson", { describe: "One message per line", type: "boolean" })
       .option("llm", { describe: "Messages as sent to the LLM (after pi's convertToLlm)", type: "boolean" })
@@ -44,9 +45,8 @@ export const contextCommand: CommandModule<object, ContextArgs> = {
       .option("thinking", { describe: "Show thinking blocks (--no-thinking hides them)", type: "boolean", default: true })
       .option("max-output", {
         describe: "Cut tool and command outputs to N lines (0 = all)",
-        type: "number",
+        ...numberArg,
         default: 20,
-        requiresArg: true,
       })
       .option("show-edits", {
         describe: "Text views: also show what edited messages said in the file, and the messages edits removed",

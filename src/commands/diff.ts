@@ -15,6 +15,7 @@ import {
   writeOut,
   type GlobalArgs,
 } from "./common.js";
+import { numberArg } from "./common.js";
 
 interface DiffArgs extends GlobalArgs {
   file: string;
@@ -63,8 +64,7 @@ export const diffCommand: CommandModule<object, DiffArgs> = {
       .option("side-by-side", { describe: "Divergent entries in two columns (needs 100+ columns)", type: "boolean" })
       .option("width", {
         describe: "Cut lines to N columns (default: terminal width on a TTY, else no cut; 0: no cut)",
-        type: "number",
-        requiresArg: true,
+        ...numberArg,
       })
       .conflicts("json", "side-by-side")
       .implies("all-entries", "leaves")

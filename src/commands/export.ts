@@ -12,6 +12,7 @@ import { resolveSessionFile } from "../reports/context.js";
 import { branchEntries, exportFacts, exportJsonl, exportPath, fileModified, htmlPayload, readBundle } from "../reports/export.js";
 import type { OutputTarget } from "../io/output-file.js";
 import { isStdin, openInput, outputFile, requestExit, writeOut, writeOutputFile, type GlobalArgs } from "./common.js";
+import { allProjectsArg } from "./common.js";
 
 type Format = "html" | "markdown" | "jsonl";
 
@@ -54,7 +55,7 @@ export const exportCommand: CommandModule<object, ExportArgs> = {
       })
       .option("leaf", { describe: "Leaf: id, id prefix, @LINE, label:NAME or leaf", type: "string", default: "leaf" })
       .option("session", { describe: "Pick the session whose id starts with ID", type: "string", requiresArg: true })
-      .option("all-projects", { describe: "With --session: search the folders of every project", type: "boolean" })
+      .option("all-projects", allProjectsArg("where --session looks"))
       .option("format", {
         describe: "html, markdown or jsonl; default: from OUT's extension (.html/.htm, .md, .jsonl), else markdown",
         choices: ["html", "markdown", "jsonl"],

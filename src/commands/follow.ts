@@ -9,6 +9,7 @@ import { sanitizeLine } from "../render/sanitize.js";
 import { resolveSessionFile } from "../reports/context.js";
 import { followSession, projectSessionFolder, ThrottledContextSize } from "../reports/follow.js";
 import { CliError, ioReason, requestExit, styleFor, terminalWidth, writeOut, type GlobalArgs } from "./common.js";
+import { allProjectsArg, numberArg, wholeNumbers } from "./common.js";
 
 interface FollowArgs extends GlobalArgs {
   file?: string;
@@ -35,18 +36,17 @@ export const followCommand: CommandModule<object, FollowArgs> = {
       .positional("file", { describe: "Session file; default: the most recent session of the current directory", type: "string" })
       .option("from-start", { describe: "Print the entries already in the file first", type: "boolean" })
       .option("ndjson", { describe: "One JSON object per new entry: the fields of tree --ndjson, plus entry", type: "boolean" })
-      .option("until-idle", { describe: "Exit after SECONDS without a change", type: "number", requiresArg: true })
+      .option("until-idle", { describe: "Exit after SECONDS without a change", ...numberArg })
       .option("newest", { describe: "Without FILE: switch to a newer session when pi starts one in this project", type: "boolean" })
       .option("session", {
         describe: "Follow the session whose id starts with ID (as context --session)",
         type: "string",
         requiresArg: true,
       })
-      .option("all-projects", { describe: "With --session: search the folders of every project", type: "boolean" })
+      .option("all-projects", allProjectsArg("where --session looks"))
       .option("width", {
         describe: "Cut lines to N columns (default: terminal width on a TTY; 0: no cut)",
-        type: "number",
-        requiresArg: true,
+        ...numberArg,
       })
       .conflicts("file", "session")
       .conflicts("file", "newest")
@@ -55,11 +55,9 @@ export const followCommand: CommandModule<object, FollowArgs> = {
         const idle = a["until-idle"];
         if (idle !== undefined && (typeof idle !== "number" || !Number.isFinite(idle) || idle <= 0))
           throw new CliError("--until-idle takes a number of seconds > 0");
-        const w = a.width;
-        if (w !== undefined && (typeof w !== "number" || !Number.isInteger(w) || w < 0))
-          throw new CliError("--width takes a whole number ≥ 0 (0: no cut)");
         return true;
       })
+      .check(wholeNumbers({ width: { min: 0, note: "0: no cut" } }))
       .example("$0 follow", "watch the newest session of this directory")
       .example("$0 follow session.jsonl --from-start", "replay the session, then keep following it")
       .example("$0 follow --newest", "keep following whatever session pi is writing in this project")

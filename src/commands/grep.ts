@@ -4,24 +4,18 @@ import { GrepOutput } from "../render/grep.js";
 import { failureLine } from "../render/notes.js";
 import { grepReport } from "../reports/grep.js";
 import { wholeNumbers, requestExit, styleFor, writeOut, type GlobalArgs } from "./common.js";
+import { allProjectsAlone, allProjectsArg, listArg, numberArg } from "./common.js";
 
 interface GrepArgs extends GlobalArgs {
   pattern: string;
   targets?: string[];
+  allProjects?: boolean;
   ignoreCase?: boolean;
   role?: string[];
   type?: string[];
   context: number;
   json?: boolean;
   ndjson?: boolean;
-}
-
-/** `--role a,b --role c` → ["a", "b", "c"]. Not a yargs array: that would swallow the targets after it. */
-function listArg(v: unknown): string[] {
-  return (Array.isArray(v) ? v : [v])
-    .flatMap((s) => String(s).split(","))
-    .map((s) => s.trim())
-    .filter(Boolean);
 }
 
 export const grepCommand: CommandModule<object, GrepArgs> = {
@@ -35,24 +29,22 @@ export const grepCommand: CommandModule<object, GrepArgs> = {
         type: "string",
         array: true,
       })
+      .option("all-projects", allProjectsArg("searched instead of the current directory's"))
       .option("ignore-case", { alias: "i", describe: "Case-insensitive", type: "boolean" })
       .option("role", {
         describe: "Only messages of these roles, comma-separated or repeated (user, assistant, toolResult, bashExecution, custom, …)",
-        type: "string",
-        requiresArg: true,
-        coerce: listArg,
+        ...listArg,
       })
       .option("type", {
         describe: "Only entries of these types, comma-separated or repeated (message, compaction, branch_summary, custom_message, …)",
-        type: "string",
-        requiresArg: true,
-        coerce: listArg,
+        ...listArg,
       })
-      .option("context", { describe: "Characters of context each side of the match", type: "number", default: 60, requiresArg: true })
+      .option("context", { describe: "Characters of context each side of the match", ...numberArg, default: 60 })
       .option("json", { describe: 'One document {"hits":[…]}', type: "boolean" })
       .option("ndjson", { describe: 'One {"file","line","id","role","type","field","path","snippet"} per hit', type: "boolean" })
       .conflicts("json", "ndjson")
       .check(wholeNumbers({ context: { min: 0 } }))
+      .check(allProjectsAlone("targets"))
       .example("$0 grep 'ERR_STRING_TOO_LONG' ~/.pi/agent/sessions", "every session that hit the error")
       .example("$0 grep -i 'rm -rf' --role assistant --ndjson | jq -r '\"\\(.file) \\(.id)\"'", "assistant turns that mention rm -rf")
       .epilogue("Exit status: 0 when something matched, 1 when nothing did, 2 on errors (like grep).") as unknown as Argv<GrepArgs>,
@@ -60,6 +52,7 @@ export const grepCommand: CommandModule<object, GrepArgs> = {
     const r = await grepReport({
       pattern: String(args.pattern),
       ...(args.targets !== undefined ? { targets: args.targets } : {}),
+      allProjects: args.allProjects === true,
       ignoreCase: args.ignoreCase === true,
       roles: args.role ?? [],
       types: args.type ?? [],

@@ -4,6 +4,7 @@ import { sanitizeLine } from "../render/sanitize.js";
 import { lineageJson, lineageNdjson, lineageText } from "../render/lineage.js";
 import { lineageReport } from "../reports/lineage.js";
 import { requestExit, styleFor, writeOut, type GlobalArgs } from "./common.js";
+import { repeatableArg } from "./common.js";
 
 interface LineageArgs extends GlobalArgs {
   file: string;
@@ -20,9 +21,7 @@ export const lineageCommand: CommandModule<object, LineageArgs> = {
       .positional("file", { describe: "Session file", type: "string", demandOption: true })
       .option("forks-in", {
         describe: "A folder to search for forks, repeatable (default: the whole sessions dir)",
-        type: "string",
-        requiresArg: true,
-        coerce: (v: unknown) => (Array.isArray(v) ? v : [v]).map(String),
+        ...repeatableArg,
       })
       .option("json", { describe: 'One document {"file","id","ancestors","forks","missing","cycle","searched"}', type: "boolean" })
       .option("ndjson", { describe: 'One object per ancestor and fork, with "relation"', type: "boolean" })

@@ -3,9 +3,13 @@ import type { Argv, CommandModule } from "yargs";
 import { lsJson, lsNdjson, lsText } from "../render/ls.js";
 import { failureLine, noteLine } from "../render/notes.js";
 import { LS_SORTS, lsReport, type LsSort } from "../reports/ls.js";
-import { wholeNumbers, requestExit, styleFor, writeOut, type GlobalArgs } from "./common.js";
+import { terminalWidth, wholeNumbers, requestExit, styleFor, writeOut, type GlobalArgs } from "./common.js";
+import { allProjectsAlone, allProjectsArg, numberArg } from "./common.js";
 
 const SORTS = LS_SORTS;
+
+/** How a run that found nothing for the current directory says where the rest are. */
+const LIST_ALL = "; pisess ls -a lists every project";
 type SortKey = LsSort;
 
 interface LsArgs extends GlobalArgs {
@@ -13,6 +17,7 @@ interface LsArgs extends GlobalArgs {
   allProjects?: boolean;
   sort: SortKey;
   limit?: number;
+  width?: number;
   json?: boolean;
   ndjson?: boolean;
 }
@@ -27,18 +32,25 @@ export const lsCommand: CommandModule<object, LsArgs> = {
         type: "string",
         array: true,
       })
-      .option("all-projects", { alias: "a", describe: "Every project folder in the sessions dir", type: "boolean" })
+      .option("all-projects", allProjectsArg("listed instead of the current directory's"))
       .option("sort", { describe: "Order (newest / largest first; name: A→Z)", choices: SORTS, default: "modified" as SortKey })
-      .option("limit", { alias: "n", describe: "Show at most N sessions", type: "number", requiresArg: true })
+      .option("limit", { alias: "n", describe: "Show at most N sessions", ...numberArg })
+      .option("width", {
+        describe:
+          "Fit the table in N columns, shortening the file, fork-of and title columns (default: terminal width on a TTY; 0: no limit)",
+        ...numberArg,
+      })
       .option("json", { describe: 'One document {"sessions":[…]}', type: "boolean" })
       .option("ndjson", { describe: "One session object per line", type: "boolean" })
       .conflicts("json", "ndjson")
-      .check(wholeNumbers({ limit: { min: 0 } }))
+      .check(wholeNumbers({ limit: { min: 0 }, width: { min: 0, note: "0: no limit" } }))
+      .check(allProjectsAlone("dirs"))
       .example("$0 ls", "sessions of the current directory, newest first")
       .example("$0 ls --all-projects --sort size -n 10", "the ten largest sessions anywhere")
       .example("$0 ls -a --ndjson | jq -r 'select(.leaves > 1) | .path'", "sessions that branch") as unknown as Argv<LsArgs>,
   handler: async (args) => {
     const progress = runIo().stderr.isTTY === true;
+    const width = terminalWidth(args.width);
     const r = await lsReport({
       ...(args.dirs !== undefined ? { dirs: args.dirs } : {}),
       allProjects: args.allProjects === true,
@@ -50,7 +62,7 @@ export const lsCommand: CommandModule<object, LsArgs> = {
     });
     const d = r.data;
     if (d.missingRoot !== undefined) {
-      runIo().stderr.write(noteLine(`no sessions folder ${d.missingRoot}${args.allProjects ? "" : ` for ${runIo().cwd()}`}`));
+      runIo().stderr.write(noteLine(`no sessions folder ${d.missingRoot}${args.allProjects ? "" : ` for ${runIo().cwd()}${LIST_ALL}`}`));
       await writeOut([args.json ? lsJson([]) : ""]);
       return;
     }
@@ -58,6 +70,9 @@ export const lsCommand: CommandModule<object, LsArgs> = {
     for (const f of d.failures) runIo().stderr.write(failureLine(f));
     if (d.skipped > 0) runIo().stderr.write(`pisess: skipped ${d.skipped} file${d.skipped === 1 ? "" : "s"} without a session header\n`);
     requestExit(r.exitCode);
+    // Nothing here at all (not nothing because of --limit 0): say where the rest are.
+    if (d.sessions.length === 0 && args.limit !== 0 && !d.explicit && !args.allProjects && d.root !== undefined)
+      runIo().stderr.write(noteLine(`no sessions for ${runIo().cwd()} in ${d.root}${LIST_ALL}`));
     if (args.json) await writeOut([lsJson(d.sessions)]);
     else if (args.ndjson) await writeOut([lsNdjson(d.sessions)]);
     else
@@ -65,6 +80,7 @@ export const lsCommand: CommandModule<object, LsArgs> = {
         lsText(d.sessions, styleFor(args), {
           showCwd: args.allProjects === true || d.explicit,
           ...(d.root !== undefined ? { relativeTo: d.root } : {}),
+          ...(width !== undefined ? { width } : {}),
         }),
       ]);
   },

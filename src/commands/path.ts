@@ -14,6 +14,7 @@ import {
   writeOut,
   type GlobalArgs,
 } from "./common.js";
+import { numberArg } from "./common.js";
 
 interface PathArgs extends GlobalArgs {
   file: string;
@@ -30,7 +31,7 @@ export const pathCommand: CommandModule<object, PathArgs> = {
     y
       .positional("file", { describe: "Session file (- for stdin)", type: "string", demandOption: true })
       .option("leaf", { describe: "Leaf: id, id prefix, @LINE, label:NAME or leaf", type: "string", default: "leaf", requiresArg: true })
-      .option("width", { describe: "Cut lines to N columns (0: no cut)", type: "number", requiresArg: true })
+      .option("width", { describe: "Cut lines to N columns (0: no cut)", ...numberArg })
       .option("json", { describe: 'One document {"file","leaf","entries":[{"line","entry"}]}', type: "boolean" })
       .option("ndjson", { describe: 'One {"line","entry"} per entry, root first (entry as migrated in memory)', type: "boolean" })
       .conflicts("json", "ndjson")

@@ -5,6 +5,7 @@ import { sqlCsv, sqlJson, sqlNdjson, sqlText } from "../render/sql.js";
 import { fleetNoteLines } from "../render/usage.js";
 import { sqlReport } from "../reports/sql.js";
 import { requestExit, styleFor, writeOut, type GlobalArgs } from "./common.js";
+import { allProjectsAlone, allProjectsArg } from "./common.js";
 
 interface SqlArgs extends GlobalArgs {
   query: string;
@@ -26,6 +27,8 @@ export const sqlCommand: CommandModule<object, SqlArgs> = {
         type: "string",
         array: true,
       })
+      .option("all-projects", allProjectsArg("what is read without targets (the default)"))
+      .check(allProjectsAlone("targets"))
       .option("tables", { describe: "Query tables written by pisess tables instead of reading sessions", type: "string" })
       .option("json", { describe: 'One document {"columns":[…],"rows":[{…}]}', type: "boolean" })
       .option("ndjson", { describe: "One row object per line", type: "boolean" })

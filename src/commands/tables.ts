@@ -5,6 +5,7 @@ import { fleetNoteLines } from "../render/usage.js";
 import { tablesText } from "../render/tables.js";
 import { TABLE_FORMATS, type TableFormat, tablesReport } from "../reports/tables.js";
 import { requestExit, styleFor, writeOut, type GlobalArgs } from "./common.js";
+import { allProjectsAlone, allProjectsArg } from "./common.js";
 
 interface TablesArgs extends GlobalArgs {
   targets?: string[];
@@ -22,6 +23,8 @@ export const tablesCommand: CommandModule<object, TablesArgs> = {
         type: "string",
         array: true,
       })
+      .option("all-projects", allProjectsArg("what is read without targets (the default)"))
+      .check(allProjectsAlone("targets"))
       .option("out", { describe: "A new or empty directory to write the tables to", type: "string", demandOption: true })
       .option("format", { describe: "parquet (through DuckDB) or ndjson", choices: TABLE_FORMATS, default: "parquet" as TableFormat })
       .example("$0 tables --out /tmp/pi-tables", "every session as parquet tables")

@@ -4,6 +4,7 @@ import { treeJson, treeNdjson } from "../render/tree-json.js";
 import { lineChunks, treeLines } from "../render/tree.js";
 import { treeReport } from "../reports/tree.js";
 import { wholeNumbers, openInput, problemSummary, requestExit, styleFor, terminalWidth, writeOut, type GlobalArgs } from "./common.js";
+import { numberArg, repeatableArg } from "./common.js";
 
 interface TreeArgs extends GlobalArgs {
   file: string;
@@ -25,13 +26,12 @@ export const treeCommand: CommandModule<object, TreeArgs> = {
       .positional("file", { describe: "Session file (- for stdin)", type: "string", demandOption: true })
       .option("leaf", { describe: "Active leaf: id, id prefix, @LINE, label:NAME or leaf", type: "string", requiresArg: true })
       .option("filter", { describe: "Which entries to show, as pi's /tree filters", choices: FILTER_MODES, type: "string" })
-      .option("search", { describe: "Keep entries whose text holds every word", type: "string", array: true, requiresArg: true })
-      .option("depth", { describe: "Hide entries nested deeper than N branch levels", type: "number", requiresArg: true })
+      .option("search", { describe: "Keep entries whose text holds every word (repeatable)", ...repeatableArg })
+      .option("depth", { describe: "Hide entries nested deeper than N branch levels", ...numberArg })
       .option("from", { describe: "Show only the subtree of this entry", type: "string", requiresArg: true })
       .option("width", {
         describe: "Cut lines to N columns (default: terminal width on a TTY, else no cut; 0: no cut)",
-        type: "number",
-        requiresArg: true,
+        ...numberArg,
       })
       .option("json", {
         describe: "One JSON document: every entry (unless --filter/--search) in file order, linked by line",

@@ -5,6 +5,7 @@ import { fleetNoteLines, usageJson, usageNdjson, usageText } from "../render/usa
 import { fleetProgress } from "../render/usage-progress.js";
 import { usageReport } from "../reports/usage.js";
 import { CliError, requestExit, styleFor, writeOut, type GlobalArgs } from "./common.js";
+import { allProjectsAlone, allProjectsArg, listArg } from "./common.js";
 
 interface UsageArgs extends GlobalArgs {
   targets?: string[];
@@ -29,9 +30,11 @@ export const usageCommand: CommandModule<object, UsageArgs> = {
         type: "string",
         array: true,
       })
-      .option("by", { describe: `Group by (several: --by day,model): ${GROUP_KEYS.join(", ")}`, type: "string", array: true })
+      .option("all-projects", allProjectsArg("what is read without targets (the default)"))
+      .check(allProjectsAlone("targets"))
+      .option("by", { describe: `Group by (several: --by day,model or repeated): ${GROUP_KEYS.join(", ")}`, ...listArg })
       .option("since", { describe: "From this day (YYYY-MM-DD, in --timezone)", type: "string" })
-      .option("until", { describe: "To this day, included", type: "string" })
+      .option("until", { describe: "To this day, included (YYYY-MM-DD, in --timezone)", type: "string" })
       .option("timezone", { describe: "IANA time zone for days, weeks (ISO, from Monday) and months; default: local", type: "string" })
       .option("project", { describe: "Only sessions whose cwd contains this text", type: "string" })
       .option("breakdown", { describe: "Per model inside each row", type: "boolean" })

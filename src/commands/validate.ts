@@ -2,6 +2,7 @@ import { runIo } from "./run-state.js";
 import type { Argv, CommandModule } from "yargs";
 import type { Severity } from "../model/types.js";
 import { type GlobalArgs, wholeNumbers } from "./common.js";
+import { numberArg } from "./common.js";
 
 const FORMATS = ["text", "json", "ndjson", "github", "sarif"] as const;
 type Format = (typeof FORMATS)[number];
@@ -43,9 +44,8 @@ export const validateCommand: CommandModule<object, ValidateArgs> = {
       })
       .option("max-warnings", {
         describe: "Exit 1 when there are more than N warnings (as ESLint); -1: no limit",
-        type: "number",
+        ...numberArg,
         default: -1,
-        requiresArg: true,
       })
       .option("allow-empty", {
         describe: "A folder without session files is fine (by default it is an input error, exit 2)",

@@ -9,6 +9,8 @@ export function ioReason(err: unknown): string {
       return "permission denied";
     case "EISDIR":
       return "is a directory";
+    case "ENOSPC":
+      return "no space left on device";
     default:
       return e instanceof Error ? e.message : String(err);
   }

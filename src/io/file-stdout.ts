@@ -5,16 +5,22 @@ import { fstatSync, statSync, writeSync } from "node:fs";
  * is a SyncWriteStream, one fs.writeSync per write, but making it loads Node's stream modules, ~10M instructions (an
  * eighth of a whole `node -e 0`). This writes the same bytes the same way without them. Such an output has no
  * reader to leave (no EPIPE), never asks to wait (no "drain") and is no terminal. A failed write throws where it was
- * made, and the run ends as on any other I/O error (pisess: …, exit 2).
+ * made and is kept in `errored`, and the run ends with one line and exit 2 (cli.ts).
  */
 class FileStdout {
   readonly isTTY = false;
   readonly columns = undefined;
-  readonly errored = null;
+  /** The error a write failed with (as a Node stream keeps it): the run then fails, however the error was caught. */
+  errored: Error | null = null;
   write(chunk: string | Uint8Array, cb?: unknown): boolean {
-    // Two calls for writeSync's two overloads (a string, a buffer): neither takes the union.
-    if (typeof chunk === "string") writeSync(1, chunk);
-    else writeSync(1, chunk);
+    try {
+      // Two calls for writeSync's two overloads (a string, a buffer): neither takes the union.
+      if (typeof chunk === "string") writeSync(1, chunk);
+      else writeSync(1, chunk);
+    } catch (err) {
+      this.errored ??= err as Error;
+      throw err;
+    }
     if (typeof cb === "function") cb();
     return true;
   }

@@ -11,6 +11,8 @@ export interface GrepOptions {
   pattern: string;
   /** Session files or folders (recursive); none: the sessions of `cwd`. */
   targets?: string[];
+  /** With no targets: every project folder in the sessions dir instead of `cwd`'s. */
+  allProjects?: boolean;
   ignoreCase?: boolean;
   /** Only messages of these roles; only entries of these types (empty: all). */
   roles?: string[];
@@ -49,7 +51,10 @@ export async function grepReport(opts: GrepOptions): Promise<Report<GrepData>> {
   const fail = (path: string, err: unknown): void => {
     failures.push({ path, reason: ioReason(err) });
   };
-  const targets = (opts.targets ?? []).length > 0 ? (opts.targets as string[]) : [await defaultSessionRoot(false, opts.env, opts.cwd)];
+  const targets =
+    (opts.targets ?? []).length > 0
+      ? (opts.targets as string[])
+      : [await defaultSessionRoot(opts.allProjects === true, opts.env, opts.cwd)];
   const files = await collectFiles(targets, fail);
   const query = { re, roles: new Set(opts.roles ?? []), types: new Set(opts.types ?? []), context };
   const out: GrepData["files"] = [];

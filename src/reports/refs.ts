@@ -1,6 +1,6 @@
 import type { Session } from "../model/session.js";
 import type { EntryRec } from "../model/types.js";
-import { resolveRef } from "../ops/refs.js";
+import { type RefMiss, resolveRef } from "../ops/refs.js";
 import { sanitizeLine } from "../render/sanitize.js";
 import { ReportError } from "./report.js";
 
@@ -32,6 +32,35 @@ export function entryRef(session: Session, ref: string): EntryRec {
     case "no-entries":
       throw new ReportError(`${file}: the session has no entries`);
     default:
+      if (r.miss !== undefined) throw new ReportError(`${file}: ${missText(r.miss, ref)}`);
       throw new ReportError(`${file}: no entry matches "${given}" (use a full id, a unique id prefix, @LINE, label:NAME or leaf)`);
+  }
+}
+
+const NOT_ENTRY: Record<Extract<RefMiss, { kind: "line-not-entry" }>["what"], string> = {
+  blank: "it is blank",
+  header: "it is the session header",
+  malformed: "it is not valid JSON",
+  "non-object": "it is not a JSON object",
+  unknown: "pisess validate says why",
+};
+
+/** What `@LINE` or `label:NAME` found instead of an entry, in words (the label name and ids sanitized). */
+function missText(miss: RefMiss, ref: string): string {
+  const name = JSON.stringify(sanitizeLine(ref.slice("label:".length)));
+  const line = String(Number(ref.slice(1)));
+  switch (miss.kind) {
+    case "label-none":
+      return `no label ${name} in the file (pisess labels lists them)`;
+    case "label-cleared":
+      return `label ${name} was cleared at line ${miss.line} (set at line ${miss.setLine})`;
+    case "label-replaced":
+      return `label ${name} (set at line ${miss.setLine}) was replaced at line ${miss.line} by ${JSON.stringify(sanitizeLine(miss.label))}`;
+    case "label-target-missing":
+      return `label ${name} (line ${miss.setLine}) names entry ${sanitizeLine(miss.targetId)}, which is not in the file`;
+    case "line-past-end":
+      return `line ${line} is past the end (the file has ${miss.lines} line${miss.lines === 1 ? "" : "s"})`;
+    case "line-not-entry":
+      return `line ${line} holds no entry (${NOT_ENTRY[miss.what]})`;
   }
 }

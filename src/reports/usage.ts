@@ -46,11 +46,19 @@ export interface UsageData {
   skipped: string[];
 }
 
+/** A day as the option's message asks for it, YYYY-MM-DD, and one that is on the calendar (no 2025-13-45). */
 function day(opt: string, v: string | undefined): string | undefined {
   if (v === undefined) return undefined;
-  const m = /^(\d{4})-?(\d{2})-?(\d{2})$/.exec(v);
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(v);
   if (!m) throw new ReportError(`${opt} wants a date YYYY-MM-DD, not ${JSON.stringify(v)}`);
-  return `${m[1]}-${m[2]}-${m[3]}`;
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  // An impossible month or day rolls over into the next; a real date comes back as it went in. (setUTCFullYear,
+  // not Date.UTC, which reads years 0–99 as 1900–1999.)
+  const t = new Date(0);
+  t.setUTCFullYear(y, mo - 1, d);
+  if (t.getUTCFullYear() !== y || t.getUTCMonth() !== mo - 1 || t.getUTCDate() !== d)
+    throw new ReportError(`${opt}: ${JSON.stringify(v)} is not a date on the calendar`);
+  return v;
 }
 
 /** Checks options that need no files. */
@@ -63,6 +71,9 @@ function usageSettings(opts: UsageOptions): { by: GroupKey[]; since?: string; un
     throw new ReportError(`--timezone: unknown time zone ${JSON.stringify(opts.timezone)}`);
   const since = day("--since", opts.since);
   const until = day("--until", opts.until);
+  // Both are YYYY-MM-DD, so they compare as strings; a range that ends before it starts would select nothing.
+  if (since !== undefined && until !== undefined && since > until)
+    throw new ReportError(`--since ${since} is after --until ${until}: no day is in that range`);
   return { by, ...(since !== undefined ? { since } : {}), ...(until !== undefined ? { until } : {}) };
 }
 
