@@ -16,7 +16,7 @@ const { values: a } = parseArgs({
     runs: { type: "string", default: "100" },
     seed: { type: "string" },
     path: { type: "string" },
-    commands: { type: "string", default: "12" },
+    commands: { type: "string", default: "20" },
     concurrency: { type: "string", default: String(availableParallelism()) },
     timeout: { type: "string", default: "30000" },
     "no-shrink": { type: "boolean", default: false },

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
@@ -8,6 +8,8 @@ import { checkResult, jsonDepth, type Problem } from "./fuzz/check.js";
 import { caseArb, caseBytes, formatReport, fuzz, type FuzzOptions } from "./fuzz/harness.js";
 import { KNOWN } from "./fuzz/known.js";
 import { keptFailures, replay } from "./fuzz/replay.js";
+import { applyMutations, HOSTILE } from "./fuzz/mutate.js";
+import { leftovers, makeWorkspace } from "./fuzz/workspace.js";
 import { BIN, ROOT, runCli } from "./helpers.js";
 import { failureLine, noteLine } from "../src/render/notes.js";
 import { ReportError } from "../src/reports/report.js";
@@ -27,7 +29,7 @@ const servers = await startCliServers(2);
 afterAll(() => servers.close());
 const short: FuzzOptions = {
   seed: 20260530,
-  runs: 24,
+  runs: 30,
   commandsPerCase: 2,
   concurrency: 2,
   timeoutMs: 20_000,
@@ -76,6 +78,59 @@ describe("fuzz harness", () => {
       "internal-error",
     ]);
     expect(checkResult(["tree", "f"], { ...res(null, ""), timedOut: true }, 64).map((p) => p.kind)).toEqual(["timeout"]);
+    // Text formats reach a terminal: no raw control character there; data formats carry content as it is.
+    expect(kinds(["tree", "f"], res(0, "a\u001b]52;c;x\u0007b\n"))).toEqual(["stdout-control"]);
+    expect(kinds(["show", "f", "x"], res(0, "time x\ry\n"))).toEqual(["stdout-control"]);
+    expect(kinds(["tree", "f"], res(0, "a\u200fb\n"))).toEqual([]);
+    expect(kinds(["tree", "f"], res(0, "a\u202eb\n"))).toEqual(["stdout-control"]);
+    expect(kinds(["export", "f", "--format", "markdown"], res(0, "a\u001bb"))).toEqual([]);
+    expect(kinds(["sql", "q", "--csv"], res(0, "a\rb\n"))).toEqual([]);
+    // An escaped lone surrogate (jq 1.6 rejects the document); a pair, or an escaped backslash before "u", is fine.
+    expect(kinds(["info", "f", "--json"], res(0, '{"a":"\\ud800"}'))).toEqual(["json-surrogate"]);
+    expect(kinds(["leaves", "f", "--ndjson"], res(0, '{"a":"x\\udc00"}\n'))).toEqual(["json-surrogate"]);
+    expect(kinds(["export", "f", "--format", "jsonl"], res(0, '{"a":"\\ud800"}\n'))).toEqual(["json-surrogate"]);
+    expect(kinds(["info", "f", "--json"], res(0, '{"a":"\\ud83d\\ude00"}'))).toEqual([]);
+    expect(kinds(["info", "f", "--json"], res(0, '{"a":"\\\\ud800"}'))).toEqual([]);
+  });
+
+  it("finds what a case leaves behind: temporary files, unnamed outputs, replaced traps", () => {
+    const ws = makeWorkspace(Buffer.from("{}\n"), Buffer.from("{}\n"), { fifo: true, linkedFifo: true });
+    try {
+      expect(leftovers(ws, new Set())).toEqual([]);
+      writeFileSync(join(ws.tmp, "pisess-sql-x"), "");
+      writeFileSync(join(ws.out, "out.html"), "");
+      writeFileSync(join(ws.out, ".out.html.tmp"), "");
+      expect(leftovers(ws, new Set([join(ws.out, "out.html")]))).toEqual([
+        "TMPDIR holds pisess-sql-x",
+        "output folder holds .out.html.tmp",
+      ]);
+      for (const t of ws.traps) rmSync(t);
+      for (const t of ws.traps) writeFileSync(t, "");
+      expect(leftovers(ws, new Set()).slice(-3)).toEqual([
+        "the symlink output was replaced",
+        "the hard-linked output was replaced",
+        "the FIFO output was replaced",
+      ]);
+    } finally {
+      ws.dispose();
+    }
+  });
+
+  it("hostile markers reach every string of every line, links kept", () => {
+    const file = Buffer.from(
+      '{"type":"session","version":3,"id":"s","cwd":"/w"}\n{"type":"message","id":"a","parentId":null,"message":{"role":"user","content":[{"type":"text","text":"hi"}]}}\n',
+    );
+    const out = applyMutations(file, [{ k: "hostile", line: 0, marker: 0, all: true }])
+      .toString("utf8")
+      .split("\n");
+    const m = HOSTILE[0];
+    expect(JSON.parse(out[0] ?? "")).toEqual({ type: "session", version: 3, id: `s${m}`, cwd: `/w${m}` });
+    expect(JSON.parse(out[1] ?? "")).toEqual({
+      type: "message",
+      id: `a${m}`,
+      parentId: null,
+      message: { role: "user", content: [{ type: "text", text: `hi${m}` }] },
+    });
   });
 
   it("builds the same files for the same seed", () => {

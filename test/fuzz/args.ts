@@ -13,6 +13,14 @@ export const COMMANDS = [
   "lineage",
   "grep",
   "validate",
+  "bloat",
+  "compactions",
+  "export",
+  "follow",
+  "usage",
+  "tables",
+  "sql",
+  "schema",
 ] as const;
 export type CommandName = (typeof COMMANDS)[number];
 
@@ -25,12 +33,37 @@ export interface ArgContext {
   labels: string[];
   words: string[];
   lines: number;
+  /** A folder for outputs: new files and folders go here, beside the traps below. */
+  out: string;
+  /** Output paths that must be refused: a symlink to the second session, a hard link to the file, a FIFO. */
+  traps: string[];
 }
 
 export interface Invocation {
   argv: string[];
   /** The mutated file's bytes go to stdin (the file argument is `-`). */
   stdin: boolean;
+}
+
+const ODD_DATES = ["2025-13-45", "20261121", "2026-02-30", "", "yesterday", "2026-1-5", "0000-00-00", "2026-12-01T00:00"];
+const SQL = [
+  "SELECT count(*) AS n FROM sessions",
+  "SELECT * FROM entries ORDER BY file, line LIMIT 20",
+  "SELECT role, count(*) FROM messages GROUP BY 1 ORDER BY 1",
+  "SELECT tool, count(*) FROM tool_calls GROUP BY 1 ORDER BY 1",
+  "SELECT * FROM usage ORDER BY 1 LIMIT 5",
+  "SELECT name, cwd, id FROM sessions ORDER BY 1",
+  "SELEC nonsense",
+  "SELECT * FROM no_such_table",
+  "",
+];
+
+/** Where an output goes: a new name in the output folder, one of the paths that must be refused, or stdout. */
+function outPath(r: Rng, c: ArgContext, odd: boolean, ext: string): string[] {
+  const roll = r();
+  if (roll < 0.3) return [];
+  if (roll < (odd ? 0.75 : 0.55) && c.traps.length) return ["-o", pick(r, c.traps)];
+  return ["-o", `${c.out}/out-${int(r, 1000)}${ext}`];
 }
 
 const ODD_NUMBERS = ["-1", "0", "NaN", "abc", "1e309", "9007199254740993", "-0", "", "0x10", "3.5", "-", "--", " 2"];
@@ -89,13 +122,28 @@ function sometimes(r: Rng, p: number, xs: string[]): string[] {
   return r() < p ? xs : [];
 }
 
+/** The commands whose help says `- for stdin`. */
+const STDIN_COMMANDS = new Set<CommandName>([
+  "tree",
+  "path",
+  "context",
+  "diff",
+  "info",
+  "leaves",
+  "show",
+  "labels",
+  "validate",
+  "compactions",
+  "export",
+]);
+
 /**
  * A command line for one command. `odd` adds option values a user should get a clean usage error for (or a sane
  * answer): negative, NaN, empty and non-numeric numbers, unknown references, `-` where a file goes, odd Unicode.
  */
 export function buildInvocation(cmd: CommandName, c: ArgContext, argSeed: number, odd: boolean): Invocation {
   const r = rng(argSeed);
-  const stdin = odd && r() < 0.25 && cmd !== "lineage" && cmd !== "ls";
+  const stdin = odd && r() < 0.25 && STDIN_COMMANDS.has(cmd);
   const F = stdin ? "-" : c.file;
   const p = (x: number): number => (odd ? Math.min(1, x * 2) : x);
   let argv: string[];
@@ -220,6 +268,77 @@ export function buildInvocation(cmd: CommandName, c: ArgContext, argSeed: number
         ...sometimes(r, 0.2, ["-q"]),
         ...sometimes(r, 0.2, ["--fail-on", pick(r, ["error", "warning", "info"])]),
         ...sometimes(r, p(0.1), ["--max-warnings", num(r, odd, 5)]),
+      ];
+      break;
+    case "bloat":
+      argv = [
+        c.file,
+        ...sometimes(r, 0.5, ["--json"]),
+        ...sometimes(r, p(0.3), ["--leaf", ref(r, c, odd)]),
+        ...sometimes(r, p(0.3), ["--top", num(r, odd, 20)]),
+      ];
+      break;
+    case "compactions":
+      argv = [F, ...sometimes(r, 0.5, ["--json"]), ...sometimes(r, p(0.3), ["--leaf", ref(r, c, odd)]), ...sometimes(r, 0.3, ["--all"])];
+      break;
+    case "export": {
+      const format = pick(r, ["html", "markdown", "jsonl", ...(odd ? ["xml", ""] : [])]);
+      const ext = pick(r, [".html", ".md", ".jsonl", ""]);
+      argv = [
+        F,
+        ...sometimes(r, 0.7, ["--format", format]),
+        ...outPath(r, c, odd, ext),
+        ...sometimes(r, 0.4, ["--force"]),
+        ...sometimes(r, p(0.3), ["--leaf", ref(r, c, odd)]),
+        ...sometimes(r, 0.2, ["--no-images"]),
+      ];
+      // Without -o the page goes to stdout; keep it small enough to collect.
+      break;
+    }
+    case "follow":
+      argv = [
+        c.file,
+        ...sometimes(r, 0.6, ["--from-start"]),
+        ...sometimes(r, 0.4, ["--ndjson"]),
+        // Always bounded: a follow that never ends would be the harness's fault, not pisess's.
+        "--until-idle",
+        odd && r() < 0.3 ? pick(r, ["0", "-1", "abc", ""]) : "1",
+        ...sometimes(r, p(0.2), ["--width", num(r, odd, 120)]),
+      ];
+      break;
+    case "usage":
+      argv = [
+        ...(r() < 0.7 ? [r() < 0.5 ? c.dir : c.file] : []),
+        ...outMode(r, odd, ["--json", "--ndjson"]),
+        ...sometimes(r, 0.5, [
+          "--by",
+          odd && r() < 0.3 ? oddString(r, 4) : pick(r, ["day", "week", "month", "model", "project", "session", "leaf", "day,model"]),
+        ]),
+        ...sometimes(r, p(0.2), ["--since", odd ? pick(r, ODD_DATES) : "2024-01-01"]),
+        ...sometimes(r, p(0.2), ["--until", odd ? pick(r, ODD_DATES) : "2030-12-31"]),
+        ...sometimes(r, 0.2, ["--breakdown"]),
+        ...sometimes(r, 0.2, ["--include-copied"]),
+        ...sometimes(r, 0.1, ["--timezone", odd ? oddString(r, 5) : "UTC"]),
+      ];
+      break;
+    case "tables":
+      argv = [
+        r() < 0.5 ? c.dir : c.file,
+        "--out",
+        odd && r() < 0.4 && c.traps.length ? pick(r, [...c.traps, c.dir]) : `${c.out}/tables-${int(r, 1000)}`,
+        ...sometimes(r, 0.8, ["--format", "ndjson"]),
+      ];
+      break;
+    case "sql":
+      argv = [
+        odd && r() < 0.2 ? oddString(r, 8) : pick(r, SQL),
+        ...(r() < 0.8 ? [r() < 0.5 ? c.dir : c.file] : []),
+        ...outMode(r, odd, ["--json", "--ndjson", "--csv"]),
+      ];
+      break;
+    case "schema":
+      argv = [
+        ...(r() < 0.7 ? [odd && r() < 0.5 ? oddString(r, 6) : pick(r, ["header", "entry", "message-assistant", "entry-compaction"])] : []),
       ];
       break;
   }

@@ -98,6 +98,9 @@ export type ProblemKind =
   | "ndjson-parse"
   | "ndjson-depth"
   | "json-empty"
+  | "json-surrogate"
+  | "stdout-control"
+  | "leftover"
   | "input-changed";
 
 export interface Problem {
@@ -117,13 +120,31 @@ function escapeText(s: string): string {
   return JSON.stringify(s.length > 300 ? `${s.slice(0, 300)}…` : s);
 }
 
-export function outputMode(argv: readonly string[]): { json: boolean; ndjson: boolean } {
+export function outputMode(argv: readonly string[]): { json: boolean; ndjson: boolean; text: boolean } {
   const fi = argv.findIndex((a) => a === "-f" || a === "--format");
-  const vfmt = argv[0] === "validate" && fi !== -1 ? argv[fi + 1] : undefined;
-  return {
-    json: argv.includes("--json") || vfmt === "json" || vfmt === "sarif",
-    ndjson: argv.includes("--ndjson") || vfmt === "ndjson",
-  };
+  const fmt = fi !== -1 ? argv[fi + 1] : undefined;
+  const vfmt = argv[0] === "validate" ? fmt : undefined;
+  const exportJsonl = argv[0] === "export" && fmt === "jsonl" && !argv.includes("-o");
+  const json = argv.includes("--json") || vfmt === "json" || vfmt === "sarif";
+  const ndjson = argv.includes("--ndjson") || vfmt === "ndjson" || exportJsonl;
+  // Formats meant for files or other programs, not a terminal: they carry content as it is.
+  const data = argv[0] === "export" || argv[0] === "tables" || argv[0] === "schema" || argv.includes("--raw") || argv.includes("--csv");
+  return { json, ndjson, text: !json && !ndjson && !data };
+}
+
+/**
+ * A `\uD800`-style escape of a lone surrogate in JSON text: valid JSON, but jq 1.6 (and any strict UTF-8 reader)
+ * rejects the whole document. Only escapes count whose backslash is not itself escaped.
+ */
+export function loneSurrogateEscape(json: string): string | null {
+  const re = /\\u(d[89ab][0-9a-f]{2})(\\u(d[c-f][0-9a-f]{2}))?|\\u(d[c-f][0-9a-f]{2})/gi;
+  for (let m = re.exec(json); m; m = re.exec(json)) {
+    let slashes = 0;
+    for (let i = m.index - 1; i >= 0 && json[i] === "\\"; i--) slashes++;
+    if (slashes % 2 === 1) continue;
+    if (m[4] !== undefined || m[2] === undefined) return m[0];
+  }
+  return null;
 }
 
 /** Every invariant that holds for any input; `allowedDepth` accounts for deep content in the input. */
@@ -144,6 +165,19 @@ export function checkResult(argv: readonly string[], res: ProcResult, allowedDep
   }
   const mode = outputMode(argv);
   const stdout = res.stdout.toString("utf8");
+  if (mode.text) {
+    const c = CONTROL.exec(stdout);
+    if (c) {
+      const from = Math.max(0, c.index - 40);
+      ps.push({
+        kind: "stdout-control",
+        detail: `U+${(c[0].codePointAt(0) ?? 0).toString(16).padStart(4, "0")} in ${escapeText(stdout.slice(from, c.index + 40))}`,
+      });
+    }
+  } else if (mode.json || mode.ndjson) {
+    const lone = loneSurrogateEscape(stdout);
+    if (lone) ps.push({ kind: "json-surrogate", detail: `${lone} in the output` });
+  }
   if (mode.json && !mode.ndjson) {
     if (stdout.trim() === "") {
       // Exit 1 with a message (a path into a parent cycle) documents why there is no document; silence does not.

@@ -6,7 +6,7 @@ import { buildInvocation, COMMANDS, type CommandName } from "./args.js";
 import { allowedDepthFor, checkResult, fingerprint, type Problem, type RunOptions, type Runner, runProc } from "./check.js";
 import { knownDefect } from "./known.js";
 import { applyMutations, baseSlice, mutationArb, type Mutation, type MutationLimits } from "./mutate.js";
-import { argContext, makeWorkspace, toPlaceholders } from "./workspace.js";
+import { argContext, extrasOf, leftovers, makeWorkspace, toPlaceholders } from "./workspace.js";
 
 export interface CmdPick {
   cmd: number;
@@ -21,6 +21,8 @@ export interface FuzzCase {
   other: number;
   muts: Mutation[];
   cmds: CmdPick[];
+  /** Bits: 1, a FIFO in the sessions folder; 2, a symlinked FIFO named *.jsonl there (see Extras). */
+  extras: number;
 }
 
 export interface FuzzOptions {
@@ -102,7 +104,7 @@ export function caseArb(o: Pick<FuzzOptions, "commandsPerCase" | "limits" | "max
   const cmds =
     o.commandsPerCase >= COMMANDS.length
       ? fc.tuple(...COMMANDS.map((_, i) => pickArb(fc.constant(i))))
-      : fc.uniqueArray(pickArb(fc.nat({ max: COMMANDS.length - 1 })), {
+      : fc.uniqueArray(pickArb(fc.constantFrom(...COMMANDS.keys())), {
           selector: (p) => p.cmd,
           minLength: o.commandsPerCase,
           maxLength: o.commandsPerCase,
@@ -115,6 +117,8 @@ export function caseArb(o: Pick<FuzzOptions, "commandsPerCase" | "limits" | "max
     other: fc.nat({ max: o.corpus.length - 1 }),
     muts: mutationArb(o.limits),
     cmds: cmds.map((xs) => [...xs]),
+    // Mostly 0 (shrinks there): a FIFO in the folder only changes what folder scans meet.
+    extras: fc.oneof({ weight: 3, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: 3 }) }),
   });
 }
 
@@ -148,7 +152,7 @@ export async function runCase(
   o: Pick<FuzzOptions, "bin" | "runner" | "corpus" | "concurrency" | "timeoutMs">,
 ): Promise<CaseRun & { placeholders: string[][] }> {
   const { file, other } = caseBytes(c, o.corpus);
-  const ws = makeWorkspace(file, other);
+  const ws = makeWorkspace(file, other, extrasOf(c.extras));
   try {
     const ctx = argContext(ws, file);
     const allowed = allowedDepthFor(file);
@@ -164,6 +168,14 @@ export async function runCase(
       return checkResult(argv, res, allowed).map((p): Finding => ({ ...p, cmd, argv, code: res.code, ms: res.ms }));
     });
     const findings = results.flat();
+    const named = new Set(invs.flatMap(({ inv }) => inv.argv.filter((a) => a.startsWith(`${ws.out}/`))));
+    const debris = leftovers(ws, named);
+    if (debris.length) {
+      // Blamed on the commands that write (outputs, staging for DuckDB), or on all when none of them ran.
+      const writers = invs.filter(({ cmd, inv }) => inv.argv.some((a) => a.startsWith(`${ws.out}/`)) || WRITERS.has(cmd));
+      for (const { cmd, inv } of writers.length ? writers : invs)
+        findings.push({ kind: "leftover", detail: debris.join("; "), cmd, argv: inv.argv, code: null, ms: 0 });
+    }
     const after = [fingerprint(ws.file), fingerprint(ws.other)];
     if (JSON.stringify(before) !== JSON.stringify(after)) {
       for (const { cmd, inv } of invs)
@@ -181,6 +193,8 @@ export async function runCase(
     ws.dispose();
   }
 }
+
+const WRITERS = new Set<CommandName>(["export", "tables", "sql"]);
 
 /** A defect class: command and symptom; for errors, their message with names and numbers taken out. */
 export function signature(f: Finding): string {

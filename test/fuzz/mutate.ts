@@ -17,7 +17,8 @@ export type Mutation =
   | { k: "huge"; line: number; size: number; seed: number }
   | { k: "deep"; line: number; depth: number; seed: number }
   | { k: "unicode"; line: number; seed: number }
-  | { k: "rawBytes"; at: number; seed: number };
+  | { k: "rawBytes"; at: number; seed: number }
+  | { k: "hostile"; line: number; marker: number; all: boolean };
 
 export interface MutationLimits {
   maxMutations: number;
@@ -41,6 +42,7 @@ export function mutationArb(lim: MutationLimits): fc.Arbitrary<Mutation[]> {
     fc.record({ k: fc.constant("deep" as const), line: n, depth: fc.integer({ min: 1, max: lim.maxDepth }), seed }),
     fc.record({ k: fc.constant("unicode" as const), line: n, seed }),
     fc.record({ k: fc.constant("rawBytes" as const), at: n, seed }),
+    fc.record({ k: fc.constant("hostile" as const), line: n, marker: n, all: fc.boolean() }),
   );
   return fc.array(one, { minLength: 1, maxLength: lim.maxMutations });
 }
@@ -247,6 +249,38 @@ function deepValue(r: Rng, depth: number): Json {
   return v;
 }
 
+/**
+ * What an attacker puts in a session's strings: an OSC 52 clipboard write, a screen clear, bidi marks, a bare CR,
+ * raw HTML for the Markdown and HTML outputs, a lone surrogate.
+ */
+export const HOSTILE = [
+  "\u001b]52;c;UFdORUQ=\u0007",
+  "\u001b[2J\u001b[H",
+  "\u200f\u202e",
+  "\r",
+  "x\ry",
+  '<img src=x onerror="alert(1)">',
+  "\ud800",
+  "\u009b31m",
+] as const;
+
+/** Keys whose values decide how an entry is read: spared half of the time, so the marked content is still shown. */
+const STRUCTURAL = new Set(["type", "role", "version"]);
+
+/** Appends `marker` to every string of a JSON value (keys stay; `spare`: not under STRUCTURAL keys), without recursion. */
+function markStrings(value: Json, marker: string, spare: boolean): Json {
+  const root: { v: Json } = { v: value };
+  const stack: Array<[Record<string, Json> | Json[], string | number]> = [[root as unknown as Record<string, Json>, "v"]];
+  while (stack.length) {
+    const [holder, key] = stack.pop() as [Record<string, Json> | Json[], string | number];
+    const v = (holder as Record<string | number, Json>)[key] as Json;
+    if (typeof v === "string") (holder as Record<string | number, Json>)[key] = v + marker;
+    else if (Array.isArray(v)) for (let i = 0; i < v.length; i++) stack.push([v, i]);
+    else if (v && typeof v === "object") for (const k of Object.keys(v)) if (!(spare && STRUCTURAL.has(k))) stack.push([v, k]);
+  }
+  return root.v;
+}
+
 function applyOne(buf: Buffer, m: Mutation): Buffer {
   if (m.k === "flip" || m.k === "byte") {
     if (buf.length === 0) return buf;
@@ -269,6 +303,18 @@ function applyOne(buf: Buffer, m: Mutation): Buffer {
   const lines = splitLines(buf);
   const n = lines.length;
   const at = (x: number): number => x % n;
+  if (m.k === "hostile") {
+    // The same marker on every string of every line keeps ids and parent links intact, so every field reaches output.
+    const marker = HOSTILE[m.marker % HOSTILE.length] as string;
+    const spare = Math.floor(m.marker / HOSTILE.length) % 2 === 0;
+    for (const i of m.all ? lines.keys() : [at(m.line)]) {
+      const p = parseLine(lines[i] ?? Buffer.alloc(0));
+      if (!p) continue;
+      p.obj = markStrings(p.obj, marker, spare) as Obj;
+      lines[i] = writeLine(p);
+    }
+    return joinLines(lines);
+  }
   if (m.k === "dupLine") {
     const l = lines[at(m.line)] ?? Buffer.alloc(0);
     lines.splice(m.to % (n + 1), 0, l);

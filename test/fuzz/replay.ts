@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { CommandName } from "./args.js";
 import { allowedDepthFor, checkResult, fingerprint, runProc, type Problem, type ProblemKind } from "./check.js";
-import { fromPlaceholders, makeWorkspace } from "./workspace.js";
+import { extrasOf, fromPlaceholders, leftovers, makeWorkspace } from "./workspace.js";
 
 /** The second session when a kept failure has none of its own (its commands name only the first). */
 const OTHER_HEADER =
@@ -15,6 +15,8 @@ export interface KeptFailure {
   known?: string;
   found: { seed: number; runs: number; path?: string; repro: string; base: string };
   checks: Array<{ argv: string[]; stdin: boolean; kind: ProblemKind; detail: string }>;
+  /** The case as the harness drew it; its `extras` say what else the sessions folder held. */
+  case?: { extras?: number };
 }
 
 export function keptFailures(dir: string): KeptFailure[] {
@@ -32,7 +34,8 @@ export function keptFailures(dir: string): KeptFailure[] {
 export async function replay(dir: string, k: KeptFailure, bin: string, timeoutMs: number): Promise<Problem[][]> {
   const file = readFileSync(join(dir, `${k.name}.jsonl`));
   const otherPath = join(dir, `${k.name}.other.jsonl`);
-  const ws = makeWorkspace(file, existsSync(otherPath) ? readFileSync(otherPath) : Buffer.from(`${OTHER_HEADER}\n`));
+  const other = existsSync(otherPath) ? readFileSync(otherPath) : Buffer.from(`${OTHER_HEADER}\n`);
+  const ws = makeWorkspace(file, other, extrasOf(k.case?.extras ?? 0));
   try {
     const before = [fingerprint(ws.file), fingerprint(ws.other)];
     const out: Problem[][] = [];
@@ -42,6 +45,9 @@ export async function replay(dir: string, k: KeptFailure, bin: string, timeoutMs
       out.push(checkResult(argv, res, allowedDepthFor(file)));
     }
     const after = [fingerprint(ws.file), fingerprint(ws.other)];
+    const named = new Set(k.checks.flatMap((c) => fromPlaceholders(c.argv, ws).filter((a) => a.startsWith(`${ws.out}/`))));
+    const debris = leftovers(ws, named);
+    out.push(debris.length ? [{ kind: "leftover", detail: debris.join("; ") }] : []);
     out.push(
       JSON.stringify(before) === JSON.stringify(after)
         ? []
