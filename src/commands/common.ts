@@ -1,6 +1,7 @@
 import type { Stats } from "node:fs";
 import { loadSession, type LoadOptions } from "../model/load.js";
 import type { Session } from "../model/session.js";
+import { notReadFinding } from "../model/readable.js";
 import { formatMessage } from "../render/diagnostics.js";
 import { makeStyle, type Style } from "../render/style.js";
 import { ReportError as CliError } from "../reports/report.js";
@@ -70,15 +71,9 @@ export function wholeNumbers(ranges: Record<string, WholeRange>): (argv: Record<
   };
 }
 
-/**
- * Loader findings that mean "not a file pisess can read": another program's format, or a pi session version newer
- * than pisess knows. Reading commands stop on them (exit 2); validate reports them as findings instead.
- */
-const UNSUPPORTED = new Set(["foreign-format", "version-future"]);
-
-/** Throws the one-line error for a session pisess does not support (closing it); returns it otherwise. */
+/** Throws the one-line error for a session pisess does not read (model/readable.ts; closing it); returns it otherwise. */
 function refuseUnsupported(session: Session): Session {
-  const d = session.diagnostics.find((x) => UNSUPPORTED.has(x.code));
+  const d = notReadFinding(session);
   if (d === undefined) return session;
   session.store.close();
   throw new CliError(`${session.file}: ${formatMessage(d)}`);

@@ -18,6 +18,7 @@ export type CodeArgs = {
   "invalid-utf8": None;
   "lone-surrogate": { path: string; escape: string };
   "foreign-format": { format: string; version: number | string; supported: number };
+  "not-a-session": { empty: boolean };
   "header-missing": { found: string };
   "header-not-first": { firstParsedLine: number | null };
   "header-invalid-id": None;
@@ -26,7 +27,8 @@ export type CodeArgs = {
   "version-future": { version: number; supported: number };
   "legacy-branched-from": { path: string };
   "parent-session-missing": { path: string; resolved: string };
-  "pi-would-overwrite": { reason: "empty" | "no-header" | "invalid-id" };
+  "pi-would-overwrite": { reason: "empty" };
+  "pi-would-refuse": { reason: "no-header" | "invalid-id" };
   "pi-would-rewrite": { version: number };
   "extra-header": { headerLine: number | null };
   "missing-id": { found: string };
@@ -82,6 +84,7 @@ export const CODES = {
   "lone-surrogate": "warning",
   // Header
   "foreign-format": "error",
+  "not-a-session": "error",
   "header-missing": "error",
   "header-not-first": "error",
   "header-invalid-id": "error",
@@ -91,6 +94,7 @@ export const CODES = {
   "legacy-branched-from": "info",
   "parent-session-missing": "warning",
   "pi-would-overwrite": "error",
+  "pi-would-refuse": "error",
   "pi-would-rewrite": "info",
   "extra-header": "error",
   // Tree
