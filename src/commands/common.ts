@@ -5,7 +5,7 @@ import { notReadFinding } from "../model/readable.js";
 import { formatMessage } from "../render/diagnostics.js";
 import { makeStyle, type Style } from "../render/style.js";
 import { ReportError as CliError } from "../reports/report.js";
-import { ioReason } from "../io/errors.js";
+import { ioReason, NotRegularFile } from "../io/errors.js";
 import { statOf } from "../io/fsp.js";
 import { problemTally } from "../ops/problems.js";
 import { readingProblemsLine } from "../render/problems.js";
@@ -107,7 +107,8 @@ async function openSession(
   } catch (err) {
     throw new CliError(`${file}: ${ioReason(err)}`);
   }
-  if (info.isDirectory()) throw new CliError(`${file}: is a directory (expected a session .jsonl file)`);
+  // Stat before open: a FIFO's open or read would wait for a writer forever (the loader's open refuses it too).
+  if (!info.isFile()) throw new CliError(`${file}: ${new NotRegularFile(file, info).message}`);
   // The size first: asking stderr whether it is a TTY makes Node's stream for it (its stream modules, ~10M
   // instructions), which a run that writes no problems never needs.
   const progress =

@@ -1,3 +1,36 @@
+import type { Stats } from "node:fs";
+
+/**
+ * A path that names something other than a regular file: a FIFO (whose reader would wait for a writer forever), a
+ * socket, a device or a folder. Thrown before any read; its message is the reason users see.
+ */
+export class NotRegularFile extends Error {
+  readonly code = "ENOTREG";
+  constructor(
+    readonly path: string,
+    st: Stats,
+  ) {
+    super(
+      st.isDirectory()
+        ? "is a directory (expected a session .jsonl file)"
+        : `not a regular file (${fileKind(st)}); pisess reads only regular files`,
+    );
+  }
+}
+
+function fileKind(st: Stats): string {
+  if (st.isFIFO()) return "a FIFO";
+  if (st.isSocket()) return "a socket";
+  if (st.isCharacterDevice()) return "a character device";
+  if (st.isBlockDevice()) return "a block device";
+  return "not a file";
+}
+
+/** Throws NotRegularFile unless `st` is a regular file's. */
+export function assertRegular(path: string, st: Stats): void {
+  if (!st.isFile()) throw new NotRegularFile(path, st);
+}
+
 /** An I/O failure as the one-line reason users see ("no such file", "permission denied", …). */
 export function ioReason(err: unknown): string {
   const e = err as NodeJS.ErrnoException;
@@ -9,6 +42,8 @@ export function ioReason(err: unknown): string {
       return "permission denied";
     case "EISDIR":
       return "is a directory";
+    case "ENOTREG":
+      return (e as Error).message;
     default:
       return e instanceof Error ? e.message : String(err);
   }

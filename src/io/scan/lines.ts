@@ -1,7 +1,8 @@
-import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import { closeSync, readSync } from "node:fs";
 import { isAscii, isUtf8 } from "node:buffer";
 import type { Readable } from "node:stream";
-import { fsp } from "../fsp.js";
+import { assertRegular } from "../errors.js";
+import { fsp, openRegularSync, READ_FLAGS } from "../fsp.js";
 
 /**
  * One physical line of a JSONL file. Lines are split on "\n" only: U+2028/U+2029 are legal inside JSON strings,
@@ -264,10 +265,11 @@ export async function readLines(
     }
     return splitter.end();
   }
-  const fh = await (await fsp()).open(source.path, "r");
+  const fh = await (await fsp()).open(source.path, READ_FLAGS);
   let live: boolean;
   try {
     const st = await fh.stat();
+    assertRegular(source.path, st);
     splitter.facts.stat = { size: st.size, mtimeMs: st.mtimeMs };
     live = isLive(st.mtimeMs, options.now ?? Date.now());
     snapshotHook.afterSize?.(source.path);
@@ -294,10 +296,9 @@ export async function readLineBytes(
   const facts: LineSourceFacts = { bom: false, bytes: 0, lines: 0, finalNewline: false };
   // Synchronous open, stat and close: through promises they cost several times the CPU, which counts when a fleet
   // command reads ten thousand files (the reads themselves were already synchronous).
-  const fd = openSync(path, "r");
+  const { fd, st } = openRegularSync(path);
   let buf = takeBuffer(chunkSize);
   try {
-    const st = fstatSync(fd);
     facts.stat = { size: st.size, mtimeMs: st.mtimeMs };
     const live = isLive(st.mtimeMs, options.now ?? Date.now());
     snapshotHook.afterSize?.(path);
