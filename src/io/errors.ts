@@ -26,6 +26,20 @@ function fileKind(st: Stats): string {
   return "not a file";
 }
 
+/**
+ * A file that became shorter than the snapshot being read of it (pi rewrites a v1/v2 file in place when it opens
+ * it): what was read is no longer the file, so every command stops on it rather than answer from a mix.
+ */
+export class FileShrank extends Error {
+  readonly code = "ESHRANK";
+  constructor(
+    readonly path: string,
+    offset: number,
+  ) {
+    super(`file shrank while being read (offset ${offset})`);
+  }
+}
+
 /** Throws NotRegularFile unless `st` is a regular file's. */
 export function assertRegular(path: string, st: Stats): void {
   if (!st.isFile()) throw new NotRegularFile(path, st);
@@ -43,6 +57,7 @@ export function ioReason(err: unknown): string {
     case "EISDIR":
       return "is a directory";
     case "ENOTREG":
+    case "ESHRANK":
       return (e as Error).message;
     default:
       return e instanceof Error ? e.message : String(err);

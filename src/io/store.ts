@@ -1,4 +1,5 @@
 import { closeSync, readSync } from "node:fs";
+import { FileShrank } from "./errors.js";
 import { openRegularSync } from "./fsp.js";
 
 /** Bytes read at once when reads walk forward through the file (a path, a context, a diff, in file order). */
@@ -60,7 +61,7 @@ export class FileRangeReader {
       if (n === 0) break;
       done += n;
     }
-    if (done < need) throw new Error(`${this.path}: file shrank while being read (offset ${offset + done})`);
+    if (done < need) throw new FileShrank(this.path, offset + done);
     return done;
   }
 

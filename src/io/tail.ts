@@ -1,6 +1,6 @@
 import { type FSWatcher, readSync, watch } from "node:fs";
 import { type FileHandle, open, stat } from "node:fs/promises";
-import { assertRegular } from "./errors.js";
+import { assertRegular, FileShrank } from "./errors.js";
 import { READ_FLAGS } from "./fsp.js";
 import { type HeldTail, LineSplitter, type RawLine } from "./scan/index.js";
 
@@ -54,7 +54,7 @@ export class TailFile {
       if (n === 0) break;
       done += n;
     }
-    if (done < length) throw new Error(`${this.path}: file shrank while being read (offset ${offset + done})`);
+    if (done < length) throw new FileShrank(this.path, offset + done);
     return buf.toString("utf8");
   }
 

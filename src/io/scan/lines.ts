@@ -1,7 +1,7 @@
-import { closeSync, readSync } from "node:fs";
+import { closeSync, fstatSync, readSync } from "node:fs";
 import { isAscii, isUtf8 } from "node:buffer";
 import type { Readable } from "node:stream";
-import { assertRegular } from "../errors.js";
+import { assertRegular, FileShrank } from "../errors.js";
 import { fsp, openRegularSync, READ_FLAGS } from "../fsp.js";
 
 /**
@@ -99,7 +99,9 @@ export interface HeldTail {
  * read). If it was modified less than LIVE_WINDOW_MS before that moment, it is taken to be one a program (pi) is
  * still writing: an unterminated last line is a write in progress, so it is held back (cut at the last complete
  * line) and reported as `heldTail` instead of being read as a line. An older file's unterminated last line is read
- * as usual (a crash or a full disk left it; the loader reports it if it does not parse).
+ * as usual (a crash or a full disk left it; the loader reports it if it does not parse). A file that ends before its
+ * snapshot size, or is shorter than it once read, shrank while being read (pi rewrites v1/v2 files in place): the
+ * read throws FileShrank, for every command alike (the store's reads back throw it too).
  */
 export const LIVE_WINDOW_MS = 5000;
 
@@ -277,6 +279,9 @@ export async function readLines(
       const stream = fh.createReadStream({ start: 0, end: st.size - 1, highWaterMark: chunkSize, autoClose: false });
       for await (const chunk of stream) splitter.push(chunk as Buffer);
     }
+    if (splitter.facts.bytes < st.size) throw new FileShrank(source.path, splitter.facts.bytes);
+    const after = (await fh.stat()).size;
+    if (after < st.size) throw new FileShrank(source.path, after);
   } finally {
     await fh.close();
   }
@@ -322,6 +327,7 @@ export async function readLineBytes(
       // Synchronous reads: waiting on the thread pool for every chunk costs more than the copy itself. The event
       // loop still gets a turn every few chunks.
       const bytesRead = left === 0 ? 0 : readSync(fd, buf, filled, Math.min(buf.length - filled, left), null);
+      if (bytesRead === 0 && left > 0) throw new FileShrank(path, st.size - left);
       left -= bytesRead;
       if (++reads % 16 === 0) await new Promise<void>((resolve) => setImmediate(resolve));
       facts.bytes += bytesRead;
@@ -385,6 +391,9 @@ export async function readLineBytes(
       filled = end - from;
     }
     facts.lines = lineNo;
+    // Shortened after its bytes were read (one fstat): the lines read are not the file's any more.
+    const after = fstatSync(fd).size;
+    if (after < st.size) throw new FileShrank(path, after);
     return facts;
   } finally {
     closeSync(fd);
