@@ -19,6 +19,15 @@ import { OutputClosed, runIo } from "./run-state.js";
 import { CHUNK_CHARS } from "../render/chunks.js";
 export { ioReason } from "../io/errors.js";
 
+/**
+ * --allow-unreadable, one meaning on every command that scans folders (ls, grep, usage, tables, sql, validate): an
+ * unreadable folder or file is reported on stderr as always, but does not make the exit status 2.
+ */
+export const ALLOW_UNREADABLE = {
+  describe: "An unreadable folder or file (still reported on stderr) does not fail the run (by default it is exit 2)",
+  type: "boolean",
+} as const;
+
 export interface GlobalArgs {
   color?: string;
   debug?: boolean;

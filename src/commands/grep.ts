@@ -3,9 +3,10 @@ import type { Argv, CommandModule } from "yargs";
 import { GrepOutput } from "../render/grep.js";
 import { failureLine } from "../render/notes.js";
 import { grepReport } from "../reports/grep.js";
-import { wholeNumbers, requestExit, styleFor, writeOut, type GlobalArgs } from "./common.js";
+import { ALLOW_UNREADABLE, wholeNumbers, requestExit, styleFor, writeOut, type GlobalArgs } from "./common.js";
 
 interface GrepArgs extends GlobalArgs {
+  allowUnreadable?: boolean;
   pattern: string;
   targets?: string[];
   ignoreCase?: boolean;
@@ -53,11 +54,13 @@ export const grepCommand: CommandModule<object, GrepArgs> = {
       .option("ndjson", { describe: 'One {"file","line","id","role","type","field","path","snippet"} per hit', type: "boolean" })
       .conflicts("json", "ndjson")
       .check(wholeNumbers({ context: { min: 0 } }))
+      .option("allow-unreadable", ALLOW_UNREADABLE)
       .example("$0 grep 'ERR_STRING_TOO_LONG' ~/.pi/agent/sessions", "every session that hit the error")
       .example("$0 grep -i 'rm -rf' --role assistant --ndjson | jq -r '\"\\(.file) \\(.id)\"'", "assistant turns that mention rm -rf")
       .epilogue("Exit status: 0 when something matched, 1 when nothing did, 2 on errors (like grep).") as unknown as Argv<GrepArgs>,
   handler: async (args) => {
     const r = await grepReport({
+      allowUnreadable: args.allowUnreadable === true,
       pattern: String(args.pattern),
       ...(args.targets !== undefined ? { targets: args.targets } : {}),
       ignoreCase: args.ignoreCase === true,

@@ -3,12 +3,13 @@ import type { Argv, CommandModule } from "yargs";
 import { lsJson, lsNdjson, lsText } from "../render/ls.js";
 import { failureLine, noteLine } from "../render/notes.js";
 import { LS_SORTS, lsReport, type LsSort } from "../reports/ls.js";
-import { wholeNumbers, requestExit, styleFor, writeOut, type GlobalArgs } from "./common.js";
+import { ALLOW_UNREADABLE, wholeNumbers, requestExit, styleFor, writeOut, type GlobalArgs } from "./common.js";
 
 const SORTS = LS_SORTS;
 type SortKey = LsSort;
 
 interface LsArgs extends GlobalArgs {
+  allowUnreadable?: boolean;
   dirs?: string[];
   allProjects?: boolean;
   sort: SortKey;
@@ -34,12 +35,14 @@ export const lsCommand: CommandModule<object, LsArgs> = {
       .option("ndjson", { describe: "One session object per line", type: "boolean" })
       .conflicts("json", "ndjson")
       .check(wholeNumbers({ limit: { min: 0 } }))
+      .option("allow-unreadable", ALLOW_UNREADABLE)
       .example("$0 ls", "sessions of the current directory, newest first")
       .example("$0 ls --all-projects --sort size -n 10", "the ten largest sessions anywhere")
       .example("$0 ls -a --ndjson | jq -r 'select(.leaves > 1) | .path'", "sessions that branch") as unknown as Argv<LsArgs>,
   handler: async (args) => {
     const progress = runIo().stderr.isTTY === true;
     const r = await lsReport({
+      allowUnreadable: args.allowUnreadable === true,
       ...(args.dirs !== undefined ? { dirs: args.dirs } : {}),
       allProjects: args.allProjects === true,
       sort: args.sort,

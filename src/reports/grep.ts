@@ -7,6 +7,8 @@ import type { IoFailure } from "./ls.js";
 import { ReportError, type Report } from "./report.js";
 
 export interface GrepOptions {
+  /** Unreadable folders and files are still reported, but do not make the exit status 2 (--allow-unreadable). */
+  allowUnreadable?: boolean;
   /** A JavaScript regular expression (tried with the u flag first). */
   pattern: string;
   /** Session files or folders (recursive); none: the sessions of `cwd`. */
@@ -72,5 +74,9 @@ export async function grepReport(opts: GrepOptions): Promise<Report<GrepData>> {
       session.store.close();
     }
   }
-  return { data: { files: out, hits, failures }, diagnostics: [], exitCode: failures.length > 0 ? 2 : hits > 0 ? 0 : 1 };
+  return {
+    data: { files: out, hits, failures },
+    diagnostics: [],
+    exitCode: failures.length > 0 && opts.allowUnreadable !== true ? 2 : hits > 0 ? 0 : 1,
+  };
 }

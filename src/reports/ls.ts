@@ -16,6 +16,8 @@ export const LS_SORTS = ["modified", "created", "size", "name"] as const;
 export type LsSort = (typeof LS_SORTS)[number];
 
 export interface LsOptions {
+  /** Unreadable folders and files are still reported, but do not make the exit status 2 (--allow-unreadable). */
+  allowUnreadable?: boolean;
   /** Folders (searched recursively) or files; none: the sessions of `cwd` (or of every project). */
   dirs?: string[];
   allProjects?: boolean;
@@ -117,7 +119,7 @@ export async function lsReport(opts: LsOptions): Promise<Report<LsData>> {
   }
   const data: LsData = { sessions: rows.slice(0, limit), explicit, skipped, failures };
   if (root !== undefined) data.root = root;
-  return { data, diagnostics: [], exitCode: failures.length > 0 ? 2 : 0 };
+  return { data, diagnostics: [], exitCode: failures.length > 0 && opts.allowUnreadable !== true ? 2 : 0 };
 }
 
 /** Loads one session, summarises it and drops it. undefined: unreadable (reported); null: no header. */
