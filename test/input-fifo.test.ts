@@ -57,9 +57,25 @@ beforeAll(() => {
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 describe("a FIFO named as the file: one line, exit 2, no wait", () => {
-  for (const cmd of ["tree", "info", "validate", "context", "bloat", "path", "leaves"]) {
+  for (const cmd of [
+    "tree",
+    "info",
+    "validate",
+    "context",
+    "bloat",
+    "path",
+    "leaves",
+    "labels",
+    "compactions",
+    "lineage",
+    "export",
+    "show",
+    "diff",
+  ]) {
     it(cmd, () => {
-      const r = run([cmd, join(tmp, "pipe.jsonl")]);
+      const fifo = join(tmp, "pipe.jsonl");
+      const extra = cmd === "show" ? ["@1"] : cmd === "diff" ? [fifo] : cmd === "export" ? ["--format", "markdown"] : [];
+      const r = run([cmd, fifo, ...extra]);
       expect(r.signal, "timed out").toBeNull();
       expect(r.code).toBe(2);
       expect(r.stderr).toMatch(/pipe\.jsonl: not a regular file \(a FIFO\)/);

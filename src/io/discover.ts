@@ -103,8 +103,8 @@ async function isRegular(p: string, onError?: (path: string, err: unknown) => vo
 }
 
 /**
- * readdir with file types: the one place discovery lists a folder. For tests only, `discoverHook.readdir` replaces it
- * (a folder root cannot be kept out of, as root ignores modes, is made to fail here).
+ * readdir with file types: the one place discovery lists a folder. For tests only, `discoverHook.readdir` replaces it:
+ * root ignores modes, so no folder can be made unreadable for a test run as root; its listing is made to fail here.
  */
 export const discoverHook: { readdir: ((dir: string) => Promise<Dirent[]>) | null } = { readdir: null };
 
