@@ -159,6 +159,14 @@ describe("the same files read by tree, info, usage, tables and sql (a version-4 
     expect((JSON.parse(r.stdout) as { totals: { cost: number } }).totals.cost).toBe(3);
     expect(r.stderr).toMatch(/skipped 2 files/);
   });
+  it("ls lists ok.jsonl only, skipping the other two with a note", async () => {
+    const r = await cli(["ls", join(tmp, "fleet"), "--json"]);
+    expect(r.code, r.stderr).toBe(0);
+    expect((JSON.parse(r.stdout) as { sessions: { path: string }[] }).sessions.map((x) => x.path)).toEqual([
+      join(tmp, "fleet", "ok.jsonl"),
+    ]);
+    expect(r.stderr).toMatch(/skipped 2 files/);
+  });
   it("tables writes a sessions row for ok.jsonl only", async () => {
     const out = join(tmp, "tables-out");
     const r = await cli(["tables", join(tmp, "fleet"), "--out", out, "--format", "ndjson"]);

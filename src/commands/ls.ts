@@ -59,7 +59,10 @@ export const lsCommand: CommandModule<object, LsArgs> = {
     }
     if (progress) runIo().stderr.write("\r\u001b[2K");
     for (const f of d.failures) runIo().stderr.write(failureLine(f));
-    if (d.skipped > 0) runIo().stderr.write(`pisess: skipped ${d.skipped} file${d.skipped === 1 ? "" : "s"} without a session header\n`);
+    if (d.skipped > 0)
+      runIo().stderr.write(
+        `pisess: skipped ${d.skipped} file${d.skipped === 1 ? "" : "s"} without a session header, or that pisess does not read (pisess validate says why)\n`,
+      );
     requestExit(r.exitCode);
     if (args.json) await writeOut([lsJson(d.sessions)]);
     else if (args.ndjson) await writeOut([lsNdjson(d.sessions)]);

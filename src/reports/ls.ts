@@ -1,4 +1,5 @@
 import type { Session } from "../model/session.js";
+import { notReadFinding } from "../model/readable.js";
 import { stat } from "node:fs/promises";
 import { collectFiles, defaultSessionRoot, readHeader, type PiEnv } from "../io/discover.js";
 import { ioReason } from "../io/errors.js";
@@ -133,7 +134,8 @@ async function summarize(c: Candidate, fail: (path: string, err: unknown) => voi
   }
   try {
     const h = session.header;
-    if (!h || typeof h.id !== "string") return null;
+    // pi lists only files with a valid header; of those, the ones pisess does not read (model/readable.ts) neither.
+    if (!h || typeof h.id !== "string" || notReadFinding(session) !== undefined) return null;
     let firstMessage: string | undefined;
     for (const rec of session.entries) {
       if (rec.type === "message" && rec.role === "user" && rec.text !== undefined && rec.text.trim() !== "") {
