@@ -167,6 +167,14 @@ describe("the same files read by tree, info, usage, tables and sql (a version-4 
     ]);
     expect(r.stderr).toMatch(/skipped 2 files/);
   });
+  it("grep searches ok.jsonl only, saying why the other two are not searched", async () => {
+    const r = await cli(["grep", "hi", join(tmp, "fleet")]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain("ok.jsonl");
+    expect(r.stdout).not.toContain("v4.jsonl");
+    expect(r.stderr).toMatch(/v4\.jsonl: pi session file of version 4.*; not searched/);
+    expect(r.stderr).toMatch(/foreign\.jsonl: this is a pi agent-core session file.*; not searched/);
+  });
   it("tables writes a sessions row for ok.jsonl only", async () => {
     const out = join(tmp, "tables-out");
     const r = await cli(["tables", join(tmp, "fleet"), "--out", out, "--format", "ndjson"]);

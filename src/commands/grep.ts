@@ -1,6 +1,7 @@
 import { runIo } from "./run-state.js";
 import type { Argv, CommandModule } from "yargs";
 import { GrepOutput } from "../render/grep.js";
+import { formatMessage } from "../render/diagnostics.js";
 import { failureLine } from "../render/notes.js";
 import { grepReport } from "../reports/grep.js";
 import { ALLOW_UNREADABLE, wholeNumbers, requestExit, styleFor, writeOut, type GlobalArgs } from "./common.js";
@@ -71,6 +72,7 @@ export const grepCommand: CommandModule<object, GrepArgs> = {
       cwd: runIo().cwd(),
     });
     for (const f of r.data.failures) runIo().stderr.write(failureLine(f));
+    for (const d of r.data.skipped) runIo().stderr.write(failureLine({ path: d.file, reason: `${formatMessage(d)}; not searched` }));
     const out = new GrepOutput(args.json ? "json" : args.ndjson ? "ndjson" : "text", styleFor(args));
     requestExit(r.exitCode);
     await writeOut([out.head()]);
