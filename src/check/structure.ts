@@ -17,7 +17,7 @@ function idOf(rec: EntryRec): { entryId?: string } {
   return rec.id === undefined ? {} : { entryId: rec.id };
 }
 
-/** What pi does when it opens the file: overwrite it (no usable header) or rewrite it (migration). */
+/** What pi 1.6 does when it opens the file: refuse it (no usable header), reset it (0 bytes) or rewrite it (migration). */
 export function checkHeaderConsequences(session: Session, opts: StructureOptions, out: Diagnostic[]): void {
   const { file, header, headerLine } = session;
   // pi 1.6 (session-manager.js, _setSessionFile) resets only a 0-byte file; any other file without a valid header
