@@ -22,7 +22,7 @@ const usage = {
   cost: { input: 1, output: 2, cacheRead: 0, cacheWrite: 0, total: 3 },
 };
 const session = (version: number, id: string): string =>
-  [
+  `${[
     { type: "session", version, id, timestamp: T, cwd: "/home/dev/app" },
     { type: "message", id: "a1", parentId: null, timestamp: T, message: { role: "user", content: "hi", timestamp: 1 } },
     {
@@ -42,7 +42,7 @@ const session = (version: number, id: string): string =>
     },
   ]
     .map((o) => JSON.stringify(o))
-    .join("\n") + "\n";
+    .join("\n")}\n`;
 
 beforeAll(() => {
   tmp = mkdtempSync(join(tmpdir(), "pisess-input-"));
