@@ -172,6 +172,6 @@ describe("loader", () => {
     const s = await fromText("");
     expect(s.entries).toEqual([]);
     expect(s.defaultLeaf).toBeNull();
-    expect(codes(s)).toEqual(["header-missing@null"]);
+    expect(codes(s)).toEqual(["header-missing@null", "not-a-session@null"]);
   });
 });

@@ -23,16 +23,18 @@ function idOf(rec: EntryRec): { entryId?: string } {
   return rec.id === undefined ? {} : { entryId: rec.id };
 }
 
-/** What pi does when it opens the file: overwrite it (no usable header) or rewrite it (migration). */
+/** What pi 1.6 does when it opens the file: refuse it (no usable header), reset it (0 bytes) or rewrite it (migration). */
 export function checkHeaderConsequences(session: Session, opts: StructureOptions, out: Diagnostic[]): void {
   const { file, header, headerLine } = session;
+  // pi 1.6 (session-manager.js, _setSessionFile) resets only a 0-byte file; any other file without a valid header
+  // makes its open throw "not a valid pi session" and is left unchanged (pi 0.73.1 overwrote those too).
   if (!header) {
-    const reason = session.facts.bytes === 0 ? "empty" : "no-header";
-    out.push(diag("pi-would-overwrite", file, null, { reason }));
+    if ((session.facts.stat?.size ?? session.facts.bytes) === 0) out.push(diag("pi-would-overwrite", file, null, { reason: "empty" }));
+    else out.push(diag("pi-would-refuse", file, null, { reason: "no-header" }));
     return;
   }
   if (typeof header.id !== "string") {
-    out.push(diag("pi-would-overwrite", file, headerLine, { reason: "invalid-id" }));
+    out.push(diag("pi-would-refuse", file, headerLine, { reason: "invalid-id" }));
   }
   const version = session.version as unknown;
   if (typeof version === "number" && Number.isInteger(version) && version >= 1 && version < CURRENT_VERSION) {

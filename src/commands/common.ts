@@ -1,10 +1,11 @@
 import type { Stats } from "node:fs";
 import { loadSession, type LoadOptions } from "../model/load.js";
 import type { Session } from "../model/session.js";
+import { notReadFinding } from "../model/readable.js";
 import { formatMessage } from "../render/diagnostics.js";
 import { makeStyle, type Style } from "../render/style.js";
 import { ReportError as CliError } from "../reports/report.js";
-import { ioReason } from "../io/errors.js";
+import { ioReason, NotRegularFile } from "../io/errors.js";
 import { statOf } from "../io/fsp.js";
 import { problemTally } from "../ops/problems.js";
 import { readingProblemsLine } from "../render/problems.js";
@@ -18,6 +19,15 @@ import { OutputClosed, ownsProcess, runIo } from "./run-state.js";
 import { checkOutput, type OutputInput, OutputRefused, type OutputTarget, writeOutput } from "../io/output-file.js";
 import { CHUNK_CHARS } from "../render/chunks.js";
 export { ioReason } from "../io/errors.js";
+
+/**
+ * --allow-unreadable, one meaning on every command that scans folders (ls, grep, usage, tables, sql, validate): an
+ * unreadable folder or file is reported on stderr as always, but does not make the exit status 2.
+ */
+export const ALLOW_UNREADABLE = {
+  describe: "An unreadable folder or file (still reported on stderr) does not fail the run (by default it is exit 2)",
+  type: "boolean",
+} as const;
 
 export interface GlobalArgs {
   color?: string;
@@ -125,15 +135,9 @@ export function wholeNumbers(ranges: Record<string, WholeRange>): (argv: Record<
   };
 }
 
-/**
- * Loader findings that mean "not a file pisess can read": another program's format, or a pi session version newer
- * than pisess knows. Reading commands stop on them (exit 2); validate reports them as findings instead.
- */
-const UNSUPPORTED = new Set(["foreign-format", "version-future"]);
-
-/** Throws the one-line error for a session pisess does not support (closing it); returns it otherwise. */
+/** Throws the one-line error for a session pisess does not read (model/readable.ts; closing it); returns it otherwise. */
 function refuseUnsupported(session: Session): Session {
-  const d = session.diagnostics.find((x) => UNSUPPORTED.has(x.code));
+  const d = notReadFinding(session);
   if (d === undefined) return session;
   session.store.close();
   throw new CliError(`${session.file}: ${formatMessage(d)}`);
@@ -167,7 +171,8 @@ async function openSession(
   } catch (err) {
     throw new CliError(`${file}: ${ioReason(err)}`);
   }
-  if (info.isDirectory()) throw new CliError(`${file}: is a directory (expected a session .jsonl file)`);
+  // Stat before open: a FIFO's open or read would wait for a writer forever (the loader's open refuses it too).
+  if (!info.isFile()) throw new CliError(`${file}: ${new NotRegularFile(file, info).message}`);
   // The size first: asking stderr whether it is a TTY makes Node's stream for it (its stream modules, ~10M
   // instructions), which a run that writes no problems never needs.
   const progress =

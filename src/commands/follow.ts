@@ -97,7 +97,6 @@ export const followCommand: CommandModule<object, FollowArgs> = {
       const cols = runIo().stderr.columns;
       runIo().stderr.write(cols !== undefined && cols > 1 && status.length >= cols ? `${status.slice(0, cols - 2)}…` : status);
     };
-    let started = false;
     try {
       const events = followSession({
         file,
@@ -112,7 +111,6 @@ export const followCommand: CommandModule<object, FollowArgs> = {
         switch (ev.kind) {
           case "open":
             // Said off a terminal too: a script (or a test) knows from it when appends start to count as new.
-            started = true;
             note(
               `pisess follow: following ${sanitizeLine(ev.file)} (${ev.existing} entries${args.fromStart ? "" : " before, not shown"})\n`,
             );
@@ -151,8 +149,9 @@ export const followCommand: CommandModule<object, FollowArgs> = {
         }
       }
     } catch (err) {
-      // The file could not be opened or read at the start (missing, unreadable, a directory): one line, exit 2.
-      if (!started && typeof (err as NodeJS.ErrnoException).code === "string") throw new CliError(`${file}: ${ioReason(err)}`);
+      // The file could not be opened or read (missing, unreadable, a directory, a FIFO; at the start, or once it was
+      // replaced by one): one line, exit 2.
+      if (typeof (err as NodeJS.ErrnoException).code === "string") throw new CliError(`${file}: ${ioReason(err)}`);
       throw err;
     } finally {
       process.off("SIGINT", stop);

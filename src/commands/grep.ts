@@ -1,12 +1,14 @@
 import { runIo } from "./run-state.js";
 import type { Argv, CommandModule } from "yargs";
 import { GrepOutput } from "../render/grep.js";
+import { formatMessage } from "../render/diagnostics.js";
 import { failureLine } from "../render/notes.js";
 import { grepReport } from "../reports/grep.js";
-import { wholeNumbers, requestExit, styleFor, writeOut, type GlobalArgs } from "./common.js";
+import { ALLOW_UNREADABLE, wholeNumbers, requestExit, styleFor, writeOut, type GlobalArgs } from "./common.js";
 import { allProjectsAlone, allProjectsArg, listArg, numberArg } from "./common.js";
 
 interface GrepArgs extends GlobalArgs {
+  allowUnreadable?: boolean;
   pattern: string;
   targets?: string[];
   allProjects?: boolean;
@@ -45,11 +47,13 @@ export const grepCommand: CommandModule<object, GrepArgs> = {
       .conflicts("json", "ndjson")
       .check(wholeNumbers({ context: { min: 0 } }))
       .check(allProjectsAlone("targets"))
+      .option("allow-unreadable", ALLOW_UNREADABLE)
       .example("$0 grep 'ERR_STRING_TOO_LONG' ~/.pi/agent/sessions", "every session that hit the error")
       .example("$0 grep -i 'rm -rf' --role assistant --ndjson | jq -r '\"\\(.file) \\(.id)\"'", "assistant turns that mention rm -rf")
       .epilogue("Exit status: 0 when something matched, 1 when nothing did, 2 on errors (like grep).") as unknown as Argv<GrepArgs>,
   handler: async (args) => {
     const r = await grepReport({
+      allowUnreadable: args.allowUnreadable === true,
       pattern: String(args.pattern),
       ...(args.targets !== undefined ? { targets: args.targets } : {}),
       allProjects: args.allProjects === true,
@@ -61,6 +65,7 @@ export const grepCommand: CommandModule<object, GrepArgs> = {
       cwd: runIo().cwd(),
     });
     for (const f of r.data.failures) runIo().stderr.write(failureLine(f));
+    for (const d of r.data.skipped) runIo().stderr.write(failureLine({ path: d.file, reason: `${formatMessage(d)}; not searched` }));
     const out = new GrepOutput(args.json ? "json" : args.ndjson ? "ndjson" : "text", styleFor(args));
     requestExit(r.exitCode);
     await writeOut([out.head()]);

@@ -3,7 +3,7 @@ import type { Argv, CommandModule } from "yargs";
 import { lsJson, lsNdjson, lsText } from "../render/ls.js";
 import { failureLine, noteLine } from "../render/notes.js";
 import { LS_SORTS, lsReport, type LsSort } from "../reports/ls.js";
-import { terminalWidth, wholeNumbers, requestExit, styleFor, writeOut, type GlobalArgs } from "./common.js";
+import { ALLOW_UNREADABLE, terminalWidth, wholeNumbers, requestExit, styleFor, writeOut, type GlobalArgs } from "./common.js";
 import { allProjectsAlone, allProjectsArg, numberArg } from "./common.js";
 
 const SORTS = LS_SORTS;
@@ -13,6 +13,7 @@ const LIST_ALL = "; pisess ls -a lists every project";
 type SortKey = LsSort;
 
 interface LsArgs extends GlobalArgs {
+  allowUnreadable?: boolean;
   dirs?: string[];
   allProjects?: boolean;
   sort: SortKey;
@@ -45,6 +46,7 @@ export const lsCommand: CommandModule<object, LsArgs> = {
       .conflicts("json", "ndjson")
       .check(wholeNumbers({ limit: { min: 0 }, width: { min: 0, note: "0: no limit" } }))
       .check(allProjectsAlone("dirs"))
+      .option("allow-unreadable", ALLOW_UNREADABLE)
       .example("$0 ls", "sessions of the current directory, newest first")
       .example("$0 ls --all-projects --sort size -n 10", "the ten largest sessions anywhere")
       .example("$0 ls -a --ndjson | jq -r 'select(.leaves > 1) | .path'", "sessions that branch") as unknown as Argv<LsArgs>,
@@ -52,6 +54,7 @@ export const lsCommand: CommandModule<object, LsArgs> = {
     const progress = runIo().stderr.isTTY === true;
     const width = terminalWidth(args.width);
     const r = await lsReport({
+      allowUnreadable: args.allowUnreadable === true,
       ...(args.dirs !== undefined ? { dirs: args.dirs } : {}),
       allProjects: args.allProjects === true,
       sort: args.sort,
@@ -68,7 +71,10 @@ export const lsCommand: CommandModule<object, LsArgs> = {
     }
     if (progress) runIo().stderr.write("\r\u001b[2K");
     for (const f of d.failures) runIo().stderr.write(failureLine(f));
-    if (d.skipped > 0) runIo().stderr.write(`pisess: skipped ${d.skipped} file${d.skipped === 1 ? "" : "s"} without a session header\n`);
+    if (d.skipped > 0)
+      runIo().stderr.write(
+        `pisess: skipped ${d.skipped} file${d.skipped === 1 ? "" : "s"} without a session header, or that pisess does not read (pisess validate says why)\n`,
+      );
     requestExit(r.exitCode);
     // Nothing here at all (not nothing because of --limit 0): say where the rest are.
     if (d.sessions.length === 0 && args.limit !== 0 && !d.explicit && !args.allProjects && d.root !== undefined)

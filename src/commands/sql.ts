@@ -4,10 +4,11 @@ import { fleetProgress } from "../render/usage-progress.js";
 import { sqlCsv, sqlJson, sqlNdjson, sqlText } from "../render/sql.js";
 import { fleetNoteLines } from "../render/usage.js";
 import { sqlReport } from "../reports/sql.js";
-import { requestExit, styleFor, writeOut, type GlobalArgs } from "./common.js";
+import { ALLOW_UNREADABLE, requestExit, styleFor, writeOut, type GlobalArgs } from "./common.js";
 import { allProjectsAlone, allProjectsArg } from "./common.js";
 
 interface SqlArgs extends GlobalArgs {
+  allowUnreadable?: boolean;
   query: string;
   targets?: string[];
   tables?: string;
@@ -35,6 +36,7 @@ export const sqlCommand: CommandModule<object, SqlArgs> = {
       .option("csv", { describe: "CSV with a header line", type: "boolean" })
       .conflicts("json", ["ndjson", "csv"])
       .conflicts("ndjson", "csv")
+      .option("allow-unreadable", ALLOW_UNREADABLE)
       .example('$0 sql "SELECT tool, count(*) FROM tool_calls WHERE is_error GROUP BY 1 ORDER BY 2 DESC"', "the tools that error most")
       .example('$0 sql --tables /tmp/pi-tables "SELECT count(*) FROM sessions"', "over tables written before") as unknown as Argv<SqlArgs>,
   handler: async (args) => {
@@ -42,6 +44,7 @@ export const sqlCommand: CommandModule<object, SqlArgs> = {
     let r: Awaited<ReturnType<typeof sqlReport>>;
     try {
       r = await sqlReport({
+        allowUnreadable: args.allowUnreadable === true,
         query: args.query,
         ...(args.targets !== undefined ? { targets: args.targets } : {}),
         ...(args.tables !== undefined ? { tables: args.tables } : {}),

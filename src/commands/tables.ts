@@ -4,10 +4,11 @@ import { fleetProgress } from "../render/usage-progress.js";
 import { fleetNoteLines } from "../render/usage.js";
 import { tablesText } from "../render/tables.js";
 import { TABLE_FORMATS, type TableFormat, tablesReport } from "../reports/tables.js";
-import { requestExit, styleFor, writeOut, type GlobalArgs } from "./common.js";
+import { ALLOW_UNREADABLE, requestExit, styleFor, writeOut, type GlobalArgs } from "./common.js";
 import { allProjectsAlone, allProjectsArg } from "./common.js";
 
 interface TablesArgs extends GlobalArgs {
+  allowUnreadable?: boolean;
   targets?: string[];
   out: string;
   format: TableFormat;
@@ -27,6 +28,7 @@ export const tablesCommand: CommandModule<object, TablesArgs> = {
       .check(allProjectsAlone("targets"))
       .option("out", { describe: "A new or empty directory to write the tables to", type: "string", demandOption: true })
       .option("format", { describe: "parquet (through DuckDB) or ndjson", choices: TABLE_FORMATS, default: "parquet" as TableFormat })
+      .option("allow-unreadable", ALLOW_UNREADABLE)
       .example("$0 tables --out /tmp/pi-tables", "every session as parquet tables")
       .example("$0 tables ~/.pi/agent/sessions --out t --format ndjson", "NDJSON, one object per row") as unknown as Argv<TablesArgs>,
   handler: async (args) => {
@@ -34,6 +36,7 @@ export const tablesCommand: CommandModule<object, TablesArgs> = {
     let r: Awaited<ReturnType<typeof tablesReport>>;
     try {
       r = await tablesReport({
+        allowUnreadable: args.allowUnreadable === true,
         ...(args.targets !== undefined ? { targets: args.targets } : {}),
         out: args.out,
         format: args.format,

@@ -4,10 +4,11 @@ import { GROUP_KEYS, type GroupKey } from "../ops/fleet-usage.js";
 import { fleetNoteLines, usageJson, usageNdjson, usageText } from "../render/usage.js";
 import { fleetProgress } from "../render/usage-progress.js";
 import { usageReport } from "../reports/usage.js";
-import { CliError, requestExit, styleFor, writeOut, type GlobalArgs } from "./common.js";
+import { ALLOW_UNREADABLE, CliError, requestExit, styleFor, writeOut, type GlobalArgs } from "./common.js";
 import { allProjectsAlone, allProjectsArg, listArg } from "./common.js";
 
 interface UsageArgs extends GlobalArgs {
+  allowUnreadable?: boolean;
   targets?: string[];
   by?: string[];
   since?: string;
@@ -42,6 +43,7 @@ export const usageCommand: CommandModule<object, UsageArgs> = {
       .option("json", { describe: 'One document {"by":[…],"rows":[…],"totals":{…}}', type: "boolean" })
       .option("ndjson", { describe: "One row per line", type: "boolean" })
       .conflicts("json", "ndjson")
+      .option("allow-unreadable", ALLOW_UNREADABLE)
       .example("$0 usage --by day", "tokens and cost per day, every project")
       .example("$0 usage --by week,model --since 2026-01-01 --json", "per ISO week and model")
       .example("$0 usage --by project --breakdown", "per project, with each model inside") as unknown as Argv<UsageArgs>,
@@ -54,6 +56,7 @@ export const usageCommand: CommandModule<object, UsageArgs> = {
     let r: Awaited<ReturnType<typeof usageReport>>;
     try {
       r = await usageReport({
+        allowUnreadable: args.allowUnreadable === true,
         ...(args.targets !== undefined ? { targets: args.targets } : {}),
         by: by as GroupKey[],
         ...(args.since !== undefined ? { since: args.since } : {}),

@@ -1,13 +1,14 @@
 import { runIo } from "./run-state.js";
 import type { Argv, CommandModule } from "yargs";
 import type { Severity } from "../model/types.js";
-import { type GlobalArgs, wholeNumbers } from "./common.js";
+import { ALLOW_UNREADABLE, type GlobalArgs, wholeNumbers } from "./common.js";
 import { numberArg } from "./common.js";
 
 const FORMATS = ["text", "json", "ndjson", "github", "sarif"] as const;
 type Format = (typeof FORMATS)[number];
 
 interface ValidateArgs extends GlobalArgs {
+  allowUnreadable?: boolean;
   inputs: string[];
   format: Format;
   strict?: boolean;
@@ -51,6 +52,7 @@ export const validateCommand: CommandModule<object, ValidateArgs> = {
         describe: "A folder without session files is fine (by default it is an input error, exit 2)",
         type: "boolean",
       })
+      .option("allow-unreadable", ALLOW_UNREADABLE)
       .example("$0 validate session.jsonl", "every defect, then a summary table")
       .example("$0 validate ~/.pi/agent/sessions --quiet", "errors only, for every session below the folder")
       .example("$0 validate s.jsonl --format json | jq '.summary.byCode'", "counts per code")
@@ -61,6 +63,7 @@ export const validateCommand: CommandModule<object, ValidateArgs> = {
     const common = await import("./common.js");
     const { validateReport } = await import("../reports/validate.js");
     const r = await validateReport({
+      allowUnreadable: args.allowUnreadable === true,
       inputs: args.inputs,
       strict: args.strict === true,
       quiet: args.quiet === true,

@@ -1,7 +1,8 @@
 import type { Dirent } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
-import { closeFd, fsp, openRead, readAt, statOf } from "./fsp.js";
+import { assertRegular, NotRegularFile } from "./errors.js";
+import { closeFd, fsp, openRead, READ_FLAGS, readAt, statOf } from "./fsp.js";
 
 /** The environment keys pi reads; passed in explicitly so callers (and tests) control them. */
 export interface PiEnv {
@@ -32,7 +33,7 @@ export async function sessionsDir(env: PiEnv = process.env): Promise<string> {
   if (env.PI_CODING_AGENT_SESSION_DIR) return resolve(expandHome(env.PI_CODING_AGENT_SESSION_DIR, home));
   const agent = agentDir(env);
   try {
-    const settings = JSON.parse(await (await fsp()).readFile(join(agent, "settings.json"), "utf8")) as { sessionDir?: unknown };
+    const settings = JSON.parse(await readRegular(join(agent, "settings.json"))) as { sessionDir?: unknown };
     if (typeof settings.sessionDir === "string" && settings.sessionDir !== "") {
       const p = expandHome(settings.sessionDir, home);
       return isAbsolute(p) ? p : resolve(agent, p);
@@ -43,6 +44,17 @@ export async function sessionsDir(env: PiEnv = process.env): Promise<string> {
   return join(agent, "sessions");
 }
 
+/** A regular file's text; NotRegularFile (before any read) for a FIFO and the like, whose read would never end. */
+async function readRegular(path: string): Promise<string> {
+  const fh = await (await fsp()).open(path, READ_FLAGS);
+  try {
+    assertRegular(path, await fh.stat());
+    return await fh.readFile("utf8");
+  } finally {
+    await fh.close();
+  }
+}
+
 /** pi's folder name for a working directory: one leading separator dropped, `/ \ :` become `-`, wrapped in `--`. */
 export function cwdFolderName(cwd: string): string {
   return `--${cwd.replace(/^[/\\]/, "").replace(/[/\\:]/g, "-")}--`;
@@ -50,17 +62,18 @@ export function cwdFolderName(cwd: string): string {
 
 /**
  * Every `*.jsonl` below `dir` (recursive: subagent extensions nest files deeper; symlinked files count, symlinked
- * folders are not followed), sorted by path. An unreadable `dir` throws; an unreadable folder below it goes to
- * `onError` (skipped when none is given).
+ * folders are not followed), sorted by path. An unreadable `dir` throws; an unreadable folder below it, and a
+ * `*.jsonl` that is not a regular file (a FIFO, a socket, a symlink to one or to a folder: NotRegularFile; a dangling
+ * symlink), go to `onError` and are left out (left out silently only when no `onError` is given).
  */
-export async function listSessionFiles(dir: string, onError?: (folder: string, err: unknown) => void): Promise<string[]> {
+export async function listSessionFiles(dir: string, onError?: (path: string, err: unknown) => void): Promise<string[]> {
   const out: string[] = [];
   const stack = [dir];
   while (stack.length > 0) {
     const d = stack.pop() as string;
     let items: Dirent[];
     try {
-      items = await (await fsp()).readdir(d, { withFileTypes: true });
+      items = await readFolder(d);
     } catch (err) {
       if (d === dir && !onError) throw err;
       onError?.(d, err);
@@ -69,10 +82,35 @@ export async function listSessionFiles(dir: string, onError?: (folder: string, e
     for (const it of items) {
       const p = join(d, it.name);
       if (it.isDirectory()) stack.push(p);
-      else if ((it.isFile() || it.isSymbolicLink()) && it.name.endsWith(".jsonl")) out.push(p);
+      else if (!it.name.endsWith(".jsonl")) continue;
+      else if (it.isFile()) out.push(p);
+      else if (await isRegular(p, onError)) out.push(p);
     }
   }
   return out.sort();
+}
+
+/** Whether `p` (a symlink, FIFO, socket, device) names a regular file; the reason why not goes to `onError`. */
+async function isRegular(p: string, onError?: (path: string, err: unknown) => void): Promise<boolean> {
+  try {
+    const st = await statOf(p);
+    if (st.isFile()) return true;
+    onError?.(p, new NotRegularFile(p, st));
+  } catch (err) {
+    onError?.(p, err);
+  }
+  return false;
+}
+
+/**
+ * readdir with file types: the one place discovery lists a folder. For tests only, `discoverHook.readdir` replaces it:
+ * root ignores modes, so no folder can be made unreadable for a test run as root; its listing is made to fail here.
+ */
+export const discoverHook: { readdir: ((dir: string) => Promise<Dirent[]>) | null } = { readdir: null };
+
+async function readFolder(d: string): Promise<Dirent[]> {
+  if (discoverHook.readdir !== null) return discoverHook.readdir(d);
+  return (await fsp()).readdir(d, { withFileTypes: true });
 }
 
 /** The first line of a file, read in bounded pieces (a header is small; a huge first line is not a header). */
@@ -220,7 +258,8 @@ export async function collectFiles(targets: string[], onError: (path: string, er
     let files: string[];
     try {
       const st = await (await fsp()).stat(t);
-      files = st.isDirectory() ? await listSessionFiles(t) : [t];
+      // Unreadable folders and non-regular files below a folder are reported, never skipped silently.
+      files = st.isDirectory() ? await listSessionFiles(t, onError) : [t];
     } catch (err) {
       onError(t, err);
       continue;

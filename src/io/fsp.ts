@@ -1,4 +1,5 @@
-import { close, open, read, type Stats, stat } from "node:fs";
+import { close, closeSync, constants, fstat, fstatSync, open, openSync, read, type Stats, stat } from "node:fs";
+import { assertRegular } from "./errors.js";
 import type * as FsPromises from "node:fs/promises";
 
 let loaded: typeof FsPromises | undefined;
@@ -20,9 +21,42 @@ export function statOf(p: string): Promise<Stats> {
   return new Promise((resolve, reject) => stat(p, (err, st) => (err ? reject(err) : resolve(st))));
 }
 
-/** fs.open for reading: the descriptor. */
+/**
+ * The flags every input file is opened with: read-only, and non-blocking, so that opening a FIFO returns at once
+ * instead of waiting for a writer (on a regular file O_NONBLOCK changes nothing). The descriptor's fstat then
+ * refuses anything that is not a regular file (assertRegular), before a read could block.
+ */
+export const READ_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
+
+/** Opens a regular file for reading (READ_FLAGS): its descriptor and fstat; NotRegularFile for anything else. */
+export function openRegularSync(path: string): { fd: number; st: Stats } {
+  const fd = openSync(path, READ_FLAGS);
+  try {
+    const st = fstatSync(fd);
+    assertRegular(path, st);
+    return { fd, st };
+  } catch (err) {
+    closeSync(fd);
+    throw err;
+  }
+}
+
+/** fs.open of a regular file for reading (READ_FLAGS, then fstat): the descriptor; NotRegularFile for anything else. */
 export function openRead(path: string): Promise<number> {
-  return new Promise((resolve, reject) => open(path, "r", (err, fd) => (err ? reject(err) : resolve(fd))));
+  return new Promise((resolve, reject) =>
+    open(path, READ_FLAGS, (err, fd) => {
+      if (err) return reject(err);
+      fstat(fd, (e, st) => {
+        try {
+          if (e) throw e;
+          assertRegular(path, st);
+          resolve(fd);
+        } catch (bad) {
+          close(fd, () => reject(bad));
+        }
+      });
+    }),
+  );
 }
 
 /** fs.read into the whole of `buf` from `position`: the bytes read. */

@@ -1,4 +1,6 @@
-import { closeSync, openSync, readSync } from "node:fs";
+import { closeSync, readSync } from "node:fs";
+import { FileShrank } from "./errors.js";
+import { openRegularSync } from "./fsp.js";
 
 /** Bytes read at once when reads walk forward through the file (a path, a context, a diff, in file order). */
 const WINDOW = 1 << 18;
@@ -29,7 +31,7 @@ export class FileRangeReader {
 
   /** The bytes of the range: a view of the read-ahead window (valid until the next read) or a buffer of their own. */
   readBytes(offset: number, length: number): Buffer {
-    if (this.fd === null) this.fd = openSync(this.path, "r");
+    if (this.fd === null) this.fd = openRegularSync(this.path).fd;
     const win = this.win;
     if (win !== null && offset >= this.winStart && offset + length <= this.winStart + this.winLength) {
       this.lastEnd = offset + length;
@@ -59,7 +61,7 @@ export class FileRangeReader {
       if (n === 0) break;
       done += n;
     }
-    if (done < need) throw new Error(`${this.path}: file shrank while being read (offset ${offset + done})`);
+    if (done < need) throw new FileShrank(this.path, offset + done);
     return done;
   }
 

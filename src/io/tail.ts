@@ -1,6 +1,24 @@
 import { type FSWatcher, readSync, watch } from "node:fs";
 import { type FileHandle, open, stat } from "node:fs/promises";
+import { assertRegular, FileShrank } from "./errors.js";
+import { READ_FLAGS } from "./fsp.js";
 import { type HeldTail, LineSplitter, type RawLine } from "./scan/index.js";
+
+/**
+ * Opens a followed file: never blocking in open (READ_FLAGS), and refusing anything but a regular file, so that a
+ * FIFO can never hold the tail (and with it --until-idle and the signals) in an open or read that waits forever.
+ */
+async function openFollowed(path: string): Promise<{ fh: FileHandle; ino: number }> {
+  const fh = await open(path, READ_FLAGS);
+  try {
+    const st = await fh.stat();
+    assertRegular(path, st);
+    return { fh, ino: st.ino };
+  } catch (err) {
+    await fh.close();
+    throw err;
+  }
+}
 
 /** What reading the new bytes of a followed file found, in order. */
 export type TailEvent =
@@ -36,7 +54,7 @@ export class TailFile {
       if (n === 0) break;
       done += n;
     }
-    if (done < length) throw new Error(`${this.path}: file shrank while being read (offset ${offset + done})`);
+    if (done < length) throw new FileShrank(this.path, offset + done);
     return buf.toString("utf8");
   }
 
@@ -91,13 +109,8 @@ export class FileTail {
   }
 
   static async open(path: string, opts: { watch?: boolean } = {}): Promise<FileTail> {
-    const fh = await open(path, "r");
-    try {
-      return new FileTail(path, fh, (await fh.stat()).ino, opts.watch !== false);
-    } catch (err) {
-      await fh.close();
-      throw err;
-    }
+    const { fh, ino } = await openFollowed(path);
+    return new FileTail(path, fh, ino, opts.watch !== false);
   }
 
   private newSplitter(): LineSplitter {
@@ -138,9 +151,10 @@ export class FileTail {
     if (pathIno === null) {
       if (this.missing >= 2) this.batch.push({ kind: "gone", held: this.splitter.held() });
     } else if (pathIno !== this.ino) {
-      let fh: FileHandle;
+      let opened: { fh: FileHandle; ino: number };
       try {
-        fh = await open(this.path, "r");
+        // A file replaced by a FIFO (or anything else) stops the follow with its reason, as at the start.
+        opened = await openFollowed(this.path);
       } catch (err) {
         // Replaced, then removed before it could be opened: gone, as a missing path is (the next read says so).
         if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
@@ -150,8 +164,8 @@ export class FileTail {
       this.batch.push({ kind: "reset", reason: "replaced", held: this.splitter.held() });
       // Not closed yet: the lines of this batch from the old file are read back through it.
       this.retired.push(this.file);
-      this.file = new TailFile(this.path, fh);
-      this.ino = (await fh.stat()).ino;
+      this.file = new TailFile(this.path, opened.fh);
+      this.ino = opened.ino;
       this.restart();
       this.disarm();
       this.arm();

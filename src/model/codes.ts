@@ -18,6 +18,7 @@ export type CodeArgs = {
   "invalid-utf8": None;
   "lone-surrogate": { path: string; escape: string };
   "foreign-format": { format: string; version: number | string; supported: number };
+  "not-a-session": { empty: boolean };
   "header-missing": { found: string };
   "header-not-first": { firstParsedLine: number | null };
   "header-invalid-id": None;
@@ -27,7 +28,8 @@ export type CodeArgs = {
   "legacy-branched-from": { path: string };
   "parent-session-missing": { path: string; resolved: string };
   "fork-cycle": { path: string };
-  "pi-would-overwrite": { reason: "empty" | "no-header" | "invalid-id" };
+  "pi-would-overwrite": { reason: "empty" };
+  "pi-would-refuse": { reason: "no-header" | "invalid-id" };
   "pi-would-rewrite": { version: number };
   "extra-header": { headerLine: number | null };
   "missing-id": { found: string };
@@ -83,6 +85,7 @@ export const CODES = {
   "lone-surrogate": "warning",
   // Header
   "foreign-format": "error",
+  "not-a-session": "error",
   "header-missing": "error",
   "header-not-first": "error",
   "header-invalid-id": "error",
@@ -93,6 +96,7 @@ export const CODES = {
   "parent-session-missing": "warning",
   "fork-cycle": "warning",
   "pi-would-overwrite": "error",
+  "pi-would-refuse": "error",
   "pi-would-rewrite": "info",
   "extra-header": "error",
   // Tree

@@ -477,6 +477,10 @@ export function createIndexer(
       if (facts.bom) diagnostics.push(diag("bom", file, 1));
       if (crlfLines > 0) diagnostics.push(diag("crlf", file, null, { lines: crlfLines }));
       if (!sawFirstParsed) diagnostics.push(diag("header-missing", file, null, { found: "empty" }));
+      // The one rule for input that is no session at all (prose, a binary, an empty file or stdin): nothing to read.
+      if (header === null && entries.length === 0 && !foreign) {
+        diagnostics.push(diag("not-a-session", file, null, { empty: (facts.stat?.size ?? facts.bytes) === 0 }));
+      }
       // The entries index was only needed for v1 migration.
       entryByLine.clear();
       return session(facts);

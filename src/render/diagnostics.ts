@@ -20,6 +20,7 @@ const MESSAGES = {
     a.format === "agent-core"
       ? "this is a pi agent-core session file (its own JSONL format, version {version}), not a pi session file; pisess reads pi session files, versions 1–{supported}"
       : "this is not a pi session file ({format}, version {version}); pisess reads pi session files, versions 1–{supported}",
+  "not-a-session": (a) => (a.empty ? "not a pi session file: it is empty" : "not a pi session file: no session header and no entry in it"),
   "header-missing": (a) =>
     a.found === "empty" ? "no session header: the file has no JSON line" : "no session header: the first parsed line is {found}",
   "header-not-first": "session header is not on the first parsed line (that is line {firstParsedLine}); pi does not look for it here",
@@ -31,12 +32,11 @@ const MESSAGES = {
   "legacy-branched-from": "header uses legacy branchedFrom instead of parentSession",
   "parent-session-missing": "parent session file does not exist: {path}",
   "fork-cycle": "the chain of fork parents from {path} loops back to this file: nothing in it counts as copied",
-  "pi-would-overwrite": (a) =>
-    a.reason === "empty"
-      ? "pi would overwrite this file on open: it is empty"
-      : a.reason === "invalid-id"
-        ? "pi would overwrite this file on open: the header has no string id"
-        : "pi would overwrite this file on open: it has no session header on its first parsed line",
+  "pi-would-overwrite": "pi would overwrite this file on open: it is empty (pi writes a fresh session header into it)",
+  "pi-would-refuse": (a) =>
+    a.reason === "invalid-id"
+      ? "pi 1.6 refuses to open this file (not a valid pi session: the header has no string id); it leaves the file unchanged"
+      : "pi 1.6 refuses to open this file (not a valid pi session: no session header on its first parsed line); it leaves the file unchanged",
   "pi-would-rewrite": "pi would rewrite this file on open (migration from v{version} to v3)",
   "extra-header": "second session header (first on line {headerLine}); pi ignores it",
   "missing-id": "entry has no id ({found}); nothing can name it as parent",
@@ -115,6 +115,7 @@ const TITLES: Record<Code, string> = {
   "invalid-utf8": "Invalid UTF-8",
   "lone-surrogate": "Lone UTF-16 surrogate in a string",
   "foreign-format": "Not a pi session file (another program's format)",
+  "not-a-session": "Not a pi session file (no header, no entry)",
   "header-missing": "No session header",
   "header-not-first": "Session header not on the first parsed line",
   "header-invalid-id": "Session header without a string id",
@@ -124,7 +125,8 @@ const TITLES: Record<Code, string> = {
   "legacy-branched-from": "Legacy branchedFrom header key",
   "parent-session-missing": "Parent session file missing",
   "fork-cycle": "Fork parents loop back to the file",
-  "pi-would-overwrite": "pi would overwrite this file on open",
+  "pi-would-overwrite": "pi would overwrite this empty file on open",
+  "pi-would-refuse": "pi 1.6 refuses to open this file",
   "pi-would-rewrite": "pi would rewrite this file on open",
   "extra-header": "Second session header",
   "missing-id": "Entry without id",

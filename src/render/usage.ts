@@ -77,7 +77,7 @@ export function usageText(by: readonly GroupKey[], rows: UsageRow[], totals: Usa
 
 /**
  * The stderr notes of a fleet run (usage, tables, sql): a missing sessions folder, unreadable files, damaged files,
- * files skipped for want of a header. Session paths are escaped: they reach a terminal.
+ * files skipped as ones pisess does not read (model/readable.ts). Session paths are escaped: they reach a terminal.
  */
 export function fleetNoteLines(d: {
   missingRoot?: string | undefined;
@@ -90,7 +90,10 @@ export function fleetNoteLines(d: {
   for (const f of d.failures) out.push(`pisess: ${sanitizeLine(f.path)}: ${sanitizeLine(f.reason)}\n`);
   for (const n of d.damage) out.push(damageLine(n));
   const skipped = d.skipped?.length ?? 0;
-  if (skipped > 0) out.push(`pisess: skipped ${skipped} file${skipped === 1 ? "" : "s"} without a pi session header\n`);
+  if (skipped > 0)
+    out.push(
+      `pisess: skipped ${skipped} file${skipped === 1 ? "" : "s"} pisess does not read (not a pi session, another format or a newer version; pisess validate says which)\n`,
+    );
   return out;
 }
 

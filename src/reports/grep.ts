@@ -2,11 +2,15 @@ import type { Session } from "../model/session.js";
 import { collectFiles, defaultSessionRoot, type PiEnv } from "../io/discover.js";
 import { ioReason } from "../io/errors.js";
 import { loadSession } from "../model/load.js";
+import { notReadFinding } from "../model/readable.js";
+import type { Diagnostic } from "../model/types.js";
 import { grepSession, type GrepHit } from "../ops/grep.js";
 import type { IoFailure } from "./ls.js";
 import { ReportError, type Report } from "./report.js";
 
 export interface GrepOptions {
+  /** Unreadable folders and files are still reported, but do not make the exit status 2 (--allow-unreadable). */
+  allowUnreadable?: boolean;
   /** A JavaScript regular expression (tried with the u flag first). */
   pattern: string;
   /** Session files or folders (recursive); none: the sessions of `cwd`. */
@@ -28,6 +32,8 @@ export interface GrepData {
   files: { file: string; hits: GrepHit[] }[];
   hits: number;
   failures: IoFailure[];
+  /** Files pisess does not read (model/readable.ts), not searched: each with the loader finding that says why. */
+  skipped: Diagnostic[];
 }
 
 function compile(pattern: string, ignoreCase: boolean): RegExp {
@@ -58,6 +64,7 @@ export async function grepReport(opts: GrepOptions): Promise<Report<GrepData>> {
   const files = await collectFiles(targets, fail);
   const query = { re, roles: new Set(opts.roles ?? []), types: new Set(opts.types ?? []), context };
   const out: GrepData["files"] = [];
+  const skipped: Diagnostic[] = [];
   let hits = 0;
   for (const file of files) {
     let session: Session;
@@ -68,6 +75,11 @@ export async function grepReport(opts: GrepOptions): Promise<Report<GrepData>> {
       continue;
     }
     try {
+      const notRead = notReadFinding(session);
+      if (notRead !== undefined) {
+        skipped.push(notRead);
+        continue;
+      }
       const found = [...grepSession(session, query)];
       hits += found.length;
       out.push({ file, hits: found });
@@ -77,5 +89,9 @@ export async function grepReport(opts: GrepOptions): Promise<Report<GrepData>> {
       session.store.close();
     }
   }
-  return { data: { files: out, hits, failures }, diagnostics: [], exitCode: failures.length > 0 ? 2 : hits > 0 ? 0 : 1 };
+  return {
+    data: { files: out, hits, failures, skipped },
+    diagnostics: [],
+    exitCode: failures.length > 0 && opts.allowUnreadable !== true ? 2 : hits > 0 ? 0 : 1,
+  };
 }

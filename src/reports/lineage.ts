@@ -1,7 +1,7 @@
 import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { readHeader, sessionsDir, type PiEnv } from "../io/discover.js";
-import { ioReason } from "../io/errors.js";
+import { ioReason, NotRegularFile } from "../io/errors.js";
 import { loadSession } from "../model/load.js";
 import type { Session } from "../model/session.js";
 import { forkLoops } from "../ops/fork.js";
@@ -55,7 +55,7 @@ export async function lineageReport(opts: LineageOptions): Promise<Report<Lineag
   const file = resolve(opts.file);
   try {
     const st = await stat(file);
-    if (st.isDirectory()) throw new ReportError(`${opts.file}: is a directory (expected a session .jsonl file)`);
+    if (!st.isFile()) throw new ReportError(`${opts.file}: ${new NotRegularFile(opts.file, st).message}`);
   } catch (err) {
     if (err instanceof ReportError) throw err;
     throw new ReportError(`${opts.file}: ${ioReason(err)}`);

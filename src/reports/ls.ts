@@ -1,4 +1,5 @@
 import type { Session } from "../model/session.js";
+import { notReadFinding } from "../model/readable.js";
 import { stat } from "node:fs/promises";
 import { collectFiles, defaultSessionRoot, readHeader, type PiEnv } from "../io/discover.js";
 import { ioReason } from "../io/errors.js";
@@ -16,6 +17,8 @@ export const LS_SORTS = ["modified", "created", "size", "name"] as const;
 export type LsSort = (typeof LS_SORTS)[number];
 
 export interface LsOptions {
+  /** Unreadable folders and files are still reported, but do not make the exit status 2 (--allow-unreadable). */
+  allowUnreadable?: boolean;
   /** Folders (searched recursively) or files; none: the sessions of `cwd` (or of every project). */
   dirs?: string[];
   allProjects?: boolean;
@@ -117,7 +120,7 @@ export async function lsReport(opts: LsOptions): Promise<Report<LsData>> {
   }
   const data: LsData = { sessions: rows.slice(0, limit), explicit, skipped, failures };
   if (root !== undefined) data.root = root;
-  return { data, diagnostics: [], exitCode: failures.length > 0 ? 2 : 0 };
+  return { data, diagnostics: [], exitCode: failures.length > 0 && opts.allowUnreadable !== true ? 2 : 0 };
 }
 
 /** Loads one session, summarises it and drops it. undefined: unreadable (reported); null: no header. */
@@ -131,7 +134,8 @@ async function summarize(c: Candidate, fail: (path: string, err: unknown) => voi
   }
   try {
     const h = session.header;
-    if (!h || typeof h.id !== "string") return null;
+    // pi lists only files with a valid header; of those, the ones pisess does not read (model/readable.ts) neither.
+    if (!h || typeof h.id !== "string" || notReadFinding(session) !== undefined) return null;
     let firstMessage: string | undefined;
     for (const rec of session.entries) {
       if (rec.type === "message" && rec.role === "user" && rec.text !== undefined && rec.text.trim() !== "") {

@@ -123,6 +123,8 @@ async function createViews(duck: Duck, dir: string): Promise<void> {
 }
 
 export interface SqlOptions {
+  /** Unreadable folders and files are still reported, but do not make the exit status 2 (--allow-unreadable). */
+  allowUnreadable?: boolean;
   query: string;
   targets?: string[];
   /** Tables written by `pisess tables`, instead of reading sessions. */
@@ -173,7 +175,7 @@ export async function sqlReport(opts: SqlOptions): Promise<Report<SqlData>> {
     data.rows = (reader.getRowsJson() as SqlValue[][]).map((row) =>
       row.map((v, i) => (ints[i] && typeof v === "string" && Number.isSafeInteger(Number(v)) ? Number(v) : v)),
     );
-    return { data, diagnostics: [], exitCode: data.failures.length > 0 ? 2 : 0 };
+    return { data, diagnostics: [], exitCode: data.failures.length > 0 && opts.allowUnreadable !== true ? 2 : 0 };
   } finally {
     duck.close();
     if (work !== undefined) await rm(work, { recursive: true, force: true });

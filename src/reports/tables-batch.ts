@@ -3,6 +3,7 @@ import { ioReason } from "../io/errors.js";
 import type { FileStat } from "../io/scan/index.js";
 import { loadSession } from "../model/load.js";
 import { parseEntry, type Session } from "../model/session.js";
+import { notReadFinding } from "../model/readable.js";
 import { damageNotes } from "../ops/fleet-files.js";
 import type { ParentCache } from "../ops/fleet-parents.js";
 import { type EntryReader, emitSessionRows, loadedBodies, type RowSink } from "../ops/fleet-rows.js";
@@ -81,13 +82,13 @@ export async function tablesBatch(files: readonly string[], parents: ParentCache
       session = await loadSession({ kind: "file", path }, { detail: "tables" });
       // Its size and mtime as the load opened it (a file's load always has them: io/scan/lines.ts).
       st = session.facts.stat as FileStat;
-      read = session.header !== null ? readBack(session, path, st.size) : undefined;
+      read = notReadFinding(session) === undefined ? readBack(session, path, st.size) : undefined;
     } catch (error) {
       notes.failures.push({ path, reason: ioReason(error) });
       continue;
     }
     try {
-      if (session.header === null || session.diagnostics.some((d) => d.code === "foreign-format")) {
+      if (notReadFinding(session) !== undefined) {
         notes.skipped.push(path);
         continue;
       }

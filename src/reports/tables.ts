@@ -14,6 +14,8 @@ export const TABLE_FORMATS = ["parquet", "ndjson"] as const;
 export type TableFormat = (typeof TABLE_FORMATS)[number];
 
 export interface TablesOptions {
+  /** Unreadable folders and files are still reported, but do not make the exit status 2 (--allow-unreadable). */
+  allowUnreadable?: boolean;
   targets?: string[];
   /** A new or empty directory. */
   out: string;
@@ -152,7 +154,7 @@ export async function tablesReport(opts: TablesOptions): Promise<Report<TablesDa
     const data: TablesData = { out: opts.out, format, rows: t.rows, files, failures: t.failures, damage: t.damage, skipped: t.skipped };
     if (t.root !== undefined) data.root = t.root;
     if (t.missingRoot !== undefined) data.missingRoot = t.missingRoot;
-    return { data, diagnostics: [], exitCode: t.failures.length > 0 ? 2 : 0 };
+    return { data, diagnostics: [], exitCode: t.failures.length > 0 && opts.allowUnreadable !== true ? 2 : 0 };
   } finally {
     duck?.close();
     if (work !== opts.out) await rm(work, { recursive: true, force: true });

@@ -1,6 +1,7 @@
 import { ioReason } from "../io/errors.js";
 import { loadSession } from "../model/load.js";
 import type { Session } from "../model/session.js";
+import { notReadFinding } from "../model/readable.js";
 import { damageNotes, type DamageNote, type FleetFailure } from "../ops/fleet-files.js";
 import type { ParentCache } from "../ops/fleet-parents.js";
 import type { UsageAggregator } from "../ops/fleet-usage.js";
@@ -44,11 +45,11 @@ export async function countFiles(
     }
     onFile?.();
     try {
-      if (session.diagnostics.some((d) => d.code === "foreign-format") || session.header === null) {
+      if (notReadFinding(session) !== undefined) {
         notes.skipped.push(path);
         continue;
       }
-      const project = typeof session.header.cwd === "string" ? session.header.cwd : null;
+      const project = typeof session.header?.cwd === "string" ? session.header.cwd : null;
       if (s.project !== undefined && (project === null || !project.includes(s.project))) continue;
       notes.damage.push(...damageNotes(path, session.diagnostics));
       const { mask } = await parents.copied(session);

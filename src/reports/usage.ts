@@ -9,6 +9,8 @@ import type { UsageBatchResult, WorkerInit } from "./usage-worker.js";
 import { ReportError, type Report } from "./report.js";
 
 export interface UsageOptions {
+  /** Unreadable folders and files are still reported, but do not make the exit status 2 (--allow-unreadable). */
+  allowUnreadable?: boolean;
   /** Folders (searched recursively) or files; none: the whole sessions dir. */
   targets?: string[];
   by?: GroupKey[];
@@ -122,5 +124,5 @@ export async function usageReport(opts: UsageOptions): Promise<Report<UsageData>
   const data: UsageData = { by, rows, totals, failures: notes.failures, damage: notes.damage, skipped: notes.skipped };
   if (found.root !== undefined) data.root = found.root;
   if (found.missingRoot !== undefined) data.missingRoot = found.missingRoot;
-  return { data, diagnostics: [], exitCode: notes.failures.length > 0 ? 2 : 0 };
+  return { data, diagnostics: [], exitCode: notes.failures.length > 0 && opts.allowUnreadable !== true ? 2 : 0 };
 }

@@ -21,6 +21,8 @@ export interface ValidateOptions {
    * problems"); with allowEmpty it is only a note.
    */
   allowEmpty?: boolean;
+  /** Unreadable folders and files are still reported, but do not make the exit status 2 (--allow-unreadable). */
+  allowUnreadable?: boolean;
   open: OpenSession;
   /** Whether an input names stdin (the CLI's marker for "-"). */
   isStdin?: (input: string) => boolean;
@@ -106,9 +108,15 @@ export async function validateReport(opts: ValidateOptions): Promise<Report<Vali
   return {
     data,
     diagnostics: results.flatMap((r) => r.diagnostics),
-    exitCode: exitStatus(results, { failOn: opts.failOn ?? "error", maxWarnings: opts.maxWarnings ?? -1 }),
+    exitCode: exitStatus(
+      opts.allowUnreadable === true ? results.filter((r) => r.ioError === undefined || r.ioError === NO_FILES) : results,
+      { failOn: opts.failOn ?? "error", maxWarnings: opts.maxWarnings ?? -1 },
+    ),
   };
 }
+
+/** The input error of a folder without session files: --allow-empty, not --allow-unreadable, accepts it. */
+const NO_FILES = "no session files under this folder (--allow-empty accepts that)";
 
 interface Input {
   name: string;
@@ -142,7 +150,7 @@ async function expandInputs(
     const found = await listSessionFiles(input, (dir, err) => out.push({ name: dir, ioError: ioReason(err) }));
     if (found.length === 0) {
       if (allowEmpty) notes.push(`${input}: no session files under this folder`);
-      else out.push({ name: input, ioError: "no session files under this folder (--allow-empty accepts that)" });
+      else out.push({ name: input, ioError: NO_FILES });
     }
     for (const f of found) out.push({ name: f });
   }

@@ -1,7 +1,8 @@
-import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import { closeSync, fstatSync, readSync } from "node:fs";
 import { isAscii, isUtf8 } from "node:buffer";
 import type { Readable } from "node:stream";
-import { fsp } from "../fsp.js";
+import { assertRegular, FileShrank } from "../errors.js";
+import { fsp, openRegularSync, READ_FLAGS } from "../fsp.js";
 
 /**
  * One physical line of a JSONL file. Lines are split on "\n" only: U+2028/U+2029 are legal inside JSON strings,
@@ -98,7 +99,9 @@ export interface HeldTail {
  * read). If it was modified less than LIVE_WINDOW_MS before that moment, it is taken to be one a program (pi) is
  * still writing: an unterminated last line is a write in progress, so it is held back (cut at the last complete
  * line) and reported as `heldTail` instead of being read as a line. An older file's unterminated last line is read
- * as usual (a crash or a full disk left it; the loader reports it if it does not parse).
+ * as usual (a crash or a full disk left it; the loader reports it if it does not parse). A file that ends before its
+ * snapshot size, or is shorter than it once read, shrank while being read (pi rewrites v1/v2 files in place): the
+ * read throws FileShrank, for every command alike (the store's reads back throw it too).
  */
 export const LIVE_WINDOW_MS = 5000;
 
@@ -264,10 +267,11 @@ export async function readLines(
     }
     return splitter.end();
   }
-  const fh = await (await fsp()).open(source.path, "r");
+  const fh = await (await fsp()).open(source.path, READ_FLAGS);
   let live: boolean;
   try {
     const st = await fh.stat();
+    assertRegular(source.path, st);
     splitter.facts.stat = { size: st.size, mtimeMs: st.mtimeMs };
     live = isLive(st.mtimeMs, options.now ?? Date.now());
     snapshotHook.afterSize?.(source.path);
@@ -275,6 +279,9 @@ export async function readLines(
       const stream = fh.createReadStream({ start: 0, end: st.size - 1, highWaterMark: chunkSize, autoClose: false });
       for await (const chunk of stream) splitter.push(chunk as Buffer);
     }
+    if (splitter.facts.bytes < st.size) throw new FileShrank(source.path, splitter.facts.bytes);
+    const after = (await fh.stat()).size;
+    if (after < st.size) throw new FileShrank(source.path, after);
   } finally {
     await fh.close();
   }
@@ -294,10 +301,9 @@ export async function readLineBytes(
   const facts: LineSourceFacts = { bom: false, bytes: 0, lines: 0, finalNewline: false };
   // Synchronous open, stat and close: through promises they cost several times the CPU, which counts when a fleet
   // command reads ten thousand files (the reads themselves were already synchronous).
-  const fd = openSync(path, "r");
+  const { fd, st } = openRegularSync(path);
   let buf = takeBuffer(chunkSize);
   try {
-    const st = fstatSync(fd);
     facts.stat = { size: st.size, mtimeMs: st.mtimeMs };
     const live = isLive(st.mtimeMs, options.now ?? Date.now());
     snapshotHook.afterSize?.(path);
@@ -321,6 +327,7 @@ export async function readLineBytes(
       // Synchronous reads: waiting on the thread pool for every chunk costs more than the copy itself. The event
       // loop still gets a turn every few chunks.
       const bytesRead = left === 0 ? 0 : readSync(fd, buf, filled, Math.min(buf.length - filled, left), null);
+      if (bytesRead === 0 && left > 0) throw new FileShrank(path, st.size - left);
       left -= bytesRead;
       if (++reads % 16 === 0) await new Promise<void>((resolve) => setImmediate(resolve));
       facts.bytes += bytesRead;
@@ -384,6 +391,9 @@ export async function readLineBytes(
       filled = end - from;
     }
     facts.lines = lineNo;
+    // Shortened after its bytes were read (one fstat): the lines read are not the file's any more.
+    const after = fstatSync(fd).size;
+    if (after < st.size) throw new FileShrank(path, after);
     return facts;
   } finally {
     closeSync(fd);
