@@ -91,7 +91,9 @@ function selectCsv(table: TableName, path: string, longest: number): string {
   const types = cols.map((c) => `${quote(c.name)}: ${quote(c.type === "timestamp" ? "BIGINT" : DUCK_TYPE[c.type])}`).join(", ");
   const select = cols.map((c) => (c.type === "timestamp" ? `make_timestamptz(${c.name} * 1000) AS ${c.name}` : c.name)).join(", ");
   const buffer = Math.max(CSV_BUFFER, longest + 1024);
-  return `SELECT ${select} FROM read_csv(${quote(path)}, header = false, auto_detect = false, delim = ',', quote = '"', escape = '"', allow_quoted_nulls = false, buffer_size = ${buffer}, max_line_size = ${buffer}, columns = {${types}})`;
+  // new_line: told, not sniffed: DuckDB's reader otherwise fails on a carriage return inside a quoted field ("state
+  // machine reached an invalid state"), and one such value in one session broke every query over the fleet.
+  return `SELECT ${select} FROM read_csv(${quote(path)}, header = false, auto_detect = false, delim = ',', quote = '"', escape = '"', new_line = '\\n', allow_quoted_nulls = false, buffer_size = ${buffer}, max_line_size = ${buffer}, columns = {${types}})`;
 }
 
 export async function copyToParquet(conn: Connection, table: TableName, csv: string, parquet: string, longest: number): Promise<void> {
