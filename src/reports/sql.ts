@@ -1,8 +1,9 @@
-import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { readdir } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { PiEnv } from "../io/discover.js";
+import { dropScratch, scratchDir } from "../io/scratch.js";
 import type { DamageNote, FleetFailure } from "../ops/fleet-files.js";
 import { type ColumnType, type SqlValue, TABLE_NAMES, TABLES, type TableName } from "../ops/fleet-tables.js";
 import { ReportError, type Report } from "./report.js";
@@ -155,7 +156,7 @@ export async function sqlReport(opts: SqlOptions): Promise<Report<SqlData>> {
   try {
     if (opts.tables !== undefined) await createViews(duck, opts.tables);
     else {
-      work = await mkdtemp(join(tmpdir(), "pisess-sql-"));
+      work = await scratchDir(join(tmpdir(), "pisess-sql-"));
       const t = await writeTables(opts.targets ?? [], work, "csv", opts.env, opts.cwd, opts.onProgress);
       data.failures = t.failures;
       data.damage = t.damage;
@@ -178,6 +179,6 @@ export async function sqlReport(opts: SqlOptions): Promise<Report<SqlData>> {
     return { data, diagnostics: [], exitCode: data.failures.length > 0 ? 2 : 0 };
   } finally {
     duck.close();
-    if (work !== undefined) await rm(work, { recursive: true, force: true });
+    if (work !== undefined) await dropScratch(work);
   }
 }
