@@ -135,50 +135,96 @@ export interface SqlOptions {
   onProgress?: (done: number, total: number) => void;
 }
 
-export interface SqlData {
+/** What is known of a query's result before its rows: its columns, and the notes of the sessions read. */
+export interface SqlHead {
   columns: string[];
+  /** DuckDB's type of each column (BIGINT, VARCHAR, …). */
   types: string[];
-  rows: SqlValue[][];
   failures: FleetFailure[];
   damage: DamageNote[];
   missingRoot?: string;
 }
 
+export interface SqlData extends SqlHead {
+  rows: SqlValue[][];
+}
+
+/** The rows of a result, a DuckDB chunk (up to 2,048 rows) at a time, as they are made. */
+export type SqlRows = AsyncIterable<SqlValue[][]>;
+
 const INTEGER = /^(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|UTINYINT|USMALLINT|UINTEGER|UBIGINT|UHUGEINT)$/;
 
-/** `pisess sql`: a query over the tables (as views), with embedded DuckDB. */
-export async function sqlReport(opts: SqlOptions): Promise<Report<SqlData>> {
+function queryError(err: unknown): ReportError {
+  return new ReportError(`query: ${(err instanceof Error ? err.message : String(err)).split("\n")[0]}`);
+}
+
+/** A streaming result's rows as JSON values, integers that fit a double as numbers (DuckDB's JSON gives text). */
+async function* resultRows(result: Awaited<ReturnType<Connection["stream"]>>, ints: readonly boolean[]): SqlRows {
+  const chunks = result.yieldRowsJson();
+  for (;;) {
+    let next: IteratorResult<unknown[][]>;
+    try {
+      next = await chunks.next();
+    } catch (err) {
+      // A value that fails part way through the result (a cast, say) fails when its chunk is made.
+      throw queryError(err);
+    }
+    if (next.done) return;
+    yield (next.value as SqlValue[][]).map((row) =>
+      row.map((v, i) => (ints[i] && typeof v === "string" && Number.isSafeInteger(Number(v)) ? Number(v) : v)),
+    );
+  }
+}
+
+/**
+ * `pisess sql`: a query over the tables (as views), with embedded DuckDB. The result streams: `consume` gets its
+ * columns and its rows chunk by chunk as DuckDB makes them (a result larger than memory is never held), and DuckDB
+ * and the staged tables stay until it returns.
+ */
+export async function sqlStream(opts: SqlOptions, consume: (head: SqlHead, rows: SqlRows) => Promise<void>): Promise<Report<SqlHead>> {
   if (opts.tables !== undefined && (opts.targets ?? []).length > 0)
     throw new ReportError("--tables reads written tables: give no session paths with it");
   const duck = await openDuck();
   let work: string | undefined;
-  const data: SqlData = { columns: [], types: [], rows: [], failures: [], damage: [] };
+  const head: SqlHead = { columns: [], types: [], failures: [], damage: [] };
   try {
     if (opts.tables !== undefined) await createViews(duck, opts.tables);
     else {
       work = await scratchDir(join(tmpdir(), "pisess-sql-"));
       const t = await writeTables(opts.targets ?? [], work, "csv", opts.env, opts.cwd, opts.onProgress);
-      data.failures = t.failures;
-      data.damage = t.damage;
-      if (t.missingRoot !== undefined) data.missingRoot = t.missingRoot;
+      head.failures = t.failures;
+      head.damage = t.damage;
+      if (t.missingRoot !== undefined) head.missingRoot = t.missingRoot;
       for (const name of TABLE_NAMES)
         await duck.conn.run(`CREATE VIEW ${name} AS ${selectCsv(name, join(work, `${name}.csv`), t.longest[name])}`);
     }
-    let reader: Awaited<ReturnType<Connection["runAndReadAll"]>>;
+    let result: Awaited<ReturnType<Connection["stream"]>>;
     try {
-      reader = await duck.conn.runAndReadAll(opts.query);
+      result = await duck.conn.stream(opts.query);
     } catch (err) {
-      throw new ReportError(`query: ${(err instanceof Error ? err.message : String(err)).split("\n")[0]}`);
+      throw queryError(err);
     }
-    data.columns = reader.columnNames();
-    data.types = reader.columnTypes().map(String);
-    const ints = data.types.map((t) => INTEGER.test(t));
-    data.rows = (reader.getRowsJson() as SqlValue[][]).map((row) =>
-      row.map((v, i) => (ints[i] && typeof v === "string" && Number.isSafeInteger(Number(v)) ? Number(v) : v)),
+    head.columns = result.columnNames();
+    head.types = result.columnTypes().map(String);
+    await consume(
+      head,
+      resultRows(
+        result,
+        head.types.map((t) => INTEGER.test(t)),
+      ),
     );
-    return { data, diagnostics: [], exitCode: data.failures.length > 0 ? 2 : 0 };
+    return { data: head, diagnostics: [], exitCode: head.failures.length > 0 ? 2 : 0 };
   } finally {
     duck.close();
     if (work !== undefined) await dropScratch(work);
   }
+}
+
+/** `pisess sql` with the whole result in memory (sqlStream streams it). */
+export async function sqlReport(opts: SqlOptions): Promise<Report<SqlData>> {
+  const rows: SqlValue[][] = [];
+  const r = await sqlStream(opts, async (_head, chunks) => {
+    for await (const chunk of chunks) for (const row of chunk) rows.push(row);
+  });
+  return { ...r, data: { ...r.data, rows } };
 }
