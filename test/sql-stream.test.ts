@@ -70,7 +70,7 @@ describe("sql streams its result (32.14)", () => {
     }
   });
 
-  it("--json with no columns at all", async () => {
+  it("--json of a result with columns and no rows", async () => {
     const r = await runCli(["sql", "SELECT * FROM range(3) WHERE false", SESSION, "--json"], { env });
     expect(r.stdout).toBe(`${JSON.stringify({ columns: ["range"], rows: [] }, null, 2)}\n`);
   });
