@@ -148,7 +148,7 @@ export async function tablesReport(opts: TablesOptions): Promise<Report<TablesDa
   const format = opts.format ?? "parquet";
   if (!TABLE_FORMATS.includes(format)) throw new ReportError(`--format: one of ${TABLE_FORMATS.join(", ")}`);
   // DuckDB is checked before anything is written.
-  const duck = format === "parquet" ? await (await import("./sql.js")).openDuck() : undefined;
+  const duck = format === "parquet" ? await (await import("./duck.js")).openDuck() : undefined;
   let stage: string | undefined;
   /** The CSV that DuckDB turns into Parquet. */
   let csvDir: string | undefined;
@@ -164,7 +164,7 @@ export async function tablesReport(opts: TablesOptions): Promise<Report<TablesDa
       // on 10,000 sessions) for little gain. Two copies at a time instead, on two connections, the largest tables
       // first, so that neither core waits while the other writes the last table.
       await duck.conn.run("SET threads = 1");
-      const { copyToParquet } = await import("./sql.js");
+      const { copyToParquet } = await import("./duck.js");
       const csv = (name: TableName): string => join(work, `${name}.csv`);
       const sizes = new Map(await Promise.all(TABLE_NAMES.map(async (n) => [n, (await stat(csv(n))).size] as const)));
       const queue = [...TABLE_NAMES].sort((a, b) => (sizes.get(b) ?? 0) - (sizes.get(a) ?? 0));
