@@ -70,6 +70,15 @@ describe("sql streams its result (32.14)", () => {
     }
   });
 
+  it("--json with repeated and integer-like column names, nested values and NaN (which DuckDB gives as text): as JSON.stringify lays them out", async () => {
+    const query = `SELECT 1 AS b, 2 AS "2", 3 AS b, 4 AS "1", {'k': [1, 2], 'e': []::INTEGER[]} AS s, 'nan'::DOUBLE AS f, [] AS l FROM range(3)`;
+    const row = { b: 3, 2: 2, 1: 4, s: { k: [1, 2], e: [] }, f: "NaN", l: [] };
+    const r = await runCli(["sql", query, SESSION, "--json"], { env });
+    expect(r.code).toBe(0);
+    const want = `${JSON.stringify({ columns: ["b", "2", "b", "1", "s", "f", "l"], rows: [row, row, row] }, null, 2)}\n`;
+    expect(r.stdout).toBe(want);
+  });
+
   it("--json of a result with columns and no rows", async () => {
     const r = await runCli(["sql", "SELECT * FROM range(3) WHERE false", SESSION, "--json"], { env });
     expect(r.stdout).toBe(`${JSON.stringify({ columns: ["range"], rows: [] }, null, 2)}\n`);

@@ -63,22 +63,49 @@ export function sqlTextWriter(columns: readonly string[], types: readonly string
 }
 
 /**
+ * How each row object is laid out: its keys in the order JSON.stringify takes them from rowObject (integer-like
+ * names first, a repeated name where it first appears, with its last value), each with its value's column.
+ */
+function objectLayout(columns: readonly string[]): { key: string; at: number }[] {
+  const index = new Map<string, number>();
+  columns.forEach((c, i) => {
+    index.set(c, i);
+  });
+  return Object.keys(rowObject(columns, [])).map((key) => ({ key, at: index.get(key) as number }));
+}
+
+/**
  * `{"columns":[…],"rows":[{…}]}`, byte for byte as JSON.stringify(…, null, 2) writes it, a row at a time: each row
- * object is indented by two more levels (JSON text holds no raw line break but those of its layout).
+ * object is written at its depth, and a nested value indented by its own (JSON text holds no raw line break but
+ * those of its layout).
  */
 export function sqlJsonWriter(columns: readonly string[]): SqlWriter {
   let first = true;
   const cols = JSON.stringify({ columns }, null, 2);
+  const layout = objectLayout(columns);
+  const prefixes = layout.map((k, j) => `${j === 0 ? "" : ","}\n      ${JSON.stringify(k.key)}: `);
+  const value = (v: SqlValue | undefined): string =>
+    v === null || v === undefined
+      ? "null"
+      : typeof v === "object"
+        ? JSON.stringify(v, null, 2).replace(/\n/g, "\n      ")
+        : JSON.stringify(v);
   return {
     // Without its closing "\n}": the rows follow.
     start: () => `${cols.slice(0, -2)},\n  "rows": [`,
     rows(rows) {
-      let out = "";
+      const out: string[] = [];
       for (const r of rows) {
-        out += `${first ? "" : ","}\n    ${JSON.stringify(rowObject(columns, r), null, 2).replace(/\n/g, "\n    ")}`;
+        out.push(first ? "\n    {" : ",\n    {");
         first = false;
+        if (layout.length === 0) {
+          out.push("}");
+          continue;
+        }
+        for (let j = 0; j < layout.length; j++) out.push(prefixes[j] as string, value(r[(layout[j] as { at: number }).at]));
+        out.push("\n    }");
       }
-      return out;
+      return out.join("");
     },
     end: () => (first ? "]\n}\n" : "\n  ]\n}\n"),
   };
