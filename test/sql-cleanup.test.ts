@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -125,6 +125,9 @@ describe("tables --out (32.4)", () => {
     const r = spawnCli(["tables", small(), "--out", join(parent, "t"), "--format", "parquet"], { env: { ...env, TMPDIR: tmp } });
     expect([r.code, r.stderr]).toEqual([0, ""]);
     expect(readdirSync(parent)).toEqual(["t"]);
+    // The mode of any new folder (the umask's), not a temporary folder's 0700.
+    mkdirSync(join(parent, "plain"));
+    expect(statSync(join(parent, "t")).mode).toBe(statSync(join(parent, "plain")).mode);
     expect(readdirSync(join(parent, "t")).sort()).toEqual([
       "entries.parquet",
       "messages.parquet",

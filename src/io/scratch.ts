@@ -1,5 +1,6 @@
 import { rmSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
+import { randomBytes } from "node:crypto";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
 
 /**
  * Folders of temporary copies of session data (the CSV that `sql` and `tables` stage, a `tables --out` being
@@ -39,12 +40,32 @@ function release(): void {
   for (const s of SIGNALS) process.off(s, onSignal);
 }
 
-/** A new folder `prefix` + random characters, removed however the run ends (or by dropScratch). */
-export async function scratchDir(prefix: string): Promise<string> {
+/**
+ * A new folder named `prefix` and random characters. mkdtemp's (mode 0700), or, for a folder that becomes an output
+ * (`output`), one with the mode any new folder gets (the umask's).
+ */
+async function newDir(prefix: string, output: boolean): Promise<string> {
+  if (!output) return mkdtemp(prefix);
+  for (;;) {
+    const dir = `${prefix}${randomBytes(6).toString("hex")}`;
+    try {
+      await mkdir(dir);
+      return dir;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+    }
+  }
+}
+
+/**
+ * A new folder `prefix` + random characters, removed however the run ends (or by dropScratch) unless it is kept
+ * (forgetScratch). `output`: it is to become an output, with the mode a new folder gets, not mkdtemp's 0700.
+ */
+export async function scratchDir(prefix: string, output = false): Promise<string> {
   hold();
   making++;
   try {
-    const dir = await mkdtemp(prefix);
+    const dir = await newDir(prefix, output);
     live.add(dir);
     return dir;
   } finally {

@@ -62,7 +62,7 @@ async function checkOut(out: string): Promise<void> {
 async function stageOut(out: string): Promise<string> {
   const parent = dirname(resolve(out));
   await mkdir(parent, { recursive: true });
-  return scratchDir(join(parent, `.${basename(resolve(out))}.pisess-`));
+  return scratchDir(join(parent, `.${basename(resolve(out))}.pisess-`), true);
 }
 
 /** The staged folder becomes --out (replacing it only while it is an empty directory: rename's own rule). */
