@@ -1,9 +1,9 @@
 import { runIo } from "./run-state.js";
 import type { Argv, CommandModule } from "yargs";
 import { fleetProgress } from "../render/usage-progress.js";
-import { sqlCsv, sqlJson, sqlNdjson, sqlText } from "../render/sql.js";
+import { type SqlWriter, sqlCsvWriter, sqlJsonWriter, sqlNdjsonWriter, sqlTextWriter } from "../render/sql.js";
 import { fleetNoteLines } from "../render/usage.js";
-import { sqlReport } from "../reports/sql.js";
+import { type SqlHead, sqlStream } from "../reports/sql.js";
 import { ALLOW_UNREADABLE, requestExit, styleFor, writeOut, type GlobalArgs } from "./common.js";
 import { allProjectsAlone, allProjectsArg } from "./common.js";
 
@@ -41,26 +41,42 @@ export const sqlCommand: CommandModule<object, SqlArgs> = {
       .example('$0 sql --tables /tmp/pi-tables "SELECT count(*) FROM sessions"', "over tables written before") as unknown as Argv<SqlArgs>,
   handler: async (args) => {
     const progress = args.tables === undefined ? fleetProgress("pisess sql", runIo().stderr) : undefined;
-    let r: Awaited<ReturnType<typeof sqlReport>>;
+    let stopped = false;
+    const stop = (): void => {
+      if (!stopped) progress?.stop();
+      stopped = true;
+    };
+    const writer = (d: SqlHead): SqlWriter => {
+      if (args.json) return sqlJsonWriter(d.columns);
+      if (args.ndjson) return sqlNdjsonWriter(d.columns);
+      if (args.csv) return sqlCsvWriter(d.columns);
+      return sqlTextWriter(d.columns, d.types, styleFor(args));
+    };
+    let r: Awaited<ReturnType<typeof sqlStream>>;
     try {
-      r = await sqlReport({
-        allowUnreadable: args.allowUnreadable === true,
-        query: args.query,
-        ...(args.targets !== undefined ? { targets: args.targets } : {}),
-        ...(args.tables !== undefined ? { tables: args.tables } : {}),
-        env: runIo().env,
-        cwd: runIo().cwd(),
-        ...(progress ? { onProgress: progress.update } : {}),
-      });
+      r = await sqlStream(
+        {
+          allowUnreadable: args.allowUnreadable === true,
+          query: args.query,
+          ...(args.targets !== undefined ? { targets: args.targets } : {}),
+          ...(args.tables !== undefined ? { tables: args.tables } : {}),
+          env: runIo().env,
+          cwd: runIo().cwd(),
+          ...(progress ? { onProgress: progress.update } : {}),
+        },
+        // The rows are written as DuckDB makes them (one chunk at a time), not gathered first.
+        async (d, rows) => {
+          stop();
+          for (const line of fleetNoteLines(d)) runIo().stderr.write(line);
+          const w = writer(d);
+          await writeOut([w.start()]);
+          for await (const chunk of rows) await writeOut([w.rows(chunk)]);
+          await writeOut([w.end()]);
+        },
+      );
     } finally {
-      progress?.stop();
+      stop();
     }
-    const d = r.data;
-    for (const line of fleetNoteLines(d)) runIo().stderr.write(line);
-    if (args.json) await writeOut([sqlJson(d.columns, d.rows)]);
-    else if (args.ndjson) await writeOut([sqlNdjson(d.columns, d.rows)]);
-    else if (args.csv) await writeOut([sqlCsv(d.columns, d.rows)]);
-    else await writeOut([sqlText(d.columns, d.types, d.rows, styleFor(args))]);
     requestExit(r.exitCode);
   },
 };

@@ -133,6 +133,39 @@ export function alignedLayout(head: readonly string[], aligns: readonly Align[] 
   return out.join("\n");
 }
 
+/** Each column's width in alignedLayout's measure over `rows` (the headings among them). */
+export function columnWidths(rows: readonly (readonly string[])[]): number[] {
+  const strlen = measure();
+  const widths: number[] = [];
+  for (const r of rows)
+    for (let i = 0; i < r.length; i++) {
+      const w = strlen(r[i] as string);
+      if (w > (widths[i] ?? 0)) widths[i] = w;
+    }
+  return widths;
+}
+
+/**
+ * alignedLayout's lines (trailing spaces cut, as tableText cuts them) with the column widths given: a cell wider
+ * than its column pushes the rest of its line right.
+ */
+export function alignedLines(
+  aligns: readonly Align[] | undefined,
+  rows: readonly (readonly string[])[],
+  widths: readonly number[],
+): string[] {
+  const strlen = measure();
+  return rows.map((r) => {
+    let line = "";
+    for (let i = 0; i < r.length; i++) {
+      const c = r[i] as string;
+      const gap = " ".repeat(Math.max(0, (widths[i] ?? 0) - strlen(c)));
+      line += aligns?.[i] === "right" ? `${gap}${c}  ` : `${c}${gap}  `;
+    }
+    return line.replace(/\s+$/, "");
+  });
+}
+
 /** A boxed table as cli-table3 draws it by default (compact, one space of padding, cells aligned left). */
 export function boxedTableCli3(head: string[], rows: readonly string[][]): string {
   const Cli3 = load("cli-table3") as typeof Table;

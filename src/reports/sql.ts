@@ -1,108 +1,18 @@
-import { mkdtemp, readdir, rm } from "node:fs/promises";
-import { createRequire } from "node:module";
+import { readdir } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { PiEnv } from "../io/discover.js";
+import { dropScratch, scratchDir } from "../io/scratch.js";
 import type { DamageNote, FleetFailure } from "../ops/fleet-files.js";
-import { type ColumnType, type SqlValue, TABLE_NAMES, TABLES, type TableName } from "../ops/fleet-tables.js";
+import { type SqlValue, TABLE_NAMES, TABLES, type TableName } from "../ops/fleet-tables.js";
+import { type Connection, type Duck, DUCK_TYPE, openDuck, quote, selectCsv } from "./duck.js";
 import { ReportError, type Report } from "./report.js";
 import { writeTables } from "./tables.js";
-
-/**
- * DuckDB (@duckdb/node-api, an optional dependency) is loaded here only, on demand: `pisess sql` and
- * `pisess tables --format parquet` need it; nothing else does.
- */
-
-type DuckApi = typeof import("@duckdb/node-api");
-type Connection = Awaited<ReturnType<Awaited<ReturnType<DuckApi["DuckDBInstance"]["create"]>>["connect"]>>;
-
-export interface Duck {
-  conn: Connection;
-  /** Another connection to the same database (closed with it), for a second statement at the same time. */
-  connect(): Promise<Connection>;
-  close(): void;
-}
-
-export async function openDuck(): Promise<Duck> {
-  let api: DuckApi;
-  try {
-    // Required, not imported: the package is CommonJS, which the ES module loader reads more slowly (about 0.1 s of
-    // every parquet or sql run, scanning each of its files for their exports).
-    api = createRequire(import.meta.url)("@duckdb/node-api") as DuckApi;
-  } catch {
-    throw new ReportError(
-      "this needs DuckDB, an optional dependency that is not installed: npm install @duckdb/node-api (or use tables --format ndjson)",
-    );
-  }
-  const instance = await api.DuckDBInstance.create(":memory:");
-  const conn = await instance.connect();
-  // Timestamps are shown in UTC whatever the machine's zone.
-  await conn.run("SET TimeZone = 'UTC'");
-  const more: Connection[] = [];
-  return {
-    conn,
-    async connect() {
-      const c = await instance.connect();
-      await c.run("SET TimeZone = 'UTC'");
-      more.push(c);
-      return c;
-    },
-    close() {
-      for (const c of more) c.closeSync();
-      conn.closeSync();
-      instance.closeSync();
-    },
-  };
-}
-
-const DUCK_TYPE: Record<ColumnType, string> = {
-  string: "VARCHAR",
-  integer: "BIGINT",
-  number: "DOUBLE",
-  boolean: "BOOLEAN",
-  timestamp: "TIMESTAMPTZ",
-  json: "VARCHAR",
-};
-
-function quote(s: string): string {
-  return `'${s.replace(/'/g, "''")}'`;
-}
 
 /** read_json with the table's declared columns and types, so an empty table still has them. */
 function readNdjsonExpr(table: TableName, path: string): string {
   const cols = TABLES[table].columns.map((c) => `${quote(c.name)}: ${quote(DUCK_TYPE[c.type])}`).join(", ");
   return `read_json(${quote(path)}, format = 'newline_delimited', columns = {${cols}})`;
-}
-
-/**
- * DuckDB's CSV reader buffer, and so its longest line (it must hold a whole row): at least this (the default longest
- * line), more, with room to spare, for a longer row (a tool call's arguments can run to megabytes; with the default,
- * such a row failed the whole command). Its default buffer (32 MB) cost a third more CPU on the bench fleet, for
- * memory to touch and nothing gained.
- */
-const CSV_BUFFER = 2 * 1024 * 1024;
-
-/**
- * The table's columns from the CSV intermediate (tables-text.ts): declared types, nothing sniffed; timestamps come
- * as milliseconds since the epoch. `longest`: bytes of its longest row (WrittenTables.longest).
- */
-function selectCsv(table: TableName, path: string, longest: number): string {
-  const cols = TABLES[table].columns;
-  const types = cols.map((c) => `${quote(c.name)}: ${quote(c.type === "timestamp" ? "BIGINT" : DUCK_TYPE[c.type])}`).join(", ");
-  const select = cols.map((c) => (c.type === "timestamp" ? `make_timestamptz(${c.name} * 1000) AS ${c.name}` : c.name)).join(", ");
-  const buffer = Math.max(CSV_BUFFER, longest + 1024);
-  return `SELECT ${select} FROM read_csv(${quote(path)}, header = false, auto_detect = false, delim = ',', quote = '"', escape = '"', allow_quoted_nulls = false, buffer_size = ${buffer}, max_line_size = ${buffer}, columns = {${types}})`;
-}
-
-export async function copyToParquet(conn: Connection, table: TableName, csv: string, parquet: string, longest: number): Promise<void> {
-  try {
-    await conn.run(`COPY (${selectCsv(table, csv, longest)}) TO ${quote(parquet)} (FORMAT parquet)`);
-  } catch (err) {
-    // DuckDB's message goes on for many lines (the CSV reader's settings); one line says which value failed.
-    const lines = (err instanceof Error ? err.message : String(err)).split("\n");
-    const why = lines.find((l) => l.startsWith("Error when converting")) ?? lines[0];
-    throw new ReportError(`${table}.parquet: ${why}`);
-  }
 }
 
 /** Views named as the tables over files written by `pisess tables` (parquet or ndjson, whichever is there). */
@@ -134,50 +44,96 @@ export interface SqlOptions {
   onProgress?: (done: number, total: number) => void;
 }
 
-export interface SqlData {
+/** What is known of a query's result before its rows: its columns, and the notes of the sessions read. */
+export interface SqlHead {
   columns: string[];
+  /** DuckDB's type of each column (BIGINT, VARCHAR, …). */
   types: string[];
-  rows: SqlValue[][];
   failures: FleetFailure[];
   damage: DamageNote[];
   missingRoot?: string;
 }
 
+export interface SqlData extends SqlHead {
+  rows: SqlValue[][];
+}
+
+/** The rows of a result, a DuckDB chunk (up to 2,048 rows) at a time, as they are made. */
+export type SqlRows = AsyncIterable<SqlValue[][]>;
+
 const INTEGER = /^(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|UTINYINT|USMALLINT|UINTEGER|UBIGINT|UHUGEINT)$/;
 
-/** `pisess sql`: a query over the tables (as views), with embedded DuckDB. */
-export async function sqlReport(opts: SqlOptions): Promise<Report<SqlData>> {
+function queryError(err: unknown): ReportError {
+  return new ReportError(`query: ${(err instanceof Error ? err.message : String(err)).split("\n")[0]}`);
+}
+
+/** A streaming result's rows as JSON values, integers that fit a double as numbers (DuckDB's JSON gives text). */
+async function* resultRows(result: Awaited<ReturnType<Connection["stream"]>>, ints: readonly boolean[]): SqlRows {
+  const chunks = result.yieldRowsJson();
+  for (;;) {
+    let next: IteratorResult<unknown[][]>;
+    try {
+      next = await chunks.next();
+    } catch (err) {
+      // A value that fails part way through the result (a cast, say) fails when its chunk is made.
+      throw queryError(err);
+    }
+    if (next.done) return;
+    yield (next.value as SqlValue[][]).map((row) =>
+      row.map((v, i) => (ints[i] && typeof v === "string" && Number.isSafeInteger(Number(v)) ? Number(v) : v)),
+    );
+  }
+}
+
+/**
+ * `pisess sql`: a query over the tables (as views), with embedded DuckDB. The result streams: `consume` gets its
+ * columns and its rows chunk by chunk as DuckDB makes them (a result larger than memory is never held), and DuckDB
+ * and the staged tables stay until it returns.
+ */
+export async function sqlStream(opts: SqlOptions, consume: (head: SqlHead, rows: SqlRows) => Promise<void>): Promise<Report<SqlHead>> {
   if (opts.tables !== undefined && (opts.targets ?? []).length > 0)
     throw new ReportError("--tables reads written tables: give no session paths with it");
   const duck = await openDuck();
   let work: string | undefined;
-  const data: SqlData = { columns: [], types: [], rows: [], failures: [], damage: [] };
+  const head: SqlHead = { columns: [], types: [], failures: [], damage: [] };
   try {
     if (opts.tables !== undefined) await createViews(duck, opts.tables);
     else {
-      work = await mkdtemp(join(tmpdir(), "pisess-sql-"));
+      work = await scratchDir(join(tmpdir(), "pisess-sql-"));
       const t = await writeTables(opts.targets ?? [], work, "csv", opts.env, opts.cwd, opts.onProgress);
-      data.failures = t.failures;
-      data.damage = t.damage;
-      if (t.missingRoot !== undefined) data.missingRoot = t.missingRoot;
+      head.failures = t.failures;
+      head.damage = t.damage;
+      if (t.missingRoot !== undefined) head.missingRoot = t.missingRoot;
       for (const name of TABLE_NAMES)
         await duck.conn.run(`CREATE VIEW ${name} AS ${selectCsv(name, join(work, `${name}.csv`), t.longest[name])}`);
     }
-    let reader: Awaited<ReturnType<Connection["runAndReadAll"]>>;
+    let result: Awaited<ReturnType<Connection["stream"]>>;
     try {
-      reader = await duck.conn.runAndReadAll(opts.query);
+      result = await duck.conn.stream(opts.query);
     } catch (err) {
-      throw new ReportError(`query: ${(err instanceof Error ? err.message : String(err)).split("\n")[0]}`);
+      throw queryError(err);
     }
-    data.columns = reader.columnNames();
-    data.types = reader.columnTypes().map(String);
-    const ints = data.types.map((t) => INTEGER.test(t));
-    data.rows = (reader.getRowsJson() as SqlValue[][]).map((row) =>
-      row.map((v, i) => (ints[i] && typeof v === "string" && Number.isSafeInteger(Number(v)) ? Number(v) : v)),
+    head.columns = result.columnNames();
+    head.types = result.columnTypes().map(String);
+    await consume(
+      head,
+      resultRows(
+        result,
+        head.types.map((t) => INTEGER.test(t)),
+      ),
     );
-    return { data, diagnostics: [], exitCode: data.failures.length > 0 && opts.allowUnreadable !== true ? 2 : 0 };
+    return { data: head, diagnostics: [], exitCode: head.failures.length > 0 && opts.allowUnreadable !== true ? 2 : 0 };
   } finally {
     duck.close();
-    if (work !== undefined) await rm(work, { recursive: true, force: true });
+    if (work !== undefined) await dropScratch(work);
   }
+}
+
+/** `pisess sql` with the whole result in memory (sqlStream streams it). */
+export async function sqlReport(opts: SqlOptions): Promise<Report<SqlData>> {
+  const rows: SqlValue[][] = [];
+  const r = await sqlStream(opts, async (_head, chunks) => {
+    for await (const chunk of chunks) for (const row of chunk) rows.push(row);
+  });
+  return { ...r, data: { ...r.data, rows } };
 }

@@ -1,5 +1,5 @@
 import type { Row } from "../ops/fleet-rows.js";
-import { TABLES, type TableName } from "../ops/fleet-tables.js";
+import { TABLE_NAMES, TABLES, type TableName } from "../ops/fleet-tables.js";
 
 /**
  * How rows travel as text: NDJSON (the `--format ndjson` output, objects as the JSON Schemas describe them) or CSV
@@ -13,9 +13,43 @@ const STAMPS = Object.fromEntries(
   Object.values(TABLES).map((t) => [t.name, t.columns.flatMap((c, i) => (c.type === "timestamp" ? [i] : []))]),
 ) as Record<TableName, number[]>;
 
-function ndjsonLine(row: Row, names: string[], stamps: number[]): string {
+/** Each table's columns of JSON text, by table name and by index in TABLE_NAMES. */
+const JSONS = Object.fromEntries(Object.values(TABLES).map((t) => [t.name, t.columns.map((c) => c.type === "json")])) as Record<
+  TableName,
+  boolean[]
+>;
+const JSONS_AT = TABLE_NAMES.map((t) => JSONS[t]);
+
+/** An escape in JSON text, with the low half after it when it is a high surrogate. */
+const SURROGATE_ESCAPE = /\\(?:u([dD][89a-fA-F][0-9a-fA-F]{2})(\\u[dD][c-fC-F][0-9a-fA-F]{2})?|[^u]|u[0-9a-fA-F]{4})/g;
+
+/**
+ * JSON text with each lone surrogate escape (`\ud800` without its other half) as `\ufffd`: the text is valid JSON
+ * either way, but DuckDB's JSON functions (and jq 1.6) refuse such an escape. Escapes are read in order, so an escaped
+ * backslash before `ud800` is not taken for one.
+ */
+export function wellFormedJson(text: string): string {
+  if (!text.includes("\\u")) return text;
+  return text.replace(SURROGATE_ESCAPE, (m, unit: string | undefined, low: string | undefined) => {
+    if (unit === undefined) return m;
+    const high = /^[dD][89abAB]/.test(unit);
+    if (high && low !== undefined) return m;
+    return low !== undefined ? "\\ufffd\\ufffd" : "\\ufffd";
+  });
+}
+
+/** String.prototype.isWellFormed (Node 20+), typed locally: the project's lib setting predates it. */
+const isWellFormed = (s: string): boolean => (s as unknown as { isWellFormed(): boolean }).isWellFormed();
+
+function ndjsonLine(row: Row, names: string[], stamps: number[], jsons: boolean[]): string {
   const o: Record<string, unknown> = {};
-  for (let i = 0; i < names.length; i++) o[names[i] as string] = row[i];
+  for (let i = 0; i < names.length; i++) {
+    let v = row[i];
+    if (jsons[i] && typeof v === "string") v = wellFormedJson(v);
+    // A lone surrogate has no UTF-8 form: JSON.stringify would write it as a \ud800 escape, which DuckDB's reader
+    // (and jq 1.6) refuse; U+FFFD stands in for it, as in the CSV and Parquet text.
+    o[names[i] as string] = typeof v === "string" && !isWellFormed(v) ? Buffer.from(v, "utf8").toString("utf8") : v;
+  }
   for (const i of stamps) {
     const v = row[i];
     if (typeof v === "number") o[names[i] as string] = new Date(v).toISOString();
@@ -32,7 +66,7 @@ function csvString(v: string): string {
 
 /** One row of `table` as an NDJSON line (without its line break). */
 export function ndjsonRow(table: TableName, row: Row): string {
-  return ndjsonLine(row, NAMES[table], STAMPS[table]);
+  return ndjsonLine(row, NAMES[table], STAMPS[table], JSONS[table]);
 }
 
 /** Spare buffers per table (index in TABLE_NAMES), to fill again once their bytes are written out (giveBack). */
@@ -180,14 +214,16 @@ export class TableBytes {
       this.firstBytes = Buffer.from(typeof file === "string" ? csvString(file) : file === null || file === undefined ? "" : String(file));
     }
     const first = this.firstBytes;
+    const jsons = JSONS_AT[this.table] as boolean[];
     const start = this.length;
     let b = this.room(first.length + row.length * (NUMBER_BYTES + 1) + 1);
     b.set(first, this.length);
     let at = this.length + first.length;
     for (let i = 1; i < row.length; i++) {
       b[at++] = COMMA;
-      const v = row[i];
+      let v = row[i];
       if (v === null || v === undefined) continue;
+      if (jsons[i] && typeof v === "string") v = wellFormedJson(v);
       if (typeof v === "number") at = numberAt(b, at, v);
       else if (v === true) {
         b[at] = 0x74; // t

@@ -1,7 +1,8 @@
-import { mkdir, mkdtemp, open, readdir, rm, stat } from "node:fs/promises";
+import { lstat, mkdir, open, readdir, rename, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import type { PiEnv } from "../io/discover.js";
+import { dropScratch, forgetScratch, scratchDir } from "../io/scratch.js";
 import { type DamageNote, type FleetFailure, fleetFiles } from "../ops/fleet-files.js";
 import { ParentCache } from "../ops/fleet-parents.js";
 import { TABLE_NAMES, type TableName } from "../ops/fleet-tables.js";
@@ -40,17 +41,41 @@ export interface TablesData {
   skipped: string[];
 }
 
-/** Refuses an --out that exists and is not an empty directory (nothing is ever overwritten). */
-async function prepareOut(out: string): Promise<void> {
-  let isDir = false;
+/**
+ * Refuses an --out that is a symbolic link, exists and is not a directory, or is a directory with anything in it:
+ * nothing is ever written into or through an existing path (an empty directory is replaced whole, by a rename).
+ */
+async function checkOut(out: string): Promise<void> {
+  let st: Awaited<ReturnType<typeof lstat>>;
   try {
-    isDir = (await stat(out)).isDirectory();
+    st = await lstat(out);
   } catch {
-    await mkdir(out, { recursive: true });
     return;
   }
-  if (!isDir) throw new ReportError(`--out ${out}: exists and is not a directory`);
+  if (st.isSymbolicLink()) throw new ReportError(`--out ${out}: is a symbolic link (give a new or empty directory)`);
+  if (!st.isDirectory()) throw new ReportError(`--out ${out}: exists and is not a directory`);
   if ((await readdir(out)).length > 0) throw new ReportError(`--out ${out}: not empty (give a new or empty directory)`);
+}
+
+/**
+ * A new folder beside --out for the tables to be written into, renamed onto --out once they all are (outPlace): an
+ * interrupted or failed run leaves no half-written --out, and the folder is removed however the run ends.
+ */
+async function stageOut(out: string): Promise<string> {
+  const parent = dirname(resolve(out));
+  await mkdir(parent, { recursive: true });
+  return scratchDir(join(parent, `.${basename(resolve(out))}.pisess-`), true);
+}
+
+/** The staged folder becomes --out (replacing it only while it is an empty directory: rename's own rule). */
+async function outPlace(stage: string, out: string): Promise<void> {
+  await checkOut(out);
+  try {
+    await rename(stage, out);
+  } catch (err) {
+    throw new ReportError(`--out ${out}: could not be put in place (${err instanceof Error ? err.message : String(err)})`);
+  }
+  forgetScratch(stage);
 }
 
 export interface WrittenTables {
@@ -125,10 +150,15 @@ export async function tablesReport(opts: TablesOptions): Promise<Report<TablesDa
   const format = opts.format ?? "parquet";
   if (!TABLE_FORMATS.includes(format)) throw new ReportError(`--format: one of ${TABLE_FORMATS.join(", ")}`);
   // DuckDB is checked before anything is written.
-  const duck = format === "parquet" ? await (await import("./sql.js")).openDuck() : undefined;
-  await prepareOut(opts.out);
-  const work = format === "ndjson" ? opts.out : await mkdtemp(join(tmpdir(), "pisess-tables-"));
+  const duck = format === "parquet" ? await (await import("./duck.js")).openDuck() : undefined;
+  let stage: string | undefined;
+  /** The CSV that DuckDB turns into Parquet. */
+  let csvDir: string | undefined;
   try {
+    await checkOut(opts.out);
+    stage = await stageOut(opts.out);
+    if (format === "parquet") csvDir = await scratchDir(join(tmpdir(), "pisess-tables-"));
+    const work = csvDir ?? stage;
     const as = format === "ndjson" ? "ndjson" : "csv";
     const t = await writeTables(opts.targets ?? [], work, as, opts.env, opts.cwd, opts.onProgress, opts.threads);
     if (duck) {
@@ -136,7 +166,7 @@ export async function tablesReport(opts: TablesOptions): Promise<Report<TablesDa
       // on 10,000 sessions) for little gain. Two copies at a time instead, on two connections, the largest tables
       // first, so that neither core waits while the other writes the last table.
       await duck.conn.run("SET threads = 1");
-      const { copyToParquet } = await import("./sql.js");
+      const { copyToParquet } = await import("./duck.js");
       const csv = (name: TableName): string => join(work, `${name}.csv`);
       const sizes = new Map(await Promise.all(TABLE_NAMES.map(async (n) => [n, (await stat(csv(n))).size] as const)));
       const queue = [...TABLE_NAMES].sort((a, b) => (sizes.get(b) ?? 0) - (sizes.get(a) ?? 0));
@@ -145,11 +175,13 @@ export async function tablesReport(opts: TablesOptions): Promise<Report<TablesDa
       const ends = await Promise.allSettled(
         lanes.map(async (conn) => {
           for (let name = queue.shift(); name !== undefined; name = queue.shift())
-            await copyToParquet(conn, name, csv(name), join(opts.out, `${name}.parquet`), t.longest[name]);
+            await copyToParquet(conn, name, csv(name), join(stage as string, `${name}.parquet`), t.longest[name]);
         }),
       );
       for (const e of ends) if (e.status === "rejected") throw e.reason;
     }
+    await outPlace(stage, opts.out);
+    stage = undefined;
     const files = TABLE_NAMES.map((n) => join(opts.out, `${n}.${format}`));
     const data: TablesData = { out: opts.out, format, rows: t.rows, files, failures: t.failures, damage: t.damage, skipped: t.skipped };
     if (t.root !== undefined) data.root = t.root;
@@ -157,6 +189,7 @@ export async function tablesReport(opts: TablesOptions): Promise<Report<TablesDa
     return { data, diagnostics: [], exitCode: t.failures.length > 0 && opts.allowUnreadable !== true ? 2 : 0 };
   } finally {
     duck?.close();
-    if (work !== opts.out) await rm(work, { recursive: true, force: true });
+    if (csvDir !== undefined) await dropScratch(csvDir);
+    if (stage !== undefined) await dropScratch(stage);
   }
 }
