@@ -195,5 +195,5 @@ export function checkPaths(session: Session, tree: SessionTree, out: Diagnostic[
       if (!call.answered) unanswered.push(toolCallUnanswered(file, rec, call.id, call.name));
     }
   }
-  out.push(...unanswered);
+  for (const v of unanswered) out.push(v);
 }

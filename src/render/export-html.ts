@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { EntryRec, Header } from "../model/types.js";
-import { openArrayMember } from "./json.js";
+import { openArrayMember, toJson } from "./json.js";
 
 /**
  * What the HTML page embeds: the index (entry records), each entry's line once, and what is per leaf already
@@ -51,7 +51,7 @@ function* payloadJson(payload: HtmlPayloadSource): Generator<string> {
 
 /** JSON that is safe inside a <script> element: no "<" (so no "</script" or "<!--"), no U+2028/2029. */
 export function scriptJson(value: unknown): string {
-  return JSON.stringify(value)
+  return String(toJson(value))
     .replace(/</g, "\\u003c")
     .replace(/\u2028/g, "\\u2028")
     .replace(/\u2029/g, "\\u2029");

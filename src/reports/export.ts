@@ -6,19 +6,21 @@ import { checkSession } from "../check/validate.js";
 import { loadSession } from "../model/load.js";
 import { readEntry, type Session } from "../model/session.js";
 import type { Diagnostic, EntryRec } from "../model/types.js";
-import { buildContext } from "../ops/context.js";
+import { buildContext, type SessionContext } from "../ops/context.js";
 import {
   type EntryPatchKind,
   exportEntries,
   exportHeader,
   type ExportHeaderFacts,
   keepNothingPatch,
+  LeaveOutEffect,
   timestampPatch,
 } from "../ops/export-jsonl.js";
 import { pathTo } from "../ops/path.js";
 import { cycleProblem } from "../ops/tree.js";
 import type { ExportFacts } from "../render/export-facts.js";
 import type { HtmlPayloadSource } from "../render/export-html.js";
+import { toJson } from "../render/json.js";
 import type { ChangedEntry, JsonlExport } from "../render/export-notes.js";
 import { infoReport } from "./info.js";
 export type { ChangedEntry, JsonlExport } from "../render/export-notes.js";
@@ -54,8 +56,12 @@ export function exportPath(session: Session, leafRef: string): { leaf: EntryRec;
 }
 
 function contextKey(session: Session, path: EntryRec[]): string {
-  const c = buildContext(session, path, (rec) => readEntry(session, rec));
-  return JSON.stringify([c.messages, c.thinkingLevel, c.model]);
+  return keyOf(buildContext(session, path, (rec) => readEntry(session, rec)));
+}
+
+/** What a context compares by: its messages and settings, as JSON text on any stack. */
+function keyOf(c: SessionContext): string {
+  return toJson([c.messages, c.thinkingLevel, c.model]) as string;
 }
 
 /** The field change that fixes finding `d` on `rec` without changing the context, where there is one. */
@@ -81,7 +87,6 @@ function fieldPatch(d: Diagnostic, rec: EntryRec): { kind: EntryPatchKind; field
 export async function exportJsonl(session: Session, leafRef: string, header: ExportHeaderFacts): Promise<Report<JsonlExport | null>> {
   const { leaf, path, diagnostics } = exportPath(session, leafRef);
   if (path === null) return { data: null, diagnostics, exitCode: 1 };
-  const want = contextKey(session, path);
   const leaveOut = new Set<EntryRec>();
   const patches = new Map<EntryRec, Record<string, unknown>>();
   // Entries whose finding stays: leaving them out would change the context and no field change fixes them (a tool
@@ -89,25 +94,42 @@ export async function exportJsonl(session: Session, leafRef: string, header: Exp
   const keep = new Set<EntryRec>();
   const leftOut: Diagnostic[] = [];
   const changed: ChangedEntry[] = [];
-  const headLine = JSON.stringify(exportHeader(session, header));
+  const headLine = toJson(exportHeader(session, header)) as string;
+  // Whether leaving an entry out changes the context: known without a rebuild for most entries (LeaveOutEffect),
+  // rebuilt and compared for the others; the effect takes in each context a rebuild accepts.
+  const read = (rec: EntryRec) => readEntry(session, rec);
+  const effect = new LeaveOutEffect(session, path, read);
+  const first = buildContext(session, path, read);
+  const want = keyOf(first);
+  effect.update(first, leaveOut);
+  const rebuild = (): boolean => {
+    const c = buildContext(
+      session,
+      path.filter((r) => !leaveOut.has(r)),
+      read,
+    );
+    if (keyOf(c) !== want) return false;
+    effect.update(c, leaveOut);
+    return true;
+  };
+  const unchanged = (rec: EntryRec): boolean => {
+    const changes = effect.changes(rec);
+    return changes === null ? rebuild() : !changes;
+  };
   for (;;) {
     const kept = path.filter((r) => !leaveOut.has(r));
-    const lines = [headLine, ...exportEntries(session, path, leaveOut, patches).map((o) => JSON.stringify(o))];
+    const lines = [headLine];
+    for (const o of exportEntries(session, path, leaveOut, patches)) lines.push(toJson(o) as string);
     const name = "export";
     const copy = await loadSession({ kind: "stream", name, stream: Readable.from([`${lines.join("\n")}\n`]) }, { name });
     const found = checkSession(copy, { fileExists: () => true }).filter((d) => d.severity !== "info");
     const entryOf = (d: Diagnostic) => (d.line !== null && d.line >= 2 ? kept[d.line - 2] : undefined);
     let progress = false;
-    const unchanged = (): boolean =>
-      contextKey(
-        session,
-        path.filter((r) => !leaveOut.has(r)),
-      ) === want;
     for (const d of found) {
       const rec = entryOf(d);
       if (rec === undefined || leaveOut.has(rec) || keep.has(rec)) continue;
       leaveOut.add(rec);
-      if (unchanged()) {
+      if (unchanged(rec)) {
         leftOut.push({ ...d, file: session.file, line: rec.line });
         progress = true;
         continue;
@@ -119,7 +141,7 @@ export async function exportJsonl(session: Session, leafRef: string, header: Exp
       // A target an earlier finding already left out stays out (its left-out line is reported).
       if (target !== undefined && !keep.has(target) && !leaveOut.has(target)) {
         leaveOut.add(target);
-        if (unchanged()) {
+        if (rebuild()) {
           leftOut.push({ ...d, file: session.file, line: rec.line }, { ...d, file: session.file, line: target.line });
           progress = true;
           continue;
@@ -158,17 +180,18 @@ export function* branchEntries(session: Session, path: readonly EntryRec[]): Gen
 /** An entry line with every image block's data emptied (--no-images); other lines stay exactly as found. */
 function dropImages(line: string): string {
   if (!line.includes('"image"')) return line;
-  const walk = (v: unknown): void => {
-    if (Array.isArray(v)) for (const x of v) walk(x);
-    else if (typeof v === "object" && v !== null) {
-      const o = v as Record<string, unknown>;
-      if (o.type === "image" && typeof o.data === "string") o.data = "";
-      for (const x of Object.values(o)) walk(x);
-    }
-  };
   const o = JSON.parse(line) as unknown;
-  walk(o);
-  return JSON.stringify(o);
+  // An explicit stack: content can nest deeper than a recursive walk's stack goes.
+  const stack: unknown[] = [o];
+  for (let v = stack.pop(); v !== undefined; v = stack.pop()) {
+    if (Array.isArray(v)) for (const x of v) stack.push(x);
+    else if (typeof v === "object" && v !== null) {
+      const e = v as Record<string, unknown>;
+      if (e.type === "image" && typeof e.data === "string") e.data = "";
+      for (const x of Object.values(e)) stack.push(x);
+    }
+  }
+  return toJson(o) as string;
 }
 
 /** Each entry's line, read when written (the session must stay open until the page is). */

@@ -1,0 +1,89 @@
+import { Readable } from "node:stream";
+import { describe, expect, it } from "vitest";
+import { loadSession } from "../src/model/load.js";
+import { readEntry, type Session } from "../src/model/session.js";
+import type { EntryRec } from "../src/model/types.js";
+import { buildContext } from "../src/ops/context.js";
+import { LeaveOutEffect } from "../src/ops/export-jsonl.js";
+import { pathTo } from "../src/ops/path.js";
+import { toJson } from "../src/render/json.js";
+import { exportJsonl } from "../src/reports/export.js";
+import { openSession } from "../src/reports/open.js";
+import { sessionFiles } from "./helpers.js";
+
+const T0 = Date.UTC(2025, 5, 1, 12);
+const id = (i: number) => (0x10000000 + i).toString(16);
+const HEADER = { id: "0196f000-0000-7000-8000-000000000002", timestamp: "2026-01-01T00:00:00.000Z", parentSession: "in.jsonl" };
+
+/** A chain of `n` entries, user and assistant in turn, each user entry's own timestamp unreadable: a warning a turn. */
+function warnedChain(n: number): string {
+  const lines = [JSON.stringify({ type: "session", version: 3, id: "s", timestamp: new Date(T0).toISOString(), cwd: "/" })];
+  for (let i = 0; i < n; i++) {
+    const ms = T0 + 1000 * (i + 1);
+    const message =
+      i % 2 === 0
+        ? { role: "user", content: `u${i}`, timestamp: ms }
+        : { role: "assistant", content: [{ type: "text", text: `a${i}` }], provider: "p", model: "m", stopReason: "stop", timestamp: ms };
+    const timestamp = i % 2 === 0 ? "bad" : new Date(ms).toISOString();
+    lines.push(JSON.stringify({ type: "message", id: id(i), parentId: i ? id(i - 1) : null, timestamp, message }));
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+const key = (s: Session, path: EntryRec[]) => {
+  const c = buildContext(s, path, (r) => readEntry(s, r));
+  return toJson([c.messages, c.thinkingLevel, c.model]);
+};
+
+describe("export --format jsonl: linear in the findings on the path (#32.12)", () => {
+  it("a chain of 8,000 entries with a warning on every turn is exported in seconds", async () => {
+    // Before: every finding rebuilt the whole context to compare it, 4,000 findings × 8,000 entries (over 120 s).
+    // In process on this machine now: about 1.5 s (idle); the bound leaves room for a loaded one.
+    const session = await loadSession(
+      { kind: "stream", name: "in.jsonl", stream: Readable.from([warnedChain(8000)]) },
+      { name: "in.jsonl" },
+    );
+    const t = performance.now();
+    const r = await exportJsonl(session, "leaf", HEADER);
+    const ms = performance.now() - t;
+    expect(r.data?.remaining.filter((d) => d.code === "invalid-timestamp").length).toBe(4000);
+    expect(r.data?.sameContext).toBe(true);
+    expect(r.data?.lines.length).toBe(8001);
+    expect(ms).toBeLessThan(20_000);
+  }, 60_000);
+
+  it("where LeaveOutEffect answers, it gives the answer a rebuilt context gives (every fixture, every entry on the active path)", async () => {
+    let answered = 0;
+    for (const file of sessionFiles()) {
+      let session: Session;
+      try {
+        session = await openSession(file);
+      } catch {
+        continue; // unreadable on purpose
+      }
+      const leaf = session.defaultLeaf;
+      const r = leaf ? pathTo(session, leaf) : null;
+      if (!r?.ok || r.path.length > 300) {
+        session.store.close();
+        continue;
+      }
+      const path = r.path;
+      const read = (rec: EntryRec) => readEntry(session, rec);
+      const effect = new LeaveOutEffect(session, path, read);
+      effect.update(buildContext(session, path, read), new Set());
+      const want = key(session, path);
+      for (const rec of path) {
+        const fast = effect.changes(rec);
+        if (fast === null) continue;
+        answered++;
+        const slow = key(
+          session,
+          path.filter((e) => e !== rec),
+        );
+        expect(fast, `${file}:${rec.line}`).toBe(slow !== want);
+      }
+      session.store.close();
+    }
+    expect(answered).toBeGreaterThan(200);
+  }, 120_000);
+});
