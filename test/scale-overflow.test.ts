@@ -2,14 +2,40 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { checkSession } from "../src/check/validate.js";
-import { loadSession } from "../src/model/load.js";
-import { validateFindingLines } from "../src/render/validate-text.js";
-import { makeStyle } from "../src/render/style.js";
-import { exportFacts } from "../src/reports/export.js";
-import { runCli } from "./helpers.js";
+import { Worker } from "node:worker_threads";
+import { ROOT, runCli } from "./helpers.js";
 
-const plain = makeStyle(false);
+const MODULES = {
+  load: "model/load",
+  session: "model/session",
+  validate: "check/validate",
+  text: "render/validate-text",
+  style: "render/style",
+  path: "ops/path",
+  context: "ops/context",
+  ctext: "render/context-text",
+  exp: "reports/export",
+};
+
+/** Runs `body` (an async function body over `m`, the built modules) in a worker with a 1 MB stack; its return value. */
+function onSmallStack(body: string): Promise<unknown[]> {
+  const imports = Object.entries(MODULES)
+    .map(([k, v]) => `${k}: await import(${JSON.stringify(`file://${ROOT}/dist/${v}.js`)})`)
+    .join(", ");
+  const code = `const { parentPort } = await import("node:worker_threads");
+    const m = { ${imports} };
+    try { parentPort.postMessage({ ok: await (async () => { ${body} })() }); }
+    catch (e) { parentPort.postMessage({ error: String(e && e.message) }); }`;
+  return new Promise((resolve, reject) => {
+    const w = new Worker(new URL(`data:text/javascript,${encodeURIComponent(code)}`), { resourceLimits: { stackSizeMb: 1 } });
+    w.once("message", (r: { ok?: unknown[]; error?: string }) => {
+      void w.terminate();
+      if (r.error !== undefined) reject(new Error(r.error));
+      else resolve(r.ok as unknown[]);
+    });
+    w.once("error", reject);
+  });
+}
 
 // #32.5: inputs large in one direction that overflowed the stack ("Maximum call stack size exceeded", exit 2):
 // an array spread into a call's arguments (about 125,000 items overflow Node's default stack) and JSON.stringify
@@ -37,6 +63,8 @@ const assistantLine = (i: number, parent: string, content: string) =>
   `{"type":"message","id":"${id(i)}","parentId":"${parent}","timestamp":"${new Date(T0 + 1000 * (i + 1)).toISOString()}","message":{"role":"assistant","content":${content},"api":"a","provider":"p","model":"m","usage":${USAGE},"stopReason":"toolUse","timestamp":${T0 + 1000 * (i + 1)}}}`;
 
 describe("large inputs do not overflow the stack (#32.5)", () => {
+  // Test workers have a 4 MB stack, where 140,000 spread arguments still fit: these run the built modules (dist/) in
+  // a worker with a 1 MB stack, about what Node's main thread (the CLI) has.
   it("validate (text) on a file with 140,000 findings: the checks and the text", async () => {
     const n = 140_000;
     const lines = [HEADER];
@@ -45,32 +73,40 @@ describe("large inputs do not overflow the stack (#32.5)", () => {
       lines.push(
         `{"type":"message","id":"${id(i)}","parentId":${i ? `"${id(i - 1)}"` : "null"},"timestamp":"x","message":{"role":"user","content":"u","timestamp":1}}`,
       );
-    const session = await loadSession({ kind: "file", path: write("findings.jsonl", lines) });
-    const diagnostics = checkSession(session);
-    expect(diagnostics.filter((d) => d.code === "invalid-timestamp").length).toBe(n);
-    const text = [...validateFindingLines([{ file: "f.jsonl", diagnostics }], plain)];
-    expect(text.length).toBe(diagnostics.length);
-    expect(text[0]).toMatch(/^f\.jsonl:2 +warning +invalid-timestamp /);
+    const file = write("findings.jsonl", lines);
+    const r = await onSmallStack(`
+      const s = await m.load.loadSession({ kind: "file", path: ${JSON.stringify(file)} });
+      const d = m.validate.checkSession(s);
+      const text = [...m.text.validateFindingLines([{ file: "f.jsonl", diagnostics: d }], m.style.makeStyle(false))];
+      return [d.filter((x) => x.code === "invalid-timestamp").length, text.length === d.length, text[0]];`);
+    expect(r[0]).toBe(n);
+    expect(r[1]).toBe(true);
+    expect(r[2]).toMatch(/^f\.jsonl:2 +warning +invalid-timestamp /);
   }, 60_000);
 
   it("context on a user message of 140,000 lines", async () => {
     const n = 140_000;
     const text = Array.from({ length: n }, (_, i) => `line ${i}`).join("\n");
     const file = write("lines.jsonl", [HEADER, userLine(0, null, text)]);
-    const r = await runCli(["context", file, "--max-output", "0"]);
-    expect(r.stderr).toBe("");
-    expect(r.code).toBe(0);
-    expect(r.stdout).toContain(`line ${n - 1}\n`);
+    const r = await onSmallStack(`
+      const s = await m.load.loadSession({ kind: "file", path: ${JSON.stringify(file)} });
+      const path = m.path.pathTo(s, s.defaultLeaf).path;
+      const ctx = m.context.buildContext(s, path, (rec) => m.session.readEntry(s, rec));
+      const doc = m.context.describeContext(s, s.defaultLeaf, path, ctx, 0, { maxOutput: 0, maxArgs: 80, thinking: true });
+      return [[...m.ctext.contextText(doc, { style: m.style.makeStyle(false) })].join("").includes("line ${n - 1}\\n")];`);
+    expect(r[0]).toBe(true);
   }, 60_000);
 
   it("validate and export on an assistant message with 200,000 tool calls none answers", async () => {
     const n = 200_000;
     const calls = Array.from({ length: n }, (_, i) => `{"type":"toolCall","id":"c${i}","name":"t","arguments":{}}`).join(",");
     const file = write("calls.jsonl", [HEADER, userLine(0, null, "go"), assistantLine(1, id(0), `[${calls}]`)]);
-    const session = await loadSession({ kind: "file", path: file });
     // validate's checks, and the HTML export's problem counts (exportFacts runs the same checks).
-    expect(checkSession(session).filter((d) => d.code === "tool-call-unanswered").length).toBe(n);
-    await expect(exportFacts(session, null)).resolves.toBeDefined();
+    const r = await onSmallStack(`
+      const s = await m.load.loadSession({ kind: "file", path: ${JSON.stringify(file)} });
+      const facts = await m.exp.exportFacts(s, null);
+      return [m.validate.checkSession(s).filter((d) => d.code === "tool-call-unanswered").length, facts.info !== undefined];`);
+    expect(r).toEqual([n, true]);
   }, 60_000);
 
   describe("content nested 30,000 objects deep (JSON.stringify overflows from about 10,000)", () => {
