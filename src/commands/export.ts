@@ -4,7 +4,7 @@ import { resolve } from "node:path";
 import type { Argv, CommandModule } from "yargs";
 import type { Session } from "../model/session.js";
 import { diagnosticLine } from "../render/diagnostics.js";
-import { factRows } from "../render/export-facts.js";
+import { bodyLimitRows, factRows } from "../render/export-facts.js";
 import { exportHtml } from "../render/export-html.js";
 import { jsonlExportNotes } from "../render/export-notes.js";
 import { branchMarkdown } from "../render/export-markdown.js";
@@ -16,11 +16,13 @@ import {
   exportJsonl,
   exportPath,
   fileModified,
+  BODY_LIMIT_DEFAULT,
+  entriesOverLimit,
   htmlPayload,
   readBundle,
   writeChunksTo,
 } from "../reports/export.js";
-import { isStdin, openInput, requestExit, writeOut, type GlobalArgs } from "./common.js";
+import { isStdin, openInput, requestExit, wholeNumbers, writeOut, type GlobalArgs } from "./common.js";
 
 type Format = "html" | "markdown" | "jsonl";
 
@@ -33,6 +35,7 @@ interface ExportArgs extends GlobalArgs {
   output?: string;
   force?: boolean;
   images: boolean;
+  bodyLimit: number;
 }
 
 function pickFormat(args: ExportArgs): Format {
@@ -74,6 +77,13 @@ export const exportCommand: CommandModule<object, ExportArgs> = {
       })
       .option("force", { describe: "Overwrite OUT when it exists (never a .jsonl)", type: "boolean" })
       .option("images", { describe: "HTML: embed images as data: URIs (--no-images drops them)", type: "boolean", default: true })
+      .option("body-limit", {
+        describe: "HTML: cut strings longer than N KiB in the embedded entries, with a note (0: embed everything)",
+        type: "number",
+        default: BODY_LIMIT_DEFAULT / 1024,
+        requiresArg: true,
+      })
+      .check(wholeNumbers({ "body-limit": { min: 0, note: "KiB; 0: embed everything" } }))
       .conflicts("file", "session")
       .implies("all-projects", "session")
       .example("$0 export session.jsonl -o session.html", "the whole session as one page, to open in a browser")
@@ -105,7 +115,13 @@ export const exportCommand: CommandModule<object, ExportArgs> = {
           args.force === true,
         );
       } else {
-        await writeChunks(exportHtml(htmlPayload(session, leaf, facts, rows, args.images), bundle), args.output, args.force === true);
+        const limit = args.bodyLimit * 1024;
+        const page = [...rows, ...bodyLimitRows(entriesOverLimit(session, limit), limit)];
+        await writeChunks(
+          exportHtml(htmlPayload(session, leaf, facts, page, args.images, limit), bundle),
+          args.output,
+          args.force === true,
+        );
       }
       requestExit(0);
     } finally {

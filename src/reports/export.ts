@@ -194,9 +194,59 @@ function dropImages(line: string): string {
   return toJson(o) as string;
 }
 
+/** By default the HTML page cuts strings longer than this (characters) in the entries it embeds (--body-limit). */
+export const BODY_LIMIT_DEFAULT = 256 * 1024;
+
+/**
+ * How many entries the page may cut strings in: those whose line is longer than `limit` (bytes: a string of more
+ * characters than the limit needs a line of more bytes). Known before the lines are written, for the page's note.
+ */
+export function entriesOverLimit(session: Session, limit: number): number {
+  if (limit <= 0) return 0;
+  let n = 0;
+  for (const r of session.entries) if (r.length > limit) n++;
+  return n;
+}
+
+/** `s` cut to about `limit` characters (never inside a surrogate pair), saying how much was cut. */
+function cutString(s: string, limit: number): string {
+  const end = (s.charCodeAt(limit - 1) & 0xfc00) === 0xd800 ? limit - 1 : limit;
+  return `${s.slice(0, end)}\n… [${s.length - end} more characters not embedded: pisess export --body-limit 0 embeds all]`;
+}
+
+/**
+ * An entry line with every string longer than `limit` cut (cutString), image data left whole (--no-images drops
+ * it); a line with none stays exactly as found. Only a line longer than the limit can hold such a string.
+ */
+function cutLongStrings(line: string, limit: number): string {
+  if (limit <= 0 || line.length <= limit) return line;
+  const o = JSON.parse(line) as unknown;
+  let cut = false;
+  // An explicit stack: content can nest deeper than a recursive walk's stack goes.
+  const stack: unknown[] = [o];
+  for (let v = stack.pop(); v !== undefined; v = stack.pop()) {
+    if (typeof v !== "object" || v === null) continue;
+    const c = v as Record<string, unknown>;
+    const image = !Array.isArray(v) && c.type === "image";
+    for (const k of Object.keys(c)) {
+      const x = c[k];
+      if (typeof x === "string") {
+        if (x.length > limit && !(image && k === "data")) {
+          c[k] = cutString(x, limit);
+          cut = true;
+        }
+      } else if (typeof x === "object" && x !== null) stack.push(x);
+    }
+  }
+  return cut ? (toJson(o) as string) : line;
+}
+
 /** Each entry's line, read when written (the session must stay open until the page is). */
-function* entryLines(session: Session, images: boolean): Generator<string> {
-  for (const r of session.entries) yield images ? session.store.rawLine(r) : dropImages(session.store.rawLine(r));
+function* entryLines(session: Session, images: boolean, bodyLimit: number): Generator<string> {
+  for (const r of session.entries) {
+    const line = session.store.rawLine(r);
+    yield cutLongStrings(images ? line : dropImages(line), bodyLimit);
+  }
 }
 
 export function htmlPayload(
@@ -205,6 +255,7 @@ export function htmlPayload(
   facts: ExportFacts,
   rows: [string, string][],
   images: boolean,
+  bodyLimit = BODY_LIMIT_DEFAULT,
 ): HtmlPayloadSource {
   const byId = [...session.byId].map(([id, rec]) => [id, rec.index] as [string, number]);
   const byLine = new Map(session.entries.map((r) => [r.line, r]));
@@ -219,7 +270,7 @@ export function htmlPayload(
     headerLine: session.headerLine,
     version: session.version,
     recs: session.entries,
-    lines: entryLines(session, images),
+    lines: entryLines(session, images, bodyLimit),
     byId,
     labels: [...session.labels],
     sessionName: session.sessionName ?? null,
