@@ -2,9 +2,11 @@ import { existsSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { resolve } from "node:path";
 import { Readable } from "node:stream";
+import { timestampRegression } from "../check/structure.js";
 import { checkSession } from "../check/validate.js";
 import { loadSession } from "../model/load.js";
 import { readEntry, type Session } from "../model/session.js";
+import { entryTime } from "../model/time.js";
 import type { Diagnostic, EntryRec } from "../model/types.js";
 import { buildContext, type SessionContext } from "../ops/context.js";
 import {
@@ -116,6 +118,61 @@ export async function exportJsonl(session: Session, leafRef: string, header: Exp
     const changes = effect.changes(rec);
     return changes === null ? rebuild() : !changes;
   };
+  /** Leaves out, changes or keeps the entry of finding `d` (`kept`: the entries the checked copy holds); true when
+   * the export changed. */
+  const handle = (d: Diagnostic, rec: EntryRec, kept: EntryRec[]): boolean => {
+    if (leaveOut.has(rec) || keep.has(rec)) return false;
+    leaveOut.add(rec);
+    if (unchanged(rec)) {
+      leftOut.push({ ...d, file: session.file, line: rec.line });
+      return true;
+    }
+    // An edit pi applies although its writer would refuse it: leaving out the edit and its target together gives
+    // the same context when the edit only removed the target's messages.
+    const target =
+      d.code === "context-edit-not-editable" && typeof d.args.targetLine === "number" ? kept[d.args.targetLine - 2] : undefined;
+    // A target an earlier finding already left out stays out (its left-out line is reported).
+    if (target !== undefined && !keep.has(target) && !leaveOut.has(target)) {
+      leaveOut.add(target);
+      if (rebuild()) {
+        leftOut.push({ ...d, file: session.file, line: rec.line }, { ...d, file: session.file, line: target.line });
+        return true;
+      }
+      leaveOut.delete(target);
+    }
+    leaveOut.delete(rec);
+    const patch = patches.has(rec) ? null : fieldPatch(d, rec);
+    if (patch !== null) {
+      patches.set(rec, patch.fields);
+      changed.push({ ...d, file: session.file, line: rec.line, patch: patch.kind });
+      return true;
+    }
+    keep.add(rec);
+    return false;
+  };
+  /** checkTimeOrder over the entries as the next copy holds them (lifted timestamps, left-out entries gone). */
+  const timeOrderSweep = (): void => {
+    let prev: { time: number; line: number; timestamp: string } | null = null;
+    let line = 1;
+    const kept = path.filter((r) => !leaveOut.has(r));
+    for (const rec of kept) {
+      line++;
+      const lifted = patches.get(rec)?.timestamp;
+      const timestamp = typeof lifted === "string" ? lifted : String(rec.timestamp);
+      const time = typeof lifted === "string" ? entryTime(lifted) : rec.time;
+      if (Number.isNaN(time)) continue;
+      if (prev && time < prev.time && !keep.has(rec) && handle(timestampRegression("export", line, rec, timestamp, prev), rec, kept)) {
+        if (leaveOut.has(rec)) {
+          line--;
+          continue;
+        }
+        const now = patches.get(rec)?.timestamp;
+        prev = { time: typeof now === "string" ? entryTime(now) : time, line, timestamp: typeof now === "string" ? now : timestamp };
+        continue;
+      }
+      prev = { time, line, timestamp };
+    }
+  };
   for (;;) {
     const kept = path.filter((r) => !leaveOut.has(r));
     const lines = [headLine];
@@ -127,35 +184,11 @@ export async function exportJsonl(session: Session, leafRef: string, header: Exp
     let progress = false;
     for (const d of found) {
       const rec = entryOf(d);
-      if (rec === undefined || leaveOut.has(rec) || keep.has(rec)) continue;
-      leaveOut.add(rec);
-      if (unchanged(rec)) {
-        leftOut.push({ ...d, file: session.file, line: rec.line });
-        progress = true;
-        continue;
-      }
-      // An edit pi applies although its writer would refuse it: leaving out the edit and its target together gives
-      // the same context when the edit only removed the target's messages.
-      const target =
-        d.code === "context-edit-not-editable" && typeof d.args.targetLine === "number" ? kept[d.args.targetLine - 2] : undefined;
-      // A target an earlier finding already left out stays out (its left-out line is reported).
-      if (target !== undefined && !keep.has(target) && !leaveOut.has(target)) {
-        leaveOut.add(target);
-        if (rebuild()) {
-          leftOut.push({ ...d, file: session.file, line: rec.line }, { ...d, file: session.file, line: target.line });
-          progress = true;
-          continue;
-        }
-        leaveOut.delete(target);
-      }
-      leaveOut.delete(rec);
-      const patch = patches.has(rec) ? null : fieldPatch(d, rec);
-      if (patch !== null) {
-        patches.set(rec, patch.fields);
-        changed.push({ ...d, file: session.file, line: rec.line, patch: patch.kind });
-        progress = true;
-      } else keep.add(rec);
+      if (rec !== undefined && handle(d, rec, kept)) progress = true;
     }
+    // A lifted timestamp can be later than the next entry's: that regression would be found next round, and the
+    // one it lifts the round after (a round each, every round a whole export and validation). Found now instead.
+    if (progress) timeOrderSweep();
     if (!progress) {
       const last = copy.defaultLeaf;
       const copyPath = last ? pathTo(copy, last) : null;
