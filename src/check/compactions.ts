@@ -94,7 +94,7 @@ function checkOne(session: Session, rec: EntryRec, path: EntryRec[], after: numb
     const m = tokensBeforeMismatch(session.file, rec, tb, estimateOn(session, path.slice(before, -1)));
     if (m) out.push(m);
   }
-  out.push(...olderCompactionsKept(session.file, path, rec, ctx.keptFrom));
+  for (const v of olderCompactionsKept(session.file, path, rec, ctx.keptFrom)) out.push(v);
 }
 
 /** What one walk of the tree tells of each entry (by index): depth, Euler interval, nearest compaction above. */

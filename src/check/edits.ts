@@ -4,6 +4,7 @@ import type { Session } from "../model/session.js";
 import type { Diagnostic, EntryRec } from "../model/types.js";
 import { givesMessages } from "../ops/context.js";
 import { buildTree, type SessionTree, type TreeNode } from "../ops/tree.js";
+import { toJson } from "../model/json-text.js";
 
 /**
  * Checks of `context_edit` entries (pi 0.87+): what each edit targets, where the target sits in the tree, and
@@ -44,7 +45,7 @@ export function editInfo(rec: EntryRec, o: Record<string, unknown>): EditInfo {
       targetId,
       replacement: "invalid",
       found: `an object whose content is ${jsonKind(r.content)}`,
-      becomes: String(JSON.stringify(r.content)),
+      becomes: String(toJson(r.content)),
     };
   }
   const found = isObject(r) ? "an object without content" : jsonKind(r);

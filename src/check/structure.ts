@@ -65,6 +65,17 @@ export function checkRoots(session: Session, out: Diagnostic[]): void {
   }
 }
 
+/** An entry (at `line`, `timestamp`) earlier than the entry before it (`prev`): checkTimeOrder's, and export's. */
+export function timestampRegression(
+  file: string,
+  line: number,
+  rec: EntryRec,
+  timestamp: string,
+  prev: { line: number; timestamp: string },
+): Diagnostic {
+  return diag("timestamp-regression", file, line, { timestamp, previousLine: prev.line, previous: prev.timestamp }, idOf(rec));
+}
+
 /** pi only appends, so file order is time order: an entry older than the one above it means a clock jump or an edit. */
 export function checkTimeOrder(session: Session, out: Diagnostic[]): void {
   // Not against the header: forked and re-created files carry entries older than their header.
@@ -75,11 +86,7 @@ export function checkTimeOrder(session: Session, out: Diagnostic[]): void {
     if (Number.isNaN(rec.time)) continue;
     if (recreated && rec.index >= recreated.start && rec.index < recreated.end) continue;
     const timestamp = String(rec.timestamp);
-    if (prev && rec.time < prev.time) {
-      out.push(
-        diag("timestamp-regression", session.file, rec.line, { timestamp, previousLine: prev.line, previous: prev.timestamp }, idOf(rec)),
-      );
-    }
+    if (prev && rec.time < prev.time) out.push(timestampRegression(session.file, rec.line, rec, timestamp, prev));
     prev = { time: rec.time, line: rec.line, timestamp };
   }
 }
@@ -207,5 +214,5 @@ export function checkPaths(session: Session, tree: SessionTree, out: Diagnostic[
       if (!call.answered) unanswered.push(toolCallUnanswered(file, rec, call.id, call.name));
     }
   }
-  out.push(...unanswered);
+  for (const v of unanswered) out.push(v);
 }

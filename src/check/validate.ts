@@ -98,7 +98,7 @@ export function checkSession(session: Session, opts: CheckOptions = {}): Diagnos
   if (foreign.length > 0) return foreign;
   const out: Diagnostic[] = loaderFindings(session);
   const tree = buildTree(session);
-  out.push(...tree.problems);
+  for (const v of tree.problems) out.push(v);
   checkHeaderConsequences(session, opts, out);
   checkHeader(session, opts, out);
   if (opts.checked && opts.checked.seen() === session.entries.length) for (const d of opts.checked.findings) out.push(d);
@@ -108,7 +108,8 @@ export function checkSession(session: Session, opts: CheckOptions = {}): Diagnos
   checkReferences(session, out);
   checkPaths(session, tree, out);
   checkCompactions(session, tree, out);
-  out.push(...checkSessionId(session), ...checkContextEdits(session, tree));
+  for (const d of checkSessionId(session)) out.push(d);
+  for (const d of checkContextEdits(session, tree)) out.push(d);
   for (const d of out) if (!isCode(d.code)) throw new Error(`unregistered diagnostic code ${d.code}`);
   return out.sort(compareDiagnostics);
 }

@@ -4,15 +4,25 @@ import { resolve } from "node:path";
 import type { Argv, CommandModule } from "yargs";
 import type { Session } from "../model/session.js";
 import { diagnosticLine } from "../render/diagnostics.js";
-import { factRows } from "../render/export-facts.js";
+import { bodyLimitRows, factRows } from "../render/export-facts.js";
 import { exportHtml } from "../render/export-html.js";
 import { jsonlExportNotes } from "../render/export-notes.js";
 import { branchMarkdown } from "../render/export-markdown.js";
 import { resolveSessionFile } from "../reports/context.js";
-import { branchEntries, exportFacts, exportJsonl, exportPath, fileModified, htmlPayload, readBundle } from "../reports/export.js";
+import {
+  BODY_LIMIT_DEFAULT,
+  branchEntries,
+  entriesOverLimit,
+  exportFacts,
+  exportJsonl,
+  exportPath,
+  fileModified,
+  htmlPayload,
+  readBundle,
+} from "../reports/export.js";
 import type { OutputTarget } from "../io/output-file.js";
-import { isStdin, openInput, outputFile, requestExit, writeOut, writeOutputFile, type GlobalArgs } from "./common.js";
-import { allProjectsArg } from "./common.js";
+import { isStdin, openInput, outputFile, requestExit, wholeNumbers, writeOut, writeOutputFile, type GlobalArgs } from "./common.js";
+import { allProjectsArg, numberArg } from "./common.js";
 
 type Format = "html" | "markdown" | "jsonl";
 
@@ -25,6 +35,7 @@ interface ExportArgs extends GlobalArgs {
   output?: string;
   force?: boolean;
   images: boolean;
+  bodyLimit: number;
 }
 
 /**
@@ -69,6 +80,12 @@ export const exportCommand: CommandModule<object, ExportArgs> = {
       })
       .option("force", { describe: "Replace OUT when it exists (never a .jsonl or a session file)", type: "boolean" })
       .option("images", { describe: "HTML: embed images as data: URIs (--no-images drops them)", type: "boolean", default: true })
+      .option("body-limit", {
+        ...numberArg,
+        describe: "HTML: cut strings longer than N KiB in the embedded entries, with a note (0: embed everything)",
+        default: BODY_LIMIT_DEFAULT / 1024,
+      })
+      .check(wholeNumbers({ "body-limit": { min: 0, note: "KiB; 0: embed everything" } }))
       .conflicts("file", "session")
       .implies("all-projects", "session")
       .example("$0 export session.jsonl -o session.html", "the whole session as one page, to open in a browser")
@@ -99,7 +116,9 @@ export const exportCommand: CommandModule<object, ExportArgs> = {
       if (format === "markdown") {
         await writeChunks(branchMarkdown({ facts: rows, leaf, entries: branchEntries(session, path), count: path.length }), out);
       } else {
-        await writeChunks(exportHtml(htmlPayload(session, leaf, facts, rows, args.images), bundle), out);
+        const limit = args.bodyLimit * 1024;
+        const page = [...rows, ...bodyLimitRows(entriesOverLimit(session, limit), limit)];
+        await writeChunks(exportHtml(htmlPayload(session, leaf, facts, page, args.images, limit), bundle), out);
       }
       requestExit(0);
     } finally {

@@ -1,5 +1,6 @@
 import { isObject } from "./json.js";
 import type { MessageBody, ToolCallFacts } from "./types.js";
+import { toJson } from "./json-text.js";
 
 /**
  * A message's body facts (MessageBody) from its parsed value: the definition the tables detail's byte reader
@@ -38,7 +39,7 @@ function toolCalls(content: unknown): readonly ToolCallFacts[] {
     out.push({
       id: typeof b.id === "string" ? b.id : null,
       name: typeof b.name === "string" ? b.name : null,
-      arguments: b.arguments === undefined ? null : JSON.stringify(b.arguments),
+      arguments: b.arguments === undefined ? null : (toJson(b.arguments) ?? null),
     });
   }
   return out ?? NO_CALLS;

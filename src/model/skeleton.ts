@@ -166,7 +166,7 @@ const USAGE_KEYS = skeletonKeys(
   [...USAGE_MEMBERS, USAGE_COST.key],
   USAGE_COST.key,
   [USAGE_COST.total],
-  Math.max(...Object.values(PLANS).map((p) => p.keys.slots)),
+  Object.values(PLANS).reduce((n, p) => Math.max(n, p.keys.slots), -Infinity),
 );
 const member = (k: (typeof USAGE_MEMBERS)[number]): number => USAGE_KEYS.first + USAGE_MEMBERS.indexOf(k);
 const [U_INPUT, U_OUTPUT, U_CACHE_READ, U_CACHE_WRITE, U_CACHE_WRITE_1H, U_REASONING, U_TOTAL_TOKENS] = USAGE_MEMBERS.map(

@@ -233,7 +233,7 @@ export function describeCompaction(
   const estimate = contextSize(before.ctx, before.path).tokens;
   const mismatch = tokensBeforeMismatch(session.file, c, body.tokensBefore, estimate);
   if (mismatch) warnings.push(mismatch);
-  warnings.push(...olderCompactionsKept(session.file, path, c, keptFrom));
+  for (const v of olderCompactionsKept(session.file, path, c, keptFrom)) warnings.push(v);
   return {
     line: c.line,
     id: c.id ?? null,

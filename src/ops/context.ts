@@ -5,6 +5,7 @@ import type { Diagnostic, EntryRec } from "../model/types.js";
 import { stampedMarks } from "./marks.js";
 import { firstKeptProblem, messageMissing, toolCallUnanswered, toolResultOrphan, unknownRole } from "./problems.js";
 import { entryTime } from "../model/time.js";
+import { toJson } from "../model/json-text.js";
 
 const contextMarks = stampedMarks();
 
@@ -394,7 +395,7 @@ export function estimateMessageTokens(m: unknown): number {
           if (!isObject(b)) continue;
           if (b.type === "text" && typeof b.text === "string") chars += b.text.length;
           else if (b.type === "thinking" && typeof b.thinking === "string") chars += b.thinking.length;
-          else if (b.type === "toolCall") chars += String(b.name ?? "").length + (JSON.stringify(b.arguments) ?? "").length;
+          else if (b.type === "toolCall") chars += String(b.name ?? "").length + (toJson(b.arguments) ?? "").length;
         }
       }
       break;
@@ -564,9 +565,9 @@ export function compactArgs(args: unknown, max: number): string {
   let s: string;
   if (isObject(args))
     s = Object.entries(args)
-      .map(([k, v]) => `${k}=${JSON.stringify(v) ?? "undefined"}`)
+      .map(([k, v]) => `${k}=${toJson(v) ?? "undefined"}`)
       .join(" ");
-  else s = JSON.stringify(args) ?? "";
+  else s = toJson(args) ?? "";
   return s.length > max ? `${s.slice(0, max - 1)}…` : s;
 }
 
@@ -590,8 +591,15 @@ export type ContextDisplayStream = Omit<ContextDisplay, "items"> & { items: Iter
  * The display model of a context for the text and Markdown renderers: header facts, and each message broken into
  * parts, tool results placed under their calls, outputs cut, thinking dropped when asked.
  */
-export function describeContext(...args: Parameters<typeof describeContextStream>): ContextDisplay {
-  const d = describeContextStream(...args);
+export function describeContext(
+  session: Session,
+  leaf: EntryRec,
+  path: readonly EntryRec[],
+  ctx: SessionContext,
+  llmCount: number,
+  opts: DisplayOptions,
+): ContextDisplay {
+  const d = describeContextStream(session, leaf, path, ctx, llmCount, opts);
   return { ...d, items: [...d.items] };
 }
 
@@ -699,7 +707,7 @@ export function describeContextStream(
       }
       default:
         d.notes.push(isObject(m) ? "unknown role, pi does not send it" : `not a message object (${m === null ? "null" : typeof m})`);
-        d.parts.push({ kind: "text", text: JSON.stringify(m) ?? "", cut: 0 });
+        d.parts.push({ kind: "text", text: toJson(m) ?? "", cut: 0 });
     }
     return d;
   };

@@ -8,6 +8,7 @@ import { pathTo } from "./path.js";
 import { stampedMarks } from "./marks.js";
 import { computeStats, type EntryStats, StatsSum } from "./stats.js";
 import { resolveParent, type SessionTree } from "./tree.js";
+import { toJson } from "../model/json-text.js";
 
 /**
  * How two paths are lined up: `same-file` by entry identity; `id` by entry id (a `/fork` copies the path with its
@@ -110,27 +111,30 @@ function toolCalls(content: unknown): [string, unknown][] {
   return out;
 }
 
+/** JSON text of a key's parts, on any stack (message content can nest deeper than JSON.stringify recurses). */
+const jsonKey = (v: unknown): string => toJson(v) as string;
+
 /** What a message says, without ids or timestamps: the key for lining up messages by content. */
 function messageKey(m: unknown): string {
-  if (!isObject(m)) return JSON.stringify(["?", m ?? null]);
+  if (!isObject(m)) return jsonKey(["?", m ?? null]);
   const role = typeof m.role === "string" ? m.role : "?";
   switch (role) {
     case "user":
     case "custom":
     case "hookMessage":
-      return JSON.stringify(["user-like", role === "user" ? "user" : "custom", fullText(m.content)]);
+      return jsonKey(["user-like", role === "user" ? "user" : "custom", fullText(m.content)]);
     case "assistant":
-      return JSON.stringify(["assistant", fullText(m.content), toolCalls(m.content)]);
+      return jsonKey(["assistant", fullText(m.content), toolCalls(m.content)]);
     case "toolResult":
-      return JSON.stringify(["toolResult", m.toolName ?? null, fullText(m.content), m.isError === true]);
+      return jsonKey(["toolResult", m.toolName ?? null, fullText(m.content), m.isError === true]);
     case "bashExecution":
-      return JSON.stringify(["bashExecution", m.command ?? null, m.output ?? null, m.exitCode ?? null]);
+      return jsonKey(["bashExecution", m.command ?? null, m.output ?? null, m.exitCode ?? null]);
     case "branchSummary":
     case "compactionSummary":
-      return JSON.stringify([role, m.summary ?? null]);
+      return jsonKey([role, m.summary ?? null]);
     default: {
       const { timestamp: _t, ...rest } = m;
-      return JSON.stringify([role, rest]);
+      return jsonKey([role, rest]);
     }
   }
 }
@@ -145,13 +149,13 @@ export function entryKey(entry: Record<string, unknown>): string {
       return `message:${messageKey(entry.message)}`;
     case "compaction":
     case "branch_summary":
-      return `${type}:${JSON.stringify(entry.summary ?? null)}`;
+      return `${type}:${jsonKey(entry.summary ?? null)}`;
     case "label":
-      return `label:${JSON.stringify(entry.label ?? null)}`;
+      return `label:${jsonKey(entry.label ?? null)}`;
     default: {
       const rest: Record<string, unknown> = {};
       for (const [k, v] of Object.entries(entry)) if (!ID_FIELDS.has(k)) rest[k] = v;
-      return `${type}:${JSON.stringify(rest)}`;
+      return `${type}:${jsonKey(rest)}`;
     }
   }
 }

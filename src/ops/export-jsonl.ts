@@ -1,4 +1,5 @@
 import { CURRENT_VERSION, readEntry, type Session } from "../model/session.js";
+import type { SessionContext } from "./context.js";
 import type { EntryRec } from "../model/types.js";
 
 /** The fresh header of an exported branch: a new session that names the original as its parent. */
@@ -63,4 +64,68 @@ export function exportEntries(
     parent = typeof o.id === "string" ? o.id : null;
   }
   return out;
+}
+
+/** Entry types whose effect on a context reaches beyond their own messages (settings, the cut, edits). */
+const REACHING_TYPES: ReadonlySet<string> = new Set(["thinking_level_change", "model_change", "compaction", "context_edit"]);
+
+/**
+ * Whether leaving one more entry out of a path changes its context, answered from the context as it stands where
+ * that context alone decides it, so that an export with a finding on every entry does not rebuild the whole context
+ * once per finding (quadratic: 8,000 entries took over two minutes).
+ *
+ * An entry is "plain" when nothing but its own messages can change with it: not a settings change, compaction or
+ * context edit, not an id that a compaction or context edit on the path names (the cut and the edits find entries by
+ * id), and not the last model setter (an assistant message sets the model even where the compaction summarized it
+ * away). Leaving a plain entry out changes the context exactly when it gave messages to it: the messages of every
+ * other entry stay as they were, and a list with fewer items is never the same list. For any other entry the answer
+ * is null: the caller builds the context and compares.
+ */
+export class LeaveOutEffect {
+  private readonly named = new Set<string>();
+  private readonly gives: Uint8Array;
+  private readonly position: Int32Array;
+  private lastSetter = -1;
+
+  constructor(
+    session: Session,
+    private readonly path: readonly EntryRec[],
+    read: (rec: EntryRec) => Record<string, unknown>,
+  ) {
+    this.gives = new Uint8Array(session.entries.length);
+    this.position = new Int32Array(session.entries.length).fill(-1);
+    path.forEach((rec, i) => {
+      this.position[rec.index] = i;
+      if (rec.type === "compaction") {
+        const o = read(rec);
+        for (const v of [o.id, o.firstKeptEntryId]) if (typeof v === "string") this.named.add(v);
+      } else if (rec.type === "context_edit") {
+        const target = read(rec).targetId;
+        if (typeof target === "string") this.named.add(target);
+      }
+    });
+  }
+
+  /** Takes in the context of the path less `leaveOut` (after every change the caller accepted by comparing). */
+  update(ctx: SessionContext, leaveOut: ReadonlySet<EntryRec>): void {
+    this.gives.fill(0);
+    for (const rec of ctx.sources) this.gives[rec.index] = 1;
+    this.lastSetter = -1;
+    for (let i = this.path.length - 1; i >= 0 && this.lastSetter < 0; i--) {
+      const rec = this.path[i] as EntryRec;
+      if (!leaveOut.has(rec) && isModelSetter(rec)) this.lastSetter = i;
+    }
+  }
+
+  /** True: leaving `rec` out changes the context; false: it does not; null: only a rebuilt context can tell. */
+  changes(rec: EntryRec): boolean | null {
+    if (REACHING_TYPES.has(rec.type) || typeof rec.id !== "string" || this.named.has(rec.id)) return null;
+    if (isModelSetter(rec) && this.position[rec.index] === this.lastSetter) return null;
+    return this.gives[rec.index] === 1;
+  }
+}
+
+/** Entries that set the context's model (buildContext): model changes and assistant messages. */
+function isModelSetter(rec: EntryRec): boolean {
+  return rec.type === "model_change" || (rec.type === "message" && rec.role === "assistant");
 }

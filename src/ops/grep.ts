@@ -1,5 +1,6 @@
 import { isObject } from "../model/json.js";
 import { readEntry, type Session } from "../model/session.js";
+import { toJson } from "../model/json-text.js";
 
 /**
  * Matching for `pisess grep`: which texts of an entry are searched, the walk over a loaded session, and snippets.
@@ -76,7 +77,7 @@ function entryFields(o: Record<string, unknown>): Field[] {
               else if (b.type === "thinking" && typeof b.thinking === "string") out.push({ field: "thinking", text: b.thinking });
               else if (b.type === "toolCall") {
                 const name = typeof b.name === "string" ? b.name : "";
-                out.push({ field: "toolCall", text: `${name} ${JSON.stringify(b.arguments ?? {})}` });
+                out.push({ field: "toolCall", text: `${name} ${toJson(b.arguments ?? {})}` });
               }
             }
           }

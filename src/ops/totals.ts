@@ -169,7 +169,7 @@ class KindSums {
 
   rows(): KindTotals[] {
     const all: KindTotals[] = [];
-    for (const bySource of this.map.values()) all.push(...bySource.values());
+    for (const bySource of this.map.values()) for (const v of bySource.values()) all.push(v);
     return all.sort(compareKinds).map((r) => kindRow(r, r.entries, r));
   }
 }

@@ -130,7 +130,7 @@ function partLines(part: Part, prefix: string, style: Style): string[] {
       const head = `${prefix}→ ${style.tool(sanitizeLine(part.name))}${part.args ? ` ${sanitizeLine(part.args)}` : ""}`;
       const lines = [head.trimEnd()];
       if (part.result === null) lines.push(style.warning(`${prefix}  ↳ no result (unanswered call ${sanitizeLine(part.id)})`));
-      else if (part.result !== undefined) lines.push(...resultLines(part.result, `${prefix}  `, style));
+      else if (part.result !== undefined) for (const v of resultLines(part.result, `${prefix}  `, style)) lines.push(v);
       return lines;
     }
   }
@@ -140,15 +140,15 @@ function partLines(part: Part, prefix: string, style: Style): string[] {
 function originalLines(m: DisplayMessage, prefix: string, style: Style): string[] {
   if (!m.original) return [];
   const lines = [style.dim(`${prefix}┄ as recorded before the edit:`)];
-  for (const p of m.original) lines.push(...partLines(p, `${prefix}┄ `, style).map((l) => style.dim(l)));
+  for (const p of m.original) for (const v of partLines(p, `${prefix}┄ `, style).map((l) => style.dim(l))) lines.push(v);
   return lines;
 }
 
 function resultLines(m: DisplayMessage, prefix: string, style: Style): string[] {
   const title = `${prefix}↳ #${m.index + 1} ${titleParts(m).join(" · ")}`;
   const lines = [m.isError ? style.error(title) : style.dim(title)];
-  for (const p of m.parts) lines.push(...partLines(p, `${prefix}  │ `, style));
-  lines.push(...originalLines(m, `${prefix}  │ `, style));
+  for (const p of m.parts) for (const v of partLines(p, `${prefix}  │ `, style)) lines.push(v);
+  for (const v of originalLines(m, `${prefix}  │ `, style)) lines.push(v);
   return lines;
 }
 
@@ -174,25 +174,25 @@ function roleColor(m: DisplayMessage, style: Style): (s: string) => string {
 function messageLines(m: DisplayMessage, style: Style): string[] {
   if (m.removedBy) {
     const lines = [style.dim(`── ✗ ${titleParts(m).join(" · ")}`)];
-    for (const p of m.parts) lines.push(...partLines(p, "  ✗ ", style).map((l) => style.dim(l)));
+    for (const p of m.parts) for (const v of partLines(p, "  ✗ ", style).map((l) => style.dim(l))) lines.push(v);
     return lines;
   }
   if (m.role === "compactionSummary" || m.role === "branchSummary") {
     const color = m.role === "compactionSummary" ? style.special : style.warning;
     const lines = [color(`┌─ #${m.index + 1} ${titleParts(m).join(" · ")}`)];
-    for (const p of m.parts) lines.push(...partLines(p, "", style).map((l) => `${color("│")} ${l}`.trimEnd()));
+    for (const p of m.parts) for (const v of partLines(p, "", style).map((l) => `${color("│")} ${l}`.trimEnd())) lines.push(v);
     lines.push(color("└─"));
     return lines;
   }
   if (m.role === "toolResult") {
     // Only orphans come here: answered results are shown under their call.
     const lines = [style.error(`── #${m.index + 1} ${titleParts(m).join(" · ")} (no matching call)`)];
-    for (const p of m.parts) lines.push(...partLines(p, "  │ ", style));
+    for (const p of m.parts) for (const v of partLines(p, "  │ ", style)) lines.push(v);
     return lines;
   }
   const lines = [roleColor(m, style)(`── #${m.index + 1} ${titleParts(m).join(" · ")}`)];
-  for (const p of m.parts) lines.push(...partLines(p, "", style));
-  lines.push(...originalLines(m, "", style));
+  for (const p of m.parts) for (const v of partLines(p, "", style)) lines.push(v);
+  for (const v of originalLines(m, "", style)) lines.push(v);
   return lines;
 }
 
@@ -200,7 +200,7 @@ function messageLines(m: DisplayMessage, style: Style): string[] {
 export function* contextText(doc: ContextDisplayStream, opts: ContextTextOptions): Generator<string> {
   const { style } = opts;
   const facts = headerFacts(doc);
-  const width = Math.max(...facts.map(([k]) => k.length)) + 1;
+  const width = facts.reduce((w, [k]) => Math.max(w, k.length), -Infinity) + 1;
   for (const [k, v] of facts) yield `${style.bold(`${k}:`.padEnd(width))} ${v}\n`;
   // Messages go out in chunks (CHUNK_CHARS): a million of them, one yield each, cost more than their text.
   let buf = "";

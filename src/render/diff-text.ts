@@ -78,7 +78,8 @@ function statsTable(
   width?: number,
 ): string {
   const natural = buildStatsTable(left, right, style, heads, undefined);
-  if (width === undefined || Math.max(...natural.split("\n").map((l) => stringWidth(stripAnsi(l)))) <= width) return natural;
+  if (width === undefined || natural.split("\n").reduce((w, l) => Math.max(w, stringWidth(stripAnsi(l))), -Infinity) <= width)
+    return natural;
   return buildStatsTable(left, right, style, heads, width);
 }
 

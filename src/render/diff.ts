@@ -116,7 +116,10 @@ export class DiffLeavesFrame {
     this.count++;
     const chunks = diffItemChunks(item, this.json, this.textOptions, this.maxEntries);
     if (this.json) out.push(sep, chunks.join("").trimEnd());
-    else out.push(sep, ...chunks);
+    else {
+      out.push(sep);
+      for (const c of chunks) out.push(c);
+    }
     return out;
   }
 

@@ -35,3 +35,19 @@ export function factRows(f: ExportFacts): [string, string][] {
   rows.push(["problems", f.problems.length === 0 ? "none" : f.problems.map((p) => `${p.code} ×${p.count} (${p.severity})`).join(", ")]);
   return rows;
 }
+
+/**
+ * The HTML page's note on what it left out: strings longer than `limit` characters were cut, in up to `entries`
+ * entries (those with lines that long). None when nothing can have been cut.
+ */
+export function bodyLimitRows(entries: number, limit: number): [string, string][] {
+  if (entries === 0 || limit <= 0) return [];
+  const kib = `${fmtInt(limit / 1024)} KiB`;
+  return [
+    [
+      "not embedded",
+      `strings over ${kib} cut to ${kib} (in up to ${fmtInt(entries)} ${entries === 1 ? "entry" : "entries"}); ` +
+        "pisess export --body-limit 0 embeds everything, pisess show FILE @LINE prints one entry whole",
+    ],
+  ];
+}

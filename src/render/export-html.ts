@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { EntryRec, Header } from "../model/types.js";
-import { openArrayMember } from "./json.js";
+import { openArrayMember, toJson } from "./json.js";
 
 /**
  * What the HTML page embeds: the index (entry records), each entry's line once, and what is per leaf already
@@ -34,9 +34,18 @@ const CHUNK_CHARS = 1 << 20;
 
 /** The payload as JSON safe inside a <script> element (scriptJson), written a chunk of lines at a time. */
 function* payloadJson(payload: HtmlPayloadSource): Generator<string> {
-  const { lines, ...rest } = payload;
-  // "lines" goes last; the page parses the whole object, so the order of its keys does not matter.
-  let out = openArrayMember(scriptJson(rest), "lines");
+  const { lines, recs, ...rest } = payload;
+  // "recs" and "lines" go last, an item at a time (the index of 300,000 entries as one string, and the copies its
+  // escaping made, were most of the export's memory); the page parses the whole object, so key order does not matter.
+  let out = openArrayMember(scriptJson(rest), "recs");
+  for (let i = 0; i < recs.length; i++) {
+    out += i === 0 ? scriptJson(recs[i]) : `,${scriptJson(recs[i])}`;
+    if (out.length >= CHUNK_CHARS) {
+      yield out;
+      out = "";
+    }
+  }
+  out += '],"lines":[';
   let first = true;
   for (const line of lines) {
     out += first ? scriptJson(line) : `,${scriptJson(line)}`;
@@ -51,7 +60,7 @@ function* payloadJson(payload: HtmlPayloadSource): Generator<string> {
 
 /** JSON that is safe inside a <script> element: no "<" (so no "</script" or "<!--"), no U+2028/2029. */
 export function scriptJson(value: unknown): string {
-  return JSON.stringify(value)
+  return String(toJson(value))
     .replace(/</g, "\\u003c")
     .replace(/\u2028/g, "\\u2028")
     .replace(/\u2029/g, "\\u2029");

@@ -1,6 +1,7 @@
 import type { EntryRec } from "../model/types.js";
 import { fmtTime } from "./info-format.js";
 import { sanitize, sanitizeLine } from "./sanitize.js";
+import { toPrettyJson } from "./json.js";
 
 /** A code fence longer than any backtick run inside, so session text cannot close it early. */
 function fence(text: string, info = ""): string {
@@ -34,7 +35,7 @@ function blocksMd(content: unknown): string[] {
     else if (b.type === "image") out.push(`*[image ${cell(String(b.mimeType ?? "?"))}]*`);
     else if (b.type === "toolCall")
       out.push(
-        `**→ ${cell(String(b.name ?? "?"))}** \`${cell(String(b.id ?? ""))}\`\n\n${textBlock(JSON.stringify(b.arguments, null, 2) ?? "", "json")}`,
+        `**→ ${cell(String(b.name ?? "?"))}** \`${cell(String(b.id ?? ""))}\`\n\n${textBlock(toPrettyJson(b.arguments) ?? "", "json")}`,
       );
     else out.push(`*[${cell(String(b.type))} block]*`);
   }
@@ -46,7 +47,10 @@ function titleOf(rec: EntryRec, o: Obj): string {
   const what = rec.type === "message" ? String(m?.role ?? "?") : rec.type;
   const extra: string[] = [];
   if (m?.role === "assistant") extra.push(`${String(m.provider ?? "?")}/${String(m.model ?? "?")}`);
-  if (m?.role === "toolResult") extra.push(String(m.toolName ?? "?"), ...(m.isError === true ? ["error"] : []));
+  if (m?.role === "toolResult") {
+    extra.push(String(m.toolName ?? "?"));
+    if (m.isError === true) extra.push("error");
+  }
   return [what, ...extra, `line ${rec.line}`, rec.id ?? "(no id)", fmtTime(rec.time)].map(cell).join(" · ");
 }
 
@@ -80,9 +84,9 @@ function bodyMd(rec: EntryRec, o: Obj): string[] {
     case "session_info":
       return [`name: ${cell(String(o.name ?? ""))}`];
     case "context_edit":
-      return [`edits ${cell(String(o.targetId))}`, textBlock(JSON.stringify(o.replacement, null, 2) ?? "null", "json")];
+      return [`edits ${cell(String(o.targetId))}`, textBlock(toPrettyJson(o.replacement) ?? "null", "json")];
     default:
-      return [textBlock(JSON.stringify(o, null, 2), "json")];
+      return [textBlock(String(toPrettyJson(o)), "json")];
   }
 }
 

@@ -8,6 +8,7 @@ import { sanitizeLine } from "./sanitize.js";
 import type { Style } from "./style.js";
 import { treeNdjson } from "./tree-json.js";
 import { treeLines } from "./tree.js";
+import { toJson } from "./json.js";
 
 /** One entry as a one-row view, so that follow's lines are the tree renderers' lines. */
 function oneRow(rec: EntryRec, depth: number): { view: SessionView; rows: Row[] } {
@@ -61,7 +62,7 @@ export function followLines(
     out.push(style.accent(`↳ /tree jump: branch from ${where}`));
   }
   const { view, rows } = oneRow(rec, step.depth);
-  out.push(...treeLines(session, view, rows, { style, width: opts.width, leaf: null }));
+  for (const v of treeLines(session, view, rows, { style, width: opts.width, leaf: null })) out.push(v);
   if (step.spend !== null && rec.type === "message") out.push(style.dim(`  ⤷ ${spendText(step.spend)}`));
   if (step.announce) out.push(style.special(`  ⤷ ${announcementText(step.announce)}`));
   return out;
@@ -74,7 +75,7 @@ export function followLines(
 export function followNdjson(session: Session, rec: EntryRec, step: FollowStep, entry: Record<string, unknown>): string {
   const { view, rows } = oneRow(rec, step.depth);
   const line = [...treeNdjson(session, view, rows, rec)].join("");
-  return `${line.slice(0, -2)},"spend":${JSON.stringify(step.spend)},"entry":${JSON.stringify(entry)}}\n`;
+  return `${line.slice(0, -2)},"spend":${JSON.stringify(step.spend)},"entry":${toJson(entry)}}\n`;
 }
 
 /** The status line (TTY only): running totals and the context size now. */

@@ -29,8 +29,9 @@ export function* validateFindingLines(results: readonly FileResult[], style: Sty
     first = false;
     const file = sanitizeLine(r.file);
     const locs = r.diagnostics.map((d) => location(file, d));
-    const locWidth = Math.max(...locs.map((l) => l.length));
-    const codeWidth = Math.max(...r.diagnostics.map((d) => d.code.length));
+    // Widths by reduce: a file's findings can be more than a spread's arguments fit on the stack.
+    const locWidth = locs.reduce((w, l) => Math.max(w, l.length), 0);
+    const codeWidth = r.diagnostics.reduce((w, d) => Math.max(w, d.code.length), 0);
     for (let i = 0; i < r.diagnostics.length; i++) {
       const d = r.diagnostics[i] as Diagnostic;
       const loc = (locs[i] as string).padEnd(locWidth);

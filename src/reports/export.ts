@@ -1,22 +1,26 @@
 import { readFileSync, statSync } from "node:fs";
 import { Readable } from "node:stream";
+import { timestampRegression } from "../check/structure.js";
 import { checkSession } from "../check/validate.js";
 import { loadSession } from "../model/load.js";
 import { readEntry, type Session } from "../model/session.js";
+import { entryTime } from "../model/time.js";
 import type { Diagnostic, EntryRec } from "../model/types.js";
-import { buildContext } from "../ops/context.js";
+import { buildContext, type SessionContext } from "../ops/context.js";
 import {
   type EntryPatchKind,
   exportEntries,
   exportHeader,
   type ExportHeaderFacts,
   keepNothingPatch,
+  LeaveOutEffect,
   timestampPatch,
 } from "../ops/export-jsonl.js";
 import { pathTo } from "../ops/path.js";
 import { cycleProblem } from "../ops/tree.js";
 import type { ExportFacts } from "../render/export-facts.js";
 import type { HtmlPayloadSource } from "../render/export-html.js";
+import { toJson } from "../render/json.js";
 import type { ChangedEntry, JsonlExport } from "../render/export-notes.js";
 import { infoReport } from "./info.js";
 export type { ChangedEntry, JsonlExport } from "../render/export-notes.js";
@@ -52,8 +56,12 @@ export function exportPath(session: Session, leafRef: string): { leaf: EntryRec;
 }
 
 function contextKey(session: Session, path: EntryRec[]): string {
-  const c = buildContext(session, path, (rec) => readEntry(session, rec));
-  return JSON.stringify([c.messages, c.thinkingLevel, c.model]);
+  return keyOf(buildContext(session, path, (rec) => readEntry(session, rec)));
+}
+
+/** What a context compares by: its messages and settings, as JSON text on any stack. */
+function keyOf(c: SessionContext): string {
+  return toJson([c.messages, c.thinkingLevel, c.model]) as string;
 }
 
 /** The field change that fixes finding `d` on `rec` without changing the context, where there is one. */
@@ -79,7 +87,6 @@ function fieldPatch(d: Diagnostic, rec: EntryRec): { kind: EntryPatchKind; field
 export async function exportJsonl(session: Session, leafRef: string, header: ExportHeaderFacts): Promise<Report<JsonlExport | null>> {
   const { leaf, path, diagnostics } = exportPath(session, leafRef);
   if (path === null) return { data: null, diagnostics, exitCode: 1 };
-  const want = contextKey(session, path);
   const leaveOut = new Set<EntryRec>();
   const patches = new Map<EntryRec, Record<string, unknown>>();
   // Entries whose finding stays: leaving them out would change the context and no field change fixes them (a tool
@@ -87,51 +94,99 @@ export async function exportJsonl(session: Session, leafRef: string, header: Exp
   const keep = new Set<EntryRec>();
   const leftOut: Diagnostic[] = [];
   const changed: ChangedEntry[] = [];
-  const headLine = JSON.stringify(exportHeader(session, header));
+  const headLine = toJson(exportHeader(session, header)) as string;
+  // Whether leaving an entry out changes the context: known without a rebuild for most entries (LeaveOutEffect),
+  // rebuilt and compared for the others; the effect takes in each context a rebuild accepts.
+  const read = (rec: EntryRec) => readEntry(session, rec);
+  const effect = new LeaveOutEffect(session, path, read);
+  const first = buildContext(session, path, read);
+  const want = keyOf(first);
+  effect.update(first, leaveOut);
+  const rebuild = (): boolean => {
+    const c = buildContext(
+      session,
+      path.filter((r) => !leaveOut.has(r)),
+      read,
+    );
+    if (keyOf(c) !== want) return false;
+    effect.update(c, leaveOut);
+    return true;
+  };
+  const unchanged = (rec: EntryRec): boolean => {
+    const changes = effect.changes(rec);
+    return changes === null ? rebuild() : !changes;
+  };
+  /** Leaves out, changes or keeps the entry of finding `d` (`kept`: the entries the checked copy holds); true when
+   * the export changed. */
+  const handle = (d: Diagnostic, rec: EntryRec, kept: EntryRec[]): boolean => {
+    if (leaveOut.has(rec) || keep.has(rec)) return false;
+    leaveOut.add(rec);
+    if (unchanged(rec)) {
+      leftOut.push({ ...d, file: session.file, line: rec.line });
+      return true;
+    }
+    // An edit pi applies although its writer would refuse it: leaving out the edit and its target together gives
+    // the same context when the edit only removed the target's messages.
+    const target =
+      d.code === "context-edit-not-editable" && typeof d.args.targetLine === "number" ? kept[d.args.targetLine - 2] : undefined;
+    // A target an earlier finding already left out stays out (its left-out line is reported).
+    if (target !== undefined && !keep.has(target) && !leaveOut.has(target)) {
+      leaveOut.add(target);
+      if (rebuild()) {
+        leftOut.push({ ...d, file: session.file, line: rec.line }, { ...d, file: session.file, line: target.line });
+        return true;
+      }
+      leaveOut.delete(target);
+    }
+    leaveOut.delete(rec);
+    const patch = patches.has(rec) ? null : fieldPatch(d, rec);
+    if (patch !== null) {
+      patches.set(rec, patch.fields);
+      changed.push({ ...d, file: session.file, line: rec.line, patch: patch.kind });
+      return true;
+    }
+    keep.add(rec);
+    return false;
+  };
+  /** checkTimeOrder over the entries as the next copy holds them (lifted timestamps, left-out entries gone). */
+  const timeOrderSweep = (): void => {
+    let prev: { time: number; line: number; timestamp: string } | null = null;
+    let line = 1;
+    const kept = path.filter((r) => !leaveOut.has(r));
+    for (const rec of kept) {
+      line++;
+      const lifted = patches.get(rec)?.timestamp;
+      const timestamp = typeof lifted === "string" ? lifted : String(rec.timestamp);
+      const time = typeof lifted === "string" ? entryTime(lifted) : rec.time;
+      if (Number.isNaN(time)) continue;
+      if (prev && time < prev.time && !keep.has(rec) && handle(timestampRegression("export", line, rec, timestamp, prev), rec, kept)) {
+        if (leaveOut.has(rec)) {
+          line--;
+          continue;
+        }
+        const now = patches.get(rec)?.timestamp;
+        prev = { time: typeof now === "string" ? entryTime(now) : time, line, timestamp: typeof now === "string" ? now : timestamp };
+        continue;
+      }
+      prev = { time, line, timestamp };
+    }
+  };
   for (;;) {
     const kept = path.filter((r) => !leaveOut.has(r));
-    const lines = [headLine, ...exportEntries(session, path, leaveOut, patches).map((o) => JSON.stringify(o))];
+    const lines = [headLine];
+    for (const o of exportEntries(session, path, leaveOut, patches)) lines.push(toJson(o) as string);
     const name = "export";
     const copy = await loadSession({ kind: "stream", name, stream: Readable.from([`${lines.join("\n")}\n`]) }, { name });
     const found = checkSession(copy, { fileExists: () => true }).filter((d) => d.severity !== "info");
     const entryOf = (d: Diagnostic) => (d.line !== null && d.line >= 2 ? kept[d.line - 2] : undefined);
     let progress = false;
-    const unchanged = (): boolean =>
-      contextKey(
-        session,
-        path.filter((r) => !leaveOut.has(r)),
-      ) === want;
     for (const d of found) {
       const rec = entryOf(d);
-      if (rec === undefined || leaveOut.has(rec) || keep.has(rec)) continue;
-      leaveOut.add(rec);
-      if (unchanged()) {
-        leftOut.push({ ...d, file: session.file, line: rec.line });
-        progress = true;
-        continue;
-      }
-      // An edit pi applies although its writer would refuse it: leaving out the edit and its target together gives
-      // the same context when the edit only removed the target's messages.
-      const target =
-        d.code === "context-edit-not-editable" && typeof d.args.targetLine === "number" ? kept[d.args.targetLine - 2] : undefined;
-      // A target an earlier finding already left out stays out (its left-out line is reported).
-      if (target !== undefined && !keep.has(target) && !leaveOut.has(target)) {
-        leaveOut.add(target);
-        if (unchanged()) {
-          leftOut.push({ ...d, file: session.file, line: rec.line }, { ...d, file: session.file, line: target.line });
-          progress = true;
-          continue;
-        }
-        leaveOut.delete(target);
-      }
-      leaveOut.delete(rec);
-      const patch = patches.has(rec) ? null : fieldPatch(d, rec);
-      if (patch !== null) {
-        patches.set(rec, patch.fields);
-        changed.push({ ...d, file: session.file, line: rec.line, patch: patch.kind });
-        progress = true;
-      } else keep.add(rec);
+      if (rec !== undefined && handle(d, rec, kept)) progress = true;
     }
+    // A lifted timestamp can be later than the next entry's: that regression would be found next round, and the
+    // one it lifts the round after (a round each, every round a whole export and validation). Found now instead.
+    if (progress) timeOrderSweep();
     if (!progress) {
       const last = copy.defaultLeaf;
       const copyPath = last ? pathTo(copy, last) : null;
@@ -156,22 +211,73 @@ export function* branchEntries(session: Session, path: readonly EntryRec[]): Gen
 /** An entry line with every image block's data emptied (--no-images); other lines stay exactly as found. */
 function dropImages(line: string): string {
   if (!line.includes('"image"')) return line;
-  const walk = (v: unknown): void => {
-    if (Array.isArray(v)) for (const x of v) walk(x);
-    else if (typeof v === "object" && v !== null) {
-      const o = v as Record<string, unknown>;
-      if (o.type === "image" && typeof o.data === "string") o.data = "";
-      for (const x of Object.values(o)) walk(x);
-    }
-  };
   const o = JSON.parse(line) as unknown;
-  walk(o);
-  return JSON.stringify(o);
+  // An explicit stack: content can nest deeper than a recursive walk's stack goes.
+  const stack: unknown[] = [o];
+  for (let v = stack.pop(); v !== undefined; v = stack.pop()) {
+    if (Array.isArray(v)) for (const x of v) stack.push(x);
+    else if (typeof v === "object" && v !== null) {
+      const e = v as Record<string, unknown>;
+      if (e.type === "image" && typeof e.data === "string") e.data = "";
+      for (const x of Object.values(e)) stack.push(x);
+    }
+  }
+  return toJson(o) as string;
+}
+
+/** By default the HTML page cuts strings longer than this (characters) in the entries it embeds (--body-limit). */
+export const BODY_LIMIT_DEFAULT = 256 * 1024;
+
+/**
+ * How many entries the page may cut strings in: those whose line is longer than `limit` (bytes: a string of more
+ * characters than the limit needs a line of more bytes). Known before the lines are written, for the page's note.
+ */
+export function entriesOverLimit(session: Session, limit: number): number {
+  if (limit <= 0) return 0;
+  let n = 0;
+  for (const r of session.entries) if (r.length > limit) n++;
+  return n;
+}
+
+/** `s` cut to about `limit` characters (never inside a surrogate pair), saying how much was cut. */
+function cutString(s: string, limit: number): string {
+  const end = (s.charCodeAt(limit - 1) & 0xfc00) === 0xd800 ? limit - 1 : limit;
+  return `${s.slice(0, end)}\n… [${s.length - end} more characters not embedded: pisess export --body-limit 0 embeds all]`;
+}
+
+/**
+ * An entry line with every string longer than `limit` cut (cutString), image data left whole (--no-images drops
+ * it); a line with none stays exactly as found. Only a line longer than the limit can hold such a string.
+ */
+function cutLongStrings(line: string, limit: number): string {
+  if (limit <= 0 || line.length <= limit) return line;
+  const o = JSON.parse(line) as unknown;
+  let cut = false;
+  // An explicit stack: content can nest deeper than a recursive walk's stack goes.
+  const stack: unknown[] = [o];
+  for (let v = stack.pop(); v !== undefined; v = stack.pop()) {
+    if (typeof v !== "object" || v === null) continue;
+    const c = v as Record<string, unknown>;
+    const image = !Array.isArray(v) && c.type === "image";
+    for (const k of Object.keys(c)) {
+      const x = c[k];
+      if (typeof x === "string") {
+        if (x.length > limit && !(image && k === "data")) {
+          c[k] = cutString(x, limit);
+          cut = true;
+        }
+      } else if (typeof x === "object" && x !== null) stack.push(x);
+    }
+  }
+  return cut ? (toJson(o) as string) : line;
 }
 
 /** Each entry's line, read when written (the session must stay open until the page is). */
-function* entryLines(session: Session, images: boolean): Generator<string> {
-  for (const r of session.entries) yield images ? session.store.rawLine(r) : dropImages(session.store.rawLine(r));
+function* entryLines(session: Session, images: boolean, bodyLimit: number): Generator<string> {
+  for (const r of session.entries) {
+    const line = session.store.rawLine(r);
+    yield cutLongStrings(images ? line : dropImages(line), bodyLimit);
+  }
 }
 
 export function htmlPayload(
@@ -180,6 +286,7 @@ export function htmlPayload(
   facts: ExportFacts,
   rows: [string, string][],
   images: boolean,
+  bodyLimit = BODY_LIMIT_DEFAULT,
 ): HtmlPayloadSource {
   const byId = [...session.byId].map(([id, rec]) => [id, rec.index] as [string, number]);
   const byLine = new Map(session.entries.map((r) => [r.line, r]));
@@ -194,7 +301,7 @@ export function htmlPayload(
     headerLine: session.headerLine,
     version: session.version,
     recs: session.entries,
-    lines: entryLines(session, images),
+    lines: entryLines(session, images, bodyLimit),
     byId,
     labels: [...session.labels],
     sessionName: session.sessionName ?? null,

@@ -92,7 +92,7 @@ export async function tablesBatch(files: readonly string[], parents: ParentCache
         notes.skipped.push(path);
         continue;
       }
-      notes.damage.push(...damageNotes(path, session.diagnostics));
+      for (const v of damageNotes(path, session.diagnostics)) notes.damage.push(v);
       const fork = await parents.copied(session);
       emitSessionRows(
         session,

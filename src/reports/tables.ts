@@ -116,9 +116,9 @@ export async function writeTables(
       const n = r.lengths[i] ?? 0;
       if (n > 0) await handles[i]?.write(new Uint8Array(r.buffers[i] as ArrayBuffer, 0, n));
     }
-    failures.push(...r.notes.failures);
-    damage.push(...r.notes.damage);
-    skipped.push(...r.notes.skipped);
+    for (const v of r.notes.failures) failures.push(v);
+    for (const v of r.notes.damage) damage.push(v);
+    for (const v of r.notes.skipped) skipped.push(v);
     done += batches[batch]?.length ?? 0;
     onProgress?.(done, total);
   };

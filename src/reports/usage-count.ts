@@ -51,7 +51,7 @@ export async function countFiles(
       }
       const project = typeof session.header?.cwd === "string" ? session.header.cwd : null;
       if (s.project !== undefined && (project === null || !project.includes(s.project))) continue;
-      notes.damage.push(...damageNotes(path, session.diagnostics));
+      for (const v of damageNotes(path, session.diagnostics)) notes.damage.push(v);
       const { mask } = await parents.copied(session);
       agg.addSession(session, {
         project,

@@ -102,9 +102,9 @@ export async function usageReport(opts: UsageOptions): Promise<Report<UsageData>
     const batches = batchesOf(found.files);
     await runOnThreads<UsageBatchResult>(url, n, init, batches, (r, b) => {
       agg.merge(r.snapshot);
-      notes.failures.push(...r.notes.failures);
-      notes.damage.push(...r.notes.damage);
-      notes.skipped.push(...r.notes.skipped);
+      for (const v of r.notes.failures) notes.failures.push(v);
+      for (const v of r.notes.damage) notes.damage.push(v);
+      for (const v of r.notes.skipped) notes.skipped.push(v);
       done += batches[b]?.length ?? 0;
       opts.onProgress?.(done, total);
     });

@@ -208,7 +208,7 @@ function renderContextChart(): void {
   const H = 120;
   const s = svg("svg", { width: W, height: H, viewBox: `0 0 ${W} ${H}`, role: "img" });
   s.append(Object.assign(svg("title", {}), { textContent: "context size per assistant turn (tokens)" }));
-  const max = Math.max(1, ...points.map((p) => p.y));
+  const max = points.reduce((m, p) => Math.max(m, p.y), 1);
   const n = Math.max(1, points.length - 1);
   const X = (i: number) => 30 + (i / n) * (W - 40);
   const Y = (v: number) => H - 15 - (v / max) * (H - 30);
@@ -229,7 +229,7 @@ function renderLeafChart(): void {
   const H = Math.max(30, leaves.length * (bar + 4) + 20);
   const s = svg("svg", { width: W, height: H, viewBox: `0 0 ${W} ${H}`, role: "img" });
   s.append(Object.assign(svg("title", {}), { textContent: "tokens and cost per leaf" }));
-  const max = Math.max(1e-9, ...leaves.map((l) => l.input + l.output + l.cacheRead + l.cacheWrite));
+  const max = leaves.reduce((m, l) => Math.max(m, l.input + l.output + l.cacheRead + l.cacheWrite), 1e-9);
   leaves.forEach((l, i) => {
     const rec = recs[l.index] as EntryRec;
     const tokens = l.input + l.output + l.cacheRead + l.cacheWrite;

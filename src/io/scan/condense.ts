@@ -27,7 +27,7 @@ export interface ProtectedKeys {
 
 export function protectedKeys(names: Iterable<string>): ProtectedKeys {
   const set = new Set(names);
-  return { names: set, maxLength: Math.max(0, ...[...set].map((k) => k.length)) };
+  return { names: set, maxLength: [...set].reduce((n, k) => Math.max(n, k.length), 0) };
 }
 
 /** Bytes of a string kept when it is cut: at least 256 UTF-16 units even if every character is a \uXXXX escape. */
