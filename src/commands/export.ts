@@ -8,6 +8,7 @@ import { factRows } from "../render/export-facts.js";
 import { exportHtml } from "../render/export-html.js";
 import { jsonlExportNotes } from "../render/export-notes.js";
 import { branchMarkdown } from "../render/export-markdown.js";
+import type { OutForm } from "../render/sanitize.js";
 import { resolveSessionFile } from "../reports/context.js";
 import {
   branchEntries,
@@ -20,7 +21,7 @@ import {
   readBundle,
   writeChunksTo,
 } from "../reports/export.js";
-import { isStdin, openInput, requestExit, writeOut, type GlobalArgs } from "./common.js";
+import { isStdin, openInput, requestExit, writeFileOut, writeOut, writeErr, type GlobalArgs } from "./common.js";
 
 type Format = "html" | "markdown" | "jsonl";
 
@@ -44,9 +45,10 @@ function pickFormat(args: ExportArgs): Format {
   return runIo().stdout.isTTY === true && out === undefined ? "markdown" : "html";
 }
 
-async function writeChunks(chunks: Iterable<string>, out: string | undefined, force: boolean): Promise<void> {
-  if (out === undefined) return writeOut(chunks);
-  return writeChunksTo(chunks, out, force);
+async function writeChunks(chunks: Iterable<string>, out: string | undefined, force: boolean, form: OutForm): Promise<void> {
+  if (out === undefined) return writeOut(chunks, form);
+  // A file gets what stdout would: a lone surrogate's escape in a session file (jsonl) is U+FFFD too.
+  return writeFileOut(chunks, form, (filtered) => writeChunksTo(filtered, out, force));
 }
 
 export const exportCommand: CommandModule<object, ExportArgs> = {
@@ -92,7 +94,7 @@ export const exportCommand: CommandModule<object, ExportArgs> = {
       if (format === "jsonl") return await jsonl(session, args, stdin);
       const { leaf, path, diagnostics } = exportPath(session, args.leaf);
       if (path === null) {
-        for (const d of diagnostics) runIo().stderr.write(diagnosticLine(d));
+        for (const d of diagnostics) writeErr(diagnosticLine(d));
         requestExit(1);
         return;
       }
@@ -103,9 +105,15 @@ export const exportCommand: CommandModule<object, ExportArgs> = {
           branchMarkdown({ facts: rows, leaf, entries: branchEntries(session, path), count: path.length }),
           args.output,
           args.force === true,
+          "text",
         );
       } else {
-        await writeChunks(exportHtml(htmlPayload(session, leaf, facts, rows, args.images), bundle), args.output, args.force === true);
+        await writeChunks(
+          exportHtml(htmlPayload(session, leaf, facts, rows, args.images), bundle),
+          args.output,
+          args.force === true,
+          "data",
+        );
       }
       requestExit(0);
     } finally {
@@ -121,7 +129,7 @@ async function jsonl(session: Session, args: ExportArgs, stdin: boolean): Promis
     parentSession: stdin || session.path === undefined ? undefined : resolve(session.path),
   });
   if (r.data === null) {
-    for (const d of r.diagnostics) runIo().stderr.write(diagnosticLine(d));
+    for (const d of r.diagnostics) writeErr(diagnosticLine(d));
     requestExit(r.exitCode);
     return;
   }
@@ -129,7 +137,8 @@ async function jsonl(session: Session, args: ExportArgs, stdin: boolean): Promis
     r.data.lines.map((l) => `${l}\n`),
     args.output,
     args.force === true,
+    "json",
   );
-  for (const line of jsonlExportNotes(session.file, r.data)) runIo().stderr.write(line);
+  for (const line of jsonlExportNotes(session.file, r.data)) writeErr(line);
   requestExit(r.exitCode);
 }

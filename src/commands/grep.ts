@@ -3,7 +3,7 @@ import type { Argv, CommandModule } from "yargs";
 import { GrepOutput } from "../render/grep.js";
 import { failureLine } from "../render/notes.js";
 import { grepReport } from "../reports/grep.js";
-import { wholeNumbers, requestExit, styleFor, writeOut, type GlobalArgs } from "./common.js";
+import { wholeNumbers, requestExit, styleFor, writeOut, writeErr, type GlobalArgs } from "./common.js";
 
 interface GrepArgs extends GlobalArgs {
   pattern: string;
@@ -67,11 +67,12 @@ export const grepCommand: CommandModule<object, GrepArgs> = {
       env: runIo().env,
       cwd: runIo().cwd(),
     });
-    for (const f of r.data.failures) runIo().stderr.write(failureLine(f));
+    for (const f of r.data.failures) writeErr(failureLine(f));
     const out = new GrepOutput(args.json ? "json" : args.ndjson ? "ndjson" : "text", styleFor(args));
     requestExit(r.exitCode);
-    await writeOut([out.head()]);
-    for (const { file, hits } of r.data.files) await writeOut([out.file(file, hits)]);
-    await writeOut([out.tail()]);
+    const form = args.json || args.ndjson ? "json" : "text";
+    await writeOut([out.head()], form);
+    for (const { file, hits } of r.data.files) await writeOut([out.file(file, hits)], form);
+    await writeOut([out.tail()], form);
   },
 };

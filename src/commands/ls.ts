@@ -3,7 +3,7 @@ import type { Argv, CommandModule } from "yargs";
 import { lsJson, lsNdjson, lsText } from "../render/ls.js";
 import { failureLine, noteLine } from "../render/notes.js";
 import { LS_SORTS, lsReport, type LsSort } from "../reports/ls.js";
-import { wholeNumbers, requestExit, styleFor, writeOut, type GlobalArgs } from "./common.js";
+import { wholeNumbers, requestExit, styleFor, writeOut, writeErr, writeControl, type GlobalArgs } from "./common.js";
 
 const SORTS = LS_SORTS;
 type SortKey = LsSort;
@@ -46,20 +46,27 @@ export const lsCommand: CommandModule<object, LsArgs> = {
       ...(args.limit !== undefined ? { limit: args.limit } : {}),
       env: runIo().env,
       cwd: runIo().cwd(),
-      ...(progress ? { onProgress: (done: number, total: number) => runIo().stderr.write(`\r\u001b[2Kpisess ls: ${done}/${total}`) } : {}),
+      ...(progress
+        ? {
+            onProgress: (done: number, total: number) => {
+              writeControl("clearLine");
+              writeErr(`pisess ls: ${done}/${total}`);
+            },
+          }
+        : {}),
     });
     const d = r.data;
     if (d.missingRoot !== undefined) {
-      runIo().stderr.write(noteLine(`no sessions folder ${d.missingRoot}${args.allProjects ? "" : ` for ${runIo().cwd()}`}`));
-      await writeOut([args.json ? lsJson([]) : ""]);
+      writeErr(noteLine(`no sessions folder ${d.missingRoot}${args.allProjects ? "" : ` for ${runIo().cwd()}`}`));
+      await writeOut([args.json ? lsJson([]) : ""], "json");
       return;
     }
-    if (progress) runIo().stderr.write("\r\u001b[2K");
-    for (const f of d.failures) runIo().stderr.write(failureLine(f));
-    if (d.skipped > 0) runIo().stderr.write(`pisess: skipped ${d.skipped} file${d.skipped === 1 ? "" : "s"} without a session header\n`);
+    if (progress) writeControl("clearLine");
+    for (const f of d.failures) writeErr(failureLine(f));
+    if (d.skipped > 0) writeErr(`pisess: skipped ${d.skipped} file${d.skipped === 1 ? "" : "s"} without a session header\n`);
     requestExit(r.exitCode);
-    if (args.json) await writeOut([lsJson(d.sessions)]);
-    else if (args.ndjson) await writeOut([lsNdjson(d.sessions)]);
+    if (args.json) await writeOut([lsJson(d.sessions)], "json");
+    else if (args.ndjson) await writeOut([lsNdjson(d.sessions)], "json");
     else
       await writeOut([
         lsText(d.sessions, styleFor(args), {

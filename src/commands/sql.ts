@@ -4,7 +4,7 @@ import { fleetProgress } from "../render/usage-progress.js";
 import { sqlCsv, sqlJson, sqlNdjson, sqlText } from "../render/sql.js";
 import { fleetNoteLines } from "../render/usage.js";
 import { sqlReport } from "../reports/sql.js";
-import { requestExit, styleFor, writeOut, type GlobalArgs } from "./common.js";
+import { requestExit, styleFor, writeOut, writeErr, type GlobalArgs } from "./common.js";
 
 interface SqlArgs extends GlobalArgs {
   query: string;
@@ -50,10 +50,10 @@ export const sqlCommand: CommandModule<object, SqlArgs> = {
       progress?.stop();
     }
     const d = r.data;
-    for (const line of fleetNoteLines(d)) runIo().stderr.write(line);
-    if (args.json) await writeOut([sqlJson(d.columns, d.rows)]);
-    else if (args.ndjson) await writeOut([sqlNdjson(d.columns, d.rows)]);
-    else if (args.csv) await writeOut([sqlCsv(d.columns, d.rows)]);
+    for (const line of fleetNoteLines(d)) writeErr(line);
+    if (args.json) await writeOut([sqlJson(d.columns, d.rows)], "json");
+    else if (args.ndjson) await writeOut([sqlNdjson(d.columns, d.rows)], "json");
+    else if (args.csv) await writeOut([sqlCsv(d.columns, d.rows)], "data");
     else await writeOut([sqlText(d.columns, d.types, d.rows, styleFor(args))]);
     requestExit(r.exitCode);
   },
