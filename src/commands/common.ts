@@ -109,17 +109,54 @@ export async function openInput(
   return opts.unsupported === "read" ? session : refuseUnsupported(session);
 }
 
-/** What a run's output comes from, per run (a run in process has its own RunIo), and the findings it reported. */
-const sources = new WeakMap<RunIo, { sessions: Session[]; reported: Set<string> }>();
+/**
+ * What a run's output comes from, per run (a run in process has its own RunIo): sessions it holds open, files it
+ * read through a report (opened again only if their findings are wanted), and the findings it reported.
+ */
+interface RunSources {
+  sessions: Session[];
+  files: Set<string>;
+  reported: Set<string>;
+}
+
+const sources = new WeakMap<RunIo, RunSources>();
+
+function runSources(): RunSources {
+  let run = sources.get(runIo());
+  if (run === undefined) {
+    run = { sessions: [], files: new Set(), reported: new Set() };
+    sources.set(runIo(), run);
+  }
+  return run;
+}
 
 /**
  * A session this run writes from (openInput says so for every session it opens; follow for the one it watches):
  * where the output filter wrote a lone surrogate as U+FFFD, its lone-surrogate findings go to stderr.
  */
 export function outputSession(session: Session): void {
-  const run = sources.get(runIo()) ?? { sessions: [], reported: new Set<string>() };
-  sources.set(runIo(), run);
+  const run = runSources();
   if (!run.sessions.includes(session)) run.sessions.push(session);
+}
+
+/** A session file this run writes from that a report read (grep): as outputSession, opened again when needed. */
+export function outputFile(file: string): void {
+  runSources().files.add(file);
+}
+
+/** Findings a command reports itself (export's notes): the output filter's note does not repeat them. */
+export function findingsReported(diagnostics: readonly Diagnostic[]): void {
+  const run = runSources();
+  for (const d of diagnostics) {
+    if (d.code !== "lone-surrogate") continue;
+    // A finding about the header may come without a line: the header's line is what the filter's note names.
+    const header = d.line === null ? run.sessions.find((x) => x.file === d.file)?.headerLine : undefined;
+    run.reported.add(findingKey(d, header ?? d.line));
+  }
+}
+
+function findingKey(d: Diagnostic, line: number | null = d.line): string {
+  return `${d.file}\u0000${line}\u0000${String(d.args.path)}`;
 }
 
 /** After output that held a lone surrogate: the findings of the sessions it came from, each once a run. */
@@ -128,13 +165,27 @@ async function noteReplaced(filter: TerminalFilter): Promise<void> {
   if (filter.replaced === 0 || run === undefined) return;
   // The content checks load only here: a run without a lone surrogate never needs them.
   const { loneSurrogateFindings } = await import("../check/content.js");
-  for (const session of run.sessions)
-    for (const d of loneSurrogateFindings(session)) {
-      const key = `${d.file}\u0000${d.line}\u0000${d.args.path}`;
+  const say = (findings: Diagnostic[]): void => {
+    for (const d of findings) {
+      const key = findingKey(d);
       if (run.reported.has(key)) continue;
       run.reported.add(key);
       writeErr(diagnosticLine(d));
     }
+  };
+  for (const session of run.sessions) say(loneSurrogateFindings(session));
+  for (const file of run.files) {
+    run.files.delete(file);
+    let session: Session | undefined;
+    try {
+      session = await openSession(file, { progress: false });
+      say(loneSurrogateFindings(session));
+    } catch {
+      // Gone or unreadable since the report read it: its output stands, without the note.
+    } finally {
+      session?.store.close();
+    }
+  }
 }
 
 async function openSession(

@@ -21,7 +21,7 @@ import {
   readBundle,
   writeChunksTo,
 } from "../reports/export.js";
-import { isStdin, openInput, requestExit, writeFileOut, writeOut, writeErr, type GlobalArgs } from "./common.js";
+import { findingsReported, isStdin, openInput, requestExit, writeFileOut, writeOut, writeErr, type GlobalArgs } from "./common.js";
 
 type Format = "html" | "markdown" | "jsonl";
 
@@ -133,6 +133,7 @@ async function jsonl(session: Session, args: ExportArgs, stdin: boolean): Promis
     requestExit(r.exitCode);
     return;
   }
+  findingsReported([...r.data.leftOut, ...r.data.changed, ...r.data.remaining]);
   await writeChunks(
     r.data.lines.map((l) => `${l}\n`),
     args.output,

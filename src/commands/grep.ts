@@ -3,7 +3,7 @@ import type { Argv, CommandModule } from "yargs";
 import { GrepOutput } from "../render/grep.js";
 import { failureLine } from "../render/notes.js";
 import { grepReport } from "../reports/grep.js";
-import { wholeNumbers, requestExit, styleFor, writeOut, writeErr, type GlobalArgs } from "./common.js";
+import { wholeNumbers, requestExit, styleFor, writeOut, writeErr, outputFile, type GlobalArgs } from "./common.js";
 
 interface GrepArgs extends GlobalArgs {
   pattern: string;
@@ -72,7 +72,10 @@ export const grepCommand: CommandModule<object, GrepArgs> = {
     requestExit(r.exitCode);
     const form = args.json || args.ndjson ? "json" : "text";
     await writeOut([out.head()], form);
-    for (const { file, hits } of r.data.files) await writeOut([out.file(file, hits)], form);
+    for (const { file, hits } of r.data.files) {
+      outputFile(file);
+      await writeOut([out.file(file, hits)], form);
+    }
     await writeOut([out.tail()], form);
   },
 };
