@@ -19,21 +19,19 @@ const USAGE = {
   cost: { input: 0.1, output: 0.1, cacheRead: 0, cacheWrite: 0, total: 0.2 },
 };
 
-const id = (n: number): string => `e${n}${MARK}`;
-
 /** Every entry type pi writes (and an unknown one), every string field MARK; one root, two leaves. */
-function entries(): Record<string, unknown>[] {
+function entries(M: string): Record<string, unknown>[] {
+  const id = (n: number): string => `e${n}${M}`;
   const out: Record<string, unknown>[] = [];
   let prev: string | null = null;
   const add = (o: Record<string, unknown>, parent: string | null = prev): void => {
     const n = out.length + 1;
     // Every fifth entry has MARK for its timestamp; the others a valid one.
-    const timestamp = n % 5 === 2 ? MARK : `2025-01-01T10:${String(n).padStart(2, "0")}:00.000Z`;
+    const timestamp = n % 5 === 2 ? M : `2025-01-01T10:${String(n).padStart(2, "0")}:00.000Z`;
     const e = { id: id(n), parentId: parent, timestamp, ...o };
     prev = e.id;
     out.push(e);
   };
-  const M = MARK;
   add({ type: "model_change", provider: M, modelId: M });
   add({ type: "thinking_level_change", thinkingLevel: M });
   add({ type: "message", message: { role: "user", content: `hi ${M}`, timestamp: 1 } });
@@ -143,25 +141,25 @@ function entries(): Record<string, unknown>[] {
     },
     fork,
   );
-  (out[out.length - 1] as Record<string, unknown>).timestamp = MARK;
+  (out[out.length - 1] as Record<string, unknown>).timestamp = M;
   return out;
 }
 
-/** Writes the hostile session (and a copy, for two-file commands) under `dir`; returns their paths. */
-export function hostileFiles(dir: string): { file: string; other: string; folder: string } {
-  const folder = join(dir, `proj${MARK}`);
+/** Writes the hostile session, `mark` in every string (and a copy, for two-file commands), under `dir`: their paths. */
+export function hostileFiles(dir: string, mark = MARK): { file: string; other: string; folder: string } {
+  const folder = join(dir, `proj${mark}`);
   mkdirSync(folder, { recursive: true });
   const header = {
     type: "session",
     version: 3,
-    id: `0194aaaa${MARK}`,
-    timestamp: MARK,
-    cwd: `/home/${MARK}`,
-    parentSession: `/tmp/${MARK}.jsonl`,
+    id: `0194aaaa${mark}`,
+    timestamp: mark,
+    cwd: `/home/${mark}`,
+    parentSession: `/tmp/${mark}.jsonl`,
   };
-  const text = `${[header, ...entries()].map((l) => JSON.stringify(l)).join("\n")}\n`;
-  const file = join(folder, `s${MARK}.jsonl`);
-  const other = join(folder, `t${MARK}.jsonl`);
+  const text = `${[header, ...entries(mark)].map((l) => JSON.stringify(l)).join("\n")}\n`;
+  const file = join(folder, `s${mark}.jsonl`);
+  const other = join(folder, `t${mark}.jsonl`);
   writeFileSync(file, text);
   writeFileSync(other, text.replace(/second /g, "changed "));
   return { file, other, folder };
