@@ -76,3 +76,37 @@ export function fitSegments(segments: Segment[], max: number | undefined): strin
   }
   return out;
 }
+
+/**
+ * Breaks each line of coloured text into lines of at most `max` columns (a character at a time, as a table's hard
+ * wrap does), never inside an SGR sequence: a wrap that counts the codes' characters, or cuts through one, leaves a
+ * stray ESC on the terminal. The codes stay where they were; the table carries colours over its line breaks.
+ */
+export function wrapColoured(text: string, max: number): string {
+  if (max <= 0) return text;
+  const segmenter = new Intl.Segmenter();
+  const out: string[] = [];
+  for (const line of text.split("\n")) {
+    let cur = "";
+    let used = 0;
+    for (const piece of line.split(/(\u001b\[[0-9;]*m)/)) {
+      if (piece === "") continue;
+      if (piece.charCodeAt(0) === 0x1b) {
+        cur += piece;
+        continue;
+      }
+      for (const { segment } of segmenter.segment(piece)) {
+        const w = stringWidth(segment);
+        if (used + w > max && used > 0) {
+          out.push(cur);
+          cur = "";
+          used = 0;
+        }
+        cur += segment;
+        used += w;
+      }
+    }
+    out.push(cur);
+  }
+  return out.join("\n");
+}
