@@ -26,5 +26,7 @@ describe("diff --color always --width N: colour codes are never cut (#32.16)", (
     expect(wrapColoured("ab\u001b[31mcd\u001b[39m", 3)).toBe("ab\u001b[31mc\nd\u001b[39m");
     expect(wrapColoured("会话格式", 5)).toBe("会话\n格式");
     expect(wrapColoured("plain\nx", 3)).toBe("pla\nin\nx");
+    // An ESC that starts no SGR sequence is text, measured as string-width measures it, never kept whole as a code.
+    expect(wrapColoured("a\u001b[2Jb", 3)).toBe("a\u001b[2\nJb");
   });
 });

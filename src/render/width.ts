@@ -89,8 +89,7 @@ export function wrapColoured(text: string, max: number): string {
   for (const line of text.split("\n")) {
     let cur = "";
     let used = 0;
-    for (const piece of line.split(/(\u001b\[[0-9;]*m)/)) {
-      if (piece === "") continue;
+    for (const piece of sgrPieces(line)) {
       if (piece.charCodeAt(0) === 0x1b) {
         cur += piece;
         continue;
@@ -109,4 +108,26 @@ export function wrapColoured(text: string, max: number): string {
     out.push(cur);
   }
   return out.join("\n");
+}
+
+/** A line as its pieces: each SGR sequence (`ESC [ digits/semicolons m`) alone, the text between them. */
+function sgrPieces(line: string): string[] {
+  const out: string[] = [];
+  let from = 0;
+  let search = 0;
+  for (let at = line.indexOf("\u001b[", search); at >= 0; at = line.indexOf("\u001b[", search)) {
+    let end = at + 2;
+    while (end < line.length && /[0-9;]/.test(line.charAt(end))) end++;
+    // Not an SGR sequence: text, its ESC counted as a character (the output filter shows it as one).
+    if (line.charAt(end) !== "m") {
+      search = at + 1;
+      continue;
+    }
+    if (at > from) out.push(line.slice(from, at));
+    out.push(line.slice(at, end + 1));
+    from = end + 1;
+    search = from;
+  }
+  if (from < line.length) out.push(line.slice(from));
+  return out;
 }
