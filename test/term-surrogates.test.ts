@@ -1,14 +1,22 @@
 import { spawnSync } from "node:child_process";
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TerminalFilter } from "../src/render/sanitize.js";
-import { fixture, runCli } from "./helpers.js";
+import { runCli } from "./helpers.js";
 
 // A session whose strings hold lone surrogates (`\ud800` escapes in the file), a pair written as escapes
-// (`\ud83d\ude00`, kept) and an escaped backslash before `ud800` (text, kept): fixtures/term/lone-surrogate.jsonl.
-const SOURCE = fixture("term", "lone-surrogate.jsonl");
+// (`\ud83d\ude00`, kept) and an escaped backslash before `ud800` (text, kept). Written at test time, not kept in
+// fixtures/: the tests that read every fixture (tables' parquet against ndjson) would meet it too.
+const SOURCE_LINES = [
+  String.raw`{"type":"session","version":3,"id":"0194bbbb-0000-7000-8000-000000000001","timestamp":"2025-01-01T10:00:00.000Z","cwd":"/home/u/app\ud800"}`,
+  String.raw`{"type":"message","id":"ls000001","parentId":null,"timestamp":"2025-01-01T10:01:00.000Z","message":{"role":"user","content":"broken \ud83d here, kept \ud83d\ude00, literal \\ud800, lone low \udc00 end","timestamp":1735725660000}}`,
+  String.raw`{"type":"message","id":"ls000002","parentId":"ls000001","timestamp":"2025-01-01T10:02:00.000Z","message":{"role":"assistant","content":[{"type":"text","text":"ok \uDBFF"},{"type":"toolCall","id":"call1","name":"bash","arguments":{"command":"echo \ud800"}}],"api":"anthropic-messages","provider":"anthropic","model":"claude-sonnet-4-5","usage":{"input":100,"output":20,"cacheRead":0,"cacheWrite":0,"totalTokens":120,"cost":{"input":0.0003,"output":0.0003,"cacheRead":0,"cacheWrite":0,"total":0.0006}},"stopReason":"toolUse","timestamp":1735725720000}}`,
+  String.raw`{"type":"message","id":"ls000003","parentId":"ls000002","timestamp":"2025-01-01T10:03:00.000Z","message":{"role":"toolResult","toolCallId":"call1","toolName":"bash","content":[{"type":"text","text":"out \udfff"}],"isError":false,"timestamp":1735725780000}}`,
+  String.raw`{"type":"label","id":"ls000004","parentId":"ls000003","timestamp":"2025-01-01T10:04:00.000Z","targetId":"ls000002","label":"mark\ud800"}`,
+  String.raw`{"type":"session_info","id":"ls000005","parentId":"ls000004","timestamp":"2025-01-01T10:05:00.000Z","name":"name \ud800"}`,
+];
 const jq = spawnSync("jq", ["--version"], { encoding: "utf8" });
 const hasJq = jq.status === 0;
 
@@ -19,7 +27,7 @@ beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), "pisess-term-sur-"));
   mkdirSync(join(dir, "proj"));
   file = join(dir, "proj", "s.jsonl");
-  copyFileSync(SOURCE, file);
+  writeFileSync(file, `${SOURCE_LINES.join("\n")}\n`);
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

@@ -47,8 +47,8 @@ export function sanitizeLine(text: string): string {
  *   visible escapes as `sanitize` writes them, except the colour sequences pisess's own Style writes (its palette,
  *   only where colour is on for that stream); a lone surrogate becomes U+FFFD.
  * - `json`: JSON or NDJSON text. Its value is kept: a lone surrogate's escape (`\ud800`, which jq 1.6 rejects)
- *   becomes U+FFFD, and DEL, C1 controls, the bidirectional controls and marks and the line separators (legal raw in
- *   a JSON string) are written as `\u` escapes of themselves.
+ *   becomes U+FFFD, and DEL, C1 controls and the bidirectional controls and marks (legal raw in a JSON string) are
+ *   written as `\u` escapes of themselves. Everything else is JSON.stringify's bytes, line separators included.
  * - `data`: a format whose bytes are the point (CSV, a page, a raw line): only a lone surrogate becomes U+FFFD.
  */
 export type OutForm = "text" | "json" | "data";
@@ -59,8 +59,8 @@ const TEXT_UNSAFE =
 const TEXT_TEST = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/;
 // A backslash escape (a surrogate's, with the low half that pairs it, or any other) or a character to escape.
 const JSON_UNSAFE =
-  /\\(?:u([dD][89abAB][0-9a-fA-F]{2})(\\u[dD][c-fC-F][0-9a-fA-F]{2})?|u([dD][c-fC-F][0-9a-fA-F]{2})|[\s\S])|[\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/g;
-const JSON_TEST = /\\u[dD][89a-fA-F]|[\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/;
+  /\\(?:u([dD][89abAB][0-9a-fA-F]{2})(\\u[dD][c-fC-F][0-9a-fA-F]{2})?|u([dD][c-fC-F][0-9a-fA-F]{2})|[\s\S])|[\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+const JSON_TEST = /\\u[dD][89a-fA-F]|[\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
 const LONE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 /** The longest tail that may be the start of an SGR sequence or an escape cut off by the end of a chunk. */
 const TAIL = 16;
