@@ -60,7 +60,20 @@ const TEXT_TEST = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2
 // A backslash escape (a surrogate's, with the low half that pairs it, or any other) or a character to escape.
 const JSON_UNSAFE =
   /\\(?:u([dD][89abAB][0-9a-fA-F]{2})(\\u[dD][c-fC-F][0-9a-fA-F]{2})?|u([dD][c-fC-F][0-9a-fA-F]{2})|[\s\S])|[\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
-const JSON_TEST = /\\u[dD][89a-fA-F]|[\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+const JSON_RAW = /[\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+
+/**
+ * Whether JSON text may hold a surrogate's escape (`\uD8..`–`\uDF..`): found with indexOf, several times faster than
+ * the same test in a regular expression on output of hundreds of megabytes.
+ */
+function mayHoldSurrogateEscape(s: string): boolean {
+  for (let at = s.indexOf("\\u"); at >= 0; at = s.indexOf("\\u", at + 2)) {
+    const d = s.charCodeAt(at + 2) | 0x20;
+    const e = s.charCodeAt(at + 3) | 0x20;
+    if (d === 0x64 && (e === 0x38 || e === 0x39 || (e >= 0x61 && e <= 0x66))) return true;
+  }
+  return false;
+}
 const LONE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 /** The longest tail that may be the start of an SGR sequence or an escape cut off by the end of a chunk. */
 const TAIL = 16;
@@ -124,7 +137,7 @@ export class TerminalFilter {
 
   private json(s: string, final: boolean): string {
     const backslashNearEnd = !final && s.lastIndexOf("\\") >= s.length - TAIL;
-    if (!backslashNearEnd && !JSON_TEST.test(s)) return s;
+    if (!backslashNearEnd && !JSON_RAW.test(s) && !mayHoldSurrogateEscape(s)) return s;
     let out = "";
     let last = 0;
     JSON_UNSAFE.lastIndex = 0;
