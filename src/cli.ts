@@ -14,6 +14,12 @@ import {
 import { commandLoaders, loadCommands } from "./commands/index.js";
 import { ioReason } from "./io/errors.js";
 import { packageVersion } from "./io/package.js";
+import { terminalText } from "./render/sanitize.js";
+
+/** An error's line on stderr: its message may quote a file name, a reference or session text, shown, never sent. */
+function writeErrLine(text: string): void {
+  runIo().stderr.write(`${terminalText(text)}\n`);
+}
 
 // The seam a caller runs main() through with its own streams, env and working directory (the tests' CLI server,
 // test/cli-server.mjs, runs the bundle this way): exported from the entry so that it is the bundle's one instance.
@@ -160,15 +166,15 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<numb
     const failed = writeFailure();
     if (failed !== undefined) return outputFailed(failed);
     if (err instanceof CliError) {
-      runIo().stderr.write(`pisess: ${err.message}\n`);
-      if (debug && err.stack) runIo().stderr.write(`${err.stack}\n`);
+      writeErrLine(`pisess: ${err.message}`);
+      if (debug && err.stack) writeErrLine(err.stack);
       return err.exitCode;
     }
     const e = err as NodeJS.ErrnoException;
     if (err instanceof OutputClosed || e?.code === "EPIPE") return takeExitStatus();
-    runIo().stderr.write(`pisess: ${e instanceof Error ? e.message : String(e)}\n`);
-    if (debug && e instanceof Error && e.stack) runIo().stderr.write(`${e.stack}\n`);
-    else runIo().stderr.write("pisess: (run with --debug for details)\n");
+    writeErrLine(`pisess: ${e instanceof Error ? e.message : String(e)}`);
+    if (debug && e instanceof Error && e.stack) writeErrLine(e.stack);
+    else writeErrLine("pisess: (run with --debug for details)");
     return 2;
   } finally {
     restoreConsole();

@@ -1,7 +1,7 @@
 import { diag } from "../model/codes.js";
 import { isObject } from "../model/json.js";
 import { KNOWN_ROLES } from "../model/roles.js";
-import type { Session } from "../model/session.js";
+import { parseEntry, type Session } from "../model/session.js";
 import { messageMissing, unknownRole } from "../ops/problems.js";
 import type { Diagnostic, EntryRec } from "../model/types.js";
 import { loadCatalogue, schemaErrors, type Catalogue, type SchemaError } from "./schemas.js";
@@ -188,6 +188,25 @@ export function checkHeader(session: Session, opts: ContentOptions, out: Diagnos
     unknownKeys(cat, h, "header", "", found);
     for (const [path, key, schema] of found) out.push(diag("unknown-key", session.file, line, { key, path, schema }));
   }
+}
+
+/**
+ * The lone-surrogate findings of a whole session, header and entries: the output filter writes each as U+FFFD, and a
+ * command whose output held one reports them (commands/common.ts). Only lines with a surrogate escape are parsed.
+ */
+export function loneSurrogateFindings(session: Session): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  const h = session.header;
+  if (h && session.headerLine !== null)
+    for (const [path, esc] of findLoneSurrogates(h))
+      out.push(diag("lone-surrogate", session.file, session.headerLine, { path, escape: esc }));
+  for (const rec of session.entries) {
+    const raw = session.store.rawLine(rec);
+    if (!SURROGATE_ESCAPE.test(raw)) continue;
+    for (const [path, esc] of findLoneSurrogates(parseEntry(session, rec, raw)))
+      out.push(diag("lone-surrogate", session.file, rec.line, { path, escape: esc }, entryExtra(rec)));
+  }
+  return out;
 }
 
 /** A finding's entry id, made only when there is a finding (most entries have none). */

@@ -30,7 +30,7 @@ export const bloatCommand: CommandModule<object, BloatArgs> = {
     const session = await openInput(args.file, { detail: "skeleton" });
     try {
       const r = await bloatReport(session, { leaf: args.leaf, top: args.top });
-      await writeOut([args.json ? `${JSON.stringify(r.data, null, 2)}\n` : bloatText(r.data, styleFor(args))]);
+      await writeOut([args.json ? `${JSON.stringify(r.data, null, 2)}\n` : bloatText(r.data, styleFor(args))], args.json ? "json" : "text");
       problemSummary(session.file, r.diagnostics);
       requestExit(r.exitCode);
     } finally {

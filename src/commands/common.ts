@@ -2,20 +2,20 @@ import type { Stats } from "node:fs";
 import { loadSession, type LoadOptions } from "../model/load.js";
 import type { Session } from "../model/session.js";
 import { notReadFinding } from "../model/readable.js";
-import { formatMessage } from "../render/diagnostics.js";
+import { formatMessage, diagnosticLine } from "../render/diagnostics.js";
 import { makeStyle, type Style } from "../render/style.js";
 import { ReportError as CliError } from "../reports/report.js";
 import { ioReason, NotRegularFile } from "../io/errors.js";
 import { statOf } from "../io/fsp.js";
 import { problemTally } from "../ops/problems.js";
 import { readingProblemsLine } from "../render/problems.js";
-import { sanitizeLine } from "../render/sanitize.js";
+import { type OutForm, sanitizeLine, TerminalFilter, terminalText } from "../render/sanitize.js";
 import type { Diagnostic } from "../model/types.js";
 
 /** An error meant for the user: printed as one line, exit code 2 unless said otherwise. No stack trace. */
 export { ReportError as CliError } from "../reports/report.js";
 export { requestExit } from "./run-state.js";
-import { OutputClosed, ownsProcess, runIo } from "./run-state.js";
+import { OutputClosed, ownsProcess, runIo, type RunIo } from "./run-state.js";
 import { checkOutput, type OutputInput, OutputRefused, type OutputTarget, writeOutput } from "../io/output-file.js";
 import { CHUNK_CHARS } from "../render/chunks.js";
 export { ioReason } from "../io/errors.js";
@@ -43,7 +43,19 @@ function useColor(args: GlobalArgs, stream: NodeJS.WriteStream = runIo().stdout)
 }
 
 export function styleFor(args: GlobalArgs, stream: NodeJS.WriteStream = runIo().stdout): Style {
-  return makeStyle(useColor(args, stream));
+  const style = makeStyle(useColor(args, stream));
+  if (style.enabled) palettes.set(stream, style.palette);
+  return style;
+}
+
+/**
+ * The colour sequences the output filter lets through, per stream: those of a Style made with colour on for it. A
+ * stream no coloured Style was made for gets none, so with colour off every escape sequence is shown, never sent.
+ */
+const palettes = new WeakMap<object, ReadonlySet<string>>();
+
+function filterFor(form: OutForm, stream: NodeJS.WriteStream): TerminalFilter {
+  return new TerminalFilter(form, palettes.get(stream));
 }
 
 export function isStdin(file: string): boolean {
@@ -152,7 +164,87 @@ export async function openInput(
   opts: { progress?: boolean; detail?: LoadOptions["detail"]; onEntry?: LoadOptions["onEntry"]; unsupported?: "refuse" | "read" } = {},
 ): Promise<Session> {
   const session = await openSession(file, opts);
+  outputSession(session);
   return opts.unsupported === "read" ? session : refuseUnsupported(session);
+}
+
+/**
+ * What a run's output comes from, per run (a run in process has its own RunIo): sessions it holds open, files it
+ * read through a report (opened again only if their findings are wanted), and the findings it reported.
+ */
+interface RunSources {
+  sessions: Session[];
+  files: Set<string>;
+  reported: Set<string>;
+}
+
+const sources = new WeakMap<RunIo, RunSources>();
+
+function runSources(): RunSources {
+  let run = sources.get(runIo());
+  if (run === undefined) {
+    run = { sessions: [], files: new Set(), reported: new Set() };
+    sources.set(runIo(), run);
+  }
+  return run;
+}
+
+/**
+ * A session this run writes from (openInput says so for every session it opens; follow for the one it watches):
+ * where the output filter wrote a lone surrogate as U+FFFD, its lone-surrogate findings go to stderr.
+ */
+export function outputSession(session: Session): void {
+  const run = runSources();
+  if (!run.sessions.includes(session)) run.sessions.push(session);
+}
+
+/** A session file this run writes from that a report read (grep): as outputSession, opened again when needed. */
+export function outputSessionFile(file: string): void {
+  runSources().files.add(file);
+}
+
+/** Findings a command reports itself (export's notes): the output filter's note does not repeat them. */
+export function findingsReported(diagnostics: readonly Diagnostic[]): void {
+  const run = runSources();
+  for (const d of diagnostics) {
+    if (d.code !== "lone-surrogate") continue;
+    // A finding about the header may come without a line: the header's line is what the filter's note names.
+    const header = d.line === null ? run.sessions.find((x) => x.file === d.file)?.headerLine : undefined;
+    run.reported.add(findingKey(d, header ?? d.line));
+  }
+}
+
+function findingKey(d: Diagnostic, line: number | null = d.line): string {
+  return `${d.file}\u0000${line}\u0000${String(d.args.path)}`;
+}
+
+/** After output that held a lone surrogate: the findings of the sessions it came from, each once a run. */
+async function noteReplaced(filter: TerminalFilter): Promise<void> {
+  const run = sources.get(runIo());
+  if (filter.replaced === 0 || run === undefined) return;
+  // The content checks load only here: a run without a lone surrogate never needs them.
+  const { loneSurrogateFindings } = await import("../check/content.js");
+  const say = (findings: Diagnostic[]): void => {
+    for (const d of findings) {
+      const key = findingKey(d);
+      if (run.reported.has(key)) continue;
+      run.reported.add(key);
+      writeErr(diagnosticLine(d));
+    }
+  };
+  for (const session of run.sessions) say(loneSurrogateFindings(session));
+  for (const file of run.files) {
+    run.files.delete(file);
+    let session: Session | undefined;
+    try {
+      session = await openSession(file, { progress: false });
+      say(loneSurrogateFindings(session));
+    } catch {
+      // Gone or unreadable since the report read it: its output stands, without the note.
+    } finally {
+      session?.store.close();
+    }
+  }
 }
 
 async function openSession(
@@ -196,12 +288,13 @@ export function progressReporter(verb: string, file: string, total: number): { u
       shown = true;
       const pct = Math.min(100, Math.floor((bytes / total) * 100));
       const fill = Math.round((pct / 100) * 30);
-      runIo().stderr.write(
-        `\r\u001b[2K${verb} ${file} [${"#".repeat(fill)}${"-".repeat(30 - fill)}] ${pct}% (${(bytes / 1e6).toFixed(0)} / ${(total / 1e6).toFixed(0)} MB)`,
+      writeControl("clearLine");
+      writeErr(
+        `${verb} ${file} [${"#".repeat(fill)}${"-".repeat(30 - fill)}] ${pct}% (${(bytes / 1e6).toFixed(0)} / ${(total / 1e6).toFixed(0)} MB)`,
       );
     },
     done() {
-      if (shown) runIo().stderr.write("\r\u001b[2K");
+      if (shown) writeControl("clearLine");
     },
   };
 }
@@ -245,9 +338,43 @@ function* coalesced(chunks: Iterable<string>): Generator<string> {
   if (size > 0) yield pending.join("");
 }
 
-/** Writes chunks to stdout, waiting for the pipe to drain; stops with OutputClosed when the reader has gone. */
-export async function writeOut(chunks: Iterable<string>): Promise<void> {
-  for (const chunk of coalesced(chunks)) {
+/**
+ * Writes chunks to stdout, waiting for the pipe to drain; stops with OutputClosed when the reader has gone. Every
+ * chunk passes the output filter for its form (render/sanitize.ts, TerminalFilter): text for a terminal by default,
+ * so no field a renderer forgot to sanitize reaches the terminal raw; `json` for JSON and NDJSON, whose value it
+ * keeps; `data` for formats whose bytes are the point.
+ */
+export async function writeOut(chunks: Iterable<string>, form: OutForm = "text"): Promise<void> {
+  const filter = filterFor(form, runIo().stdout);
+  await writeFiltered(chunks, filter);
+  await writeRaw(filter.end());
+  await noteReplaced(filter);
+}
+
+/**
+ * Output for a file (`-o`): through the same filter as stdout (no colour: a file gets no palette), with the same
+ * findings after it. `write` takes the filtered chunks and writes the file.
+ */
+export async function writeFileOut(
+  chunks: Iterable<string>,
+  form: OutForm,
+  write: (filtered: Iterable<string>) => Promise<void>,
+): Promise<void> {
+  const filter = new TerminalFilter(form);
+  function* filtered(): Generator<string> {
+    for (const c of chunks) yield filter.push(c);
+    yield filter.end();
+  }
+  await write(filtered());
+  await noteReplaced(filter);
+}
+
+async function writeFiltered(chunks: Iterable<string>, filter: TerminalFilter): Promise<void> {
+  for (const chunk of coalesced(chunks)) await writeRaw(filter.push(chunk));
+}
+
+async function writeRaw(chunk: string): Promise<void> {
+  if (chunk) {
     if (outputClosed()) throw new OutputClosed();
     if (!runIo().stdout.write(chunk)) {
       await new Promise<void>((resolve) => {
@@ -266,17 +393,44 @@ export async function writeOut(chunks: Iterable<string>): Promise<void> {
 }
 
 /**
+ * Text for stderr (diagnostics, notes, a status line), through the output filter's text form: file names, ids and
+ * any other session text in it are shown, never sent to the terminal.
+ */
+export function writeErr(text: string): void {
+  if (text) runIo().stderr.write(terminalText(text, palettes.get(runIo().stderr)));
+}
+
+/** pisess's own terminal controls for stderr: the only escape sequences written past the output filter. */
+const CONTROLS = {
+  /** Back to the start of the line and erase it (a progress or status line). */
+  clearLine: "\r\u001b[2K",
+  /** Colours reset and the cursor shown (follow, leaving the terminal as it was). */
+  reset: "\u001b[0m\u001b[?25h",
+} as const;
+
+export function writeControl(which: keyof typeof CONTROLS): void {
+  runIo().stderr.write(CONTROLS[which]);
+}
+
+/**
  * Output written piece by piece over many calls (one per comparison, say), handed to writeOut in batches of about
  * WRITE_SIZE: a hundred thousand small writes would cost a system call each. `flush` writes what is left.
  */
-export function batchedOut(): { add: (chunks: Iterable<string>) => Promise<void>; flush: () => Promise<void> } {
+export function batchedOut(form: OutForm = "text"): { add: (chunks: Iterable<string>) => Promise<void>; flush: () => Promise<void> } {
   let pending: string[] = [];
   let size = 0;
-  const flush = async (): Promise<void> => {
+  // One filter for the whole output: a batch may end inside what the filter must see whole.
+  const filter = filterFor(form, runIo().stdout);
+  const send = async (): Promise<void> => {
     const out = pending;
     pending = [];
     size = 0;
-    await writeOut(out);
+    await writeFiltered(out, filter);
+  };
+  const flush = async (): Promise<void> => {
+    await send();
+    await writeRaw(filter.end());
+    await noteReplaced(filter);
   };
   return {
     async add(chunks) {
@@ -284,7 +438,7 @@ export function batchedOut(): { add: (chunks: Iterable<string>) => Promise<void>
         pending.push(c);
         size += c.length;
       }
-      if (size >= WRITE_SIZE) await flush();
+      if (size >= WRITE_SIZE) await send();
     },
     flush,
   };
@@ -301,7 +455,7 @@ export function emptyNote(file: string, what: "context" | "path"): string {
  */
 export function problemSummary(file: string, diagnostics: readonly Diagnostic[]): void {
   const t = problemTally(diagnostics);
-  if (t.error + t.warning > 0) runIo().stderr.write(readingProblemsLine(file, t));
+  if (t.error + t.warning > 0) writeErr(readingProblemsLine(file, t));
 }
 
 /** Columns to cut lines to; undefined: no cut. A terminal reporting 0 columns (a pty without a size) is unknown. */

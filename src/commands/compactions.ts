@@ -28,7 +28,10 @@ export const compactionsCommand: CommandModule<object, CompactionsArgs> = {
     const session = await openInput(args.file, { detail: "skeleton" });
     try {
       const r = compactionsReport(session, { leaf: args.leaf, all: args.all === true });
-      await writeOut([args.json ? `${JSON.stringify(r.data, null, 2)}\n` : compactionsText(r.data, styleFor(args))]);
+      await writeOut(
+        [args.json ? `${JSON.stringify(r.data, null, 2)}\n` : compactionsText(r.data, styleFor(args))],
+        args.json ? "json" : "text",
+      );
       problemSummary(session.file, r.diagnostics);
       requestExit(r.exitCode);
     } finally {

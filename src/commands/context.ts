@@ -5,8 +5,19 @@ import { contextMarkdown } from "../render/context-markdown.js";
 import { contextText } from "../render/context-text.js";
 import { diagnosticLine } from "../render/diagnostics.js";
 import { contextReport, resolveSessionFile } from "../reports/context.js";
-import { emptyNote, openInput, wholeNumbers, problemSummary, requestExit, styleFor, writeOut, type GlobalArgs } from "./common.js";
-import { allProjectsArg, numberArg } from "./common.js";
+import {
+  emptyNote,
+  openInput,
+  wholeNumbers,
+  problemSummary,
+  requestExit,
+  styleFor,
+  writeOut,
+  type GlobalArgs,
+  allProjectsArg,
+  numberArg,
+  writeErr,
+} from "./common.js";
 
 interface ContextArgs extends GlobalArgs {
   file?: string;
@@ -87,7 +98,7 @@ export const contextCommand: CommandModule<object, ContextArgs> = {
       });
       const { leaf, context: c, note, problems } = r.data;
       if (c === null) {
-        for (const d of r.diagnostics) runIo().stderr.write(diagnosticLine(d));
+        for (const d of r.diagnostics) writeErr(diagnosticLine(d));
         requestExit(r.exitCode);
         return;
       }
@@ -95,12 +106,13 @@ export const contextCommand: CommandModule<object, ContextArgs> = {
       if (json)
         await writeOut(
           contextJsonChunks(session.file, leaf, c.context, c.messages, c.sources, c.editedBy, args.json === true, c.messageJson),
+          "json",
         );
       else if (c.display && args.format === "markdown") await writeOut(contextMarkdown(c.display));
       else if (c.display) await writeOut(contextText(c.display, { style: styleFor(args) }));
-      if (note) runIo().stderr.write(diagnosticLine(note));
-      if (!leaf) runIo().stderr.write(emptyNote(session.file, "context"));
-      for (const d of problems) if (d.severity !== "info") runIo().stderr.write(diagnosticLine(d));
+      if (note) writeErr(diagnosticLine(note));
+      if (!leaf) writeErr(emptyNote(session.file, "context"));
+      for (const d of problems) if (d.severity !== "info") writeErr(diagnosticLine(d));
       problemSummary(session.file, r.diagnostics);
     } finally {
       session.store.close();

@@ -1,4 +1,3 @@
-import { runIo } from "./run-state.js";
 import type { Argv, CommandModule } from "yargs";
 import { diagnosticLine } from "../render/diagnostics.js";
 import { DiffLeavesFrame, type DiffLeavesHead, diffItemChunks, LEAVES_MAX_ENTRIES, type TextOptionsFor } from "../render/diff.js";
@@ -12,6 +11,7 @@ import {
   requestExit,
   styleFor,
   terminalWidth,
+  writeErr,
   writeOut,
   type GlobalArgs,
 } from "./common.js";
@@ -92,12 +92,16 @@ export const diffCommand: CommandModule<object, DiffArgs> = {
       ...(stream ? { onItem: stream.item } : {}),
     });
     const d = r.data;
-    for (const c of d.cycles) runIo().stderr.write(diagnosticLine(c));
+    for (const c of d.cycles) writeErr(diagnosticLine(c));
     // A comparison stopped by a parent cycle: nothing on stdout.
     if (d.problems.length > 0) {
       requestExit(r.exitCode);
       if (stream) await stream.end(d);
-      else await writeOut(d.items.flatMap((item) => diffItemChunks(item, args.json === true, textOptions)));
+      else
+        await writeOut(
+          d.items.flatMap((item) => diffItemChunks(item, args.json === true, textOptions)),
+          args.json === true ? "json" : "text",
+        );
       for (const p of d.problems) problemSummary(p.file, p.diagnostics);
     }
     requestExit(r.exitCode);
@@ -115,7 +119,7 @@ function leavesWriter(
 } {
   const frame = new DiffLeavesFrame(json, textOptions, maxEntries);
   // Comparisons are small and may be a hundred thousand: they go out in batches, not one by one.
-  const { add, flush } = batchedOut();
+  const { add, flush } = batchedOut(json ? "json" : "text");
   return {
     async item(item, head) {
       if (item.kind === "cycle" || !item.diff.same) requestExit(1);

@@ -8,6 +8,7 @@ import { bodyLimitRows, factRows } from "../render/export-facts.js";
 import { exportHtml } from "../render/export-html.js";
 import { jsonlExportNotes } from "../render/export-notes.js";
 import { branchMarkdown } from "../render/export-markdown.js";
+import type { OutForm } from "../render/sanitize.js";
 import { resolveSessionFile } from "../reports/context.js";
 import {
   BODY_LIMIT_DEFAULT,
@@ -21,8 +22,21 @@ import {
   readBundle,
 } from "../reports/export.js";
 import type { OutputTarget } from "../io/output-file.js";
-import { isStdin, openInput, outputFile, requestExit, wholeNumbers, writeOut, writeOutputFile, type GlobalArgs } from "./common.js";
-import { allProjectsArg, numberArg } from "./common.js";
+import {
+  isStdin,
+  openInput,
+  outputFile,
+  requestExit,
+  wholeNumbers,
+  writeOut,
+  writeOutputFile,
+  type GlobalArgs,
+  allProjectsArg,
+  numberArg,
+  findingsReported,
+  writeFileOut,
+  writeErr,
+} from "./common.js";
 
 type Format = "html" | "markdown" | "jsonl";
 
@@ -50,9 +64,10 @@ function pickFormat(args: ExportArgs): Format {
   return "markdown";
 }
 
-async function writeChunks(chunks: Iterable<string>, out: OutputTarget | undefined): Promise<void> {
-  if (out === undefined) return writeOut(chunks);
-  return writeOutputFile(out, chunks);
+async function writeChunks(chunks: Iterable<string>, out: OutputTarget | undefined, form: OutForm): Promise<void> {
+  if (out === undefined) return writeOut(chunks, form);
+  // A file gets what stdout would: a lone surrogate's escape in a session file (jsonl) is U+FFFD too.
+  return writeFileOut(chunks, form, (filtered) => writeOutputFile(out, filtered));
 }
 
 export const exportCommand: CommandModule<object, ExportArgs> = {
@@ -107,18 +122,18 @@ export const exportCommand: CommandModule<object, ExportArgs> = {
       if (format === "jsonl") return await jsonl(session, args, stdin, out);
       const { leaf, path, diagnostics } = exportPath(session, args.leaf);
       if (path === null) {
-        for (const d of diagnostics) runIo().stderr.write(diagnosticLine(d));
+        for (const d of diagnostics) writeErr(diagnosticLine(d));
         requestExit(1);
         return;
       }
       const facts = await exportFacts(session, stdin ? null : fileModified(file));
       const rows = factRows(facts);
       if (format === "markdown") {
-        await writeChunks(branchMarkdown({ facts: rows, leaf, entries: branchEntries(session, path), count: path.length }), out);
+        await writeChunks(branchMarkdown({ facts: rows, leaf, entries: branchEntries(session, path), count: path.length }), out, "text");
       } else {
         const limit = args.bodyLimit * 1024;
         const page = [...rows, ...bodyLimitRows(entriesOverLimit(session, limit), limit)];
-        await writeChunks(exportHtml(htmlPayload(session, leaf, facts, page, args.images, limit), bundle), out);
+        await writeChunks(exportHtml(htmlPayload(session, leaf, facts, page, args.images, limit), bundle), out, "data");
       }
       requestExit(0);
     } finally {
@@ -134,14 +149,16 @@ async function jsonl(session: Session, args: ExportArgs, stdin: boolean, out: Ou
     parentSession: stdin || session.path === undefined ? undefined : resolve(session.path),
   });
   if (r.data === null) {
-    for (const d of r.diagnostics) runIo().stderr.write(diagnosticLine(d));
+    for (const d of r.diagnostics) writeErr(diagnosticLine(d));
     requestExit(r.exitCode);
     return;
   }
+  findingsReported([...r.data.leftOut, ...r.data.changed, ...r.data.remaining]);
   await writeChunks(
     r.data.lines.map((l) => `${l}\n`),
     out,
+    "json",
   );
-  for (const line of jsonlExportNotes(session.file, r.data)) runIo().stderr.write(line);
+  for (const line of jsonlExportNotes(session.file, r.data)) writeErr(line);
   requestExit(r.exitCode);
 }

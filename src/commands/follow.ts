@@ -8,8 +8,21 @@ import { readingProblemsLine } from "../render/problems.js";
 import { sanitizeLine } from "../render/sanitize.js";
 import { resolveSessionFile } from "../reports/context.js";
 import { followSession, projectSessionFolder, ThrottledContextSize } from "../reports/follow.js";
-import { CliError, ioReason, requestExit, styleFor, terminalWidth, writeOut, type GlobalArgs } from "./common.js";
-import { allProjectsArg, numberArg, wholeNumbers } from "./common.js";
+import {
+  CliError,
+  ioReason,
+  requestExit,
+  styleFor,
+  terminalWidth,
+  writeOut,
+  type GlobalArgs,
+  allProjectsArg,
+  numberArg,
+  wholeNumbers,
+  writeErr,
+  writeControl,
+  outputSession,
+} from "./common.js";
 
 interface FollowArgs extends GlobalArgs {
   file?: string;
@@ -75,12 +88,12 @@ export const followCommand: CommandModule<object, FollowArgs> = {
     process.on("SIGTERM", stop);
     let status = "";
     const clearStatus = (): void => {
-      if (status) runIo().stderr.write("\r\u001b[2K");
+      if (status) writeControl("clearLine");
       status = "";
     };
     const note = (s: string): void => {
       clearStatus();
-      runIo().stderr.write(s);
+      writeErr(s);
     };
     let last: { f: string; session: Session; totals: FollowTotals } | null = null;
     // The trailing update redraws only a status line on show: while an entry is written (the line cleared) the
@@ -95,7 +108,7 @@ export const followCommand: CommandModule<object, FollowArgs> = {
       last = { f, session, totals };
       status = followStatus(f, totals, contextSize.tokensAt(session));
       const cols = runIo().stderr.columns;
-      runIo().stderr.write(cols !== undefined && cols > 1 && status.length >= cols ? `${status.slice(0, cols - 2)}…` : status);
+      writeErr(cols !== undefined && cols > 1 && status.length >= cols ? `${status.slice(0, cols - 2)}…` : status);
     };
     try {
       const events = followSession({
@@ -119,7 +132,8 @@ export const followCommand: CommandModule<object, FollowArgs> = {
             break;
           case "entry":
             clearStatus();
-            if (args.ndjson) await writeOut([followNdjson(ev.session, ev.rec, ev.step, ev.entry ?? {})]);
+            outputSession(ev.session);
+            if (args.ndjson) await writeOut([followNdjson(ev.session, ev.rec, ev.step, ev.entry ?? {})], "json");
             else await writeOut([`${followLines(ev.session, ev.rec, ev.step, { style, width }).join("\n")}\n`]);
             break;
           case "problem":
@@ -160,7 +174,7 @@ export const followCommand: CommandModule<object, FollowArgs> = {
       // Leave the terminal as it was: no status line, colours reset, cursor shown.
       if (tty) {
         clearStatus();
-        runIo().stderr.write("\u001b[0m\u001b[?25h");
+        writeControl("reset");
       }
     }
   },

@@ -4,8 +4,20 @@ import { GrepOutput } from "../render/grep.js";
 import { formatMessage } from "../render/diagnostics.js";
 import { failureLine } from "../render/notes.js";
 import { grepReport } from "../reports/grep.js";
-import { ALLOW_UNREADABLE, wholeNumbers, requestExit, styleFor, writeOut, type GlobalArgs } from "./common.js";
-import { allProjectsAlone, allProjectsArg, listArg, numberArg } from "./common.js";
+import {
+  ALLOW_UNREADABLE,
+  wholeNumbers,
+  requestExit,
+  styleFor,
+  writeOut,
+  type GlobalArgs,
+  allProjectsAlone,
+  allProjectsArg,
+  listArg,
+  numberArg,
+  writeErr,
+  outputSessionFile,
+} from "./common.js";
 
 interface GrepArgs extends GlobalArgs {
   allowUnreadable?: boolean;
@@ -64,12 +76,16 @@ export const grepCommand: CommandModule<object, GrepArgs> = {
       env: runIo().env,
       cwd: runIo().cwd(),
     });
-    for (const f of r.data.failures) runIo().stderr.write(failureLine(f));
-    for (const d of r.data.skipped) runIo().stderr.write(failureLine({ path: d.file, reason: `${formatMessage(d)}; not searched` }));
+    for (const f of r.data.failures) writeErr(failureLine(f));
+    for (const d of r.data.skipped) writeErr(failureLine({ path: d.file, reason: `${formatMessage(d)}; not searched` }));
     const out = new GrepOutput(args.json ? "json" : args.ndjson ? "ndjson" : "text", styleFor(args));
     requestExit(r.exitCode);
-    await writeOut([out.head()]);
-    for (const { file, hits } of r.data.files) await writeOut([out.file(file, hits)]);
-    await writeOut([out.tail()]);
+    const form = args.json || args.ndjson ? "json" : "text";
+    await writeOut([out.head()], form);
+    for (const { file, hits } of r.data.files) {
+      outputSessionFile(file);
+      await writeOut([out.file(file, hits)], form);
+    }
+    await writeOut([out.tail()], form);
   },
 };

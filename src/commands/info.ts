@@ -26,7 +26,7 @@ export const infoCommand: CommandModule<object, InfoArgs> = {
     try {
       const r = await infoReport(session, { includeCopied: args.includeCopied === true });
       requestExit(r.exitCode);
-      await writeOut([args.json ? infoJson(r.data) : infoText(r.data, styleFor(args))]);
+      await writeOut([args.json ? infoJson(r.data) : infoText(r.data, styleFor(args))], args.json ? "json" : "text");
       problemSummary(session.file, r.diagnostics);
     } finally {
       session.store.close();

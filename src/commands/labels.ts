@@ -34,12 +34,12 @@ export const labelsCommand: CommandModule<object, LabelsArgs> = {
       const style = styleFor(args);
       requestExit(r.exitCode);
       if (d.history !== undefined) {
-        if (args.json) await writeOut([labelsJson(d.file, "history", d.history)]);
-        else if (args.ndjson) await writeOut([labelsNdjson(d.history)]);
+        if (args.json) await writeOut([labelsJson(d.file, "history", d.history)], "json");
+        else if (args.ndjson) await writeOut([labelsNdjson(d.history)], "json");
         else await writeOut([labelHistoryText(d.history, style)]);
       } else {
-        if (args.json) await writeOut([labelsJson(d.file, "labels", d.labels)]);
-        else if (args.ndjson) await writeOut([labelsNdjson(d.labels)]);
+        if (args.json) await writeOut([labelsJson(d.file, "labels", d.labels)], "json");
+        else if (args.ndjson) await writeOut([labelsNdjson(d.labels)], "json");
         else await writeOut([labelsText(d.labels, style)]);
       }
       problemSummary(session.file, r.diagnostics);

@@ -31,8 +31,8 @@ export const leavesCommand: CommandModule<object, LeavesArgs> = {
     try {
       const r = await leavesReport(session, { includeCopied: args.includeCopied === true });
       requestExit(r.exitCode);
-      if (args.json) await writeOut([leavesJson(r.data.file, r.data.leaves)]);
-      else if (args.ndjson) await writeOut([leavesNdjson(r.data.leaves)]);
+      if (args.json) await writeOut([leavesJson(r.data.file, r.data.leaves)], "json");
+      else if (args.ndjson) await writeOut([leavesNdjson(r.data.leaves)], "json");
       else await writeOut([leavesText(r.data.leaves, styleFor(args))]);
       problemSummary(session.file, r.diagnostics);
     } finally {

@@ -3,8 +3,7 @@ import type { Argv, CommandModule } from "yargs";
 import { sanitizeLine } from "../render/sanitize.js";
 import { lineageJson, lineageNdjson, lineageText } from "../render/lineage.js";
 import { lineageReport } from "../reports/lineage.js";
-import { requestExit, styleFor, writeOut, type GlobalArgs } from "./common.js";
-import { repeatableArg } from "./common.js";
+import { requestExit, styleFor, writeOut, type GlobalArgs, repeatableArg, writeErr } from "./common.js";
 
 interface LineageArgs extends GlobalArgs {
   file: string;
@@ -31,10 +30,10 @@ export const lineageCommand: CommandModule<object, LineageArgs> = {
   handler: async (args) => {
     const r = await lineageReport({ file: args.file, ...(args.forksIn !== undefined ? { forksIn: args.forksIn } : {}), env: runIo().env });
     for (const u of r.data.unsearched)
-      runIo().stderr.write(`pisess: warning: --forks-in ${sanitizeLine(u.path)}: ${u.reason}; no forks searched there\n`);
+      writeErr(`pisess: warning: --forks-in ${sanitizeLine(u.path)}: ${u.reason}; no forks searched there\n`);
     requestExit(r.exitCode);
-    if (args.json) await writeOut([lineageJson(r.data)]);
-    else if (args.ndjson) await writeOut([lineageNdjson(r.data)]);
+    if (args.json) await writeOut([lineageJson(r.data)], "json");
+    else if (args.ndjson) await writeOut([lineageNdjson(r.data)], "json");
     else await writeOut([lineageText(r.data, styleFor(args))]);
   },
 };

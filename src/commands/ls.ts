@@ -3,8 +3,20 @@ import type { Argv, CommandModule } from "yargs";
 import { lsJson, lsNdjson, lsText } from "../render/ls.js";
 import { failureLine, noteLine } from "../render/notes.js";
 import { LS_SORTS, lsReport, type LsSort } from "../reports/ls.js";
-import { ALLOW_UNREADABLE, terminalWidth, wholeNumbers, requestExit, styleFor, writeOut, type GlobalArgs } from "./common.js";
-import { allProjectsAlone, allProjectsArg, numberArg } from "./common.js";
+import {
+  ALLOW_UNREADABLE,
+  terminalWidth,
+  wholeNumbers,
+  requestExit,
+  styleFor,
+  writeOut,
+  type GlobalArgs,
+  allProjectsAlone,
+  allProjectsArg,
+  numberArg,
+  writeErr,
+  writeControl,
+} from "./common.js";
 
 const SORTS = LS_SORTS;
 
@@ -61,26 +73,33 @@ export const lsCommand: CommandModule<object, LsArgs> = {
       ...(args.limit !== undefined ? { limit: args.limit } : {}),
       env: runIo().env,
       cwd: runIo().cwd(),
-      ...(progress ? { onProgress: (done: number, total: number) => runIo().stderr.write(`\r\u001b[2Kpisess ls: ${done}/${total}`) } : {}),
+      ...(progress
+        ? {
+            onProgress: (done: number, total: number) => {
+              writeControl("clearLine");
+              writeErr(`pisess ls: ${done}/${total}`);
+            },
+          }
+        : {}),
     });
     const d = r.data;
     if (d.missingRoot !== undefined) {
-      runIo().stderr.write(noteLine(`no sessions folder ${d.missingRoot}${args.allProjects ? "" : ` for ${runIo().cwd()}${LIST_ALL}`}`));
-      await writeOut([args.json ? lsJson([]) : ""]);
+      writeErr(noteLine(`no sessions folder ${d.missingRoot}${args.allProjects ? "" : ` for ${runIo().cwd()}${LIST_ALL}`}`));
+      await writeOut([args.json ? lsJson([]) : ""], "json");
       return;
     }
-    if (progress) runIo().stderr.write("\r\u001b[2K");
-    for (const f of d.failures) runIo().stderr.write(failureLine(f));
+    if (progress) writeControl("clearLine");
+    for (const f of d.failures) writeErr(failureLine(f));
     if (d.skipped > 0)
-      runIo().stderr.write(
+      writeErr(
         `pisess: skipped ${d.skipped} file${d.skipped === 1 ? "" : "s"} without a session header, or that pisess does not read (pisess validate says why)\n`,
       );
     requestExit(r.exitCode);
     // Nothing here at all (not nothing because of --limit 0): say where the rest are.
     if (d.sessions.length === 0 && args.limit !== 0 && !d.explicit && !args.allProjects && d.root !== undefined)
-      runIo().stderr.write(noteLine(`no sessions for ${runIo().cwd()} in ${d.root}${LIST_ALL}`));
-    if (args.json) await writeOut([lsJson(d.sessions)]);
-    else if (args.ndjson) await writeOut([lsNdjson(d.sessions)]);
+      writeErr(noteLine(`no sessions for ${runIo().cwd()} in ${d.root}${LIST_ALL}`));
+    if (args.json) await writeOut([lsJson(d.sessions)], "json");
+    else if (args.ndjson) await writeOut([lsNdjson(d.sessions)], "json");
     else
       await writeOut([
         lsText(d.sessions, styleFor(args), {

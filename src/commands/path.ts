@@ -1,4 +1,3 @@
-import { runIo } from "./run-state.js";
 import type { Argv, CommandModule } from "yargs";
 import { diagnosticLine } from "../render/diagnostics.js";
 import { entryJson, pathJsonChunks, pathTextLines } from "../render/path.js";
@@ -11,6 +10,7 @@ import {
   requestExit,
   styleFor,
   terminalWidth,
+  writeErr,
   writeOut,
   type GlobalArgs,
 } from "./common.js";
@@ -48,17 +48,20 @@ export const pathCommand: CommandModule<object, PathArgs> = {
       const r = pathReport(session, { leaf: args.leaf });
       const { leaf, path } = r.data;
       if (path === null) {
-        for (const d of r.diagnostics) runIo().stderr.write(diagnosticLine(d));
+        for (const d of r.diagnostics) writeErr(diagnosticLine(d));
         requestExit(r.exitCode);
         return;
       }
       requestExit(r.exitCode);
       if (args.ndjson || args.json) {
-        await writeOut(pathJsonChunks(session.file, leaf, path, (rec) => entryJson(session, rec), args.json === true));
+        await writeOut(
+          pathJsonChunks(session.file, leaf, path, (rec) => entryJson(session, rec), args.json === true),
+          "json",
+        );
       } else if (leaf) {
         await writeOut(pathTextLines(session, path, leaf, { style: styleFor(args), width: terminalWidth(args.width) }));
       }
-      if (!leaf) runIo().stderr.write(emptyNote(session.file, "path"));
+      if (!leaf) writeErr(emptyNote(session.file, "path"));
       problemSummary(session.file, r.diagnostics);
     } finally {
       session.store.close();

@@ -19,6 +19,6 @@ export const schemaCommand: CommandModule<object, SchemaArgs> = {
     const d = r.data;
     requestExit(r.exitCode);
     if (d.names !== undefined) await writeOut([`${d.names.join("\n")}\n`]);
-    else await writeOut([d.text.endsWith("\n") ? d.text : `${d.text}\n`]);
+    else await writeOut([d.text.endsWith("\n") ? d.text : `${d.text}\n`], "json");
   },
 };

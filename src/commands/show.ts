@@ -4,7 +4,7 @@ import { showJson, showSkippedJson, showText } from "../render/show.js";
 import { diagnosticLine } from "../render/diagnostics.js";
 import { sanitize } from "../render/sanitize.js";
 import { showReport, showSkippedReport } from "../reports/show.js";
-import { openInput, requestExit, styleFor, writeOut, type GlobalArgs } from "./common.js";
+import { openInput, requestExit, styleFor, writeOut, writeErr, type GlobalArgs } from "./common.js";
 
 interface ShowArgs extends GlobalArgs {
   file: string;
@@ -16,6 +16,11 @@ interface ShowArgs extends GlobalArgs {
 /** The exact line for a pipe or file; on a terminal, control, bidi and C1 characters shown as escapes (never raw). */
 function rawOut(text: string): string {
   return runIo().stdout.isTTY === true ? sanitize(text) : text;
+}
+
+/** --raw is the line as it is, except on a terminal (rawOut). */
+function rawForm(): "text" | "data" {
+  return runIo().stdout.isTTY === true ? "text" : "data";
 }
 
 export const showCommand: CommandModule<object, ShowArgs> = {
@@ -46,11 +51,11 @@ export const showCommand: CommandModule<object, ShowArgs> = {
       requestExit(r.exitCode);
       const d = r.data;
       if (d.skipped !== undefined) {
-        for (const x of r.diagnostics) runIo().stderr.write(diagnosticLine(x));
-        if (args.json) await writeOut([showSkippedJson(d.skipped, r.diagnostics)]);
-        else if (d.skipped.text !== null) await writeOut([`${rawOut(d.skipped.text)}\n`]);
-      } else if (d.raw !== undefined) await writeOut([`${rawOut(d.raw)}\n`]);
-      else await writeOut([args.json ? showJson(d.entry) : showText(d.entry, styleFor(args))]);
+        for (const x of r.diagnostics) writeErr(diagnosticLine(x));
+        if (args.json) await writeOut([showSkippedJson(d.skipped, r.diagnostics)], "json");
+        else if (d.skipped.text !== null) await writeOut([`${rawOut(d.skipped.text)}\n`], rawForm());
+      } else if (d.raw !== undefined) await writeOut([`${rawOut(d.raw)}\n`], rawForm());
+      else await writeOut([args.json ? showJson(d.entry) : showText(d.entry, styleFor(args))], args.json ? "json" : "text");
     } finally {
       session.store.close();
     }

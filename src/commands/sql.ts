@@ -4,8 +4,16 @@ import { fleetProgress } from "../render/usage-progress.js";
 import { type SqlWriter, sqlCsvWriter, sqlJsonWriter, sqlNdjsonWriter, sqlTextWriter } from "../render/sql.js";
 import { fleetNoteLines } from "../render/usage.js";
 import { type SqlHead, sqlStream } from "../reports/sql.js";
-import { ALLOW_UNREADABLE, requestExit, styleFor, writeOut, type GlobalArgs } from "./common.js";
-import { allProjectsAlone, allProjectsArg } from "./common.js";
+import {
+  ALLOW_UNREADABLE,
+  requestExit,
+  styleFor,
+  writeOut,
+  type GlobalArgs,
+  allProjectsAlone,
+  allProjectsArg,
+  writeErr,
+} from "./common.js";
 
 interface SqlArgs extends GlobalArgs {
   allowUnreadable?: boolean;
@@ -67,11 +75,12 @@ export const sqlCommand: CommandModule<object, SqlArgs> = {
         // The rows are written as DuckDB makes them (one chunk at a time), not gathered first.
         async (d, rows) => {
           stop();
-          for (const line of fleetNoteLines(d)) runIo().stderr.write(line);
+          for (const line of fleetNoteLines(d)) writeErr(line);
           const w = writer(d);
-          await writeOut([w.start()]);
-          for await (const chunk of rows) await writeOut([w.rows(chunk)]);
-          await writeOut([w.end()]);
+          const form = args.json || args.ndjson ? "json" : args.csv ? "data" : "text";
+          await writeOut([w.start()], form);
+          for await (const chunk of rows) await writeOut([w.rows(chunk)], form);
+          await writeOut([w.end()], form);
         },
       );
     } finally {

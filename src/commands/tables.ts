@@ -4,8 +4,16 @@ import { fleetProgress } from "../render/usage-progress.js";
 import { fleetNoteLines } from "../render/usage.js";
 import { tablesText } from "../render/tables.js";
 import { TABLE_FORMATS, type TableFormat, tablesReport } from "../reports/tables.js";
-import { ALLOW_UNREADABLE, requestExit, styleFor, writeOut, type GlobalArgs } from "./common.js";
-import { allProjectsAlone, allProjectsArg } from "./common.js";
+import {
+  ALLOW_UNREADABLE,
+  requestExit,
+  styleFor,
+  writeOut,
+  type GlobalArgs,
+  allProjectsAlone,
+  allProjectsArg,
+  writeErr,
+} from "./common.js";
 
 interface TablesArgs extends GlobalArgs {
   allowUnreadable?: boolean;
@@ -48,7 +56,7 @@ export const tablesCommand: CommandModule<object, TablesArgs> = {
       progress?.stop();
     }
     const d = r.data;
-    for (const line of fleetNoteLines(d)) runIo().stderr.write(line);
+    for (const line of fleetNoteLines(d)) writeErr(line);
     await writeOut([tablesText(d.files, d.rows, styleFor(args))]);
     requestExit(r.exitCode);
   },

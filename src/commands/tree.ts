@@ -62,9 +62,9 @@ export const treeCommand: CommandModule<object, TreeArgs> = {
       });
       const { leaf, flat, view, rows } = r.data;
       requestExit(r.exitCode);
-      if (flat) await writeOut(treeJson(session, flat, leaf));
+      if (flat) await writeOut(treeJson(session, flat, leaf), "json");
       else if (!view || !rows) throw new Error("tree report without a view");
-      else if (args.ndjson) await writeOut(treeNdjson(session, view, rows, leaf));
+      else if (args.ndjson) await writeOut(treeNdjson(session, view, rows, leaf), "json");
       else await writeOut(lineChunks(treeLines(session, view, rows, { style: styleFor(args), width: terminalWidth(args.width), leaf })));
       problemSummary(session.file, r.diagnostics);
     } finally {

@@ -4,8 +4,18 @@ import { GROUP_KEYS, type GroupKey } from "../ops/fleet-usage.js";
 import { fleetNoteLines, usageJson, usageNdjson, usageText } from "../render/usage.js";
 import { fleetProgress } from "../render/usage-progress.js";
 import { usageReport } from "../reports/usage.js";
-import { ALLOW_UNREADABLE, CliError, requestExit, styleFor, writeOut, type GlobalArgs } from "./common.js";
-import { allProjectsAlone, allProjectsArg, listArg } from "./common.js";
+import {
+  ALLOW_UNREADABLE,
+  CliError,
+  requestExit,
+  styleFor,
+  writeOut,
+  type GlobalArgs,
+  allProjectsAlone,
+  allProjectsArg,
+  listArg,
+  writeErr,
+} from "./common.js";
 
 interface UsageArgs extends GlobalArgs {
   allowUnreadable?: boolean;
@@ -73,9 +83,9 @@ export const usageCommand: CommandModule<object, UsageArgs> = {
       progress?.stop();
     }
     const d = r.data;
-    for (const line of fleetNoteLines(d)) runIo().stderr.write(line);
-    if (args.json) await writeOut([usageJson(d.by, d.rows, d.totals)]);
-    else if (args.ndjson) await writeOut([usageNdjson(d.by, d.rows)]);
+    for (const line of fleetNoteLines(d)) writeErr(line);
+    if (args.json) await writeOut([usageJson(d.by, d.rows, d.totals)], "json");
+    else if (args.ndjson) await writeOut([usageNdjson(d.by, d.rows)], "json");
     else await writeOut([usageText(d.by, d.rows, d.totals, styleFor(args))]);
     requestExit(r.exitCode);
   },

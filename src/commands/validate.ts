@@ -78,19 +78,19 @@ export const validateCommand: CommandModule<object, ValidateArgs> = {
         runIo().stderr.isTTY === true && bytes >= 64 << 20 ? common.progressReporter("checking", name, bytes) : undefined,
     });
     const { noteLine } = await import("../render/notes.js");
-    for (const n of r.data.notes) runIo().stderr.write(noteLine(n));
+    for (const n of r.data.notes) common.writeErr(noteLine(n));
     const { shown, summary } = r.data;
     // Known before a line is written: a reader that leaves early (`| head`) does not turn a failing run into 0.
     common.requestExit(r.exitCode);
     switch (args.format) {
       case "json": {
         const { validateJson } = await import("../render/validate-json.js");
-        await common.writeOut(validateJson(shown, summary));
+        await common.writeOut(validateJson(shown, summary), "json");
         break;
       }
       case "ndjson": {
         const { validateNdjson } = await import("../render/validate-json.js");
-        await common.writeOut(validateNdjson(shown));
+        await common.writeOut(validateNdjson(shown), "json");
         break;
       }
       case "github": {
@@ -105,7 +105,7 @@ export const validateCommand: CommandModule<object, ValidateArgs> = {
           import("../io/package.js"),
         ]);
         const codes = Object.entries(CODES) as [string, Severity][];
-        await common.writeOut([validateSarif(shown, { version: packageVersion(), codes })]);
+        await common.writeOut([validateSarif(shown, { version: packageVersion(), codes })], "json");
         break;
       }
       default: {

@@ -1,28 +1,7 @@
 import type { ContextDisplayStream, DisplayMessage, Part } from "../ops/context.js";
 import { formatBytes, headerFacts, titleParts } from "./context-text.js";
-import { sanitize, sanitizeLine } from "./sanitize.js";
+import { cell, fence, htmlText, inlineCode } from "./markdown.js";
 import { CHUNK_CHARS } from "./chunks.js";
-
-/** A code fence longer than any backtick run inside, so session text cannot close it early. */
-function fence(text: string, info = ""): string {
-  let longest = 2;
-  for (const m of text.matchAll(/`+/g)) longest = Math.max(longest, m[0].length);
-  const f = "`".repeat(longest + 1);
-  return `${f}${info}\n${text}\n${f}`;
-}
-
-function inlineCode(text: string): string {
-  const t = sanitizeLine(text);
-  let longest = 0;
-  for (const m of t.matchAll(/`+/g)) longest = Math.max(longest, m[0].length);
-  const f = "`".repeat(longest + 1);
-  return longest > 0 || t.startsWith("`") || t.endsWith("`") ? `${f} ${t} ${f}` : `${f}${t}${f}`;
-}
-
-/** Table cells and headings: one line, no pipes breaking the table. */
-function cell(text: string): string {
-  return sanitizeLine(text).replace(/\|/g, "\\|");
-}
 
 function quote(text: string): string {
   return text
@@ -38,13 +17,13 @@ function cutNote(cut: number): string {
 function partMd(part: Part, asOutput: boolean): string {
   switch (part.kind) {
     case "text": {
-      const text = sanitize(part.text);
-      const body = asOutput ? fence(text, "text") : text;
+      // Session text stays data: in a fence, Markdown shows what the model wrote and renders none of its HTML.
+      const body = fence(part.text, asOutput ? "text" : "markdown");
       return part.cut > 0 ? `${body}\n\n${cutNote(part.cut)}` : body;
     }
     case "thinking":
       if (part.redacted) return "*[thinking redacted]*";
-      return `<details><summary>thinking</summary>\n\n${sanitize(part.text)}\n\n</details>`;
+      return `<details><summary>thinking</summary>\n\n${fence(part.text, "markdown")}\n\n</details>`;
     case "image":
       return `*[${cell(part.mimeType)} ${formatBytes(part.bytes)}]*`;
     case "other":
@@ -75,7 +54,8 @@ function resultMd(m: DisplayMessage): string {
 function messageMd(m: DisplayMessage): string {
   if (m.removedBy) {
     const body = m.parts.map((p) => partMd(p, true)).join("\n\n");
-    return `<details><summary>✗ ${cell(titleParts(m).join(" · "))}</summary>\n\n${body}\n\n</details>`;
+    // Inside an HTML block Markdown's backslash escapes do not count: entities.
+    return `<details><summary>✗ ${htmlText(titleParts(m).join(" · "))}</summary>\n\n${body}\n\n</details>`;
   }
   const title = `### ${m.index + 1}. ${cell(titleParts(m).join(" · "))}${m.role === "toolResult" ? " (no matching call)" : ""}`;
   if (m.role === "compactionSummary" || m.role === "branchSummary") {

@@ -15,7 +15,7 @@ const MESSAGES = {
   bom: "file starts with a byte order mark",
   crlf: "{lines} lines end in CRLF",
   "invalid-utf8": "line is not valid UTF-8; invalid bytes decode to U+FFFD",
-  "lone-surrogate": "string at {path} holds a lone surrogate ({escape}); it cannot be encoded as UTF-8",
+  "lone-surrogate": "string at {path} holds a lone surrogate ({escape}); it cannot be encoded as UTF-8: pisess writes U+FFFD in its place",
   "foreign-format": (a) =>
     a.format === "agent-core"
       ? "this is a pi agent-core session file (its own JSONL format, version {version}), not a pi session file; pisess reads pi session files, versions 1–{supported}"

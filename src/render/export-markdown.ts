@@ -1,27 +1,14 @@
 import type { EntryRec } from "../model/types.js";
 import { fmtTime } from "./info-format.js";
-import { sanitize, sanitizeLine } from "./sanitize.js";
 import { toPrettyJson } from "./json.js";
-
-/** A code fence longer than any backtick run inside, so session text cannot close it early. */
-function fence(text: string, info = ""): string {
-  let longest = 2;
-  for (const m of text.matchAll(/`+/g)) longest = Math.max(longest, m[0].length);
-  const f = "`".repeat(longest + 1);
-  return `${f}${info}\n${text}\n${f}`;
-}
-
-/** Table cells and headings: one line, no pipes or emphasis from session text. */
-function cell(text: string): string {
-  return sanitizeLine(text).replace(/[\\|*_`<>[\]#]/g, (c) => `\\${c}`);
-}
+import { cell, fence } from "./markdown.js";
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** Session text goes into fences: in Markdown it stays data (no HTML, links or images from the session). */
 function textBlock(text: string, info = "text"): string {
-  return fence(sanitize(text), info);
+  return fence(text, info);
 }
 
 function blocksMd(content: unknown): string[] {

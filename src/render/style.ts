@@ -6,6 +6,11 @@ const load = createRequire(import.meta.url);
 /** The few colours pisess uses, by meaning; `plain` when colour is off. */
 export interface Style {
   enabled: boolean;
+  /**
+   * Every escape sequence this style writes (the SGR that opens and closes each colour): the output filter
+   * (TerminalFilter) lets exactly these through on a stream whose colour is on, and escapes every other one.
+   */
+  palette: ReadonlySet<string>;
   dim(s: string): string;
   bold(s: string): string;
   accent(s: string): string;
@@ -24,6 +29,7 @@ const same = (s: string): string => `${s}`;
 
 const PLAIN: Style = {
   enabled: false,
+  palette: new Set(),
   dim: same,
   bold: same,
   accent: same,
@@ -42,8 +48,7 @@ export function makeStyle(enabled: boolean): Style {
   if (!enabled) return PLAIN;
   const { Chalk } = load("chalk") as typeof import("chalk");
   const c: ChalkInstance = new Chalk({ level: 1 });
-  return {
-    enabled,
+  const colours: Omit<Style, "enabled" | "palette"> = {
     dim: (s) => c.dim(s),
     bold: (s) => c.bold(s),
     accent: (s) => c.cyan(s),
@@ -56,4 +61,13 @@ export function makeStyle(enabled: boolean): Style {
     label: (s) => c.yellow(s),
     special: (s) => c.magenta(s),
   };
+  return { enabled, palette: paletteOf(colours), ...colours };
+}
+
+/** The sequences each colour writes around its text: what it writes around a marker, split at the marker. */
+function paletteOf(colours: Omit<Style, "enabled" | "palette">): Set<string> {
+  const out = new Set<string>();
+  for (const colour of Object.values(colours))
+    for (const seq of colour("\u0000").split("\u0000")) for (const one of seq.split("\u001b")) if (one !== "") out.add(`\u001b${one}`);
+  return out;
 }

@@ -1,5 +1,6 @@
 import { createRequire } from "node:module";
 import type Table from "cli-table3";
+import { wrapColoured } from "./width.js";
 
 // cli-table3 loads on the first table drawn: JSON output never draws one.
 const load = createRequire(import.meta.url);
@@ -181,8 +182,11 @@ export function boxedTableCli3(head: string[], rows: readonly string[][]): strin
  */
 export function boxedTableWrapped(head: string[], rows: readonly string[][], colWidths: number[]): string {
   const Cli3 = load("cli-table3") as typeof Table;
-  const t = new Cli3({ head, style: { head: [], border: [], compact: true }, colWidths, wordWrap: true, wrapOnWordBoundary: false });
-  for (const r of rows) t.push(r);
+  // cli-table3's hard wrap counts a colour code's characters and cuts through one (a stray ESC): cells are wrapped
+  // here, to the width inside the padding, and cli-table3 only lays them out (carrying colours over line breaks).
+  const wrap = (r: readonly string[]): string[] => r.map((c, i) => wrapColoured(c, (colWidths[i] ?? 0) - 2));
+  const t = new Cli3({ head: wrap(head), style: { head: [], border: [], compact: true }, colWidths });
+  for (const r of rows) t.push(wrap(r));
   return t.toString();
 }
 

@@ -76,3 +76,58 @@ export function fitSegments(segments: Segment[], max: number | undefined): strin
   }
   return out;
 }
+
+/**
+ * Breaks each line of coloured text into lines of at most `max` columns (a character at a time, as a table's hard
+ * wrap does), never inside an SGR sequence: a wrap that counts the codes' characters, or cuts through one, leaves a
+ * stray ESC on the terminal. The codes stay where they were; the table carries colours over its line breaks.
+ */
+export function wrapColoured(text: string, max: number): string {
+  if (max <= 0) return text;
+  const segmenter = new Intl.Segmenter();
+  const out: string[] = [];
+  for (const line of text.split("\n")) {
+    let cur = "";
+    let used = 0;
+    for (const piece of sgrPieces(line)) {
+      if (piece.charCodeAt(0) === 0x1b) {
+        cur += piece;
+        continue;
+      }
+      for (const { segment } of segmenter.segment(piece)) {
+        const w = stringWidth(segment);
+        if (used + w > max && used > 0) {
+          out.push(cur);
+          cur = "";
+          used = 0;
+        }
+        cur += segment;
+        used += w;
+      }
+    }
+    out.push(cur);
+  }
+  return out.join("\n");
+}
+
+/** A line as its pieces: each SGR sequence (`ESC [ digits/semicolons m`) alone, the text between them. */
+function sgrPieces(line: string): string[] {
+  const out: string[] = [];
+  let from = 0;
+  let search = 0;
+  for (let at = line.indexOf("\u001b[", search); at >= 0; at = line.indexOf("\u001b[", search)) {
+    let end = at + 2;
+    while (end < line.length && /[0-9;]/.test(line.charAt(end))) end++;
+    // Not an SGR sequence: text, its ESC counted as a character (the output filter shows it as one).
+    if (line.charAt(end) !== "m") {
+      search = at + 1;
+      continue;
+    }
+    if (at > from) out.push(line.slice(from, at));
+    out.push(line.slice(at, end + 1));
+    from = end + 1;
+    search = from;
+  }
+  if (from < line.length) out.push(line.slice(from));
+  return out;
+}

@@ -107,6 +107,7 @@ const byLine = new Map(recs.map((r) => [r.line, r]));
 const plain = (s: string) => s;
 const style: Style = {
   enabled: false,
+  palette: new Set(),
   dim: plain,
   bold: plain,
   accent: plain,
