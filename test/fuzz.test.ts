@@ -28,7 +28,7 @@ const keptDir = join(ROOT, "fixtures", "fuzz");
 const servers = await startCliServers(2);
 afterAll(() => servers.close());
 const short: FuzzOptions = {
-  seed: 20260530,
+  seed: 20261201,
   runs: 30,
   commandsPerCase: 2,
   concurrency: 2,

@@ -8,6 +8,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { messageBody } from "../src/model/body.js";
 import { spendFieldsOf } from "../src/model/fields.js";
 import { loadSession } from "../src/model/load.js";
+import { toJson } from "../src/model/json-text.js";
 import { parseEntry, readEntry, type Session } from "../src/model/session.js";
 import type { EntryRec } from "../src/model/types.js";
 import { parsedBodies, type Row, sessionRows, type TableRows } from "../src/ops/fleet-rows.js";
@@ -326,10 +327,11 @@ describe("tables scanner: message bodies equal the whole parse", () => {
   });
 });
 
-describe("tool call arguments nested too deep to write back as JSON", () => {
+describe("tool call arguments nested deeper than JSON.stringify's stack", () => {
   const dir = mkdtempSync(join(tmpdir(), "pisess-tables-deep-"));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
-  it("fail the rows as the whole parse does, whichever path read the line", async () => {
+  // They are written back by the iterative fallback of toJson (model/json-text.ts), the same rows either way.
+  it("give the rows the whole parse gives, whichever path read the line", async () => {
     const deep = `${"[".repeat(200_000)}${"]".repeat(200_000)}`;
     const header = '{"type":"session","version":3,"id":"00000000-0000-4000-8000-000000000001","timestamp":"2026-01-11T08:00:00.000Z"}';
     const call = (id: string, key: string) =>
@@ -339,13 +341,14 @@ describe("tool call arguments nested too deep to write back as JSON", () => {
       const f = join(dir, "deep.jsonl");
       writeFileSync(f, `${header}\n${line}\n`);
       utimesSync(f, new Date("2026-01-01"), new Date("2026-01-01"));
-      await expect(bothRows(f)).rejects.toThrow(RangeError);
+      const both = await bothRows(f);
+      // Compared as text: a 200,000-deep value is no case for a recursive matcher.
+      expect(toJson(both.bytes)).toBe(toJson(both.parsed));
       const tables = await loadSession({ kind: "file", path: f }, { detail: "tables" });
       tables.store.close();
-      expect(tables.entries.map((e) => e.body)).toEqual([undefined]);
-      // A stream is parsed line by line, whole: the load still indexes the entry, without a body.
+      // A stream is parsed line by line, whole: the load still indexes the entry.
       const stream = await loadSession({ kind: "stream", name: "-", stream: Readable.from([readFileSync(f)]) }, { detail: "tables" });
-      expect(stream.entries.map((e) => [e.id, e.body])).toEqual([[tables.entries[0]?.id, undefined]]);
+      expect(stream.entries.map((e) => e.id)).toEqual([tables.entries[0]?.id]);
     }
   });
 });

@@ -557,7 +557,7 @@ function llmMessage(m: unknown, i: number): HTMLElement {
   const content = typeof o.content === "string" ? [{ type: "text", text: o.content }] : Array.isArray(o.content) ? o.content : [];
   for (const b of content) {
     if (isObj(b) && b.type === "text" && typeof b.text === "string") {
-      if (b.text !== "" || role !== "system") sec.append(...llmText(b.text));
+      if (b.text !== "" || role !== "system") for (const n of llmText(b.text)) sec.append(n);
     } else
       sec.append(
         el(
@@ -567,7 +567,7 @@ function llmMessage(m: unknown, i: number): HTMLElement {
         ),
       );
   }
-  if (role === "system") sec.append(...systemParts(o));
+  if (role === "system") for (const n of systemParts(o)) sec.append(n);
   return sec;
 }
 
