@@ -76,7 +76,7 @@ async function generateSchemas() {
   const files = new Map();
   for (const shape of SHAPES) {
     const made = shape.type === null ? EXPORT_LINE : generator.createSchema(shape.type);
-    const { $schema: _drop, description, ...rest } = made;
+    const { $schema: _drop, description, definitions, ...rest } = made;
     const what = shape.kind === "line" ? "one line of" : "the document of";
     const schema = {
       $schema: "http://json-schema.org/draft-07/schema#",
@@ -84,6 +84,7 @@ async function generateSchemas() {
       title: `pisess ${shape.output}`,
       description: `${description ? `${description} ` : ""}(Schema of ${what} \`pisess ${shape.output}\`${shape.type ? `, generated from src/render/wire.ts ${shape.type}` : ""}.)`,
       ...rest,
+      ...(definitions && Object.keys(definitions).length > 0 ? { definitions } : {}),
     };
     files.set(`${shape.name}.json`, `${JSON.stringify(schema, null, 2)}\n`);
   }

@@ -65,7 +65,11 @@ export interface TreeNdjsonLine {
 }
 
 /** `context --ndjson`: one message per line, as pi builds the context (with --llm: after pi's convertToLlm). */
-export type ContextNdjsonLine = Record<string, unknown>;
+export interface ContextNdjsonLine {
+  /** user, assistant, toolResult, …: the message as pi holds it. */
+  role: string;
+  [key: string]: unknown;
+}
 
 /** `diff --json` for one comparison: of two paths, or (a fork against its parent, --context) of two contexts. */
 export type DiffJson = PathDiffJson | ContextDiffJson;
