@@ -4,11 +4,44 @@ import { join } from "node:path";
 import { Ajv, type ValidateFunction } from "ajv";
 import { describe, expect, it } from "vitest";
 import { commandLoaders } from "../src/commands/index.js";
+import type { Diagnostic } from "../src/model/types.js";
+import type { UsageRow } from "../src/ops/fleet-usage.js";
+import type { FollowStep } from "../src/ops/follow.js";
+import type { labelHistoryText, labelsText } from "../src/render/labels.js";
+import type { leavesJson } from "../src/render/leaves.js";
+import type { lsJson } from "../src/render/ls.js";
+import type { sqlJson } from "../src/render/sql.js";
+import type { followNdjson } from "../src/render/follow.js";
+import type { usageJson } from "../src/render/usage.js";
+import type { validateJson } from "../src/render/validate-json.js";
+import type * as Wire from "../src/render/wire.js";
 import { corpus, fixture, ROOT, runCli } from "./helpers.js";
 
 // Every --json document and --ndjson line pisess prints is validated against its schema in schemas/output/
 // (generated from src/render/wire.ts): a renderer that adds, drops or retypes a key without the wire type (and so
 // the schema) following fails here, as ripgrep's tests/json.rs decodes its printer's output with types of its own.
+
+/** true when A and B are the same type (not merely assignable one way). */
+type Same<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+
+// The wire types src/render/wire.ts writes out for documents a renderer builds around rows or as a plain object,
+// held at compile time to the types the renderers take: a renderer's row type changing without wire.ts fails tsc.
+const wireMatchesRenderers: true[] = [
+  true satisfies Same<Wire.LeavesJson["leaves"], Parameters<typeof leavesJson>[1]>,
+  true satisfies Same<Wire.LsJson["sessions"], Parameters<typeof lsJson>[0]>,
+  true satisfies Same<Wire.LabelsJson["labels"], Parameters<typeof labelsText>[0]>,
+  true satisfies Same<Wire.LabelsHistoryJson["history"], Parameters<typeof labelHistoryText>[0]>,
+  true satisfies Same<Wire.ValidateJson["summary"], Parameters<typeof validateJson>[1]>,
+  true satisfies Same<Wire.DiagnosticJson["args"], Diagnostic["args"]>,
+  true satisfies Same<Wire.DiagnosticJson["severity"], Diagnostic["severity"]>,
+  true satisfies Same<Wire.DiagnosticJson["line"], Diagnostic["line"]>,
+  true satisfies Same<Wire.UsageJson["totals"], Parameters<typeof usageJson>[2]>,
+  true satisfies Same<Wire.UsageJson["by"][number], Parameters<typeof usageJson>[0][number]>,
+  true satisfies Same<NonNullable<Wire.UsageRowJson["models"]>, NonNullable<UsageRow["models"]>>,
+  true satisfies Same<Wire.SqlRowJson[string], Parameters<typeof sqlJson>[1][number][number]>,
+  true satisfies Same<Wire.FollowNdjsonLine["spend"], FollowStep["spend"]>,
+  true satisfies Same<Wire.FollowNdjsonLine["entry"], Parameters<typeof followNdjson>[3]>,
+];
 
 const OUT = join(ROOT, "schemas", "output");
 const INDEX = JSON.parse(readFileSync(join(OUT, "index.json"), "utf8")) as {
@@ -82,6 +115,7 @@ describe("output schemas: the files in schemas/output are what the wire types gi
   }, 120_000);
 
   it("every schema compiles in strict mode, and export's lines reuse the input schemas", () => {
+    expect(wireMatchesRenderers.every((t) => t)).toBe(true);
     expect([...validators.keys()].sort()).toEqual(INDEX.schemas.map((s) => s.name).sort());
     // Closed objects: a key the schema does not name is an error (here on tree --json's top level).
     expect(validators.get("tree")?.({ file: "f", version: 3, leaf: null, roots: [], entries: [], extra: 1 })).toBe(false);
@@ -287,6 +321,22 @@ describe("output schemas: no JSON output without a schema", () => {
     expect(found).toEqual(Object.keys(OUTPUTS).sort());
     const named = Object.values(OUTPUTS).flat().sort();
     expect(named).toEqual(INDEX.schemas.map((s) => s.name).sort());
+  });
+
+  it("pisess schema lists the output schemas as output/NAME and prints them", async () => {
+    const list = await runCli(["schema"]);
+    expect(list.code).toBe(0);
+    const names = list.stdout.split("\n");
+    expect(names).toContain("entry-compaction");
+    expect(names.filter((n) => n.startsWith("output/"))).toEqual(INDEX.schemas.map((s) => `output/${s.name}`));
+    for (const name of ["output/tree.ndjson-line", "output/validate.sarif.json"]) {
+      const one = await runCli(["schema", name]);
+      expect(one.code).toBe(0);
+      const file = name.replace(/^output\//, "").replace(/(\.json)?$/, ".json");
+      expect(JSON.parse(one.stdout)).toEqual(JSON.parse(readFileSync(join(OUT, file), "utf8")));
+    }
+    expect((await runCli(["schema", "output/nope"])).code).toBe(2);
+    expect((await runCli(["schema", "output/header"])).code).toBe(2);
   });
 
   it("the tables ndjson rows have their schemas in schemas/tables", () => {
