@@ -1,7 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { Ajv, type ValidateFunction } from "ajv";
 import { describe, expect, it } from "vitest";
 import { commandLoaders } from "../src/commands/index.js";
 import type { Diagnostic } from "../src/model/types.js";
@@ -16,6 +15,7 @@ import type { usageJson } from "../src/render/usage.js";
 import type { validateJson } from "../src/render/validate-json.js";
 import type * as Wire from "../src/render/wire.js";
 import { corpus, fixture, ROOT, runCli } from "./helpers.js";
+import { checkOutput, OUTPUT_SCHEMAS, outputSchemaFor, outputValidators } from "./output-schema-check.js";
 
 // Every --json document and --ndjson line pisess prints is validated against its schema in schemas/output/
 // (generated from src/render/wire.ts): a renderer that adds, drops or retypes a key without the wire type (and so
@@ -44,49 +44,24 @@ const wireMatchesRenderers: true[] = [
 ];
 
 const OUT = join(ROOT, "schemas", "output");
-const INDEX = JSON.parse(readFileSync(join(OUT, "index.json"), "utf8")) as {
-  schemas: { name: string; file: string; $id: string; output: string; kind: "document" | "line" }[];
-};
-const INPUT_INDEX = JSON.parse(readFileSync(join(ROOT, "schemas", "index.json"), "utf8")) as { schemas: { file: string }[] };
-
-function compileAll(): Map<string, ValidateFunction> {
-  // strict: a schema with an unknown keyword or a mistake ajv can see fails to compile, not to check.
-  const ajv = new Ajv({ allErrors: true, strict: true, strictTypes: false });
-  for (const s of INPUT_INDEX.schemas) ajv.addSchema(JSON.parse(readFileSync(join(ROOT, "schemas", s.file), "utf8")));
-  for (const s of INDEX.schemas) ajv.addSchema(JSON.parse(readFileSync(join(OUT, s.file), "utf8")));
-  const out = new Map<string, ValidateFunction>();
-  for (const s of INDEX.schemas) out.set(s.name, ajv.getSchema(s.$id) as ValidateFunction);
-  return out;
-}
-
-const validators = compileAll();
+const INDEX = { schemas: OUTPUT_SCHEMAS };
+const validators = outputValidators();
 /** Schema name → how many documents or lines were validated against it. */
 const checked = new Map<string, number>();
 
-function check(name: string, value: unknown, where: string): void {
-  const v = validators.get(name);
-  if (!v) throw new Error(`no schema ${name}`);
-  if (!v(value)) {
-    const errors = (v.errors ?? []).slice(0, 5).map((e) => `${e.instancePath || "/"} ${e.message} ${JSON.stringify(e.params)}`);
-    throw new Error(`${where}: not valid against ${name}.json:\n  ${errors.join("\n  ")}`);
-  }
-  checked.set(name, (checked.get(name) ?? 0) + 1);
-}
-
-/** Runs pisess in process; the output must be one JSON document (kind document) or JSON lines. */
+/**
+ * Runs pisess in process and checks its stdout against `name`, which must also be what outputSchemaFor picks for
+ * the arguments (so the helper other tests use names the right schema). Returns the documents or lines checked.
+ */
 async function expectOutput(name: string, args: string[], opts: { env?: Record<string, string>; code?: number } = {}): Promise<number> {
   const r = await runCli(args, opts.env ? { env: opts.env } : {});
   const where = `pisess ${args.join(" ")}`;
   if (opts.code !== undefined) expect(r.code, `${where}: ${r.stderr}`).toBe(opts.code);
   else expect(r.code, `${where}: ${r.stderr}`).toBeLessThan(2);
-  const kind = INDEX.schemas.find((s) => s.name === name)?.kind;
-  if (kind === "document") {
-    check(name, JSON.parse(r.stdout), where);
-    return 1;
-  }
-  const lines = r.stdout.split("\n").filter((l) => l !== "");
-  for (const [i, l] of lines.entries()) check(name, JSON.parse(l), `${where} line ${i + 1}`);
-  return lines.length;
+  expect(outputSchemaFor(args), where).toBe(name);
+  const n = checkOutput(name, r.stdout, where);
+  checked.set(name, (checked.get(name) ?? 0) + n);
+  return n;
 }
 
 const SESSIONS = [
@@ -321,6 +296,17 @@ describe("output schemas: no JSON output without a schema", () => {
     expect(found).toEqual(Object.keys(OUTPUTS).sort());
     const named = Object.values(OUTPUTS).flat().sort();
     expect(named).toEqual(INDEX.schemas.map((s) => s.name).sort());
+  });
+
+  it("outputSchemaFor: no schema for text or file outputs", () => {
+    expect(outputSchemaFor(["tree", "f.jsonl"])).toBe(null);
+    expect(outputSchemaFor(["diff", "f.jsonl", "--leaves"])).toBe(null);
+    expect(outputSchemaFor(["validate", "f.jsonl", "-f", "github"])).toBe(null);
+    expect(outputSchemaFor(["validate", "f.jsonl", "-f", "ndjson"])).toBe("validate.ndjson-line");
+    expect(outputSchemaFor(["validate", "f.jsonl", "--format=sarif"])).toBe("validate.sarif");
+    expect(outputSchemaFor(["export", "f.jsonl", "--format", "jsonl", "-o", "out.jsonl"])).toBe(null);
+    expect(outputSchemaFor(["export", "f.jsonl", "--format", "markdown"])).toBe(null);
+    expect(outputSchemaFor(["tables", "dir", "--out", "t", "--format", "ndjson"])).toBe(null);
   });
 
   it("pisess schema lists the output schemas as output/NAME and prints them", async () => {
