@@ -1,6 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import { commandLoaders } from "../src/commands/index.js";
 import type { Diagnostic } from "../src/model/types.js";
@@ -101,8 +101,9 @@ describe("output schemas: the files in schemas/output are what the wire types gi
 });
 
 describe("output schemas: every command's --json and --ndjson output validates", () => {
-  it("tree, path, context (and --llm), info, leaves, labels (and --history), show, grep, bloat, compactions per session", async () => {
-    for (const file of SESSIONS) {
+  it.each(SESSIONS.map((f) => [relative(ROOT, f), f]))(
+    "tree, path, context (and --llm), info, leaves, labels (and --history), show, grep, bloat, compactions: %s",
+    async (_name, file) => {
       await expectOutput("tree", ["tree", file, "--json"]);
       await expectOutput("tree.ndjson-line", ["tree", file, "--ndjson"]);
       await expectOutput("path", ["path", file, "--json"]);
@@ -123,8 +124,9 @@ describe("output schemas: every command's --json and --ndjson output validates",
       await expectOutput("grep.ndjson-line", ["grep", "e", file, "--ndjson"]);
       await expectOutput("bloat", ["bloat", file, "--json"]);
       await expectOutput("compactions", ["compactions", file, "--json"]);
-    }
-  }, 300_000);
+    },
+    120_000,
+  );
 
   it("show --json on every line of a file with bad lines (entries and skipped lines)", async () => {
     const file = fixture("tree", "bad-lines.jsonl");
