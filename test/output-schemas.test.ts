@@ -4,12 +4,12 @@ import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import { commandLoaders } from "../src/commands/index.js";
 import type { Diagnostic } from "../src/model/types.js";
+import type { SqlValue } from "../src/ops/fleet-tables.js";
 import type { UsageRow } from "../src/ops/fleet-usage.js";
 import type { FollowStep } from "../src/ops/follow.js";
 import type { labelHistoryText, labelsText } from "../src/render/labels.js";
 import type { leavesJson } from "../src/render/leaves.js";
 import type { lsJson } from "../src/render/ls.js";
-import type { sqlJson } from "../src/render/sql.js";
 import type { followNdjson } from "../src/render/follow.js";
 import type { usageJson } from "../src/render/usage.js";
 import type { validateJson } from "../src/render/validate-json.js";
@@ -38,7 +38,7 @@ const wireMatchesRenderers: true[] = [
   true satisfies Same<Wire.UsageJson["totals"], Parameters<typeof usageJson>[2]>,
   true satisfies Same<Wire.UsageJson["by"][number], Parameters<typeof usageJson>[0][number]>,
   true satisfies Same<NonNullable<Wire.UsageRowJson["models"]>, NonNullable<UsageRow["models"]>>,
-  true satisfies Same<Wire.SqlRowJson[string], Parameters<typeof sqlJson>[1][number][number]>,
+  true satisfies Same<Wire.SqlRowJson[string], SqlValue>,
   true satisfies Same<Wire.FollowNdjsonLine["spend"], FollowStep["spend"]>,
   true satisfies Same<Wire.FollowNdjsonLine["entry"], Parameters<typeof followNdjson>[3]>,
 ];
