@@ -23,16 +23,16 @@ export const SHAPES = [
   { name: "tree.ndjson-line", output: "tree --ndjson", kind: "line", type: "TreeNdjsonLine" },
   { name: "path", output: "path --json", kind: "document", type: "PathJson" },
   { name: "path.ndjson-line", output: "path --ndjson", kind: "line", type: "PathItemJson" },
-  { name: "context", output: "context --json (and --llm --json)", kind: "document", type: "ContextJson" },
-  { name: "context.ndjson-line", output: "context --ndjson (and --llm --ndjson)", kind: "line", type: "ContextNdjsonLine" },
-  { name: "diff", output: "diff --json", kind: "document", type: "DiffJson" },
+  { name: "context", output: "context --json", also: "also with --llm", kind: "document", type: "ContextJson" },
+  { name: "context.ndjson-line", output: "context --ndjson", also: "also with --llm", kind: "line", type: "ContextNdjsonLine" },
+  { name: "diff", output: "diff --json", also: "paths, or contexts with --context", kind: "document", type: "DiffJson" },
   { name: "diff-leaves", output: "diff --leaves --json", kind: "document", type: "DiffLeavesJson" },
   { name: "ls", output: "ls --json", kind: "document", type: "LsJson" },
   { name: "ls.ndjson-line", output: "ls --ndjson", kind: "line", type: "LsRow" },
   { name: "info", output: "info --json", kind: "document", type: "InfoReport" },
   { name: "leaves", output: "leaves --json", kind: "document", type: "LeavesJson" },
   { name: "leaves.ndjson-line", output: "leaves --ndjson", kind: "line", type: "LeafRow" },
-  { name: "show", output: "show --json", kind: "document", type: "ShowJson" },
+  { name: "show", output: "show --json", also: "an entry, or a line the loader skipped", kind: "document", type: "ShowJson" },
   { name: "labels", output: "labels --json", kind: "document", type: "LabelsJson" },
   { name: "labels.ndjson-line", output: "labels --ndjson", kind: "line", type: "LabelRow" },
   { name: "labels-history", output: "labels --history --json", kind: "document", type: "LabelsHistoryJson" },
@@ -81,7 +81,7 @@ async function generateSchemas() {
     const schema = {
       $schema: "http://json-schema.org/draft-07/schema#",
       $id: `${BASE}${shape.name}.json`,
-      title: `pisess ${shape.output}`,
+      title: `pisess ${shape.output}${shape.also ? ` (${shape.also})` : ""}`,
       description: `${description ? `${description} ` : ""}(Schema of ${what} \`pisess ${shape.output}\`${shape.type ? `, generated from src/render/wire.ts ${shape.type}` : ""}.)`,
       ...rest,
       ...(definitions && Object.keys(definitions).length > 0 ? { definitions } : {}),
@@ -101,7 +101,8 @@ async function generateSchemas() {
 
 function readme() {
   const rows = SHAPES.map(
-    (s) => `| \`pisess ${s.output}\` | ${s.kind === "line" ? "each line" : "the document"} | [${s.name}.json](${s.name}.json) |`,
+    (s) =>
+      `| \`pisess ${s.output}\`${s.also ? ` (${s.also})` : ""} | ${s.kind === "line" ? "each line" : "the document"} | [${s.name}.json](${s.name}.json) |`,
   );
   return `# Output schemas
 
@@ -112,7 +113,8 @@ prints. Generated from the wire types in \`src/render/wire.ts\` by \`npm run sch
 
 Each schema's \`$id\` is \`${BASE}NAME.json\`; \`export.jsonl-line.json\` refers to the input schemas
 \`../header.json\` and \`../entry.json\`, so load those too (see \`schemas/index.json\`). The rows \`tables --format ndjson\`
-writes are described by \`schemas/tables/\`.
+writes are described by \`schemas/tables/\`. \`pisess schema output/NAME\` prints one (\`pisess schema\` lists them).
+Numbers are JSON numbers: the schemas do not tell integers (lines, counts) from other numbers.
 
 | Output | Validates | Schema |
 | --- | --- | --- |
