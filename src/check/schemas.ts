@@ -39,17 +39,27 @@ function schemaIndex(): SchemaIndex {
   return indexCache;
 }
 
-/** Every schema name, in catalogue order (index.json). */
-export function schemaNames(): string[] {
-  return schemaIndex().schemas.map((s) => s.name);
+/** The output schemas (schemas/output/index.json: one per --json document or --ndjson line), named output/NAME. */
+const OUTPUT = "output/";
+let outputCache: IndexItem[] | null = null;
+function outputSchemas(): IndexItem[] {
+  outputCache ??= (JSON.parse(readFileSync(new URL(`${OUTPUT}index.json`, schemaDir()), "utf8")) as { schemas: IndexItem[] }).schemas;
+  return outputCache;
 }
 
-/** The file text of one schema, by name ("header") or file name ("header.json"); undefined when unknown. */
+/** Every schema name, in catalogue order (index.json), then the output schemas as output/NAME. */
+export function schemaNames(): string[] {
+  return [...schemaIndex().schemas.map((s) => s.name), ...outputSchemas().map((s) => OUTPUT + s.name)];
+}
+
+/** The file text of one schema, by name ("header", "output/tree") or file name ("header.json"); undefined when unknown. */
 export function schemaText(name: string): string | undefined {
   const bare = name.endsWith(".json") ? name.slice(0, -5) : name;
-  const item = schemaIndex().schemas.find((s) => s.name === bare);
+  const output = bare.startsWith(OUTPUT);
+  const items = output ? outputSchemas() : schemaIndex().schemas;
+  const item = items.find((s) => s.name === (output ? bare.slice(OUTPUT.length) : bare));
   if (!item) return undefined;
-  return readFileSync(new URL(item.file, schemaDir()), "utf8");
+  return readFileSync(new URL((output ? OUTPUT : "") + item.file, schemaDir()), "utf8");
 }
 
 export interface Catalogue {

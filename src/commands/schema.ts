@@ -10,9 +10,13 @@ export const schemaCommand: CommandModule<object, SchemaArgs> = {
   describe: "Print one of the JSON Schemas validate uses (no name: list them)",
   builder: (y: Argv) =>
     y
-      .positional("name", { describe: "Schema name, e.g. header, entry, message-assistant", type: "string" })
+      .positional("name", {
+        describe: "Schema name, e.g. header, entry, message-assistant, output/tree (the output schemas)",
+        type: "string",
+      })
       .example("$0 schema", "the schema names, one per line")
-      .example("$0 schema entry-compaction", "the schema of compaction entries (draft-07)") as unknown as Argv<SchemaArgs>,
+      .example("$0 schema entry-compaction", "the schema of compaction entries (draft-07)")
+      .example("$0 schema output/tree.ndjson-line", "the schema of one line of tree --ndjson") as unknown as Argv<SchemaArgs>,
   handler: async (args) => {
     const [{ schemaReport }, { writeOut, requestExit }] = await Promise.all([import("../reports/schema.js"), import("./common.js")]);
     const r = await schemaReport(args.name !== undefined ? { name: args.name } : {});
