@@ -4,35 +4,13 @@
 //
 // CommonJS (bin/package.json), like the bundle: a run never starts Node's ES module loader, and each bundle file is
 // compiled with the V8 code cache the build left beside it (scripts/build-cli.mjs), so V8 neither parses the code
-// a run needs nor compiles its functions one by one as they are first called. Start-up is most of a typical run.
+// a run needs nor compiles its functions one by one as they are first called. Start-up is most of a typical run;
+// the one start-up trick kept here, because it pays (bench/RESULTS.md, "Start-up tricks").
 "use strict";
 const fs = require("node:fs");
 const path = require("node:path");
 
 const BUNDLE = path.join(__dirname, "..", "dist", "bundle");
-
-/**
- * `pisess --version` and `pisess --help` alone, answered from dist/bundle/start.json (written by
- * scripts/build-cli.mjs with what the bundle's yargs prints) without loading the bundle: start-up is most of their
- * time. Undefined where that file has no answer (help at another width, or in a language other than English).
- */
-function quickAnswer(args) {
-  if (args.length !== 1 || !["--version", "-v", "--help", "-h"].includes(args[0])) return undefined;
-  let start;
-  try {
-    start = JSON.parse(fs.readFileSync(path.join(BUNDLE, "start.json"), "utf8"));
-  } catch {
-    return undefined;
-  }
-  if (args[0] === "--version" || args[0] === "-v") return typeof start.version === "string" ? `${start.version}\n` : undefined;
-  // yargs's own choice of language (its guessLocale); help in English only.
-  const env = process.env;
-  const locale = (env.LC_ALL || env.LC_MESSAGES || env.LANG || env.LANGUAGE || "en_US").replace(/[.:].*/, "");
-  if (!/^(en(_[A-Za-z]+)?|C|POSIX)$/.test(locale)) return undefined;
-  // The width src/cli.ts gives yargs for help.
-  const text = start.help?.[Math.min(110, process.stdout.columns || 100)];
-  return typeof text === "string" ? text : undefined;
-}
 
 /** The last line of every bundle file, and the first of its code cache: `// pisess build <hash of the file>`. */
 const STAMP = /\/\/ pisess build [0-9a-f]+\n$/;
@@ -85,23 +63,10 @@ function bundleLoader(fresh = false) {
 }
 
 if (require.main === module) {
-  const quick = quickAnswer(process.argv.slice(2));
-  if (quick !== undefined) {
-    // A reader that leaves (`| head`) is no failure, as in the bundle; any other failed write (a full disk) is one
-    // line and exit 2, as there (src/cli.ts).
-    process.stdout.on("error", (err) => {
-      if (err.code === "EPIPE") process.exit(0);
-      const reason = err.code === "ENOSPC" ? "no space left on device" : err.message;
-      process.stderr.write(`pisess: cannot write the output: ${reason}\n`);
-      process.exit(2);
-    });
-    process.stdout.write(quick);
-  } else {
-    const cli = bundleLoader().load("cli.cjs");
-    // Output to a file or /dev/null written without Node's stream for it (src/io/file-stdout.ts).
-    cli.useFileStdout();
-    cli.main().then((code) => {
-      process.exitCode = code;
-    });
-  }
+  const cli = bundleLoader().load("cli.cjs");
+  // Output to a file or /dev/null written without Node's stream for it (src/io/file-stdout.ts).
+  cli.useFileStdout();
+  cli.main().then((code) => {
+    process.exitCode = code;
+  });
 } else module.exports = { bundleLoader };

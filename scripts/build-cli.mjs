@@ -3,21 +3,21 @@
 // cli.cjs (yargs and the command table), one per command, help.cjs (help layout), each with a V8 code cache made
 // from a sample run; plus the fleet commands' worker threads (ES modules). A run opens two or three files instead of
 // hundreds. bin/pisess.js loads dist/bundle/cli.cjs; the library entry (dist/index.js) stays tsc's unbundled output.
+// The code caches (and the CommonJS files they need) and yargs's lazy help layout are the start-up tricks that pay:
+// bench/RESULTS.md ("Start-up tricks") has what each saves; the others were measured and deleted.
 //
 // dist/bundle/ sits one level below the package root like src/ and dist/, so paths the code resolves against
 // import.meta.url (../../package.json, ../../schemas/, ../../dist/web/) hold for the bundle as well.
 import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
-import { spawn, spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { spawn } from "node:child_process";
 import { build } from "esbuild";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const OUT = join(ROOT, "dist", "bundle");
 const YARGS = join(ROOT, "node_modules", "yargs");
-const HELP_LAYOUT = [join(ROOT, "scripts", "yargs-shim.mjs"), join(ROOT, "node_modules", "cliui"), join(ROOT, "node_modules", "wrap-ansi")];
-const WIDTH_SOURCE = readFileSync(join(ROOT, "scripts", "yargs-width.mjs"), "utf8");
 
 /** yargs with a platform shim that loads cliui and string-width only for help (scripts/yargs-shim.mjs). */
 const lazyYargs = {
@@ -26,18 +26,6 @@ const lazyYargs = {
     b.onResolve({ filter: /platform-shims\/esm\.mjs$/ }, () => ({ path: join(ROOT, "scripts", "yargs-shim.mjs") }));
     // yargs's internals are not in its package exports; the shim needs one of them.
     b.onResolve({ filter: /^yargs\/build\// }, (a) => ({ path: join(YARGS, a.path.slice("yargs/".length)) }));
-    // Every string-width the help layout imports measures printable ASCII itself (scripts/yargs-width.mjs).
-    b.onResolve({ filter: /^string-width$/ }, async (a) => {
-      if (a.pluginData === "real" || !HELP_LAYOUT.some((dir) => a.importer.startsWith(dir))) return undefined;
-      const real = await b.resolve("string-width", { resolveDir: a.resolveDir, kind: a.kind, pluginData: "real" });
-      if (real.errors.length > 0) return { errors: real.errors };
-      return { path: real.path, namespace: "ascii-width" };
-    });
-    b.onLoad({ filter: /.*/, namespace: "ascii-width" }, (a) => ({
-      contents: WIDTH_SOURCE.replace("__REAL_STRING_WIDTH__", JSON.stringify(a.path)),
-      resolveDir: join(ROOT, "scripts"),
-      loader: "js",
-    }));
     b.onResolve({ filter: /^yargs$/ }, (a) =>
       a.importer.startsWith(join(ROOT, "src")) ? { path: join(ROOT, "scripts", "yargs-entry.mjs") } : undefined,
     );
@@ -302,21 +290,3 @@ await Promise.all(
 );
 for (const [, keep] of CACHE_RUNS)
   for (const name of keep) if (!existsSync(join(OUT, `${name}.cache`))) throw new Error(`build-cli: no code cache for ${name}`);
-
-// What bin/pisess.js answers without loading the bundle: the version, and the top-level help at the two widths a
-// run of `pisess --help` most often has (100 columns: not a terminal; 110: a terminal at least that wide), as this
-// bundle's yargs lays it out in English. bin/pisess.js falls back to the bundle for anything else;
-// test/quick-start.test.ts holds the texts equal to what yargs prints.
-const cliUrl = pathToFileURL(join(OUT, "cli.cjs")).href;
-function yargsHelp(columns) {
-  const script = `Object.defineProperty(process.stdout, "columns", { value: ${columns}, configurable: true });
-const { main } = await import(${JSON.stringify(cliUrl)});
-process.exitCode = await main(["--help"]);`;
-  const env = { ...process.env, LANG: "en_US.UTF-8" };
-  for (const k of ["LC_ALL", "LC_MESSAGES", "LANGUAGE"]) delete env[k];
-  const r = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8", env });
-  if (r.status !== 0 || r.stdout === "") throw new Error(`build-cli: pisess --help failed (${r.status}): ${r.stderr}`);
-  return r.stdout;
-}
-const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
-writeFileSync(join(OUT, "start.json"), JSON.stringify({ version: pkg.version, help: { 100: yargsHelp(100), 110: yargsHelp(110) } }));

@@ -43,7 +43,7 @@ function inputsHash() {
 }
 
 // What the tests and `pisess` load: if one is missing, the stamp alone does not say the build is there.
-const OUTPUTS = ["dist/index.js", "dist/index.d.ts", "dist/web/export-app.bundle.js", "dist/bundle/cli.cjs", "dist/bundle/start.json"];
+const OUTPUTS = ["dist/index.js", "dist/index.d.ts", "dist/web/export-app.bundle.js", "dist/bundle/cli.cjs", "dist/bundle/cli.cjs.cache"];
 
 function run(command, argv) {
   return new Promise((done, fail) => {

@@ -1,8 +1,10 @@
 // The bundled CLI's stand-in for yargs's own ESM platform shim (node_modules/yargs/lib/platform-shims/esm.mjs),
-// swapped in by scripts/build-cli.mjs. It differs in one way: cliui and string-width (with their Unicode tables)
-// are not loaded at start-up. yargs needs them only to lay out help text, so the CLI loads them (loadHelp) before
-// a run that shows help; every other run never pays for them.
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+// swapped in by scripts/build-cli.mjs. It differs in one way: cliui and string-width (with their Unicode tables and
+// the Intl.Segmenter each of their three copies makes when loaded) are not loaded at start-up. yargs needs them only
+// to lay out help text, so the CLI loads them (loadHelp) before a run that shows help; every other run never pays
+// for them. One of the start-up tricks kept because it pays (bench/RESULTS.md, "Start-up tricks").
+import { notStrictEqual, strictEqual } from "node:assert";
+import { readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { basename, dirname, extname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -14,11 +16,9 @@ import Parser from "yargs-parser";
 import { getProcessArgvBin } from "yargs/build/lib/utils/process-argv.js";
 
 const require = createRequire(import.meta.url);
-// yargs's messages come from its locales/ folder, wherever npm put the yargs package. Where Node's lookup from
-// dist/bundle/ finds it first (pisess's own node_modules, as in this repository), one stat finds it too:
-// require.resolve's walk through yargs's package exports cost about 2.5 ms of every run. Elsewhere (hoisted), resolve.
-const nearYargs = fileURLToPath(new URL("../../node_modules/yargs", import.meta.url));
-const yargsDir = existsSync(join(nearYargs, "package.json")) ? nearYargs : dirname(require.resolve("yargs/package.json"));
+// yargs's messages come from its locales/ folder, wherever npm put the yargs package (its own shim finds them from
+// its own file, which the bundle no longer has).
+const yargsDir = dirname(require.resolve("yargs/package.json"));
 
 let help = null;
 
@@ -35,16 +35,7 @@ function needHelp() {
 }
 
 export default {
-  // node:assert costs a few ms to load (it sets up stderr colours); yargs calls it on every run to check its own
-  // state, and those checks pass. The comparison is assert's own (Object.is); assert is loaded to throw its error.
-  assert: {
-    notStrictEqual: (actual, expected, message) => {
-      if (Object.is(actual, expected)) require("node:assert").notStrictEqual(actual, expected, message);
-    },
-    strictEqual: (actual, expected, message) => {
-      if (!Object.is(actual, expected)) require("node:assert").strictEqual(actual, expected, message);
-    },
-  },
+  assert: { notStrictEqual, strictEqual },
   cliui: (opts) => needHelp().cliui(opts),
   findUp: escalade,
   getEnv: (key) => process.env[key],

@@ -90,7 +90,8 @@ interface YargsInternals {
 /**
  * yargs builds the whole help text before running a command's handler, to show it should the handler fail. This
  * CLI never shows help for a failure (`.fail` turns every failure into one line), so a run that does not ask for
- * help skips that work: it was the largest single cost of starting a command.
+ * help skips that work, and with it the loading of yargs's help layout (scripts/yargs-shim.mjs). Together they are
+ * one of the start-up tricks kept because they pay (bench/RESULTS.md, "Start-up tricks").
  */
 function skipHelpCache(parser: unknown): void {
   const usage = (parser as YargsInternals).getInternalMethods?.().getUsageInstance?.();

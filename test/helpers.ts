@@ -91,8 +91,7 @@ class Capture extends Writable {
  * and main()'s exit status. The same argument parsing, commands and renderers as the binary, without a process.
  * Relative file operands resolve against this process's working directory (a worker cannot chdir): give
  * absolute paths with `cwd`. yargs prints help, the version and the completion script itself, with console.log and
- * console.error: those go to the captured streams for the run, in order with the rest. (`pisess --help` and
- * `--version` alone are answered by bin/pisess.js without yargs: quick-start.test.ts spawns those.)
+ * console.error: those go to the captured streams for the run, in order with the rest.
  */
 export async function runCli(args: string[], opts: CliOptions = {}): Promise<CliResult> {
   const cwd = opts.cwd ?? ROOT;

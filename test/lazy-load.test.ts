@@ -105,7 +105,7 @@ describe("the bundled CLI loads what a run needs", () => {
     const validate = loaded(["validate", FILE, "--format", "json"]);
     expect(validate.sources.has("src/check/schema-validators.generated.ts")).toBe(true);
     expect(validate.packages.has("ajv")).toBe(false);
-    // (`pisess --help` alone is answered by bin/pisess.js without the bundle: test/quick-start.test.ts.)
+    expect(loaded(["--help"]).packages.has("cliui")).toBe(true);
     expect(loaded(["tree", "--help"]).packages.has("cliui")).toBe(true);
   });
 });
