@@ -49,7 +49,8 @@ delete process.env.NODE_EXTRA_CA_CERTS;
 
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
+    // One folder per kind of test (test/README.md): \`npm run test:unit\` runs test/unit alone.
+    include: ["test/{unit,cli,equivalence,snapshots}/**/*.test.ts"],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // Two cores here; CLI tests spawn processes, which run beside the workers.

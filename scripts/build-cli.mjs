@@ -306,7 +306,7 @@ for (const [, keep] of CACHE_RUNS)
 // What bin/pisess.js answers without loading the bundle: the version, and the top-level help at the two widths a
 // run of `pisess --help` most often has (100 columns: not a terminal; 110: a terminal at least that wide), as this
 // bundle's yargs lays it out in English. bin/pisess.js falls back to the bundle for anything else;
-// test/quick-start.test.ts holds the texts equal to what yargs prints.
+// test/cli/quick-start.test.ts holds the texts equal to what yargs prints.
 const cliUrl = pathToFileURL(join(OUT, "cli.cjs")).href;
 function yargsHelp(columns) {
   const script = `Object.defineProperty(process.stdout, "columns", { value: ${columns}, configurable: true });
