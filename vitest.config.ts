@@ -20,7 +20,7 @@ const SLOW_FIRST = [
   "validate-one-parse",
   "lazy-load",
   "id-index",
-  "readme",
+  "snapshots",
   "scale",
   "readonly",
   "file-stdout",

@@ -1,5 +1,5 @@
 // One Node process that runs the built CLI (dist/bundle/cli.cjs, loaded as bin/pisess.js loads it) once per
-// request, so a test that runs the CLI many times from a shell (the README examples) or from a fuzz loop pays Node's
+// request, so a test that runs the CLI many times (the snapshot scenarios, the fuzz loop) pays Node's
 // start-up once instead of once per run. Runs go one at a time (the exit status and streams of a run are
 // process-wide), each in the working directory, environment and stdin its request names, through the CLI's I/O seam
 // (withRunIo).
@@ -9,9 +9,7 @@
 // entries of the environment, and an empty field. The server writes stdout and stderr into files of its own (in the
 // folder named by its first argument) and answers one line: the exit status, the two sizes and the files' path
 // without its ending (`.out`, `.err`: each written only when not empty). It deletes them when the client closes the
-// connection. The request is written by the shell function without a process of its own (printf, compgen: bash
-// builtins); a process per run (mktemp, env, rm) cost more CPU than the run itself. test/cli-server.ts starts it and
-// holds both clients (the `pisess` shell function and script, and a Node function).
+// connection. test/support/cli-server.ts starts it and holds the client.
 import { spawnSync } from "node:child_process";
 import { readFileSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,12 +13,6 @@ import { ROOT } from "./helpers.js";
  * is tested by spawning the binary (helpers.ts spawnCli and the files that spawn it).
  */
 export interface CliServers {
-  /** A folder with an executable `pisess` that hands its run to a server (put it first on PATH). */
-  bin: string;
-  /** Bash source that defines `pisess` as a shell function, for a shell that runs it without a process. */
-  shell: string;
-  /** What the `pisess` script and function need in their environment. */
-  env: Record<string, string>;
   /** Runs the CLI once in a server; a run past `timeoutMs` kills that server (a new one takes its place). */
   run(args: string[], opts: ServerRunOptions): Promise<ServerRunResult>;
   close(): Promise<void>;
@@ -38,48 +32,6 @@ export interface ServerRunResult {
   stdout: Buffer;
   stderr: Buffer;
 }
-
-// Bash, so that no process starts per run but what the caller's shell already is: `pisess` is a shell function
-// (FUNCTION), run in the example's own shell, and the `pisess` script on PATH (SCRIPT) is that function for anything
-// that executes a program by name. Only builtins run in a call: the request goes out with printf over /dev/tcp (the
-// environment: compgen's exported names, what a program started here would be given, through a file, not a command
-// substitution, which forks), and the output comes back in the server's files, read whole by `read -d ''` and
-// written by printf; a file holding a NUL byte (where read stops) is copied by `cat` instead. A closed stdout (a
-// reader that left early) ends no more than that copy: the call still returns the run's status, as the binary's
-// own handling of EPIPE does and a `cat` killed by SIGPIPE did. Only a run that reads stdin (-) has the shell copy
-// it to a file first (mktemp, cat), so that a pipeline of two runs cannot wait on each other in one server.
-const FUNCTION = `pisess() {
-  local input= a code= out= err= base= names n fields env=$PISESS_SERVER_TMP/env.$BASHPID
-  for a in "$@"; do
-    if [ "$a" = -- ]; then break; fi
-    if [ "$a" = - ]; then input=$(mktemp "$PISESS_SERVER_TMP/stdin.XXXXXX") && cat >"$input" || return 2; break; fi
-  done
-  compgen -e >"$env"
-  mapfile -t names <"$env"
-  fields=("$PWD" "$input" "$#" "$@")
-  for n in "\${names[@]}"; do fields+=("$n=\${!n}"); done
-  fields+=("")
-  local ports=($PISESS_SERVER_PORTS)
-  {
-    printf '%s\\0' "\${fields[@]}" >&3
-    IFS=' ' read -r code out err base <&3
-    if [ "\${out:-0}" != 0 ]; then __pisess_copy "$base.out"; fi
-    if [ "\${err:-0}" != 0 ]; then __pisess_copy "$base.err" >&2; fi
-  } 3<>"/dev/tcp/127.0.0.1/\${ports[RANDOM % \${#ports[@]}]}"
-  return "\${code:-2}"
-}
-__pisess_copy() {
-  local text
-  if IFS= read -r -d '' text <"$1"; then cat "$1"; return; fi
-  trap '' PIPE
-  printf '%s' "$text" 2>/dev/null
-  trap - PIPE
-}
-`;
-
-const SCRIPT = `#!/usr/bin/env bash
-${FUNCTION}pisess "$@"
-`;
 
 interface Server {
   child: ChildProcess;
@@ -138,15 +90,11 @@ function request(args: string[], cwd: string, stdinPath: string, env: [string, s
   return Buffer.from(fields.map((f) => `${f}\0`).join(""), "utf8");
 }
 
-/** Starts `count` servers (runs go one at a time in each) and writes the `pisess` script. */
+/** Starts `count` servers (runs go one at a time in each). */
 export async function startCliServers(count: number): Promise<CliServers> {
   const home = mkdtempSync(join(tmpdir(), "pisess-cli-server-"));
-  const bin = join(home, "bin");
   const tmp = join(home, "runs");
-  mkdirSync(bin);
   mkdirSync(tmp);
-  writeFileSync(join(bin, "pisess"), SCRIPT);
-  chmodSync(join(bin, "pisess"), 0o755);
   const servers = await Promise.all(Array.from({ length: count }, () => startOne(tmp)));
   const waiting: Array<(s: Server) => void> = [];
   const acquire = (): Promise<Server> => {
@@ -164,9 +112,6 @@ export async function startCliServers(count: number): Promise<CliServers> {
   };
   let serial = 0;
   return {
-    bin,
-    shell: FUNCTION,
-    env: { PISESS_SERVER_TMP: tmp, PISESS_SERVER_PORTS: servers.map((s) => s.port).join(" ") },
     async run(args, opts) {
       const env = Object.entries(opts.env).filter((e): e is [string, string] => e[1] !== undefined);
       let stdinPath = "";
