@@ -61,7 +61,7 @@ export default defineConfig({
     pool: "threads",
     isolate: false,
     sequence: { sequencer: SlowFirst },
-    // toEqual/toStrictEqual try node's isDeepStrictEqual first (test/setup/equal-first.ts).
-    setupFiles: ["test/setup/equal-first.ts"],
+    // No setup file: no matcher is patched. Comparisons in loops and on large values go through
+    // test/support/expect-fast.ts.
   },
 });

@@ -10,6 +10,7 @@ import { lightEntry } from "../../src/ops/kept.js";
 import { pathTo } from "../../src/ops/path.js";
 import { bloatReport, type BloatData } from "../../src/reports/bloat.js";
 import { corpus, fixture, ROOT, runCli, spawnCli, expectedOf } from "../support/helpers.js";
+import { expectEqual } from "../support/expect-fast.js";
 
 type Obj = Record<string, unknown>;
 
@@ -131,8 +132,8 @@ describe("bloat: content kinds", () => {
     expect(row(d.toolOutputByTool, "tool", "read")).toBe(byTool.get("read"));
     expect(d.images.count).toBe(images);
     expect(d.images.decodedBytes).toBe(decoded);
-    expect(d.images.byMime.map((r) => r.mimeType).sort()).toEqual(["image/jpeg", "image/png"]);
-    expect(d.customByType.map((r) => r.customType).sort()).toEqual(["custom:plan-mode", "custom_message:todo-state"]);
+    expectEqual(d.images.byMime.map((r) => r.mimeType).sort(), ["image/jpeg", "image/png"]);
+    expectEqual(d.customByType.map((r) => r.customType).sort(), ["custom:plan-mode", "custom_message:todo-state"]);
   });
 
   it("keys and names written with escapes or non-ASCII count as JSON.parse reads them; a later duplicate key wins", async () => {
@@ -150,14 +151,14 @@ describe("bloat: content kinds", () => {
     const d = await bloat(path);
     rmSync(dir, { recursive: true });
     expect(row(d.byKind, "kind", "toolOutput")).toBe(size("second!"));
-    expect(d.toolOutputByTool).toEqual([{ tool: "r\u00e9ad", bytes: size("second!"), results: 1 }]);
-    expect(d.toolCallArgumentsByTool).toEqual([{ tool: "l\u00e9s", bytes: size({ x: 1 }), calls: 1 }]);
+    expectEqual(d.toolOutputByTool, [{ tool: "r\u00e9ad", bytes: size("second!"), results: 1 }]);
+    expectEqual(d.toolCallArgumentsByTool, [{ tool: "l\u00e9s", bytes: size({ x: 1 }), calls: 1 }]);
     expect(sum(d.byKind)).toBe(Buffer.byteLength(text));
   });
 
   it("skeleton and full loads give the same answer", async () => {
     for (const path of [corpus("gen16-edits.jsonl"), fixture("bloat", "kinds.jsonl")])
-      expect(await bloat(path, { detail: "full" })).toEqual(await bloat(path, { detail: "skeleton" }));
+      expectEqual(await bloat(path, { detail: "full" }), await bloat(path, { detail: "skeleton" }));
   });
 });
 
@@ -214,8 +215,8 @@ describe("bloat: places", () => {
         // The reference: the context as validate and compactions build it, from lightEntry's bodies.
         const ctx = buildContext(session, r.path, (rec) => lightEntry(session, rec));
         const want = entryPlaces(session, r.path, ctx, undefined);
-        expect(pathPlaces(session, r.path, undefined).places).toEqual(want);
-        expect(placesFromContext(session, r.path, undefined)).toEqual(want);
+        expectEqual(pathPlaces(session, r.path, undefined).places, want);
+        expectEqual(placesFromContext(session, r.path, undefined), want);
         if (r.path.some((e) => e.type === "compaction" || e.type === "context_edit")) edited++;
         else plain++;
       }
@@ -246,7 +247,10 @@ describe("bloat: largest entries", () => {
       .filter((x) => x.line > 1 && x.bytes > 0)
       .sort((a, b) => b.bytes - a.bytes || a.line - b.line);
     const d = await bloat(path, { top: 5 });
-    expect(d.top.map((t) => t.bytes)).toEqual(lengths.slice(0, 5).map((x) => x.bytes));
+    expectEqual(
+      d.top.map((t) => t.bytes),
+      lengths.slice(0, 5).map((x) => x.bytes),
+    );
     expect(d.topBlocks).toHaveLength(5);
     expect(d.topBlocks[0]!.bytes).toBeGreaterThanOrEqual(d.topBlocks[4]!.bytes);
   });

@@ -5,6 +5,7 @@ import type { TreeJsonDocument } from "../../src/render/tree-json.js";
 import { expectGolden } from "../support/golden.js";
 import { corpus, fingerprint, fixture, once, runCli, spawnCli, expectedOf } from "../support/helpers.js";
 import { cliOut, pathNdjsonOut, treeOut } from "../support/inproc.js";
+import { expectEqual } from "../support/expect-fast.js";
 
 const tree = (name: string) => fixture("tree", name);
 
@@ -44,10 +45,16 @@ describe("pisess tree (the CLI)", () => {
 
   it("--from shows a subtree, --depth cuts deep branches, --width cuts lines to the column count (in process)", async () => {
     const from = (await treeOut(tree("branched.jsonl"), { from: "a0000002", filter: "all" })).stdout.trim().split("\n");
-    expect(from.map((l) => l.match(/[ab]0{5}\w+/)?.[0])).toEqual(["a0000002", "a0000004", "a0000005"]);
+    expectEqual(
+      from.map((l) => l.match(/[ab]0{5}\w+/)?.[0]),
+      ["a0000002", "a0000004", "a0000005"],
+    );
     // Two visible roots (the model change is hidden), each at branch level 0; their children are one level in.
     const depth = (await treeOut(tree("branched.jsonl"), { depth: 0 })).stdout.trim().split("\n");
-    expect(depth.map((l) => l.match(/[ab]0{5}\w+/)?.[0])).toEqual(["b0000006", "a0000002"]);
+    expectEqual(
+      depth.map((l) => l.match(/[ab]0{5}\w+/)?.[0]),
+      ["b0000006", "a0000002"],
+    );
     const narrow = (await treeOut(corpus("gen-v3-branchy.jsonl"), { width: 60 })).stdout.trim().split("\n");
     for (const line of narrow) expect(stringWidth(line), line).toBeLessThanOrEqual(60);
     expect(narrow.some((l) => l.endsWith("…"))).toBe(true);
@@ -57,13 +64,16 @@ describe("pisess tree (the CLI)", () => {
     const r = await treeOut(tree("branched.jsonl"), { output: "json" });
     expect(r.code).toBe(0);
     const doc = JSON.parse(r.stdout) as TreeJsonDocument;
-    expect(Object.keys(doc)).toEqual(["file", "version", "leaf", "roots", "entries"]);
+    expectEqual(Object.keys(doc), ["file", "version", "leaf", "roots", "entries"]);
     expect(doc.version).toBe(3);
-    expect(doc.leaf).toEqual({ id: "b000000a", line: 11 });
-    expect(doc.roots).toEqual([2]);
+    expectEqual(doc.leaf, { id: "b000000a", line: 11 });
+    expectEqual(doc.roots, [2]);
     // Every entry of the fixture (lines 2..11), in file order.
-    expect(doc.entries.map((e) => e.line)).toEqual([2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
-    expect(doc.entries[0]).toEqual({
+    expectEqual(
+      doc.entries.map((e) => e.line),
+      [2, 3, 4, 5, 6, 7, 8, 9, 10, 11],
+    );
+    expectEqual(doc.entries[0], {
       id: "a0000001",
       line: 2,
       parentId: null,
@@ -73,7 +83,7 @@ describe("pisess tree (the CLI)", () => {
       // getTree order: oldest first (the a-branch at line 3), not the active branch first.
       children: [3, 7],
     });
-    expect(doc.entries[4]).toEqual({
+    expectEqual(doc.entries[4], {
       id: "a0000005",
       line: 6,
       parentId: "a0000004",
@@ -84,7 +94,10 @@ describe("pisess tree (the CLI)", () => {
       timestamp: "2025-01-01T10:04:00.000Z",
       children: [],
     });
-    expect(doc.entries.filter((e) => e.label !== undefined).map((e) => e.id)).toEqual(["a0000005"]);
+    expectEqual(
+      doc.entries.filter((e) => e.label !== undefined).map((e) => e.id),
+      ["a0000005"],
+    );
     expect(doc.entries.find((e) => e.line === 9)).toMatchObject({ type: "label", parentLine: 8, children: [10] });
     expect(doc.entries.find((e) => e.line === 9)).not.toHaveProperty("role");
   });
@@ -92,24 +105,30 @@ describe("pisess tree (the CLI)", () => {
   it("--json with --filter or --search: the shown entries only, linked to each other (in process)", async () => {
     const users = JSON.parse((await treeOut(tree("branched.jsonl"), { output: "json", filter: "user-only" })).stdout) as TreeJsonDocument;
     // The user messages are lines 3, 7 and 11; 11 descends from 7 through hidden entries.
-    expect(users.roots).toEqual([3, 7]);
-    expect(users.entries.map((e) => [e.line, e.parentId, e.parentLine, e.children])).toEqual([
-      [3, "a0000001", null, []],
-      [7, "a0000001", null, [11]],
-      [11, "b0000009", 7, []],
-    ]);
+    expectEqual(users.roots, [3, 7]);
+    expectEqual(
+      users.entries.map((e) => [e.line, e.parentId, e.parentLine, e.children]),
+      [
+        [3, "a0000001", null, []],
+        [7, "a0000001", null, [11]],
+        [11, "b0000009", 7, []],
+      ],
+    );
     const found = JSON.parse((await treeOut(tree("branched.jsonl"), { output: "json", search: ["loader"] })).stdout) as TreeJsonDocument;
-    expect(found.roots).toEqual([7]);
-    expect(found.entries.map((e) => [e.line, e.parentLine, e.children])).toEqual([
-      [7, null, [8]],
-      [8, 7, []],
-    ]);
+    expectEqual(found.roots, [7]);
+    expectEqual(
+      found.entries.map((e) => [e.line, e.parentLine, e.children]),
+      [
+        [7, null, [8]],
+        [8, 7, []],
+      ],
+    );
   });
 
   it("--json: cycle members are shown once, the cut one as a root (in process)", async () => {
     const doc = JSON.parse((await treeOut(tree("broken-links.jsonl"), { output: "json" })).stdout) as TreeJsonDocument;
     // broken-links: a cycle 3 ↔ 4 (cut at 3), a self-parent at 6, a dangling parent at 7, two entries with id d0000007.
-    expect(doc.roots).toEqual([2, 3, 6, 7]);
+    expectEqual(doc.roots, [2, 3, 6, 7]);
     const at = (line: number) => doc.entries.find((e) => e.line === line);
     expect(at(3)).toMatchObject({ parentId: "d0000003", parentLine: null, cycle: true, children: [4, 5] });
     expect(at(4)).toMatchObject({ parentId: "d0000002", parentLine: 3 });
@@ -125,7 +144,7 @@ describe("pisess tree (the CLI)", () => {
       .trim()
       .split("\n")
       .map((l) => JSON.parse(l) as Record<string, unknown>);
-    expect(rows[0]).toEqual({
+    expectEqual(rows[0], {
       id: "a0000001",
       line: 2,
       parentId: null,
@@ -136,7 +155,10 @@ describe("pisess tree (the CLI)", () => {
       children: ["b0000006", "a0000002"],
     });
     const leaf = rows.filter((x) => x.isLeaf);
-    expect(leaf.map((x) => x.id)).toEqual(["b000000a"]);
+    expectEqual(
+      leaf.map((x) => x.id),
+      ["b000000a"],
+    );
     expect(rows.find((x) => x.id === "a0000005")).toMatchObject({ label: "parser-done", onPath: false, depth: 4, role: "assistant" });
   });
 
@@ -232,7 +254,10 @@ describe("pisess path (the CLI)", () => {
       .trim()
       .split("\n")
       .map((l) => JSON.parse(l) as { line: number; entry: Record<string, unknown> });
-    expect(rows.map((x) => x.line)).toEqual([2, 3, 4, 5, 6]);
+    expectEqual(
+      rows.map((x) => x.line),
+      [2, 3, 4, 5, 6],
+    );
     expect(rows[3]!.entry).toMatchObject({ type: "compaction", id: "L5", parentId: "L4", firstKeptEntryId: "L4", tokensBefore: 12345 });
     expect(rows[3]!.entry).not.toHaveProperty("firstKeptEntryIndex");
   });
@@ -254,6 +279,6 @@ describe("read-only guarantee", () => {
       await treeOut(f, { output: "json" });
       await pathNdjsonOut(f);
     }
-    expect(files.map(fingerprint)).toEqual(before);
+    expectEqual(files.map(fingerprint), before);
   });
 });

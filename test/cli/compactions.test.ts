@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { loadSession } from "../../src/model/load.js";
 import { compactionsReport, type CompactionsData } from "../../src/reports/compactions.js";
 import { corpus, fixture, ROOT, runCli, spawnCli, expectedOf } from "../support/helpers.js";
+import { expectEqual } from "../support/expect-fast.js";
 
 type Obj = Record<string, unknown>;
 
@@ -77,23 +78,34 @@ describe("compactions: kept and dropped equal pi's own context at every leaf", (
           continue;
         const compactionLines = leaf.path.filter(isCompaction);
         const { data } = compactionsReport(session, { leaf: `@${leaf.line}` });
-        expect(data.compactions.map((c) => c.line)).toEqual(compactionLines);
+        expectEqual(
+          data.compactions.map((c) => c.line),
+          compactionLines,
+        );
         const present = new Set(leaf.messageLines);
         for (const c of data.compactions) {
           const before = leaf.path.slice(0, leaf.path.indexOf(c.line)).filter(adds);
-          expect(c.kept.lines, `${f} leaf ${leaf.line} compaction ${c.line} kept`).toEqual(before.filter((l) => present.has(l)));
+          expectEqual(
+            c.kept.lines,
+            before.filter((l) => present.has(l)),
+            `${f} leaf ${leaf.line} compaction ${c.line} kept`,
+          );
           // Not in pi's context: dropped by a compaction, or taken out by a `replacement: null` edit on the path.
           const gone = before.filter((l) => !present.has(l));
-          expect(
+          expectEqual(
             [...c.dropped.lines, ...c.editedOut.lines].sort((a, b) => a - b),
+            gone,
             `${f} leaf ${leaf.line} compaction ${c.line} gone`,
-          ).toEqual(gone);
+          );
           const nulled = nullTargets(leaf.path);
           for (const l of c.editedOut.lines) expect(nulled.has(l), `${f} line ${l} edited out`).toBe(true);
           checked++;
         }
         // The compaction in effect is the last on the path.
-        expect(data.compactions.filter((c) => c.inEffect).map((c) => c.line)).toEqual(compactionLines.slice(-1));
+        expectEqual(
+          data.compactions.filter((c) => c.inEffect).map((c) => c.line),
+          compactionLines.slice(-1),
+        );
       }
     } finally {
       session.store.close();
@@ -108,12 +120,12 @@ describe("compactions: warnings and notes, one fixture each", () => {
 
   it("keeps-nothing: firstKeptEntryId = its own id is pi 1.6's normal 'keep nothing', not a warning", async () => {
     const r = await report(F("keeps-nothing"));
-    expect(codes(r.data)).toEqual([]);
+    expectEqual(codes(r.data), []);
     expect(r.exitCode).toBe(0);
     const c = r.data.compactions[0]!;
     expect(c.keepsNothing).toBe(true);
-    expect(c.kept.lines).toEqual([]);
-    expect(c.dropped.lines).toEqual([2, 3]);
+    expectEqual(c.kept.lines, []);
+    expectEqual(c.dropped.lines, [2, 3]);
   });
 
   it.each([
@@ -124,7 +136,7 @@ describe("compactions: warnings and notes, one fixture each", () => {
     ["first-kept-not-message", "first-kept-not-message", { targetLine: 3, targetType: "label" }],
   ])("%s", async (name, code, args) => {
     const r = await report(F(name));
-    expect(codes(r.data)).toEqual([code]);
+    expectEqual(codes(r.data), [code]);
     expect(r.data.compactions[0]!.warnings[0]!.args).toMatchObject(args);
     expect(r.exitCode).toBe(1);
   });
@@ -135,7 +147,11 @@ describe("compactions: warnings and notes, one fixture each", () => {
       const s = await loadSession({ kind: "file", path: F(name) });
       try {
         const v = checkSession(s).filter((d) => d.code.startsWith("first-kept"));
-        expect(codes((await report(F(name))).data), name).toEqual(v.map((d) => d.code));
+        expectEqual(
+          codes((await report(F(name))).data),
+          v.map((d) => d.code),
+          name,
+        );
       } finally {
         s.store.close();
       }
@@ -147,9 +163,10 @@ describe("compactions: warnings and notes, one fixture each", () => {
   it("tokens-before-mismatch: tokensBefore far from pisess's estimate is info (exit 0)", async () => {
     const r = await report(F("tokens-before-mismatch"));
     const c = r.data.compactions[0]!;
-    expect(info(c).map((w) => [w.code, w.line, w.args])).toEqual([
-      ["tokens-before-mismatch", 4, { tokensBefore: 90000, estimate: c.contextBefore.tokens }],
-    ]);
+    expectEqual(
+      info(c).map((w) => [w.code, w.line, w.args]),
+      [["tokens-before-mismatch", 4, { tokensBefore: 90000, estimate: c.contextBefore.tokens }]],
+    );
     // The assistant's usage (100 + 10) plus the user message before it: far below 90,000/2.
     expect(c.contextBefore.tokens).toBeLessThan(45000);
     expect(r.exitCode).toBe(0);
@@ -159,14 +176,17 @@ describe("compactions: warnings and notes, one fixture each", () => {
     const r = await report(F("older-in-kept"));
     const newer = r.data.compactions.find((c) => c.inEffect)!;
     expect(newer.line).toBe(7);
-    expect(info(newer).map((w) => [w.code, w.line, w.args])).toEqual([["older-compaction-kept", 7, { olderLine: 5, olderId: "c04" }]]);
-    expect(newer.kept.lines).toEqual([3, 4, 6]);
+    expectEqual(
+      info(newer).map((w) => [w.code, w.line, w.args]),
+      [["older-compaction-kept", 7, { olderLine: 5, olderId: "c04" }]],
+    );
+    expectEqual(newer.kept.lines, [3, 4, 6]);
     expect(r.exitCode).toBe(0);
   });
 
   it("no other fixture has one", async () => {
     for (const name of ["keeps-nothing", "first-kept-missing", "first-kept-not-message", "dropped"])
-      expect((await report(F(name))).data.compactions.flatMap(info), name).toEqual([]);
+      expectEqual((await report(F(name))).data.compactions.flatMap(info), [], name);
   });
 
   it("validate gives the same info findings as `compactions --all` on every corpus file and both fixtures", async () => {
@@ -196,7 +216,7 @@ describe("compactions: warnings and notes, one fixture each", () => {
               .map(key),
           ),
         ].sort();
-        expect(c, f).toEqual(v);
+        expectEqual(c, v, f);
         seen += v.length;
       } finally {
         s.store.close();
@@ -220,20 +240,20 @@ describe("compactions: what was dropped", () => {
     const c = data.compactions.find((x) => x.inEffect)!;
     expect(c.line).toBe(11);
     expect(c.fromHook).toBe(true);
-    expect(c.keptFrom).toEqual({ line: 9, id: "c08" });
-    expect(c.kept.lines).toEqual([9, 10]);
-    expect(c.dropped.lines).toEqual([2, 3, 4, 5, 6, 7]);
+    expectEqual(c.keptFrom, { line: 9, id: "c08" });
+    expectEqual(c.kept.lines, [9, 10]);
+    expectEqual(c.dropped.lines, [2, 3, 4, 5, 6, 7]);
     expect(c.dropped.bytes).toBe([2, 3, 4, 5, 6, 7].reduce((n, l) => n + Buffer.byteLength(raw[l - 1] as string), 0));
-    expect(c.dropped.byRole).toEqual([
+    expectEqual(c.dropped.byRole, [
       { name: "assistant", count: 2 },
       { name: "toolResult", count: 2 },
       { name: "user", count: 2 },
     ]);
-    expect(c.dropped.toolCalls).toEqual([
+    expectEqual(c.dropped.toolCalls, [
       { name: "edit", count: 1 },
       { name: "read", count: 1 },
     ]);
-    expect(c.dropped.files).toEqual(["src/a.ts", "src/b.ts"]);
+    expectEqual(c.dropped.files, ["src/a.ts", "src/b.ts"]);
     expect(c.dropped.images).toBe(1);
     const summary = (JSON.parse(raw[10] as string) as Obj).summary as string;
     expect(c.summary.chars).toBe(summary.length);
@@ -243,14 +263,14 @@ describe("compactions: what was dropped", () => {
     expect(older.model).toBe("anthropic/claude-haiku-4-5");
     expect(older.usage).toMatchObject({ input: 700, output: 120 });
     // At the leaf, the newer compaction's summary replaces everything before line 9.
-    expect(older.kept.lines).toEqual([]);
+    expectEqual(older.kept.lines, []);
   });
 
   it("--all adds compactions off the path, each judged at itself", async () => {
     const path = corpus("pi16-written.jsonl");
     const on = (await report(path)).data.compactions;
     const all = (await report(path, { all: true })).data.compactions;
-    expect(all.slice(0, on.length)).toEqual(on);
+    expectEqual(all.slice(0, on.length), on);
     expect(all.length).toBeGreaterThan(on.length);
     for (const c of all.slice(on.length)) {
       expect(c.onPath).toBe(false);
@@ -264,12 +284,15 @@ describe("compactions: CLI", () => {
     const r = spawnCli(["compactions", "fixtures/compactions/dropped.jsonl", "--json"]);
     expect(r.code).toBe(0);
     const d = JSON.parse(r.stdout) as CompactionsData;
-    expect(d.leaf).toEqual({ id: "c11", line: 12 });
-    expect(d.compactions.map((c) => [c.line, c.inEffect])).toEqual([
-      [8, false],
-      [11, true],
-    ]);
-    expect(d.compactions[1]!.kept.lines).toEqual([9, 10]);
+    expectEqual(d.leaf, { id: "c11", line: 12 });
+    expectEqual(
+      d.compactions.map((c) => [c.line, c.inEffect]),
+      [
+        [8, false],
+        [11, true],
+      ],
+    );
+    expectEqual(d.compactions[1]!.kept.lines, [9, 10]);
   });
 
   it("text: one block per compaction, warnings in it, exit 1", async () => {

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { exportOut } from "../support/export-inproc.js";
 import { corpus, fixture, ROOT, expectedOf } from "../support/helpers.js";
 import { contextJsonOut } from "../support/inproc.js";
+import { expectEqual } from "../support/expect-fast.js";
 
 /**
  * The HTML export in a real browser: Chromium from the system (Debian's `chromium`; PISESS_CHROMIUM names another),
@@ -122,14 +123,16 @@ async function contextJson(file: string, leaf: string, llm = false): Promise<Obj
 }
 
 function compare(got: Shown[], want: Obj[], where: string): void {
-  expect(
+  expectEqual(
     got.map((m) => m.index),
+    want.map((_, i) => i),
     where,
-  ).toEqual(want.map((_, i) => i));
-  expect(
+  );
+  expectEqual(
     got.map((m) => m.role),
+    want.map((m) => String(m.role)),
     where,
-  ).toEqual(want.map((m) => String(m.role)));
+  );
   for (const [i, m] of want.entries()) expect(words((got[i] as Shown).text), `${where} #${i + 1}`).toBe(words(expectedText(m)));
 }
 
@@ -274,7 +277,10 @@ describe.skipIf(!EXECUTABLE)("export --format html in Chromium", () => {
     await page.check("#llm");
     const llm = await renderedMessages(page);
     const want = await contextJson(corpus(f), l.id, true);
-    expect(llm.map((m) => m.role)).toEqual(want.map((m) => m.role));
+    expectEqual(
+      llm.map((m) => m.role),
+      want.map((m) => m.role),
+    );
   }, 60_000);
 
   it("hostile session content stays text: no dialog, no script, no navigation, no request", async () => {
@@ -299,7 +305,7 @@ describe.skipIf(!EXECUTABLE)("export --format html in Chromium", () => {
         return out;
       }),
     );
-    expect(bad).toEqual([]);
+    expectEqual(bad, []);
     const text = (await page.locator("#context").textContent()) ?? "";
     expect(text).toContain("<script>window.__pwned=1;alert('x')</script>");
     expect(text).toContain("\\u202e");
@@ -309,7 +315,7 @@ describe.skipIf(!EXECUTABLE)("export --format html in Chromium", () => {
   it("no page made a request or logged an error; a screenshot for the README", async () => {
     // Taken when the leaves test opened the file; opened anew only when that test did not run (-t).
     if (!shotTaken) await screenshot(await open(SHOT_FILE));
-    expect(requests).toEqual([]);
-    expect(problems).toEqual([]);
+    expectEqual(requests, []);
+    expectEqual(problems, []);
   }, 60_000);
 });

@@ -61,7 +61,7 @@ describe("export --format jsonl: the new file's context at its last entry is pi'
         // Clean, except for defects inside what the model is sent (no valid file holds the same context): each is
         // reported as kept, has a code of that kind, and validate finds it on the same line of the original.
         const findings = checkSession(copy, { fileExists: () => true }).filter((d) => d.severity !== "info");
-        expect(findings.map((d) => d.code).sort(), `${f}:${leaf.line}`).toEqual(data.remaining.map((d) => d.code).sort());
+        expectEqual(findings.map((d) => d.code).sort(), data.remaining.map((d) => d.code).sort(), `${f}:${leaf.line}`);
         for (const d of data.remaining) {
           expect(IN_CONTEXT.has(d.code), `${f}:${leaf.line} ${d.code}`).toBe(true);
           expect(
@@ -141,7 +141,10 @@ describe("export --format jsonl: the new file's context at its last entry is pi'
     const keep = await exportJsonl(session, "@90", { ...HEADER, parentSession: session.file });
     const lifted = await exportJsonl(session, "@111", { ...HEADER, parentSession: session.file });
     session.store.close();
-    expect(keep.data?.changed.map((c) => [c.line, c.patch])).toEqual([[70, "keep-nothing"]]);
+    expectEqual(
+      keep.data?.changed.map((c) => [c.line, c.patch]),
+      [[70, "keep-nothing"]],
+    );
     expect(lifted.data?.changed.map((c) => [c.line, c.code, c.patch])).toContainEqual([110, "timestamp-regression", "timestamp-lifted"]);
   });
 
@@ -151,12 +154,15 @@ describe("export --format jsonl: the new file's context at its last entry is pi'
     session.store.close();
     expect(r.exitCode).toBe(0);
     // Nothing the command would report on stderr: nothing left out, changed or kept with a finding.
-    expect([r.data?.leftOut, r.data?.changed, r.data?.remaining]).toEqual([[], [], []]);
+    expectEqual([r.data?.leftOut, r.data?.changed, r.data?.remaining], [[], [], []]);
     const text = `${(r.data?.lines ?? []).join("\n")}\n`;
     const copy = await loadSession({ kind: "stream", name: "copy", stream: Readable.from([text]) }, { name: "copy" });
     try {
       const ds = checkSession(copy, { fileExists: () => true });
-      expect(ds.filter((d) => d.severity !== "info")).toEqual([]);
+      expectEqual(
+        ds.filter((d) => d.severity !== "info"),
+        [],
+      );
       expect(ds.some((d) => d.code === "branch-summary-from-parent")).toBe(true);
     } finally {
       copy.store.close();
@@ -180,7 +186,7 @@ describe("export --format markdown", () => {
     const path: number[] = [];
     for (let l: number | null | undefined = 200; l != null; l = parent.get(l)) path.unshift(l);
     const headings = [...r.stdout.matchAll(/^### \d+\. .* · line (\d+) · /gm)].map((m) => Number(m[1]));
-    expect(headings).toEqual(path);
+    expectEqual(headings, path);
     expect(exp.length).toBeGreaterThan(0);
   });
 
@@ -228,7 +234,7 @@ describe("export: output and read-only rules", () => {
     const fresh = join(dir, "new.jsonl");
     expect((await cliOut(["export", src, "-o", fresh])).code).toBe(0);
     expect(readFileSync(fresh, "utf8").split("\n")[0]).toContain('"type":"session"');
-    expect(fingerprint(src)).toEqual(before);
+    expectEqual(fingerprint(src), before);
   });
 
   it("reads only: every format of faulty, CRLF/BOM, pi-written and hostile files leaves bytes and mtimes unchanged", async () => {
@@ -244,7 +250,7 @@ describe("export: output and read-only rules", () => {
         expect(r.stdout.length, `${f} ${format}`).toBeGreaterThan(0);
       }
     }
-    expect(inputs.map(fingerprint)).toEqual(before);
+    expectEqual(inputs.map(fingerprint), before);
   }, 120_000);
 
   it("picks the format from -o (.html) and writes Markdown to a pipe by default", async () => {
@@ -262,7 +268,7 @@ describe("export --format html: the file itself", () => {
     const value = { a: "</script><script>alert(1)</script><!--", b: "line\u2028sep\u2029", c: ["<img onerror=x>"] };
     const out = scriptJson(value);
     expect(out).not.toMatch(/[<\u2028\u2029]/);
-    expect(JSON.parse(out)).toEqual(value);
+    expectEqual(JSON.parse(out), value);
   });
 
   it("allows nothing but its own script and style and data: images; --no-images drops image data", async () => {

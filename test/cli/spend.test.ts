@@ -10,6 +10,7 @@ import { buildTree } from "../../src/ops/tree.js";
 import { expectGolden } from "../support/golden.js";
 import { corpus, fixture, ROOT, spawnCli, expectedOf } from "../support/helpers.js";
 import { infoOut, leavesNdjsonOut, lsOut } from "../support/inproc.js";
+import { expectEqual } from "../support/expect-fast.js";
 
 /**
  * Spend as pi 1.6 records it: assistant turns, tool results with usage, compactions and branch summaries with
@@ -131,7 +132,7 @@ function expectTotals(actual: Totals, expected: Totals, where: string): void {
 const kindKey = (k: KindTotals): string => `${k.source}|${k.kind ?? ""}`;
 
 function expectKinds(actual: KindTotals[], expected: Map<string, Sum>, where: string): void {
-  expect(actual.map(kindKey).sort(), where).toEqual([...expected.keys()].sort());
+  expectEqual(actual.map(kindKey).sort(), [...expected.keys()].sort(), where);
   for (const k of actual) {
     const o = expected.get(kindKey(k))!;
     expect(k.entries, `${where} ${kindKey(k)}`).toBe(o.entries);
@@ -167,7 +168,7 @@ describe("spend of the pi 1.6 corpus", () => {
           const m = model(en.e);
           byModel.set(m, [...(byModel.get(m) ?? []), en]);
         }
-        expect(t.models.map((m) => `${m.provider}/${m.model}`).sort()).toEqual([...byModel.keys()].sort());
+        expectEqual(t.models.map((m) => `${m.provider}/${m.model}`).sort(), [...byModel.keys()].sort());
         for (const m of t.models) {
           const o = sumOf(byModel.get(`${m.provider}/${m.model}`)!);
           expectTotals(m, o.total, `model ${m.provider}/${m.model}`);
@@ -212,7 +213,7 @@ describe("spend of the pi 1.6 corpus", () => {
     const session = await load(corpus("pi16-written.jsonl"));
     try {
       const recs = session.entries.filter((r) => r.usage && r.type !== "message");
-      expect(recs.map((r) => r.type).sort()).toEqual(["branch_summary", "compaction", "compaction", "usage", "usage"]);
+      expectEqual(recs.map((r) => r.type).sort(), ["branch_summary", "compaction", "compaction", "usage", "usage"]);
       for (const r of recs) for (const v of Object.values(r.usage!)) expect(typeof v).toBe("number");
       const warm = recs.find((r) => r.type === "usage")!;
       expect(warm).toMatchObject({ usageKind: "cache_warm", provider: "anthropic", model: "claude-opus-4-6" });
@@ -236,7 +237,7 @@ describe("spend of a fork and its parent", () => {
     const parentKeys = new Set(pe.map(key));
     const copiedEntries = fe.filter((en) => parentKeys.has(key(en)));
     // The copied part holds every kind of spend.
-    expect([...sumOf(copiedEntries).kinds.keys()].sort()).toEqual([
+    expectEqual([...sumOf(copiedEntries).kinds.keys()].sort(), [
       "assistant|",
       "branch_summary|",
       "compaction|",
@@ -317,7 +318,7 @@ describe("spend of a fork and its parent", () => {
     try {
       const s = computeStats(parent.entries);
       const o = sumOf(parse(parentPath)).total;
-      expect(s.tokens).toEqual({ input: o.input, output: o.output, cacheRead: o.cacheRead, cacheWrite: o.cacheWrite });
+      expectEqual(s.tokens, { input: o.input, output: o.output, cacheRead: o.cacheRead, cacheWrite: o.cacheWrite });
       expect(s.cost).toBeCloseTo(o.cost, 6);
     } finally {
       parent.store.close();
@@ -334,7 +335,7 @@ describe("spend of a fork and its parent", () => {
     expectTotals(info.totals, own.total, "info");
     expectKinds(info.byKind, own.kinds, "info");
     expectKinds(info.copied.byKind, sumOf(fe.filter((en) => parentKeys.has(key(en)))).kinds, "info copied");
-    expect(Object.keys(info.byKind[0])).toEqual([
+    expectEqual(Object.keys(info.byKind[0]), [
       "source",
       "kind",
       "entries",

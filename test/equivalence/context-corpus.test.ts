@@ -85,7 +85,10 @@ describe("context: every leaf of the corpus equals pi's buildSessionContext and 
         );
         expectEqual(json(convertToLlm(ctx.messages)), leaf.llm, `${f}:${leaf.line} llm`);
         expect(ctx.sources).toHaveLength(ctx.messages.length);
-        expect(ctx.problems.filter((d) => d.code === "message-missing")).toEqual([]);
+        expectEqual(
+          ctx.problems.filter((d) => d.code === "message-missing"),
+          [],
+        );
         // Each source produced its message: message entries hold it verbatim unless an edit replaced its content
         // (then the original is kept beside it) or pi normalised a missing content; the others were built from them.
         ctx.sources.forEach((src, i) => {
@@ -119,9 +122,12 @@ describe("context: every leaf of the corpus equals pi's buildSessionContext and 
     const session = await loadSession({ kind: "file", path: corpus(f) });
     const p = pathTo(session, findByLine(session, leaf.line) as EntryRec);
     if (!p.ok) throw new Error("cycle");
-    expect(p.path.map((r) => r.line)).toEqual([leaf.line]);
+    expectEqual(
+      p.path.map((r) => r.line),
+      [leaf.line],
+    );
     const ctx = buildContext(session, p.path, (r) => readEntry(session, r));
-    expect(ctx.messages).toEqual([readEntry(session, p.path[0] as EntryRec).message]);
+    expectEqual(ctx.messages, [readEntry(session, p.path[0] as EntryRec).message]);
     session.store.close();
   });
 });
@@ -152,7 +158,8 @@ async function checkJsonOutputs(f: string, leaf: Leaf): Promise<void> {
   }
   expect(r.code, `${f} ${ref}`).toBe(0);
   const doc = JSON.parse(r.stdout) as Record<string, unknown> & { messages: unknown[]; entries: { line: number; type: string }[] };
-  expect(Object.keys(doc).sort()).toEqual(
+  expectEqual(
+    Object.keys(doc).sort(),
     ["entries", "file", "leaf", "messages", "model", "thinkingLevel"]
       .filter((k) => k !== "thinkingLevel" || leaf.context?.thinkingLevel !== undefined)
       .sort(),
@@ -184,7 +191,7 @@ describe("context --json / --llm --json / --llm --ndjson output (in process, the
   it.each(files)("%s", async (f) => {
     const before = fingerprint(corpus(f));
     for (const leaf of sample(expected(f).leaves)) await checkJsonOutputs(f, leaf);
-    expect(fingerprint(corpus(f))).toEqual(before);
+    expectEqual(fingerprint(corpus(f)), before);
   });
 
   it("the default leaf is pi's default leaf", async () => {
@@ -228,7 +235,7 @@ describe("pisess context --json / --llm --json / --llm --ndjson (the CLI)", () =
       expect(r.stdout).toBe((await contextJsonOut(path, { leaf: ref })).stdout);
       expectEqual((JSON.parse(r.stdout) as { messages: unknown }).messages, leaf.context?.messages);
     }
-    expect(fingerprint(path)).toEqual(before);
+    expectEqual(fingerprint(path), before);
   });
 
   it("--llm --json and --llm --ndjson at the default leaf are pi's convertToLlm", async () => {

@@ -95,16 +95,28 @@ describe("tree rules", () => {
   it("orders children by timestamp, invalid timestamps last in file order; roots in file order", async () => {
     const s = await loadFile(fixture("tree", "roots-timestamps.jsonl"));
     const t = buildTree(s);
-    expect(t.roots.map((r) => r.rec.id)).toEqual(["c0000001", "c0000003"]);
-    expect(t.roots[0]!.children.map((c) => c.rec.id)).toEqual(["c0000006", "c0000002", "c0000005", "c0000004"]);
-    expect(t.problems.map((p) => `${p.code}@${p.line}`)).toEqual(["invalid-timestamp@5"]);
+    expectEqual(
+      t.roots.map((r) => r.rec.id),
+      ["c0000001", "c0000003"],
+    );
+    expectEqual(
+      t.roots[0]!.children.map((c) => c.rec.id),
+      ["c0000006", "c0000002", "c0000005", "c0000004"],
+    );
+    expectEqual(
+      t.problems.map((p) => `${p.code}@${p.line}`),
+      ["invalid-timestamp@5"],
+    );
   });
 
   it("reports cycles with all members, self-parents and dangling parents, and shows every entry once", async () => {
     const s = await loadFile(fixture("tree", "broken-links.jsonl"));
     const t = buildTree(s);
-    expect(t.cycles.map((c) => c.map((r) => r.line))).toEqual([[3, 4]]);
-    expect(t.problems.map((p) => `${p.code}@${p.line}`).sort()).toEqual(["dangling-parent@7", "parent-cycle@3", "self-parent@6"]);
+    expectEqual(
+      t.cycles.map((c) => c.map((r) => r.line)),
+      [[3, 4]],
+    );
+    expectEqual(t.problems.map((p) => `${p.code}@${p.line}`).sort(), ["dangling-parent@7", "parent-cycle@3", "self-parent@6"]);
     const lines = shape(t.roots, false);
     const all: number[] = [];
     const stack = [...lines];
@@ -113,11 +125,20 @@ describe("tree rules", () => {
       all.push(n.line);
       stack.push(...n.children);
     }
-    expect(all.sort((a, b) => a - b)).toEqual(s.entries.map((e) => e.line));
+    expectEqual(
+      all.sort((a, b) => a - b),
+      s.entries.map((e) => e.line),
+    );
     // The child of a duplicate id hangs under the last duplicate (pi's lookup), the first copy is a leaf.
     const root = t.roots[0]!;
-    expect(root.children.map((c) => c.rec.line)).toEqual([8, 9]);
-    expect(root.children[1]!.children.map((c) => c.rec.line)).toEqual([10]);
+    expectEqual(
+      root.children.map((c) => c.rec.line),
+      [8, 9],
+    );
+    expectEqual(
+      root.children[1]!.children.map((c) => c.rec.line),
+      [10],
+    );
   });
 
   it("path: self-parent and cycles are reported, never looped", async () => {
@@ -125,9 +146,9 @@ describe("tree rules", () => {
     const self = pathTo(s, s.byId.get("d0000005")!);
     expect(self.ok).toBe(false);
     const below = pathTo(s, s.byId.get("d0000004")!);
-    expect(below.ok === false && below.cycle.map((r) => r.line)).toEqual([3, 4]);
+    expectEqual(below.ok === false && below.cycle.map((r) => r.line), [3, 4]);
     const ok = pathTo(s, s.byId.get("d0000009")!);
-    expect(ok.ok && ok.path.map((r) => r.line)).toEqual([2, 9, 10]);
+    expectEqual(ok.ok && ok.path.map((r) => r.line), [2, 9, 10]);
   });
 
   // 200,000 levels: over ten times what a recursive walk survives on Node's default stack (about 10,000 to 14,000
@@ -174,7 +195,7 @@ describe("entry references", () => {
     expect(line("label:nope")).toBe("not-found");
     expect(line("zzz")).toBe("not-found");
     const amb = resolveRef(s, "b0");
-    expect(amb.ok === false && amb.candidates?.map((c) => c.line)).toEqual([7, 8, 9, 10, 11]);
+    expectEqual(amb.ok === false && amb.candidates?.map((c) => c.line), [7, 8, 9, 10, 11]);
   });
 });
 

@@ -4,6 +4,7 @@ import { loadSession } from "../../src/model/load.js";
 import { forkCopy } from "../../src/ops/fork-copy.js";
 import { fixture } from "../support/helpers.js";
 import { cliOut } from "../support/inproc.js";
+import { expectEqual } from "../support/expect-fast.js";
 
 /**
  * Forks written by pi 1.6.0's own SessionManager (parity/fork-fixtures.mjs; fixtures/fork/README.md): parent.jsonl
@@ -25,13 +26,16 @@ describe("the fixtures are what pi's fork code writes", () => {
       .trim()
       .split("\n")
       .map((l) => JSON.parse(l) as Json);
-    expect(lines.map((e) => e.type)).toEqual([
-      "session",
-      ...["message", "message", "message", "message", "message", "message", "context_edit", "message", "message", "compaction"],
-      ...["message", "message", "label", "label", "message", "message"],
-    ]);
+    expectEqual(
+      lines.map((e) => e.type),
+      [
+        "session",
+        ...["message", "message", "message", "message", "message", "message", "context_edit", "message", "message", "compaction"],
+        ...["message", "message", "label", "label", "message", "message"],
+      ],
+    );
     // Line 14 re-creates "begin" (set at parent line 16), line 15 "checkpoint" (parent line 10): older than line 13.
-    expect([lines[13]?.timestamp, lines[14]?.timestamp]).toEqual(["2026-03-01T10:00:15.000Z", "2026-03-01T10:00:09.000Z"]);
+    expectEqual([lines[13]?.timestamp, lines[14]?.timestamp], ["2026-03-01T10:00:15.000Z", "2026-03-01T10:00:09.000Z"]);
     expect(lines[12]?.timestamp).toBe("2026-03-01T10:00:17.000Z");
   });
 });
@@ -44,12 +48,12 @@ describe("forkCopy: the one rule, on the files pi wrote", () => {
     const parent = await loadSession({ kind: "file", path: f("parent.jsonl") });
     try {
       const c = forkCopy(fork, parent);
-      expect(lines(c.copied, fork)).toEqual([2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]);
-      expect([c.entries, c.labels]).toEqual([14, 2]);
-      expect([c.point?.fork.line, c.point?.parent.line]).toEqual([13, 18]);
+      expectEqual(lines(c.copied, fork), [2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]);
+      expectEqual([c.entries, c.labels], [14, 2]);
+      expectEqual([c.point?.fork.line, c.point?.parent.line], [13, 18]);
       // Not copied: the "start" label (line 4, replaced by "begin" at 16), "tmp" and its clearing (12, 13), and the
       // parent's turns after the fork point (19, 20).
-      expect(lines(c.sources, parent)).toEqual([2, 3, 5, 6, 7, 8, 9, 10, 11, 14, 15, 16, 17, 18]);
+      expectEqual(lines(c.sources, parent), [2, 3, 5, 6, 7, 8, 9, 10, 11, 14, 15, 16, 17, 18]);
     } finally {
       fork.store.close();
       parent.store.close();
@@ -76,7 +80,7 @@ describe("forkCopy: the one rule, on the files pi wrote", () => {
     const parent = await loadSession({ kind: "file", path: f("parent.jsonl") });
     try {
       const c = forkCopy(fork, parent);
-      expect([c.entries, c.labels]).toEqual([12, 0]);
+      expectEqual([c.entries, c.labels], [12, 0]);
     } finally {
       fork.store.close();
       parent.store.close();
@@ -87,9 +91,15 @@ describe("forkCopy: the one rule, on the files pi wrote", () => {
 describe("diff FORK PARENT: the fork point is the entry /fork was made at", () => {
   it("fork.jsonl against parent.jsonl: base @13 (parent @18); only each side's own turns diverge", async () => {
     const d = await json(["diff", f("fork.jsonl"), f("parent.jsonl"), "--json"]);
-    expect(d.base).toEqual({ id: "a0000011", line: 13, right: { id: "a0000011", line: 18 } });
-    expect(d.left.entries.map((e: Json) => e.line)).toEqual([16, 17]);
-    expect(d.right.entries.map((e: Json) => e.line)).toEqual([19, 20]);
+    expectEqual(d.base, { id: "a0000011", line: 13, right: { id: "a0000011", line: 18 } });
+    expectEqual(
+      d.left.entries.map((e: Json) => e.line),
+      [16, 17],
+    );
+    expectEqual(
+      d.right.entries.map((e: Json) => e.line),
+      [19, 20],
+    );
     // The parent's cost before the fork point is on neither side.
     expect(d.left.stats.cost).toBeCloseTo(0.5, 10);
     expect(d.right.stats.cost).toBeCloseTo(0.06, 10);
@@ -97,24 +107,36 @@ describe("diff FORK PARENT: the fork point is the entry /fork was made at", () =
 
   it("the other way round, the same fork point", async () => {
     const d = await json(["diff", f("parent.jsonl"), f("fork.jsonl"), "--json"]);
-    expect(d.base).toEqual({ id: "a0000011", line: 18, right: { id: "a0000011", line: 13 } });
-    expect(d.left.entries.map((e: Json) => e.line)).toEqual([19, 20]);
-    expect(d.right.entries.map((e: Json) => e.line)).toEqual([16, 17]);
+    expectEqual(d.base, { id: "a0000011", line: 18, right: { id: "a0000011", line: 13 } });
+    expectEqual(
+      d.left.entries.map((e: Json) => e.line),
+      [19, 20],
+    );
+    expectEqual(
+      d.right.entries.map((e: Json) => e.line),
+      [16, 17],
+    );
   });
 
   it("a fork of the fork: base at the fork's last entry; the re-created labels are not divergent", async () => {
     const d = await json(["diff", f("fork2.jsonl"), f("fork.jsonl"), "--json"]);
-    expect(d.base).toEqual({ id: "a0000017", line: 15, right: { id: "a0000017", line: 17 } });
-    expect(d.left.entries.map((e: Json) => e.line)).toEqual([18, 19]);
-    expect(d.right.entries).toEqual([]);
+    expectEqual(d.base, { id: "a0000017", line: 15, right: { id: "a0000017", line: 17 } });
+    expectEqual(
+      d.left.entries.map((e: Json) => e.line),
+      [18, 19],
+    );
+    expectEqual(d.right.entries, []);
     expect(d.left.stats.cost).toBeCloseTo(0.7, 10);
   });
 
   it("pi --fork (every entry copied): base at the parent's last entry", async () => {
     const d = await json(["diff", f("clone.jsonl"), f("parent.jsonl"), "--json"]);
-    expect(d.base).toEqual({ id: "a0000013", line: 20, right: { id: "a0000013", line: 20 } });
-    expect(d.left.entries.map((e: Json) => e.line)).toEqual([21, 22]);
-    expect(d.right.entries).toEqual([]);
+    expectEqual(d.base, { id: "a0000013", line: 20, right: { id: "a0000013", line: 20 } });
+    expectEqual(
+      d.left.entries.map((e: Json) => e.line),
+      [21, 22],
+    );
+    expectEqual(d.right.entries, []);
   });
 
   it("text: the fork point line names parent line 18", async () => {
@@ -134,7 +156,7 @@ describe("info, ls, usage and lineage count the same copies", () => {
     ];
     for (const [name, entries, lastLine, cost] of cases) {
       const info = await json(["info", f(name), "--json"]);
-      expect([name, info.copied.entries, info.copied.firstLine, info.copied.lastLine]).toEqual([name, entries, 2, lastLine]);
+      expectEqual([name, info.copied.entries, info.copied.firstLine, info.copied.lastLine], [name, entries, 2, lastLine]);
       expect(info.totals.cost, name).toBeCloseTo(cost, 10);
     }
   });
@@ -142,7 +164,7 @@ describe("info, ls, usage and lineage count the same copies", () => {
   it("ls: each session's own cost", async () => {
     const ls = await json(["ls", dir, "--json"]);
     const cost = Object.fromEntries(ls.sessions.map((s: Json) => [String(s.path).split("/").pop(), s.totals.cost]));
-    expect(Object.keys(cost).sort()).toEqual(["clone.jsonl", "fork.jsonl", "fork2.jsonl", "parent.jsonl"]);
+    expectEqual(Object.keys(cost).sort(), ["clone.jsonl", "fork.jsonl", "fork2.jsonl", "parent.jsonl"]);
     expect(cost["parent.jsonl"]).toBeCloseTo(0.01 + 0.02 + 0.03 + 0.04 + 0.05 + 0.06, 10);
     expect(cost["fork.jsonl"]).toBeCloseTo(0.5, 10);
     expect(cost["fork2.jsonl"]).toBeCloseTo(0.7, 10);
@@ -157,16 +179,22 @@ describe("info, ls, usage and lineage count the same copies", () => {
 
   it("lineage: each link's fork point and copies, as info counts them", async () => {
     const l = await json(["lineage", f("fork2.jsonl"), "--json", "--forks-in", dir]);
-    expect(l.ancestors.map((a: Json) => [String(a.path).split("/").pop(), a.copied])).toEqual([
-      ["fork.jsonl", { entries: 16, labels: 2, forkPoint: { id: "a0000017", line: 17, childLine: 15 } }],
-      ["parent.jsonl", { entries: 14, labels: 2, forkPoint: { id: "a0000011", line: 18, childLine: 13 } }],
-    ]);
+    expectEqual(
+      l.ancestors.map((a: Json) => [String(a.path).split("/").pop(), a.copied]),
+      [
+        ["fork.jsonl", { entries: 16, labels: 2, forkPoint: { id: "a0000017", line: 17, childLine: 15 } }],
+        ["parent.jsonl", { entries: 14, labels: 2, forkPoint: { id: "a0000011", line: 18, childLine: 13 } }],
+      ],
+    );
     const p = await json(["lineage", f("parent.jsonl"), "--json", "--forks-in", dir]);
-    expect(p.forks.map((x: Json) => [String(x.path).split("/").pop(), x.copied?.entries])).toEqual([
-      ["clone.jsonl", 19],
-      ["fork.jsonl", 14],
-      ["fork2.jsonl", 16],
-    ]);
+    expectEqual(
+      p.forks.map((x: Json) => [String(x.path).split("/").pop(), x.copied?.entries]),
+      [
+        ["clone.jsonl", 19],
+        ["fork.jsonl", 14],
+        ["fork2.jsonl", 16],
+      ],
+    );
     const text = (await cliOut(["lineage", f("parent.jsonl"), "--forks-in", dir, "--color", "never"])).stdout;
     expect(text).toContain("fork.jsonl");
     expect(text).toMatch(/fork\.jsonl {2}\S+ {2}\(forked at @18, 14 entries copied\)/);
@@ -180,7 +208,7 @@ describe("info, ls, usage and lineage count the same copies", () => {
       dir,
       "--json",
     ]);
-    expect(JSON.parse(r.stdout).rows).toEqual([
+    expectEqual(JSON.parse(r.stdout).rows, [
       { s: "clone.jsonl", copied: 19 },
       { s: "fork.jsonl", copied: 14 },
       { s: "fork2.jsonl", copied: 16 },
@@ -193,7 +221,10 @@ describe("validate: a fork pi 1.6 wrote is clean", () => {
   it("no timestamp-regression for the labels /fork re-created (nor anything else)", async () => {
     const r = await cliOut(["validate", f("parent.jsonl"), f("fork.jsonl"), f("fork2.jsonl"), f("clone.jsonl"), "--format", "json"]);
     expect(r.code).toBe(0);
-    expect((JSON.parse(r.stdout) as Json).files.map((x: Json) => x.diagnostics)).toEqual([[], [], [], []]);
+    expectEqual(
+      (JSON.parse(r.stdout) as Json).files.map((x: Json) => x.diagnostics),
+      [[], [], [], []],
+    );
   });
 
   it("the same labels in a file that names no parent still warn (the check is not switched off)", async () => {
@@ -208,6 +239,9 @@ describe("validate: a fork pi 1.6 wrote is clean", () => {
     writeFileSync(path, lines.join("\n"));
     const r = await cliOut(["validate", path, "--format", "json"]);
     const found = (JSON.parse(r.stdout) as Json).files[0].diagnostics as Json[];
-    expect(found.filter((d) => d.code === "timestamp-regression").map((d) => d.line)).toEqual([14, 15]);
+    expectEqual(
+      found.filter((d) => d.code === "timestamp-regression").map((d) => d.line),
+      [14, 15],
+    );
   });
 });

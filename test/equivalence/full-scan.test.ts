@@ -210,7 +210,7 @@ function check(line: string): void {
   const whole = parsedRec(parsed as Record<string, unknown>, bytes);
   const a = pairs(rec);
   const b = pairs(whole);
-  if (!isDeepStrictEqual(a, b)) expect(a, line.slice(0, 600)).toStrictEqual(b);
+  if (!isDeepStrictEqual(a, b)) expectStrictEqual(a, b, line.slice(0, 600));
 }
 
 describe("full scanner: records equal the whole parse", () => {

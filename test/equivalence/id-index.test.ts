@@ -125,30 +125,38 @@ describe("ids indexed at the end equal ids indexed line by line", () => {
     const largeSession = await load(large);
     expect(largeSession.byId).toBeInstanceOf(IdIndex);
     sameIds(largeSession, await lineByLine(large));
-    expect(largeSession.diagnostics.filter((d) => d.code === "duplicate-id").map((d) => d.line)).toStrictEqual([
-      7,
-      IDS_AT_END_FROM + 8,
-      IDS_AT_END_FROM + 9,
-    ]);
+    expectStrictEqual(
+      largeSession.diagnostics.filter((d) => d.code === "duplicate-id").map((d) => d.line),
+      [7, IDS_AT_END_FROM + 8, IDS_AT_END_FROM + 9],
+    );
   });
 
   it("a changed index works as a Map from then on", () => {
     const mk = (id: string, index: number) => ({ index, line: index + 2, id }) as EntryRec;
     const entries = [mk("a", 0), mk("b", 1), mk("a", 2)];
     const { index, repeated } = IdIndex.build(entries);
-    expect(repeated.map((r) => [r.rec.index, r.earlier.index])).toStrictEqual([[2, 0]]);
+    expectStrictEqual(
+      repeated.map((r) => [r.rec.index, r.earlier.index]),
+      [[2, 0]],
+    );
     expect(index).toBeInstanceOf(Map);
-    expect([...index].map(([k, v]) => [k, v.index])).toStrictEqual([
-      ["a", 2],
-      ["b", 1],
-    ]);
+    expectStrictEqual(
+      [...index].map(([k, v]) => [k, v.index]),
+      [
+        ["a", 2],
+        ["b", 1],
+      ],
+    );
     index.set("c", mk("c", 3));
     index.set("a", mk("a", 4));
     expect(index.delete("b")).toBe(true);
-    expect([...index].map(([k, v]) => [k, v.index])).toStrictEqual([
-      ["a", 4],
-      ["c", 3],
-    ]);
+    expectStrictEqual(
+      [...index].map(([k, v]) => [k, v.index]),
+      [
+        ["a", 4],
+        ["c", 3],
+      ],
+    );
     expect(index.size).toBe(2);
     expect(new Map(index).get("a")?.index).toBe(4);
     index.clear();

@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { openArrayMember, PRETTY_MAX_DEPTH, stringifyDeep, toJson, toPrettyJson } from "../../src/render/json.js";
 import { corpus } from "../support/helpers.js";
+import { expectEqual } from "../support/expect-fast.js";
 
 describe("JSON of deeply nested values (render/json.ts)", () => {
   it("the explicit-stack serializer writes JSON.stringify's bytes", () => {
@@ -68,7 +69,7 @@ describe("openArrayMember (the opening of every streamed document)", () => {
   it("reads back as the head with the array last, an empty head included", () => {
     for (const head of [{}, { file: "a.jsonl" }, { file: "x", leaf: null, n: [1, { "}": "]" }] }]) {
       const doc = `${openArrayMember(JSON.stringify(head), "items")}1,2]}`;
-      expect(JSON.parse(doc)).toEqual({ ...head, items: [1, 2] });
+      expectEqual(JSON.parse(doc), { ...head, items: [1, 2] });
     }
   });
 });

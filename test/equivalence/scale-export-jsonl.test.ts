@@ -10,6 +10,7 @@ import { toJson } from "../../src/render/json.js";
 import { exportJsonl } from "../../src/reports/export.js";
 import { openSession } from "../../src/reports/open.js";
 import { sessionFiles } from "../support/helpers.js";
+import { expectEqual } from "../support/expect-fast.js";
 
 const T0 = Date.UTC(2025, 5, 1, 12);
 const id = (i: number) => (0x10000000 + i).toString(16);
@@ -81,7 +82,7 @@ describe("export --format jsonl: linear in the findings on the path (#32.12)", (
     const ms = performance.now() - t;
     expect(r.data?.changed.length).toBe(7999);
     expect(r.data?.changed.every((c) => c.code === "timestamp-regression" && c.patch === "timestamp-lifted")).toBe(true);
-    expect(r.data?.remaining).toEqual([]);
+    expectEqual(r.data?.remaining, []);
     expect(r.data?.sameContext).toBe(true);
     expect(r.exitCode).toBe(0);
     // Every entry after the first now carries the first one's time.

@@ -5,6 +5,7 @@ import { Ajv, type ValidateFunction } from "ajv";
 import { describe, expect, it, vi } from "vitest";
 import * as generated from "../../src/check/schema-validators.generated.js";
 import { sessionFiles } from "../support/helpers.js";
+import { expectEqual } from "../support/expect-fast.js";
 
 // The validators `validate` runs are generated at build time (scripts/gen-validators.mjs). These tests hold them to
 // what ajv compiles from the shipped schemas/ at run time, so the two cannot drift apart.
@@ -65,7 +66,7 @@ describe("generated schema validators", () => {
     } finally {
       for (const s of spies) s.mockRestore();
     }
-    expect(said).toEqual([]);
+    expectEqual(said, []);
     expect(
       text === readFileSync(join(root, "src", "check", "schema-validators.generated.ts"), "utf8"),
       "the generated file is out of date with schemas/; run npm run build",
@@ -81,7 +82,7 @@ describe("generated schema validators", () => {
         const want = runtime[kind](value);
         const got = gen[kind](value);
         if (got !== want || JSON.stringify(gen[kind].errors ?? null) !== JSON.stringify(runtime[kind].errors ?? null)) {
-          expect({ where, kind, valid: got, errors: gen[kind].errors }).toEqual({ where, kind, valid: want, errors: runtime[kind].errors });
+          expectEqual({ where, kind, valid: got, errors: gen[kind].errors }, { where, kind, valid: want, errors: runtime[kind].errors });
         }
         counts[want ? "valid" : "invalid"]++;
       }

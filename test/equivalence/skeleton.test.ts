@@ -12,7 +12,7 @@ import { loadSession, makeRec } from "../../src/model/load.js";
 import { SKELETON_KEYS, skeletonRec } from "../../src/model/skeleton.js";
 import type { EntryRec } from "../../src/model/types.js";
 import { ROOT, sessionView, sessionFiles } from "../support/helpers.js";
-import { expectStrictEqual } from "../support/expect-fast.js";
+import { expectEqual, expectStrictEqual } from "../support/expect-fast.js";
 import { throughWasm } from "../support/scan-case.js";
 
 /** The skeleton fields of a record, as skeletonFieldsOf lists them for its type. */
@@ -67,7 +67,7 @@ function check(line: string, pad = 3): void {
   }
   const skelView = skeletonView(rec);
   const fullView = skeletonView(full);
-  if (!isDeepStrictEqual(skelView, fullView)) expect(skelView, where()).toStrictEqual(fullView);
+  if (!isDeepStrictEqual(skelView, fullView)) expectStrictEqual(skelView, fullView, where());
   // nothing beyond the skeleton
   const allowed = skeletonFieldsOf(rec.type) as string[];
   for (const k of Object.keys(rec)) if (!allowed.includes(k)) expect(allowed).toContain(k);
@@ -503,7 +503,7 @@ describe("wasm string scanner", () => {
   });
 
   it("is available", () => {
-    expect(scanStringForTest(Buffer.from('ab"'), 0, 3, true)).toStrictEqual({ q: 2, esc: false });
+    expectStrictEqual(scanStringForTest(Buffer.from('ab"'), 0, 3, true), { q: 2, esc: false });
   });
 
   it("agrees with the JS scanner on random string contents (every end, block boundaries, buffer end)", () => {
@@ -514,7 +514,7 @@ describe("wasm string scanner", () => {
           const js = scanStringForTest(buf, q, end, false);
           const wasm = scanStringForTest(buf, q, end, true);
           // expect() only on a mismatch: this runs about 150,000 times.
-          if (!isDeepStrictEqual(wasm, js)) expect(wasm, `${JSON.stringify(buf.toString("latin1"))} q=${q} end=${end}`).toStrictEqual(js);
+          if (!isDeepStrictEqual(wasm, js)) expectStrictEqual(wasm, js, `${JSON.stringify(buf.toString("latin1"))} q=${q} end=${end}`);
         }
       }),
       { numRuns: 3000 },
@@ -577,7 +577,8 @@ describe("wasm string scanner", () => {
 describe("the field table (src/model/fields.ts) and what is derived from it", () => {
   // Written out by hand from pi's entry types and what the tree, paths and references need.
   it("SKELETON_FIELDS: the position fields, ids, type, time, and the per-type fields the tree and references read", () => {
-    expect([...SKELETON_FIELDS].sort()).toEqual(
+    expectEqual(
+      [...SKELETON_FIELDS].sort(),
       [
         ...["index", "line", "offset", "length", "id", "parentId", "type", "timestamp", "time"],
         ...["role", "hasMessage", "tokensBefore", "firstKeptEntryId", "firstKeptEntryIndex", "fromId", "summaryEmpty"],

@@ -197,7 +197,7 @@ function check(line: string): void {
   const full = parsedRec(parsed as Record<string, unknown>, bytes);
   const a = spendView(rec);
   const b = spendView(full);
-  if (!isDeepStrictEqual(a, b)) expect(a, line.slice(0, 400)).toStrictEqual(b);
+  if (!isDeepStrictEqual(a, b)) expectStrictEqual(a, b, line.slice(0, 400));
   // nothing beyond the spend fields
   const allowed = spendFieldsOf(rec.type, rec.role) as string[];
   for (const k of Object.keys(rec)) if (!allowed.includes(k)) expect(allowed).toContain(k);

@@ -15,7 +15,7 @@ import { TABLE_NAMES } from "../../src/ops/fleet-tables.js";
 import { writeTables } from "../../src/reports/tables.js";
 import { TableBytes } from "../../src/reports/tables-text.js";
 import { ROOT, sessionFiles, sessionView } from "../support/helpers.js";
-import { expectStrictEqual } from "../support/expect-fast.js";
+import { expectEqual, expectStrictEqual } from "../support/expect-fast.js";
 import { damaged, keyText, objectText, scanLine, sessionsOf, writeSettled } from "../support/scan-case.js";
 import { binaryString } from "../support/binary-unit.js";
 
@@ -260,7 +260,7 @@ function check(line: string): void {
   }
   seen.fromBytes++;
   const want = messageBody((parsed as { message?: unknown }).message);
-  if (!isDeepStrictEqual(rec.body, want)) expect(rec.body, line.slice(0, 600)).toStrictEqual(want);
+  if (!isDeepStrictEqual(rec.body, want)) expectStrictEqual(rec.body, want, line.slice(0, 600));
 }
 
 describe("tables scanner: message bodies equal the whole parse", () => {
@@ -342,10 +342,16 @@ describe("tool call arguments nested too deep to write back as JSON", () => {
       await expect(bothRows(f)).rejects.toThrow(RangeError);
       const tables = await loadSession({ kind: "file", path: f }, { detail: "tables" });
       tables.store.close();
-      expect(tables.entries.map((e) => e.body)).toEqual([undefined]);
+      expectEqual(
+        tables.entries.map((e) => e.body),
+        [undefined],
+      );
       // A stream is parsed line by line, whole: the load still indexes the entry, without a body.
       const stream = await loadSession({ kind: "stream", name: "-", stream: Readable.from([readFileSync(f)]) }, { detail: "tables" });
-      expect(stream.entries.map((e) => [e.id, e.body])).toEqual([[tables.entries[0]?.id, undefined]]);
+      expectEqual(
+        stream.entries.map((e) => [e.id, e.body]),
+        [[tables.entries[0]?.id, undefined]],
+      );
     }
   });
 });
@@ -440,7 +446,7 @@ describe("tables on worker threads", () => {
         mkdirSync(one);
         const a = await dist.writeTables([copies], two, as, env, "/", undefined, 2);
         const b = await writeTables([copies], one, as, env, "/", undefined, 1);
-        expect(a.rows).toEqual(b.rows);
+        expectEqual(a.rows, b.rows);
         expect(a.rows.messages).toBeGreaterThan(1000);
         for (const t of TABLE_NAMES) {
           const x = readFileSync(join(two, `${t}.${as}`));

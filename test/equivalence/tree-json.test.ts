@@ -223,7 +223,10 @@ describe("tree --json with --filter: the same entries --ndjson shows (in process
           .filter(Boolean)
           .map((l) => JSON.parse(l) as { line: number; id: string; children: string[] });
         expect(rows.length).toBeGreaterThan(0);
-        expect(doc.entries.map((e) => e.line)).toEqual(rows.map((r) => r.line).sort((a, b) => a - b));
+        expectEqual(
+          doc.entries.map((e) => e.line),
+          rows.map((r) => r.line).sort((a, b) => a - b),
+        );
         const idOf = new Map(doc.entries.map((e) => [e.line, e.id]));
         // The first entry of each line, as doc.entries.find would give it.
         const entryAt = new Map<number, TreeJsonEntry>();
@@ -262,7 +265,8 @@ describe.skipIf(!haveJq)(`tree --json through jq (${haveJq ? jq.stdout.trim() : 
     const r = runJq(outs.join(""), ".leaf.line");
     expect(r.stderr).toBe("");
     const got = r.stdout.split("\n").slice(0, -1);
-    expect(files.map((file, i) => `${file} ${got[i]}`)).toEqual(
+    expectEqual(
+      files.map((file, i) => `${file} ${got[i]}`),
       files.map((file) => `${file} ${String((expectedOf(file) as PiExpected).leaf.line)}`),
     );
     expect(got).toHaveLength(files.length);

@@ -1,10 +1,11 @@
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { describe, it } from "vitest";
 import { loadSession } from "../../src/model/load.js";
 import type { Session } from "../../src/model/session.js";
 import { treeShape } from "../../src/ops/leaves.js";
 import { buildTree, treeLinks, treeProblems } from "../../src/ops/tree.js";
 import { ROOT, sessionFiles } from "../support/helpers.js";
+import { expectStrictEqual } from "../support/expect-fast.js";
 
 /**
  * treeLinks is buildTree without the nodes: the same parents and problems. treeShape given only the links walks the
@@ -15,12 +16,12 @@ import { ROOT, sessionFiles } from "../support/helpers.js";
 function same(session: Session): void {
   const tree = buildTree(session);
   const links = treeLinks(session);
-  expect(links.parent).toStrictEqual(tree.parent);
-  expect(links.problems).toStrictEqual(tree.problems);
-  expect(treeProblems(session)).toStrictEqual(tree.problems);
-  expect(treeShape(session, links)).toStrictEqual(treeShape(session, tree));
+  expectStrictEqual(links.parent, tree.parent);
+  expectStrictEqual(links.problems, tree.problems);
+  expectStrictEqual(treeProblems(session), tree.problems);
+  expectStrictEqual(treeShape(session, links), treeShape(session, tree));
   const exclude = new Uint8Array(session.entries.length).map((_, i) => (i % 3 === 0 ? 1 : 0));
-  expect(treeShape(session, links, { exclude })).toStrictEqual(treeShape(session, tree, { exclude }));
+  expectStrictEqual(treeShape(session, links, { exclude }), treeShape(session, tree, { exclude }));
 }
 
 describe("treeLinks and the file-order treeShape equal buildTree's", () => {

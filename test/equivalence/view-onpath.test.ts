@@ -4,7 +4,7 @@ import type { EntryRec } from "../../src/model/types.js";
 import { buildTree } from "../../src/ops/tree.js";
 import { buildView } from "../../src/ops/view.js";
 import { ROOT, sessionFiles } from "../support/helpers.js";
-import { expectSame } from "../support/expect-fast.js";
+import { expectSame, expectStrictEqual } from "../support/expect-fast.js";
 
 /** SessionView.onPath is kept as marks, not in a Set's storage: it must still answer as the Set of the path would. */
 describe("the view's onPath answers as a Set of the active path", () => {
@@ -22,14 +22,14 @@ describe("the view's onPath answers as a Set of the active path", () => {
     const on = view.onPath;
     expect(on).toBeInstanceOf(Set);
     expect(on.size).toBe(want.size);
-    expect([...on]).toStrictEqual([...want]);
-    expect([...on.keys()]).toStrictEqual([...want.keys()]);
-    expect([...on.entries()]).toStrictEqual([...want.entries()]);
+    expectStrictEqual([...on], [...want]);
+    expectStrictEqual([...on.keys()], [...want.keys()]);
+    expectStrictEqual([...on.entries()], [...want.entries()]);
     const each: EntryRec[] = [];
     on.forEach((r) => {
       each.push(r);
     });
-    expect(each).toStrictEqual([...want]);
+    expectStrictEqual(each, [...want]);
     for (const rec of s.entries) expectSame(on.has(rec), want.has(rec), `line ${rec.line}`);
     // A record of another load, at the same index, is not on this path.
     const other = await loadSession({ kind: "file", path: f }, { detail: "skeleton" });
@@ -40,7 +40,7 @@ describe("the view's onPath answers as a Set of the active path", () => {
     if (extra) {
       on.add(extra);
       want.add(extra);
-      expect([...on]).toStrictEqual([...want]);
+      expectStrictEqual([...on], [...want]);
       expect(on.delete(extra)).toBe(true);
       expect(on.has(extra)).toBe(false);
       expect(on.size).toBe(want.size - 1);

@@ -16,6 +16,7 @@ import { dirname, join, relative } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { cwdFolderName } from "../../src/io/discover.js";
 import { startCliServers } from "../support/cli-server.js";
+import { UPDATE } from "../support/golden.js";
 import { BIN, ROOT, runCli } from "../support/helpers.js";
 import { formatScenario, parseScenario, type Scenario, scenarioName } from "../support/snapshot-file.js";
 
@@ -31,7 +32,6 @@ import { formatScenario, parseScenario, type Scenario, scenarioName } from "../s
 // (pipefail: the status is REST's when it fails, else pisess's); anything else (several pisess, redirections,
 // $(…), loops) runs in bash with `pisess` on PATH the built binary.
 
-const UPDATE = process.env.PISESS_UPDATE_SNAPSHOTS === "1";
 const SNAPSHOTS = join(ROOT, "test", "snapshots");
 const hasBash = spawnSync("bash", ["-c", "true"]).status === 0;
 const hasJq = spawnSync("jq", ["--version"]).status === 0;

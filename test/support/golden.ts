@@ -3,16 +3,19 @@ import { dirname, join } from "node:path";
 import { expect } from "vitest";
 import { ROOT } from "./helpers.js";
 
+/** Set by `npm run test:update` (scripts/test-update.mjs); UPDATE_GOLDEN=1 is the older name. */
+export const UPDATE = process.env.PISESS_UPDATE_SNAPSHOTS === "1" || process.env.UPDATE_GOLDEN === "1";
+
 /**
- * Compares output with test/golden/NAME. Golden files are reviewed by hand when created or changed:
- * run with UPDATE_GOLDEN=1 to (re)write them, then read the diff before committing.
+ * Compares output with test/golden/NAME. A missing golden file fails, as a different one does: golden files are
+ * written only by `npm run test:update` (then read the diff before committing).
  */
 export function expectGolden(name: string, actual: string): void {
   const path = join(ROOT, "test", "golden", name);
-  if (process.env.UPDATE_GOLDEN === "1" || !existsSync(path)) {
-    if (process.env.CI) throw new Error(`golden file ${name} is missing (CI never writes golden files)`);
+  if (UPDATE) {
     mkdirSync(dirname(path), { recursive: true });
     writeFileSync(path, actual);
   }
+  expect(existsSync(path), `test/golden/${name} is missing: npm run test:update writes it`).toBe(true);
   expect(actual).toBe(readFileSync(path, "utf8"));
 }

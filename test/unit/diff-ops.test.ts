@@ -11,6 +11,7 @@ import { chooseAlign, diffContexts, diffPaths, entryKey, lineageOf, sidePath, ty
 import { findByLine, resolveRef } from "../../src/ops/refs.js";
 import { computeStats, fileAccessOf } from "../../src/ops/stats.js";
 import { corpus, fixture, expectedOf } from "../support/helpers.js";
+import { expectEqual } from "../support/expect-fast.js";
 
 const sessions: Session[] = [];
 afterAll(() => {
@@ -55,8 +56,8 @@ describe("diffPaths within one file", () => {
     expect(d.align).toBe("same-file");
     expect(d.left.base?.id).toBe("a0000005");
     expect(d.right.base).toBe(d.left.base);
-    expect(lines(d.left.divergent)).toEqual([7, 8, 9, 10, 11]);
-    expect(lines(d.right.divergent)).toEqual([13, 14, 15, 16]);
+    expectEqual(lines(d.left.divergent), [7, 8, 9, 10, 11]);
+    expectEqual(lines(d.right.divergent), [13, 14, 15, 16]);
     expect(d.same).toBe(false);
   });
 
@@ -70,8 +71,8 @@ describe("diffPaths within one file", () => {
   it("a leaf against its own ancestor: one side empty, no re-ask", async () => {
     const d = await diffRefs("branches.jsonl", "a0000005", "label:try-a");
     expect(d.left.base?.id).toBe("a0000005");
-    expect(d.left.divergent).toEqual([]);
-    expect(lines(d.right.divergent)).toEqual([7, 8, 9, 10, 11]);
+    expectEqual(d.left.divergent, []);
+    expectEqual(lines(d.right.divergent), [7, 8, 9, 10, 11]);
     expect(d.reask).toBeNull();
     expect(d.left.stats.entries).toBe(0);
     expect(d.left.stats.durationMs).toBeNull();
@@ -87,8 +88,8 @@ describe("diffPaths within one file", () => {
     const d = await diffRefs("two-roots.jsonl", "@3", "@5");
     expect(d.left.base).toBeNull();
     expect(d.right.base).toBeNull();
-    expect(lines(d.left.divergent)).toEqual([2, 3]);
-    expect(lines(d.right.divergent)).toEqual([4, 5]);
+    expectEqual(lines(d.left.divergent), [2, 3]);
+    expectEqual(lines(d.right.divergent), [4, 5]);
     expect(d.reask).toBeNull();
   });
 
@@ -116,12 +117,12 @@ describe("diffPaths within one file", () => {
     const s = await load(fixture("diff", "cycle.jsonl"));
     const r = sidePath(s, ref(s, "@6"));
     expect(r.ok).toBe(false);
-    if (!r.ok) expect(lines(r.cycle).sort()).toEqual([4, 5]);
+    if (!r.ok) expectEqual(lines(r.cycle).sort(), [4, 5]);
   });
 
   it("leafRecs: every entry no other names as parent, plus the default leaf", async () => {
     const s = await load(fixture("diff", "branches.jsonl"));
-    expect(lines(leafRecs(s))).toEqual([12, 16]);
+    expectEqual(lines(leafRecs(s)), [12, 16]);
   });
 });
 
@@ -135,8 +136,8 @@ describe("diffPaths across files", () => {
     const d = diffPaths(side(child, child.defaultLeaf), lp, side(parent, parent.defaultLeaf), rp);
     expect(d.left.base?.id).toBe("f0000004");
     expect(d.right.base?.id).toBe("f0000004");
-    expect(lines(d.left.divergent)).toEqual([6, 7, 8]);
-    expect(lines(d.right.divergent)).toEqual([6, 7, 8]);
+    expectEqual(lines(d.left.divergent), [6, 7, 8]);
+    expectEqual(lines(d.right.divergent), [6, 7, 8]);
     const lin = lineageOf(
       { file: "fork-child.jsonl", absPath: fixture("diff", "fork-child.jsonl"), session: child },
       { file: "fork-parent.jsonl", absPath: fixture("diff", "fork-parent.jsonl"), session: parent },
@@ -161,8 +162,8 @@ describe("diffPaths across files", () => {
     expect(d.align).toBe("content");
     expect(d.left.base?.id).toBe("11110003");
     expect(d.right.base?.id).toBe("22220003");
-    expect(lines(d.left.divergent)).toEqual([5]);
-    expect(lines(d.right.divergent)).toEqual([5]);
+    expectEqual(lines(d.left.divergent), [5]);
+    expectEqual(lines(d.right.divergent), [5]);
     const lin = lineageOf({ file: "a", absPath: "/x/a", session: a }, { file: "b", absPath: "/x/b", session: b });
     expect(lin.relation).toBe("none");
   });
@@ -176,7 +177,7 @@ describe("diffPaths across files", () => {
       const b = await load(fixture("diff", "two-roots.jsonl"));
       const d = diffPaths(side(e, null), [], side(b, b.defaultLeaf), path(b, b.defaultLeaf));
       expect(d.left.base).toBeNull();
-      expect(lines(d.right.divergent)).toEqual([4, 5]);
+      expectEqual(lines(d.right.divergent), [4, 5]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -207,22 +208,28 @@ describe("diffContexts (--context)", () => {
     const d = diffContexts({ ...side(s, before), context: lc }, { ...side(s, after), context: rc }, "same-file");
     // The raw paths: the left is an ancestor of the right ...
     const raw = diffPaths(side(s, before), path(s, before), side(s, after), path(s, after));
-    expect(raw.left.divergent).toEqual([]);
+    expectEqual(raw.left.divergent, []);
     // ... but the contexts differ from the first message on: the compaction replaced the history.
     expect(d.left.base).toBeNull();
-    expect(d.left.divergent.map((i) => [i.role, i.source?.line, i.shared])).toEqual([
-      ["user", 2, false],
-      ["assistant", 3, false],
-      ["user", 4, true],
-      ["assistant", 5, true],
-    ]);
-    expect(d.right.divergent.map((i) => [i.role, i.source?.line, i.shared])).toEqual([
-      ["compactionSummary", 6, false],
-      ["user", 4, true],
-      ["assistant", 5, true],
-      ["user", 7, false],
-      ["assistant", 8, false],
-    ]);
+    expectEqual(
+      d.left.divergent.map((i) => [i.role, i.source?.line, i.shared]),
+      [
+        ["user", 2, false],
+        ["assistant", 3, false],
+        ["user", 4, true],
+        ["assistant", 5, true],
+      ],
+    );
+    expectEqual(
+      d.right.divergent.map((i) => [i.role, i.source?.line, i.shared]),
+      [
+        ["compactionSummary", 6, false],
+        ["user", 4, true],
+        ["assistant", 5, true],
+        ["user", 7, false],
+        ["assistant", 8, false],
+      ],
+    );
     expect(d.right.context.compaction?.line).toBe(6);
     expect(d.same).toBe(false);
   });
@@ -245,8 +252,11 @@ describe("diffContexts (--context)", () => {
       "same-file",
     );
     expect(e.left.base?.index).toBe(1);
-    expect(e.left.divergent).toEqual([]);
-    expect(e.right.divergent.map((i) => i.role)).toEqual(["branchSummary", "user", "assistant"]);
+    expectEqual(e.left.divergent, []);
+    expectEqual(
+      e.right.divergent.map((i) => i.role),
+      ["branchSummary", "user", "assistant"],
+    );
   });
 });
 
@@ -262,9 +272,9 @@ describe("stats", () => {
     const s = await load(fixture("diff", "branches.jsonl"));
     const st = computeStats(path(s, s.defaultLeaf));
     expect(st.files).toBeNull();
-    expect(st.toolCalls).toEqual({ read: 1, write: 1 });
+    expectEqual(st.toolCalls, { read: 1, write: 1 });
     const withFiles = computeStats(path(s, s.defaultLeaf), (r) => readEntry(s, r));
-    expect(withFiles.files).toEqual({ read: ["src/app.ts"], changed: ["test/app.test.ts"] });
+    expectEqual(withFiles.files, { read: ["src/app.ts"], changed: ["test/app.test.ts"] });
   });
 });
 
@@ -331,8 +341,8 @@ describe("corpus: base and divergent entries match pi's paths", () => {
         const d = diffPaths(side(s, la), path(s, la), side(s, lb), path(s, lb));
         const want = expectedSplit(a.path, b.path);
         expect(d.left.base?.line ?? null, `${name} ${a.line} vs ${b.line}`).toBe(want.base);
-        expect(lines(d.left.divergent)).toEqual(want.left);
-        expect(lines(d.right.divergent)).toEqual(want.right);
+        expectEqual(lines(d.left.divergent), want.left);
+        expectEqual(lines(d.right.divergent), want.right);
         expect(d.same).toBe(want.left.length === 0 && want.right.length === 0);
         tried++;
       }
@@ -363,8 +373,11 @@ describe("corpus: base and divergent entries match pi's paths", () => {
       const want = expectedSplit(x.path, y.path);
       // Fork line n+1 holds parent line x.path[n-1].
       expect(d.right.base?.line ?? null).toBe(want.base);
-      expect(d.left.divergent.map((r) => x.path[r.line - 2])).toEqual(want.left);
-      expect(lines(d.right.divergent)).toEqual(want.right);
+      expectEqual(
+        d.left.divergent.map((r) => x.path[r.line - 2]),
+        want.left,
+      );
+      expectEqual(lines(d.right.divergent), want.right);
       const lin = lineageOf(
         { file: "fork.jsonl", absPath: forkFile, session: fork },
         { file: name, absPath: corpus(`${name}.jsonl`), session: parent },

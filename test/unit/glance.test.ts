@@ -7,6 +7,7 @@ import { fingerprint, fixture, piBogusLines, runCli, type CliResult, type FileFi
 import type { GrepOptions } from "../../src/reports/grep.js";
 import type { LsOptions } from "../../src/reports/ls.js";
 import { cliOut, grepNdjsonOut, infoOut, labelsOut, leavesNdjsonOut, lineageOut, lsOut, type Out, showJsonOut } from "../support/inproc.js";
+import { expectEqual } from "../support/expect-fast.js";
 
 /**
  * The "at a glance" commands (ls, info, leaves, show, labels, lineage, grep) against a fake agent dir built in a
@@ -202,7 +203,7 @@ beforeAll(() => {
 afterAll(() => {
   // Every command is read-only: bytes and mtimes unchanged, no file added or removed.
   const after = allFiles(tmp).map(fingerprint);
-  expect(after).toEqual(before);
+  expectEqual(after, before);
   rmSync(tmp, { recursive: true, force: true });
 });
 
@@ -212,9 +213,12 @@ describe("ls", () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/skipped 1 file without a session header/);
     const s = (JSON.parse(r.stdout) as Json).sessions as Json[];
-    expect(s.map((x) => x.path)).toEqual([files.broken, files.fork, files.main]);
+    expectEqual(
+      s.map((x) => x.path),
+      [files.broken, files.fork, files.main],
+    );
     const main = s[2]!;
-    expect(Object.keys(main)).toEqual([
+    expectEqual(Object.keys(main), [
       "path",
       "id",
       "cwd",
@@ -252,23 +256,29 @@ describe("ls", () => {
     expect(r.code, r.stderr).toBe(0);
     expectGolden("glance-ls-app.txt", norm(r.stdout));
     const rows = ndjson(await lsOut({ limit: 1, env: piEnv(), cwd: appCwd }, { ndjson: true }));
-    expect(rows.map((x) => x.path)).toEqual([files.broken]);
+    expectEqual(
+      rows.map((x) => x.path),
+      [files.broken],
+    );
   });
 
   it("--all-projects recurses into nested folders; --sort and --limit (in process)", async () => {
     const ls = (o: Partial<LsOptions>) => lsOut({ allProjects: true, env: piEnv(), cwd: appCwd, ...o });
     const all = json(await ls({})).sessions as Json[];
-    expect(all.map((x) => x.path).sort()).toEqual([files.broken, files.fork, files.fork2, files.main, files.sub, files.v1].sort());
+    expectEqual(all.map((x) => x.path).sort(), [files.broken, files.fork, files.fork2, files.main, files.sub, files.v1].sort());
     const v1 = all.find((x) => x.path === files.v1)!;
     expect(v1).toMatchObject({ version: 1, entries: 4, leaves: 1, parentSession: join(sessions, "gone", "missing.jsonl") });
     const bySize = json(await ls({ sort: "size", limit: 2 })).sessions as Json[];
     const sizes = [files.main, files.fork, files.broken, files.fork2, files.sub, files.v1]
       .map((f) => ({ f, s: statSync(f!).size }))
       .sort((a, b) => b.s - a.s);
-    expect(bySize.map((x) => x.path)).toEqual(sizes.slice(0, 2).map((x) => x.f));
+    expectEqual(
+      bySize.map((x) => x.path),
+      sizes.slice(0, 2).map((x) => x.f),
+    );
     const byName = json(await ls({ sort: "name" })).sessions as Json[];
     const names = byName.map((x) => (x.name ?? x.firstMessage).toLowerCase());
-    expect(names).toEqual([...names].sort());
+    expectEqual(names, [...names].sort());
     const byCreated = json(await ls({ sort: "created" })).sessions as Json[];
     expect(byCreated[0]!.path).toBe(files.sub);
     expect(byCreated[byCreated.length - 1]!.path).toBe(files.v1);
@@ -279,12 +289,12 @@ describe("ls", () => {
       cwd: libCwd,
       env: { PI_CODING_AGENT_DIR: join(tmp, "nowhere"), PI_CODING_AGENT_SESSION_DIR: sessions },
     });
-    expect((json(r).sessions as Json[]).map((x) => x.path).sort()).toEqual([files.fork2, files.sub, files.v1].sort());
+    expectEqual((json(r).sessions as Json[]).map((x) => x.path).sort(), [files.fork2, files.sub, files.v1].sort());
     const d = json(await cli(["ls", libDir, "--json"], { cwd: tmp }));
     expect(d.sessions).toHaveLength(3);
     const e = await cli(["ls", "--json"], { cwd: join(tmp, "work", "empty") });
     expect(e.code, e.stderr).toBe(0);
-    expect(JSON.parse(e.stdout)).toEqual({ sessions: [] });
+    expectEqual(JSON.parse(e.stdout), { sessions: [] });
     expect(e.stderr).toMatch(/no sessions folder/);
     expect((await cli(["ls", join(tmp, "missing-dir")])).code).toBe(2);
   });
@@ -301,7 +311,10 @@ describe("info", () => {
     const leafIds = ["l2000000", "s1000000"];
     const sumLeaves = leafIds.map((id) => leafTotals(entries, id).totals.input).reduce((a, b) => a + b, 0);
     expect(info.totals.input).toBeLessThan(sumLeaves);
-    expect(info.leaves.map((l: Json) => l.id)).toEqual(leafIds);
+    expectEqual(
+      info.leaves.map((l: Json) => l.id),
+      leafIds,
+    );
     for (const l of info.leaves as Json[]) {
       const o = leafTotals(entries, l.id);
       expectTotals(l.totals, o.totals);
@@ -322,7 +335,7 @@ describe("info", () => {
       const o = byModel.get(`${m.provider}/${m.model}`)!;
       expectTotals(m as unknown as Totals, o);
       expect(m.assistantMessages).toBe(o.n);
-      expect(Object.keys(m)).toEqual([
+      expectEqual(Object.keys(m), [
         "provider",
         "model",
         "assistantMessages",
@@ -336,18 +349,18 @@ describe("info", () => {
         "byKind",
       ]);
     }
-    expect(Object.keys(info.totals)).toEqual(["input", "output", "cacheRead", "cacheWrite", "cost", "cacheWrite1h", "reasoning"]);
+    expectEqual(Object.keys(info.totals), ["input", "output", "cacheRead", "cacheWrite", "cost", "cacheWrite1h", "reasoning"]);
     expect(info.header).toMatchObject({ version: 3, cwd: appCwd, parentSession: null, parentExists: null });
-    expect(info.branchPoints).toEqual([{ id: "l1000000", line: 7, children: 2 }]);
-    expect(info.compactions).toEqual([{ id: "c1000000", line: 13, tokensBefore: 12345, timestamp: "2025-03-01T10:12:00.000Z" }]);
-    expect(info.labels).toEqual([
+    expectEqual(info.branchPoints, [{ id: "l1000000", line: 7, children: 2 }]);
+    expectEqual(info.compactions, [{ id: "c1000000", line: 13, tokensBefore: 12345, timestamp: "2025-03-01T10:12:00.000Z" }]);
+    expectEqual(info.labels, [
       { targetId: "u1000000", targetLine: 3, label: "start" },
       { targetId: "a3000000", targetLine: 9, label: "ndjson-try" },
     ]);
-    expect(info.byRole).toEqual({ assistant: 5, toolResult: 2, user: 4 });
+    expectEqual(info.byRole, { assistant: 5, toolResult: 2, user: 4 });
     expect(info.maxDepth).toBe(12);
     expect(info.copied).toBeNull();
-    expect(info.duration).toEqual({ start: "2025-03-01T10:01:00.000Z", end: "2025-03-01T10:16:00.000Z", ms: 15 * 60 * 1000 });
+    expectEqual(info.duration, { start: "2025-03-01T10:01:00.000Z", end: "2025-03-01T10:16:00.000Z", ms: 15 * 60 * 1000 });
     expectGolden("glance-info-main.txt", norm((await cli(["info", files.main!])).stdout));
   });
 
@@ -374,8 +387,14 @@ describe("info", () => {
     expect(info.header).toMatchObject({ version: 1, legacyBranchedFrom: true, parentExists: false });
     expect(info.copied).toBeNull();
     expectTotals(info.totals, fileTotals(parseFile(files.v1!).entries));
-    expect(info.leaves.map((l: Json) => l.id)).toEqual(["L5"]);
-    expect(info.modelsUsed.map((m: Json) => m.model)).toEqual(["claude-sonnet-4-5", "claude-opus-4-5"]);
+    expectEqual(
+      info.leaves.map((l: Json) => l.id),
+      ["L5"],
+    );
+    expectEqual(
+      info.modelsUsed.map((m: Json) => m.model),
+      ["claude-sonnet-4-5", "claude-opus-4-5"],
+    );
     const text = await infoOut(files.v1!);
     expect(text.stdout).toMatch(/fork of\s+.*missing\.jsonl \(missing, legacy branchedFrom\)/);
 
@@ -401,14 +420,23 @@ describe("leaves", () => {
     expectGolden("glance-leaves-main.txt", r.stdout);
     const rows = ndjson(await leavesNdjsonOut(files.main!));
     const { entries } = parseFile(files.main!);
-    expect(rows.map((x) => [x.id, x.line, x.depth, x.isDefault])).toEqual([
-      ["l2000000", 10, 8, false],
-      ["s1000000", 17, 12, true],
-    ]);
-    expect(rows[0]!.lastUserPrompt).toEqual({ id: "u2000000", line: 8, text: "Now add ndjson output as well" });
-    expect(rows[0]!.labels.map((l: Json) => l.label)).toEqual(["start", "ndjson-try"]);
-    expect(rows[1]!.labels.map((l: Json) => l.label)).toEqual(["start"]);
-    expect(rows[1]!.forkPoint).toEqual({ id: "l1000000", line: 7 });
+    expectEqual(
+      rows.map((x) => [x.id, x.line, x.depth, x.isDefault]),
+      [
+        ["l2000000", 10, 8, false],
+        ["s1000000", 17, 12, true],
+      ],
+    );
+    expectEqual(rows[0]!.lastUserPrompt, { id: "u2000000", line: 8, text: "Now add ndjson output as well" });
+    expectEqual(
+      rows[0]!.labels.map((l: Json) => l.label),
+      ["start", "ndjson-try"],
+    );
+    expectEqual(
+      rows[1]!.labels.map((l: Json) => l.label),
+      ["start"],
+    );
+    expectEqual(rows[1]!.forkPoint, { id: "l1000000", line: 7 });
     expect(rows[1]!.timestamp).toBe("2025-03-01T10:16:00.000Z");
     for (const row of rows) {
       const o = leafTotals(entries, row.id);
@@ -416,7 +444,7 @@ describe("leaves", () => {
       expectTotals(row.totals, o.totals);
     }
     const doc = json(await cli(["leaves", files.main!, "--json"]));
-    expect(doc.leaves).toEqual(rows);
+    expectEqual(doc.leaves, rows);
     // Fork: copied prefix left out of the leaf's sums.
     const fr = ndjson(await leavesNdjsonOut(files.fork!));
     expect(fr[0]!.totals.input).toBe(400);
@@ -435,10 +463,11 @@ describe("leaves of the corpus", () => {
       // pi keeps a line like `42` as an entry (a leaf); pisess skips it with a diagnostic.
       const bogus = piBogusLines(join(dir, name));
       const piLeaves = (expected.leaves as Json[]).filter((l) => !bogus.has(l.line));
-      expect(
+      expectEqual(
         rows.map((r) => [r.line, r.isDefault]),
+        piLeaves.map((l) => [l.line, l.default === true]),
         name,
-      ).toEqual(piLeaves.map((l) => [l.line, l.default === true]));
+      );
       for (const r of rows) {
         const l = (expected.leaves as Json[]).find((x) => x.line === r.line)!;
         // pi has no path for an entry without id (getBranch falls back to the default leaf); pisess treats it as a root.
@@ -462,7 +491,7 @@ describe("show", () => {
     });
     expect(j.entry.message.content[0].text).toBe("Add a --json flag to the export command");
     const bp = json(await showJsonOut(files.main!, "l1000000"));
-    expect(bp.children).toEqual([
+    expectEqual(bp.children, [
       { id: "u2000000", line: 8 },
       { id: "u3000000", line: 11 },
     ]);
@@ -485,7 +514,7 @@ describe("labels", () => {
     expect(t.code, t.stderr).toBe(0);
     expect(t.stdout).toMatch(/start\s+u1000000\s+3\s+message\/user\s+7/);
     const rows = ndjson(await labelsOut(files.main!, { ndjson: true }));
-    expect(rows).toEqual([
+    expectEqual(rows, [
       {
         label: "start",
         targetId: "u1000000",
@@ -504,11 +533,14 @@ describe("labels", () => {
       },
     ]);
     const h = json(await labelsOut(files.main!, { history: true }));
-    expect(h.history.map((x: Json) => [x.line, x.label, x.current])).toEqual([
-      [7, "start", true],
-      [10, "ndjson-try", true],
-    ]);
-    expect(json(await labelsOut(files.v1!)).labels).toEqual([]);
+    expectEqual(
+      h.history.map((x: Json) => [x.line, x.label, x.current]),
+      [
+        [7, "start", true],
+        [10, "ndjson-try", true],
+      ],
+    );
+    expectEqual(json(await labelsOut(files.v1!)).labels, []);
   });
 });
 
@@ -516,24 +548,33 @@ describe("lineage", () => {
   it("ancestors and forks across projects", async () => {
     const f = json(await lineageOut(files.fork!, piEnv(), { json: true }));
     // What each link copied is fork-pi16.test.ts's subject.
-    expect(f.ancestors.map(({ copied: _, ...a }: Json) => a)).toEqual([
-      {
-        generation: 1,
-        path: files.main,
-        ref: files.main,
-        legacyBranchedFrom: false,
-        exists: true,
-        id: "0195a000-0000-7000-8000-000000000001",
-      },
-    ]);
-    expect(f.forks.map((x: Json) => [x.generation, x.path])).toEqual([[1, files.fork2]]);
-    expect(f.missing).toEqual([]);
+    expectEqual(
+      f.ancestors.map(({ copied: _, ...a }: Json) => a),
+      [
+        {
+          generation: 1,
+          path: files.main,
+          ref: files.main,
+          legacyBranchedFrom: false,
+          exists: true,
+          id: "0195a000-0000-7000-8000-000000000001",
+        },
+      ],
+    );
+    expectEqual(
+      f.forks.map((x: Json) => [x.generation, x.path]),
+      [[1, files.fork2]],
+    );
+    expectEqual(f.missing, []);
     const m = await cli(["lineage", files.main!, "--ndjson"]);
     expect(m.code, m.stderr).toBe(0);
-    expect(ndjson(m).map((x) => [x.relation, x.generation, x.path])).toEqual([
-      ["fork", 1, files.fork],
-      ["fork", 2, files.fork2],
-    ]);
+    expectEqual(
+      ndjson(m).map((x) => [x.relation, x.generation, x.path]),
+      [
+        ["fork", 1, files.fork],
+        ["fork", 2, files.fork2],
+      ],
+    );
     const t = await cli(["lineage", files.fork2!]);
     expect(norm(t.stdout)).toContain("↑↑ <TMP>/agent/sessions/");
   });
@@ -542,7 +583,7 @@ describe("lineage", () => {
     const r = await cli(["lineage", files.v1!, "--json"]);
     expect(r.code, r.stderr).toBe(1);
     const j = JSON.parse(r.stdout) as Json;
-    expect(j.missing).toEqual([join(sessions, "gone", "missing.jsonl")]);
+    expectEqual(j.missing, [join(sessions, "gone", "missing.jsonl")]);
     expect(j.ancestors[0]).toMatchObject({ exists: false, legacyBranchedFrom: true, id: null });
     expect((await lineageOut(files.v1!, piEnv())).stdout).toMatch(/MISSING/);
   });
@@ -553,14 +594,15 @@ describe("grep", () => {
     const r = await cli(["grep", "ERR_STRING_TOO_LONG"]);
     expect(r.code, r.stderr).toBe(0);
     const lines = r.stdout.trim().split("\n").sort();
-    expect(lines).toEqual(
+    expectEqual(
+      lines,
       [
         `${files.fork}:13:t2000000: FAIL test/export.test.ts RangeError: ERR_STRING_TOO_LONG`,
         `${files.main}:16:t2000000: FAIL test/export.test.ts RangeError: ERR_STRING_TOO_LONG`,
       ].sort(),
     );
     const hits = ndjson(await grep({ pattern: "ERR_STRING", targets: [files.main!] }));
-    expect(hits).toEqual([
+    expectEqual(hits, [
       {
         file: files.main,
         line: 16,
@@ -582,15 +624,30 @@ describe("grep", () => {
     expect((await grep({ pattern: "add a --JSON", targets: [files.main!], ignoreCase: true })).code).toBe(0);
     expect((await named(["grep", "-i", "add a --JSON", files.main!])).code).toBe(0);
     const users = ndjson(await grep({ pattern: "export", roles: ["user"], targets: [files.main!] }));
-    expect(users.map((h) => h.id)).toEqual(["u1000000"]);
+    expectEqual(
+      users.map((h) => h.id),
+      ["u1000000"],
+    );
     const comp = ndjson(await grep({ pattern: "tests", types: ["compaction"], targets: [files.main!] }));
-    expect(comp.map((h) => h.id)).toEqual(["c1000000"]);
+    expectEqual(
+      comp.map((h) => h.id),
+      ["c1000000"],
+    );
     const two = ndjson(await named(["grep", "start|tests", "--type", "compaction,label", files.main!, "--ndjson"]));
-    expect(two.map((h) => h.id)).toEqual(["l1000000", "c1000000"]);
+    expectEqual(
+      two.map((h) => h.id),
+      ["l1000000", "c1000000"],
+    );
     const v1 = ndjson(await grep({ pattern: "Lexer", targets: [libDir] }));
-    expect(v1.map((h) => [h.file, h.id, h.path])).toEqual([[files.v1, "L5", 4]]);
+    expectEqual(
+      v1.map((h) => [h.file, h.id, h.path]),
+      [[files.v1, "L5", 4]],
+    );
     const all = json(await named(["grep", "subagent", "--json", sessions]));
-    expect(all.hits.map((h: Json) => h.file)).toEqual([files.sub]);
+    expectEqual(
+      all.hits.map((h: Json) => h.file),
+      [files.sub],
+    );
   });
 
   it("exit 1 without hits, 2 on a bad pattern or a missing target", async () => {

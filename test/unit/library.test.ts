@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { createReadStream } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { corpus, fixture, ROOT, expectedOf } from "../support/helpers.js";
+import { expectEqual } from "../support/expect-fast.js";
 
 interface Lib {
   openSession: (input: unknown) => Promise<{ entries: { line: number }[]; defaultLeaf: { line: number } | null; store: { close(): void } }>;
@@ -35,10 +36,13 @@ describe("library entry point (built package)", async () => {
     const ref = lib.resolveRef(s, `@${leaf.line}`);
     expect(ref.ok).toBe(true);
     const p = lib.pathTo(s, ref.rec);
-    expect(p.path?.map((r) => r.line)).toEqual(leaf.path);
+    expectEqual(
+      p.path?.map((r) => r.line),
+      leaf.path,
+    );
     const ctx = lib.buildContext(s, p.path!, (r) => lib.readEntry(s, r));
-    expect(ctx.messages).toEqual(leaf.context.messages);
-    expect(lib.convertToLlm(ctx.messages)).toEqual(leaf.llm);
+    expectEqual(ctx.messages, leaf.context.messages);
+    expectEqual(lib.convertToLlm(ctx.messages), leaf.llm);
     expect(lib.buildTree(s).roots.length).toBeGreaterThan(0);
     s.store.close();
   });
@@ -79,7 +83,10 @@ describe("library entry point (built package)", async () => {
     expect((info.data.header as { parentSession: string }).parentSession).toBe("p.jsonl");
     const env = { PI_CODING_AGENT_DIR: fixture("fork") };
     const ls = await (all.lsReport as (o: unknown) => Promise<R>)({ dirs: [file], env, cwd: "/" });
-    expect((ls.data.sessions as { id: string }[]).map((x) => x.id)).toEqual(["f0000000-0000-4000-8000-000000000001"]);
+    expectEqual(
+      (ls.data.sessions as { id: string }[]).map((x) => x.id),
+      ["f0000000-0000-4000-8000-000000000001"],
+    );
     const grep = await (all.grepReport as (o: unknown) => Promise<R>)({ pattern: "hello", targets: [file], env, cwd: "/" });
     expect(grep.exitCode).toBe(0);
     const v = await (all.validateReport as (o: unknown) => Promise<R>)({

@@ -6,6 +6,7 @@ import { isObject } from "../../src/model/json.js";
 import { messageStandIn, messageStandInFromBytes } from "../../src/model/standin.js";
 import { sessionFiles } from "../support/helpers.js";
 import { keyText, objectText, throughWasm } from "../support/scan-case.js";
+import { expectStrictEqual } from "../support/expect-fast.js";
 
 /**
  * A context's stand-in for a message, read from the entry line's bytes, must be the very object messageStandIn
@@ -38,7 +39,7 @@ function check(line: string, pad = 2): void {
   if (want === null) expect.fail(`a stand-in where the parse gives none: ${line.slice(0, 300)}`);
   const a = Object.entries(got);
   const b = Object.entries(want);
-  if (!isDeepStrictEqual(a, b)) expect(a, line.slice(0, 400)).toStrictEqual(b);
+  if (!isDeepStrictEqual(a, b)) expectStrictEqual(a, b, line.slice(0, 400));
   const whole: unknown = JSON.parse(bytes.toString("utf8", span[0], span[1]));
   let same: boolean;
   try {
@@ -48,7 +49,7 @@ function check(line: string, pad = 2): void {
     if (!(err instanceof RangeError)) throw err;
     same = bytes.toString("utf8", span[0], span[1]) === line.slice(line.indexOf('"message":') + 10, line.length - 1);
   }
-  if (!same) expect(whole, line.slice(0, 400)).toStrictEqual(m);
+  if (!same) expectStrictEqual(whole, m, line.slice(0, 400));
 }
 
 const str = fc.oneof(fc.constantFrom("", "toolCall", "text", "é", "模型", "\ud800", 'a"b', "x".repeat(300)), fc.string());

@@ -12,6 +12,7 @@ import { CODES } from "../../src/model/codes.js";
 import type { Diagnostic, EntryRec } from "../../src/model/types.js";
 import { CliError, openInput } from "../../src/commands/common.js";
 import { ROOT, corpus, fixture, runCli, expectedOf } from "../support/helpers.js";
+import { expectEqual } from "../support/expect-fast.js";
 
 /** A session from lines held in memory (stdin-like), so each case is written out in the test. */
 async function fromLines(lines: unknown[]): Promise<Session> {
@@ -50,7 +51,7 @@ const codesAt = (ds: Diagnostic[]) => ds.map((d) => `${d.code}@${d.line}`);
 describe("context_edit checks (pure)", () => {
   it("an edit above its target's line but below it in the tree, in a chain: ancestors are fine, a descendant is forward", async () => {
     const s = await fromLines([header(), user("u1", null, 1), edit("e1", "u1", 2, "u1"), edit("e2", "e1", 3, "u4"), user("u4", "e2", 4)]);
-    expect(codesAt(checkContextEdits(s))).toEqual(["context-edit-forward@4"]);
+    expectEqual(codesAt(checkContextEdits(s)), ["context-edit-forward@4"]);
   });
 
   it("apart on sibling branches, in either file order; the deeper ancestor is found through other edits", async () => {
@@ -63,26 +64,32 @@ describe("context_edit checks (pure)", () => {
       edit("x2", "b1", 5, "r"), // r is an ancestor: fine
       edit("x3", "a1", 6, "b1"), // b1 lies on the other branch: apart
     ]);
-    expect(codesAt(checkContextEdits(s))).toEqual(["context-edit-off-path@4", "context-edit-off-path@7"]);
+    expectEqual(codesAt(checkContextEdits(s)), ["context-edit-off-path@4", "context-edit-off-path@7"]);
   });
 
   it("uses the last duplicate as the target, as pi does", async () => {
     // "t" twice: the first on a side branch, the last (which pi resolves, for parents and targets alike) above the edit.
     const lines = [header(), user("a", null, 1), user("t", "a", 2), user("b", "a", 3), user("t", "b", 4), edit("e", "t", 5, "t")];
-    expect(checkContextEdits(await fromLines(lines))).toEqual([]);
+    expectEqual(checkContextEdits(await fromLines(lines)), []);
     // The same edit on a third branch: now its target (the last "t") is neither above nor below it.
     const moved = [...lines.slice(0, 5), user("c", "a", 5), edit("e", "c", 6, "t")];
-    expect(checkContextEdits(await fromLines(moved)).map((d) => [d.code, d.args.targetLine])).toEqual([["context-edit-off-path", 5]]);
+    expectEqual(
+      checkContextEdits(await fromLines(moved)).map((d) => [d.code, d.args.targetLine]),
+      [["context-edit-off-path", 5]],
+    );
   });
 
   it("edits in a parent cycle get no relation (parent-cycle reports them)", async () => {
     const s = await fromLines([header(), user("u1", null, 1), edit("c1", "c2", 2, "u1"), edit("c2", "c1", 3, "u1")]);
-    expect(checkContextEdits(s)).toEqual([]);
+    expectEqual(checkContextEdits(s), []);
   });
 
   it("an edit of itself is an edit of an edit", async () => {
     const s = await fromLines([header(), user("u1", null, 1), edit("e1", "u1", 2, "e1")]);
-    expect(checkContextEdits(s).map((d) => [d.code, d.args.targetLine])).toEqual([["context-edit-of-edit", 3]]);
+    expectEqual(
+      checkContextEdits(s).map((d) => [d.code, d.args.targetLine]),
+      [["context-edit-of-edit", 3]],
+    );
   });
 
   it("not editable: what pi still does with each kind of target", async () => {
@@ -105,12 +112,15 @@ describe("context_edit checks (pure)", () => {
       edit("e5", "e4", 9, "u1", { replacement: { content: [] } }),
     ]);
     const ds = checkContextEdits(s).filter((d) => d.code === "context-edit-not-editable");
-    expect(ds.map((d) => [d.line, d.args.targetKind, d.args.effect])).toEqual([
-      [6, "message:custom", "replaces"],
-      [7, "message:custom", "removes"],
-      [8, "branch_summary", "none"], // an empty summary contributes nothing
-      [9, "label", "none"],
-    ]);
+    expectEqual(
+      ds.map((d) => [d.line, d.args.targetKind, d.args.effect]),
+      [
+        [6, "message:custom", "replaces"],
+        [7, "message:custom", "removes"],
+        [8, "branch_summary", "none"], // an empty summary contributes nothing
+        [9, "label", "none"],
+      ],
+    );
   });
 
   it("replacement shapes", () => {
@@ -119,15 +129,15 @@ describe("context_edit checks (pure)", () => {
       const i = editInfo(rec, { type: "context_edit", targetId: "t", ...o });
       return [i.replacement, i.found ?? null, i.becomes ?? null];
     };
-    expect(kind({ replacement: null })).toEqual(["null", null, null]);
-    expect(kind({ replacement: { content: "x" } })).toEqual(["content", null, null]);
-    expect(kind({ replacement: { content: [{ type: "text", text: "x" }] } })).toEqual(["content", null, null]);
-    expect(kind({})).toEqual(["missing", null, null]);
-    expect(kind({ replacement: "x" })).toEqual(["invalid", "a string", "undefined"]);
-    expect(kind({ replacement: [] })).toEqual(["invalid", "an array", "undefined"]);
-    expect(kind({ replacement: {} })).toEqual(["invalid", "an object without content", "undefined"]);
-    expect(kind({ replacement: { content: 5 } })).toEqual(["invalid", "an object whose content is a number", "5"]);
-    expect(kind({ replacement: { content: null } })).toEqual(["invalid", "an object whose content is null", "null"]);
+    expectEqual(kind({ replacement: null }), ["null", null, null]);
+    expectEqual(kind({ replacement: { content: "x" } }), ["content", null, null]);
+    expectEqual(kind({ replacement: { content: [{ type: "text", text: "x" }] } }), ["content", null, null]);
+    expectEqual(kind({}), ["missing", null, null]);
+    expectEqual(kind({ replacement: "x" }), ["invalid", "a string", "undefined"]);
+    expectEqual(kind({ replacement: [] }), ["invalid", "an array", "undefined"]);
+    expectEqual(kind({ replacement: {} }), ["invalid", "an object without content", "undefined"]);
+    expectEqual(kind({ replacement: { content: 5 } }), ["invalid", "an object whose content is a number", "5"]);
+    expectEqual(kind({ replacement: { content: null } }), ["invalid", "an object whose content is null", "null"]);
   });
 
   it("a missing replacement throws in pi only where it meets a content message", async () => {
@@ -147,11 +157,14 @@ describe("context_edit checks (pure)", () => {
       edit("e3", "u2", 6, "u1", {}),
     ]);
     const ds = checkContextEdits(s).filter((d) => d.code === "context-edit-no-replacement");
-    expect(ds.map((d) => [d.line, d.args.throws])).toEqual([
-      [4, true],
-      [5, false],
-      [7, false], // apart from its target: never applied
-    ]);
+    expectEqual(
+      ds.map((d) => [d.line, d.args.throws]),
+      [
+        [4, true],
+        [5, false],
+        [7, false], // apart from its target: never applied
+      ],
+    );
   });
 
   it("validate does not repeat the replacement problems as schema violations, but keeps bad blocks inside content", async () => {
@@ -163,11 +176,10 @@ describe("context_edit checks (pure)", () => {
       edit("e3", "e2", 4, "u1", { replacement: { content: [{ type: "text" }] } }),
     ]);
     const ds = checkSession(s);
-    expect(ds.map((d) => `${d.code}@${d.line}${d.code === "schema-violation" ? ` ${String(d.args.path)}` : ""}`)).toEqual([
-      "context-edit-no-replacement@3",
-      "context-edit-bad-replacement@4",
-      "schema-violation@5 /replacement/content/0/text",
-    ]);
+    expectEqual(
+      ds.map((d) => `${d.code}@${d.line}${d.code === "schema-violation" ? ` ${String(d.args.path)}` : ""}`),
+      ["context-edit-no-replacement@3", "context-edit-bad-replacement@4", "schema-violation@5 /replacement/content/0/text"],
+    );
   });
 });
 
@@ -175,12 +187,15 @@ describe("session id format", () => {
   const ok = ["0194aaaa-0000-7000-8000-000000000001", "a", "A.b_c-9", "x1"];
   const bad = ["", "-a", "a-", ".a", "a.", "a b", "a/b", "../x", "é", "a\nb"];
   for (const id of ok) {
-    it(`accepts ${JSON.stringify(id)}`, async () => expect(checkSessionId(await fromLines([header(id)]))).toEqual([]));
+    it(`accepts ${JSON.stringify(id)}`, async () => expectEqual(checkSessionId(await fromLines([header(id)])), []));
   }
   for (const id of bad) {
     it(`reports ${JSON.stringify(id)}`, async () => {
       const ds = checkSessionId(await fromLines([header(id)]));
-      expect(ds.map((d) => [d.code, d.line, d.args.id])).toEqual([["session-id-format", 1, id]]);
+      expectEqual(
+        ds.map((d) => [d.code, d.line, d.args.id]),
+        [["session-id-format", 1, id]],
+      );
     });
   }
 });
@@ -192,7 +207,7 @@ describe("compaction that keeps nothing (its own id as firstKeptEntryId, as pi 1
       user("u1", null, 1),
       { type: "compaction", id: "c1", parentId: "u1", timestamp: T(2), summary: "s", firstKeptEntryId: "c1", tokensBefore: 1 },
     ]);
-    expect(checkSession(s, { strict: true })).toEqual([]);
+    expectEqual(checkSession(s, { strict: true }), []);
   });
 });
 
@@ -203,10 +218,11 @@ describe("files pisess does not read: agent-core v4 and versions above 3", () =>
   it("the loader records foreign-format (data) and reads nothing after the first line", async () => {
     const s = await loadSession({ kind: "file", path: FOREIGN });
     try {
-      expect(s.diagnostics.map((d) => [d.code, d.line, d.args])).toEqual([
-        ["foreign-format", 1, { format: "agent-core", version: 4, supported: 3 }],
-      ]);
-      expect(s.entries).toEqual([]);
+      expectEqual(
+        s.diagnostics.map((d) => [d.code, d.line, d.args]),
+        [["foreign-format", 1, { format: "agent-core", version: 4, supported: 3 }]],
+      );
+      expectEqual(s.entries, []);
       expect(s.header).toBeNull();
     } finally {
       s.store.close();
@@ -216,16 +232,25 @@ describe("files pisess does not read: agent-core v4 and versions above 3", () =>
   it("skeleton loads record it the same way", async () => {
     const s = await loadSession({ kind: "file", path: FOREIGN }, { detail: "skeleton" });
     s.store.close();
-    expect(s.diagnostics.map((d) => d.code)).toEqual(["foreign-format"]);
-    expect(s.entries).toEqual([]);
+    expectEqual(
+      s.diagnostics.map((d) => d.code),
+      ["foreign-format"],
+    );
+    expectEqual(s.entries, []);
   });
 
   it("validate reports only foreign-format, never header-missing", async () => {
-    expect((await checkFile(FOREIGN, true)).map((d) => d.code)).toEqual(["foreign-format"]);
+    expectEqual(
+      (await checkFile(FOREIGN, true)).map((d) => d.code),
+      ["foreign-format"],
+    );
   });
 
   it("validate reports version-future and still checks the rest", async () => {
-    expect((await checkFile(FUTURE, true)).map((d) => [d.code, d.severity])).toEqual([["version-future", "error"]]);
+    expectEqual(
+      (await checkFile(FUTURE, true)).map((d) => [d.code, d.severity]),
+      [["version-future", "error"]],
+    );
   });
 
   describe("CLI", () => {
@@ -276,10 +301,13 @@ describe("files pisess does not read: agent-core v4 and versions above 3", () =>
         .trim()
         .split("\n")
         .map((l) => JSON.parse(l) as Diagnostic);
-      expect(rows.map((x) => [x.code, x.severity, x.line])).toEqual([
-        ["foreign-format", "error", 1],
-        ["version-future", "error", 1],
-      ]);
+      expectEqual(
+        rows.map((x) => [x.code, x.severity, x.line]),
+        [
+          ["foreign-format", "error", 1],
+          ["version-future", "error", 1],
+        ],
+      );
     });
   });
 });
@@ -291,7 +319,10 @@ describe("pi 1.6.0 corpus", () => {
   it("pi16-written.jsonl (written by pi 1.6.0 itself): no finding, even with --strict, but the compaction info", async () => {
     // tokens-before-mismatch and older-compaction-kept are observations about pi's own compactions (info, not defects).
     const ds = await checkFile(corpus("pi16-written.jsonl"), true);
-    expect(ds.filter((d) => !COMPACTION_INFO.has(d.code))).toEqual([]);
+    expectEqual(
+      ds.filter((d) => !COMPACTION_INFO.has(d.code)),
+      [],
+    );
     expect(ds.every((d) => d.severity === "info")).toBe(true);
   });
 
@@ -307,14 +338,18 @@ describe("pi 1.6.0 corpus", () => {
       tree: { line: number }[];
       leaves: { edits?: { line: number; targetLine: number; status: string }[] }[];
     };
-    expect(
+    expectEqual(
       ds
         .map((d) => d.code)
         .filter((c) => !COMPACTION_INFO.has(c))
         .sort(),
-    ).toEqual(["context-edit-off-path", "multiple-roots"]);
+      ["context-edit-off-path", "multiple-roots"],
+    );
     const roots = ds.find((d) => d.code === "multiple-roots")!;
-    expect(roots.args.lines).toEqual(expected.tree.map((n) => n.line));
+    expectEqual(
+      roots.args.lines,
+      expected.tree.map((n) => n.line),
+    );
     // pi never applies an edit reported off-path: in every leaf whose path holds it, its target is outside the context.
     for (const d of ds.filter((x) => x.code === "context-edit-off-path")) {
       const seen = expected.leaves.flatMap((l) => l.edits ?? []).filter((e) => e.line === d.line);
@@ -338,10 +373,11 @@ describe("pi 1.6.0 corpus", () => {
         .map((l) => JSON.parse(l) as { line: number });
       const lines = new Set(faults.map((f) => f.line));
       const ds = await checkFile(corpus(`${name}.jsonl`));
-      expect(
+      expectEqual(
         ds.filter((d) => !COMPACTION_INFO.has(d.code) && (d.line === null || !lines.has(d.line))).map((d) => `${d.code}@${d.line}`),
+        [],
         name,
-      ).toEqual([]);
+      );
     }
   });
 });
