@@ -11,6 +11,7 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
 const SLOW_FIRST = [
   "export-browser",
   "context-standins",
+  "scale-overflow",
   "export",
   "tables-bytes",
   "quick-start",
