@@ -37,21 +37,7 @@ const hasBash = spawnSync("bash", ["-c", "true"]).status === 0;
 const hasJq = spawnSync("jq", ["--version"]).status === 0;
 const needsJq = (line: string): boolean => /\|\s*jq\b/.test(line);
 
-/** README.md and every Markdown file under docs/, as paths relative to the repository. */
-function docFiles(): string[] {
-  const out = ["README.md"];
-  const walk = (dir: string): void => {
-    for (const d of readdirSync(join(ROOT, dir), { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
-      const p = `${dir}/${d.name}`;
-      if (d.isDirectory()) walk(p);
-      else if (d.name.endsWith(".md")) out.push(p);
-    }
-  };
-  if (existsSync(join(ROOT, "docs"))) walk("docs");
-  return out;
-}
-
-const docs = docFiles().map((path) => ({ path, text: readFileSync(join(ROOT, path), "utf8") }));
+const docs = ["README.md", ...markdownUnder("docs")].map((path) => ({ path, text: readFileSync(join(ROOT, path), "utf8") }));
 
 /** Every line of a ```sh or ```bash block that runs pisess (comment lines and `npm …` lines left out), with its files. */
 function examples(): Map<string, string[]> {
@@ -108,16 +94,29 @@ const EXAMPLE_FILES: Record<string, Files> = {
   },
 };
 
+/** The Markdown files under `dir` (relative to the repository), in path order; none when it does not exist. */
+function markdownUnder(dir: string): string[] {
+  if (!existsSync(join(ROOT, dir))) return [];
+  return readdirSync(join(ROOT, dir), { recursive: true, encoding: "utf8" })
+    .filter((f) => f.endsWith(".md"))
+    .map((f) => join(dir, f))
+    .sort();
+}
+
 describe("README and docs samples are real output", () => {
   // "Output of `pisess ARGS`…:" followed by a ``` block.
-  const samples = docs.flatMap(({ text }) => [...text.matchAll(/Output of `pisess ([^`]+)`[\s\S]*?\n```\n([\s\S]*?)```/g)]);
+  const samples = docs.flatMap(({ path, text }) =>
+    [...text.matchAll(/Output of `pisess ([^`]+)`[\s\S]*?\n```\n([\s\S]*?)```/g)].map(([, args, block]) => ({ path, args, block })),
+  );
 
-  it("there is at least one", () => {
+  it("there is at least one, and every command page shows its --help", () => {
     expect(samples.length).toBeGreaterThan(0);
+    const pagesWithHelp = new Set(samples.filter((s) => s.args?.endsWith(" --help")).map((s) => s.path));
+    for (const f of markdownUnder(join("docs", "commands"))) expect(pagesWithHelp, f).toContain(f);
   });
 
-  for (const [, args, block] of samples) {
-    it(`pisess ${args}`, async () => {
+  for (const { path, args, block } of samples) {
+    it(`${path}: pisess ${args}`, async () => {
       const r = await runCli((args as string).split(" "));
       expect(r.stdout).toBe(block);
     });
@@ -217,7 +216,8 @@ interface Run {
   exitCode: number | null;
 }
 
-const LINE_TIMEOUT_MS = 30_000;
+// Long: a line that runs the binary several times (a loop) starts a Node process for each, on a loaded machine too.
+const LINE_TIMEOUT_MS = 100_000;
 
 function bash(script: string, where: { home: string; work: string }, input?: Buffer): Run {
   const r = spawnSync("bash", ["-o", "pipefail", "-c", script], {
@@ -277,25 +277,29 @@ describe.skipIf(!hasBash)("README and docs examples: snapshots (test/snapshots/*
 
   for (const [name, { line, from }] of wanted) {
     const skip = needsJq(line) && !hasJq;
-    it.skipIf(skip)(line, async () => {
-      const r = await run(line);
-      const path = join(SNAPSHOTS, name);
-      const got: Scenario = { command: line, from, ...r };
-      if (UPDATE) writeFileSync(path, formatScenario(got));
-      expect(existsSync(path), `${relative(ROOT, path)} is missing: npm run test:update writes it`).toBe(true);
-      const want = parseScenario(readFileSync(path, "utf8"));
-      expect(got).toEqual(want);
-      // 0 ok, 1 findings/differences/no match (the documented meanings).
-      expect([0, 1], `${line}\nstderr: ${r.stderr}`).toContain(r.exitCode);
-      expect(r.stderr).not.toMatch(/^pisess: (?!warning:)/m);
-      expect(r.stderr).not.toMatch(/jq: error|command not found/);
-      // An example that pipes into jq shows what it finds: on files where it finds something.
-      const nothing = new Set(["", "null", "0", "[]", "{}"]);
-      if (needsJq(line))
-        expect(
-          r.stdout.split("\n").filter((l) => !nothing.has(l.trim())),
-          "prints nothing",
-        ).not.toEqual([]);
-    });
+    it.skipIf(skip)(
+      line,
+      async () => {
+        const r = await run(line);
+        const path = join(SNAPSHOTS, name);
+        const got: Scenario = { command: line, from, ...r };
+        if (UPDATE) writeFileSync(path, formatScenario(got));
+        expect(existsSync(path), `${relative(ROOT, path)} is missing: npm run test:update writes it`).toBe(true);
+        const want = parseScenario(readFileSync(path, "utf8"));
+        expect(got).toEqual(want);
+        // 0 ok, 1 findings/differences/no match (the documented meanings).
+        expect([0, 1], `${line}\nstderr: ${r.stderr}`).toContain(r.exitCode);
+        expect(r.stderr).not.toMatch(/^pisess: (?!warning:)/m);
+        expect(r.stderr).not.toMatch(/jq: error|command not found/);
+        // An example that pipes into jq shows what it finds: on files where it finds something.
+        const nothing = new Set(["", "null", "0", "[]", "{}"]);
+        if (needsJq(line))
+          expect(
+            r.stdout.split("\n").filter((l) => !nothing.has(l.trim())),
+            "prints nothing",
+          ).not.toEqual([]);
+      },
+      2 * LINE_TIMEOUT_MS,
+    );
   }
 });
