@@ -11,6 +11,7 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
 const SLOW_FIRST = [
   "export-browser",
   "context-standins",
+  "scale-overflow",
   "export",
   "tables-bytes",
   "quick-start",
@@ -20,7 +21,7 @@ const SLOW_FIRST = [
   "validate-one-parse",
   "lazy-load",
   "id-index",
-  "readme",
+  "snapshots",
   "scale",
   "readonly",
   "file-stdout",
@@ -49,7 +50,8 @@ delete process.env.NODE_EXTRA_CA_CERTS;
 
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
+    // One folder per kind of test (test/README.md): \`npm run test:unit\` runs test/unit alone.
+    include: ["test/{unit,cli,equivalence,snapshots}/**/*.test.ts"],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // Two cores here; CLI tests spawn processes, which run beside the workers.
@@ -60,7 +62,7 @@ export default defineConfig({
     pool: "threads",
     isolate: false,
     sequence: { sequencer: SlowFirst },
-    // toEqual/toStrictEqual try node's isDeepStrictEqual first (test/setup/equal-first.ts).
-    setupFiles: ["test/setup/equal-first.ts"],
+    // No setup file: no matcher is patched. Comparisons in loops and on large values go through
+    // test/support/expect-fast.ts.
   },
 });

@@ -194,7 +194,7 @@ export async function checkFile(task, opts) {
 
 	const record = (pi, leaf, llm, way, answer, idsSynthetic) => {
 		r.ways[way]++;
-		const problem = judge({ leaf, llm, idsSynthetic }, answer.exitCode, answer.doc, answer.stderr);
+		const problem = judge({ leaf, llm, idsSynthetic, way }, answer.exitCode, answer.doc, answer.stderr);
 		if (problem) r.failures.push({ file, pi, line: leaf.line, llm, way, ...problem });
 		else r.passed++;
 	};
@@ -254,8 +254,33 @@ function piDifferences(file, a, b) {
 }
 
 /** Returns null when pisess agrees with pi for this job, else {what, diff?, stderr?}. */
+/**
+ * Every string of a value with each lone surrogate as U+FFFD, without recursion: what the CLI writes in its place
+ * (no UTF-8 output can carry one; the lone-surrogate finding on stderr says so). The library returns pi's strings.
+ */
+function wellFormed(value) {
+	const root = { v: value };
+	const stack = [[root, "v"]];
+	while (stack.length) {
+		const [holder, key] = stack.pop();
+		const v = holder[key];
+		if (typeof v === "string") holder[key] = v.toWellFormed();
+		else if (Array.isArray(v)) {
+			const copy = v.slice();
+			holder[key] = copy;
+			for (let i = 0; i < copy.length; i++) stack.push([copy, i]);
+		} else if (v && typeof v === "object") {
+			const copy = { ...v };
+			holder[key] = copy;
+			for (const k of Object.keys(copy)) stack.push([copy, k]);
+		}
+	}
+	return root.v;
+}
+
 function judge(job, exitCode, doc, stderr) {
-	const { leaf, llm } = job;
+	const { leaf: piLeaf, llm } = job;
+	const leaf = job.way === "cli" ? wellFormed(piLeaf) : piLeaf;
 	if (leaf.error === "cycle") {
 		if (exitCode === 1) return null;
 		return { what: `pi never returns here (parent cycle through lines ${leaf.cycleLines.join(",")}); expected exit code 1, got ${exitCode}`, stderr };

@@ -2,7 +2,7 @@
 // npm run fuzz -- [--runs N] [--seed S] [--path P] [--commands K] [--concurrency C] [--timeout MS] [--no-shrink] [--max-shrinks N]
 //                 [--max-keep LINES] [--no-whole] [--max-huge BYTES] [--max-depth N] [--max-mutations N] [--save]
 // Mutates fixtures/corpus/*.jsonl and runs every command on each mutated copy (see README "Fuzzing").
-// The harness is TypeScript under test/fuzz/; Vite's module runner loads it without a build step.
+// The harness is TypeScript under test/support/fuzz/; Vite's module runner loads it without a build step.
 import { availableParallelism, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { readdirSync } from "node:fs";
@@ -44,7 +44,7 @@ const corpus = readdirSync(corpusDir)
   .filter((f) => f.endsWith(".jsonl"))
   .sort()
   .map((f) => join(corpusDir, f));
-const { module: h } = await runnerImport(join(root, "test", "fuzz", "harness.ts"), { configFile: false, logLevel: "silent" });
+const { module: h } = await runnerImport(join(root, "test", "support", "fuzz", "harness.ts"), { configFile: false, logLevel: "silent" });
 const opts = {
   seed,
   runs: int("runs"),

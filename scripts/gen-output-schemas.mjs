@@ -5,7 +5,7 @@
 // which only parses the types here: the project is still compiled by TypeScript 7.
 //
 //   node scripts/gen-output-schemas.mjs           write the files (npm run schemas:output)
-//   node scripts/gen-output-schemas.mjs --check   exit 1 if a file is missing, stale or extra (test/output-schemas.test.ts)
+//   node scripts/gen-output-schemas.mjs --check   exit 1 if a file is missing, stale or extra (test/cli/output-schemas.test.ts)
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -108,7 +108,7 @@ function readme() {
 
 JSON Schemas (draft-07, like the input schemas in \`schemas/\`) of every \`--json\` document and \`--ndjson\` line pisess
 prints. Generated from the wire types in \`src/render/wire.ts\` by \`npm run schemas:output\`; do not edit by hand.
-\`test/output-schemas.test.ts\` runs every command over the fixtures and validates its output against these schemas
+\`test/cli/output-schemas.test.ts\` runs every command over the fixtures and validates its output against these schemas
 (objects are closed: a key not in the schema fails), and fails when a command gains a JSON output without one.
 
 Each schema's \`$id\` is \`${BASE}NAME.json\`; \`export.jsonl-line.json\` refers to the input schemas

@@ -4,9 +4,9 @@
 // cost `validate` ~200 ms of start-up (and GC) on every call; the generated module is code V8 just parses.
 //
 //   node scripts/gen-validators.mjs           write the file (npm run build does this first)
-//   node scripts/gen-validators.mjs --check   exit 1 if the file is not what the schemas give (test/schema-validators.test.ts)
+//   node scripts/gen-validators.mjs --check   exit 1 if the file is not what the schemas give (test/equivalence/schema-validators.test.ts)
 //
-// The ajv options here must stay the ones test/schema-validators.test.ts compiles with at run time.
+// The ajv options here must stay the ones test/equivalence/schema-validators.test.ts compiles with at run time.
 import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";

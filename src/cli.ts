@@ -22,7 +22,7 @@ function writeErrLine(text: string): void {
 }
 
 // The seam a caller runs main() through with its own streams, env and working directory (the tests' CLI server,
-// test/cli-server.mjs, runs the bundle this way): exported from the entry so that it is the bundle's one instance.
+// test/support/cli-server.mjs, runs the bundle this way): exported from the entry so that it is the bundle's one instance.
 export { withRunIo } from "./commands/run-state.js";
 // For bin/pisess.js only (see there).
 export { useFileStdout } from "./commands/run-state.js";

@@ -5,7 +5,7 @@ import * as generated from "./schema-validators.generated.js";
 /**
  * The JSON Schema catalogue shipped in `schemas/` (package export `pisess/schemas/*`). The validators are compiled
  * from it at build time (scripts/gen-validators.mjs, ajv standalone code), so a run neither loads ajv nor compiles
- * anything; test/schema-validators.test.ts holds them to what ajv compiles from the schemas at run time.
+ * anything; test/equivalence/schema-validators.test.ts holds them to what ajv compiles from the schemas at run time.
  */
 
 /** A validator as ajv generates it: true when valid; otherwise `errors` holds why. */

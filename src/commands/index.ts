@@ -6,7 +6,7 @@ export type AnyCommand = CommandModule<object, any>;
 
 /**
  * Every subcommand, in the order `pisess --help` lists them, with its `command` and `describe` exactly as its module
- * declares them (test/lazy-load.test.ts holds the two to each other). Adding a command means adding it here. Modules
+ * declares them (test/cli/lazy-load.test.ts holds the two to each other). Adding a command means adding it here. Modules
  * are loaded on demand: a run of one command loads that command's code only, and `pisess --help` none (it lists
  * names and descriptions only), which keeps start-up short.
  */

@@ -14,7 +14,7 @@ export interface TextTable {
 /**
  * Past this many rows a table is laid out here rather than by cli-table3, whose layout takes time quadratic in the
  * rows (20,000 leaves: minutes). Below it cli-table3 draws the table as it always has; above it the same layout is
- * computed with cli-table3's own measure, column widths once (test/text-table.test.ts compares the two).
+ * computed with cli-table3's own measure, column widths once (test/equivalence/text-table.test.ts compares the two).
  */
 export const BIG_TABLE_ROWS = 1000;
 
