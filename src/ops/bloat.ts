@@ -162,17 +162,8 @@ export async function measureBloat(
   onPath: Uint8Array,
   top: number,
 ): Promise<BloatMeasure> {
-  const byType = new Sums<string>();
-  const byRole = new Sums<string>();
-  const byKind = new Sums<Kind>();
-  const byPlace = new Sums<Place>();
-  const placeTokens = new Map<Place, number>();
-  const toolOut = new Sums<string>();
-  const toolArgs = new Sums<string>();
-  const custom = new Sums<string>();
-  const mimes = new Map<string, ImageRow>();
-  const topEntries = new TopN<TopEntry>(top);
-  const topBlocks = new TopN<TopBlock>(top);
+  const sums = bloatSums(top);
+  const { byType, byRole, byKind, byPlace, placeTokens, toolOut, toolArgs, custom, mimes, topEntries, topBlocks } = sums;
   const entries = session.entries;
   const skipped = new Map(session.skipped.map((s) => [s.line, s.reason]));
   let ei = 0;
@@ -274,6 +265,29 @@ export async function measureBloat(
     byKind.add("bom", 3);
     byPlace.add("file", 3, 0);
   }
+  return bloatResult(sums, facts.bytes);
+}
+
+/** The tallies one pass of measureBloat fills. */
+function bloatSums(top: number) {
+  return {
+    byType: new Sums<string>(),
+    byRole: new Sums<string>(),
+    byKind: new Sums<Kind>(),
+    byPlace: new Sums<Place>(),
+    placeTokens: new Map<Place, number>(),
+    toolOut: new Sums<string>(),
+    toolArgs: new Sums<string>(),
+    custom: new Sums<string>(),
+    mimes: new Map<string, ImageRow>(),
+    topEntries: new TopN<TopEntry>(top),
+    topBlocks: new TopN<TopBlock>(top),
+  };
+}
+
+/** The measure a finished pass's tallies make, over a file of `bytes` bytes. */
+function bloatResult(sums: ReturnType<typeof bloatSums>, bytes: number): BloatMeasure {
+  const { byType, byRole, byKind, byPlace, placeTokens, toolOut, toolArgs, custom, mimes, topEntries, topBlocks } = sums;
   const imageRows = [...mimes.values()].sort((a, b) => b.base64Bytes - a.base64Bytes || (a.mimeType < b.mimeType ? -1 : 1));
   const images = {
     count: imageRows.reduce((n, r) => n + r.count, 0),
@@ -284,7 +298,7 @@ export async function measureBloat(
   };
   images.tokens = images.count * IMAGE_TOKENS;
   return {
-    bytes: facts.bytes,
+    bytes,
     byType: byType.rows().map(([type, r]) => ({ type, bytes: r.bytes, entries: r.n })),
     byRole: byRole.rows().map(([role, r]) => ({ role, bytes: r.bytes, entries: r.n })),
     byKind: byKind.rows().map(([kind, r]) => ({ kind, bytes: r.bytes })),

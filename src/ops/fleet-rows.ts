@@ -82,15 +82,9 @@ function rowOf(table: TableName): Row {
   return new Array<string | number | boolean | null>(TABLES[table].columns.length).fill(null);
 }
 
-/**
- * Every table's rows for one session, loaded in the tables detail, the spend detail or in full, given to `sink` in
- * table order within each table: the text, stop reasons, tool calls and results come from the message bodies
- * (`body`: by default those the tables detail read, else the entries read back and parsed).
- */
-export function emitSessionRows(session: Session, facts: FileFacts, sink: RowSink, body: BodyReader = loadedBodies(session)): void {
-  const file = facts.file;
-  const entries = session.entries;
-  const n = entries.length;
+/** Each entry's place in the tree, by entry index: leaf, on the default leaf's path, depth. */
+function treeMarks(session: Session) {
+  const n = session.entries.length;
   const tree = buildTree(session);
   // Marks by entry index, not Sets of records: a row per entry asks each of them once.
   const isLeaf = new Uint8Array(n);
@@ -114,18 +108,35 @@ export function emitSessionRows(session: Session, facts: FileFacts, sink: RowSin
       stack.push(ch);
     }
   }
-  const copied = (rec: EntryRec) => facts.copied?.[rec.index] === 1;
-  const modelOf = spendModels(session);
-  // Tool results by call id (the first answers), read from the message bodies.
+  return { tree, isLeaf, leafCount, onPath, depth };
+}
+
+/** The message bodies by entry index, and the tool results by call id (the first answers). */
+function readBodies(session: Session, body: BodyReader) {
   const bodies: (MessageBody | undefined)[] = [];
   const results = new Map<string, { rec: EntryRec; isError: boolean | null; bytes: number }>();
-  for (const rec of entries) {
+  for (const rec of session.entries) {
     if (rec.type !== "message") continue;
     const m = body(rec);
     bodies[rec.index] = m;
     const r = m.result;
     if (r !== null && !results.has(r.callId)) results.set(r.callId, { rec, isError: r.isError, bytes: r.bytes });
   }
+  return { bodies, results };
+}
+
+/**
+ * Every table's rows for one session, loaded in the tables detail, the spend detail or in full, given to `sink` in
+ * table order within each table: the text, stop reasons, tool calls and results come from the message bodies
+ * (`body`: by default those the tables detail read, else the entries read back and parsed).
+ */
+export function emitSessionRows(session: Session, facts: FileFacts, sink: RowSink, body: BodyReader = loadedBodies(session)): void {
+  const file = facts.file;
+  const entries = session.entries;
+  const { tree, isLeaf, leafCount, onPath, depth } = treeMarks(session);
+  const copied = (rec: EntryRec) => facts.copied?.[rec.index] === 1;
+  const modelOf = spendModels(session);
+  const { bodies, results } = readBodies(session, body);
   const entryRow = rowOf("entries");
   const messageRow = rowOf("messages");
   const callRow = rowOf("tool_calls");

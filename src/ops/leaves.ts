@@ -1,5 +1,5 @@
 import type { Session } from "../model/session.js";
-import type { EntryRec } from "../model/types.js";
+import type { EntryRec, Usage } from "../model/types.js";
 import {
   compareKinds,
   finishTotals,
@@ -155,6 +155,52 @@ interface LabelLink {
 }
 
 /**
+ * Which entries treeShape keeps the path sums of, and at which slot: each leaf, and each entry the walk comes back
+ * to (the parent of an entry it does not visit right after it).
+ */
+function keptSlots(walk: Walk, leafList: readonly EntryRec[], n: number): { keptAt: Int32Array; kept: number } {
+  const { order } = walk;
+  const keptAt = new Int32Array(n).fill(-1);
+  let kept = 0;
+  for (const rec of leafList) if (keptAt[rec.index] === -1) keptAt[rec.index] = kept++;
+  for (let k = 0; k < order.length; k++) {
+    const p = walk.parent[order[k] as number] as number;
+    if (p >= 0 && (k === 0 || order[k - 1] !== p) && keptAt[p] === -1) keptAt[p] = kept++;
+  }
+  return { keptAt, kept };
+}
+
+/** Adds an assistant message's usage to the running sums (the Totals fields in usageFields' order). */
+function addUsage(run: Float64Array, u: Usage): void {
+  run[0] = (run[0] as number) + u.input;
+  run[1] = (run[1] as number) + u.output;
+  run[2] = (run[2] as number) + u.cacheRead;
+  run[3] = (run[3] as number) + u.cacheWrite;
+  run[4] = (run[4] as number) + u.cost;
+  run[5] = (run[5] as number) + u.cacheWrite1h;
+  run[6] = (run[6] as number) + u.reasoning;
+}
+
+/** The sums by kind above an entry (shared, never changed) with its own spend of kind `slot` added: a new array. */
+function withOther(above: Float64Array | null, K: number, slot: number, usage: Usage | undefined): Float64Array {
+  const v = above ? Float64Array.from(above) : new Float64Array(K * F);
+  v[slot * F] = (v[slot * F] as number) + 1;
+  if (usage) {
+    usageFields(usage).forEach((x, f) => {
+      v[slot * F + 1 + f] = (v[slot * F + 1 + f] as number) + x;
+    });
+  }
+  return v;
+}
+
+/** The labels on a path, root first, from its chain (last label first). */
+function labelsOf(chain: LabelLink | null): LeafInfo["labels"] {
+  const labels: LeafInfo["labels"] = [];
+  for (let l = chain; l; l = l.prev) labels.push({ rec: l.rec, label: l.label });
+  return labels.reverse();
+}
+
+/**
  * The order treeShape visits the entries in (each after its parent), each one's parent in that walk (-1 for a root,
  * a cut cycle member included), how many children each has, the roots, and the entries on or below a cycle.
  */
@@ -232,13 +278,7 @@ export function treeShape(session: Session, tree: SessionTree | TreeLinks, opts:
   // most of this walk's time.
   const leafList = leafRecs(session, tree);
   const { order, children } = walk;
-  const keptAt = new Int32Array(n).fill(-1);
-  let kept = 0;
-  for (const rec of leafList) if (keptAt[rec.index] === -1) keptAt[rec.index] = kept++;
-  for (let k = 0; k < order.length; k++) {
-    const p = walk.parent[order[k] as number] as number;
-    if (p >= 0 && (k === 0 || order[k - 1] !== p) && keptAt[p] === -1) keptAt[p] = kept++;
-  }
+  const { keptAt, kept } = keptSlots(walk, leafList, n);
   const cum = new Float64Array(kept * U);
   const run = new Float64Array(U);
   let prev = -1;
@@ -274,27 +314,8 @@ export function treeShape(session: Session, tree: SessionTree | TreeLinks, opts:
     const slot = other.slot[i] as number;
     if (!excluded && isAssistant(rec)) {
       turns[i] = (turns[i] as number) + 1;
-      const u = rec.usage;
-      if (u) {
-        run[0] = (run[0] as number) + u.input;
-        run[1] = (run[1] as number) + u.output;
-        run[2] = (run[2] as number) + u.cacheRead;
-        run[3] = (run[3] as number) + u.cacheWrite;
-        run[4] = (run[4] as number) + u.cost;
-        run[5] = (run[5] as number) + u.cacheWrite1h;
-        run[6] = (run[6] as number) + u.reasoning;
-      }
-    } else if (slot >= 0) {
-      const above = otherCum[i];
-      const v = above ? Float64Array.from(above) : new Float64Array(K * F);
-      v[slot * F] = (v[slot * F] as number) + 1;
-      if (rec.usage) {
-        usageFields(rec.usage).forEach((x, f) => {
-          v[slot * F + 1 + f] = (v[slot * F + 1 + f] as number) + x;
-        });
-      }
-      otherCum[i] = v;
-    }
+      if (rec.usage) addUsage(run, rec.usage);
+    } else if (slot >= 0) otherCum[i] = withOther(otherCum[i] ?? null, K, slot, rec.usage);
     const at = keptAt[i] as number;
     if (at >= 0) cum.set(run, at * U);
     prev = i;
@@ -340,9 +361,6 @@ export function treeShape(session: Session, tree: SessionTree | TreeLinks, opts:
       own = subtractTotals(path.totals, base.totals);
       ownByKind = subtractKinds(path.byKind, base.byKind);
     }
-    const labels: LeafInfo["labels"] = [];
-    for (let l = labelChain[i] ?? null; l; l = l.prev) labels.push({ rec: l.rec, label: l.label });
-    labels.reverse();
     const u = lastUser[i] as number;
     return {
       rec,
@@ -350,7 +368,7 @@ export function treeShape(session: Session, tree: SessionTree | TreeLinks, opts:
       isDefault: rec === session.defaultLeaf,
       lastTimestamp: rec.timestamp ?? null,
       lastUser: u >= 0 ? (session.entries[u] as EntryRec) : null,
-      labels,
+      labels: labelsOf(labelChain[i] ?? null),
       forkPoint: f >= 0 ? (session.entries[f] as EntryRec) : null,
       totals: finishTotals(path.totals),
       ownTotals: finishTotals(own),

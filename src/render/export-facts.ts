@@ -1,17 +1,6 @@
-import type { InfoReport } from "./info.js";
+import type { ExportFacts } from "../reports/export.js";
 import { fmtCost, fmtInt, fmtTime, fmtTotals, kindLabel } from "./info-format.js";
 import { sanitizeLine } from "./sanitize.js";
-
-/** The header facts every export format shows: `pisess info`'s report and validate's findings counted by code. */
-export interface ExportFacts {
-  info: InfoReport;
-  /** The file's modification time (ISO), where it is a file. */
-  modified: string | null;
-  /** Format version and the entry types and roles of later pi versions found in the file. */
-  features: string[];
-  /** validate's findings (warnings and errors) by code, most frequent first. */
-  problems: { code: string; severity: string; count: number }[];
-}
 
 /** The header facts of an export, as label/value pairs (sanitized, one line each): Markdown and HTML show the same. */
 export function factRows(f: ExportFacts): [string, string][] {

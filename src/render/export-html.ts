@@ -1,33 +1,6 @@
 import { createHash } from "node:crypto";
-import type { EntryRec, Header } from "../model/types.js";
+import type { HtmlPayloadSource } from "../reports/export.js";
 import { openArrayMember, toJson } from "./json.js";
-
-/**
- * What the HTML page embeds: the index (entry records), each entry's line once, and what is per leaf already
- * (totals). The page rebuilds the session from these and runs the same ops modules, bundled, to build contexts.
- */
-export interface HtmlPayload {
-  file: string;
-  header: Header | null;
-  headerLine: number | null;
-  version: number;
-  recs: EntryRec[];
-  lines: string[];
-  byId: [string, number][];
-  labels: [string, string][];
-  sessionName: string | null;
-  defaultLeaf: number | null;
-  leaf: number;
-  facts: [string, string][];
-  leaves: { index: number; input: number; output: number; cacheRead: number; cacheWrite: number; cost: number }[];
-  imagesDropped: boolean;
-}
-
-/**
- * What the exporter hands exportHtml: the payload with its lines produced one at a time, so that the lines of a
- * 100 MB session are never all held as strings (nor as one JSON string of them).
- */
-export type HtmlPayloadSource = Omit<HtmlPayload, "lines"> & { lines: Iterable<string> };
 
 /** Chunks of about this many characters: few writes, bounded memory. */
 const CHUNK_CHARS = 1 << 20;

@@ -1,24 +1,7 @@
+import type { JsonlExport } from "../reports/export.js";
 import type { EntryPatchKind } from "../ops/export-jsonl.js";
-import type { Diagnostic, EntryRec } from "../model/types.js";
 import { formatMessage } from "./diagnostics.js";
 import { sanitizeLine } from "./sanitize.js";
-
-export interface JsonlExport {
-  leaf: EntryRec;
-  /** The lines of the new file, each without its newline. */
-  lines: string[];
-  /** Entries of the path left out, each with the finding that made it go (line = the original's line). */
-  leftOut: Diagnostic[];
-  /** Entries written with a field changed so that the finding goes while the context stays: the finding and the change. */
-  changed: ChangedEntry[];
-  /** Findings about the new file that neither leaving out nor changing could fix without changing the context. */
-  remaining: Diagnostic[];
-  /** Whether pisess builds the same context at the new file's last entry as at the leaf of the original. */
-  sameContext: boolean;
-}
-
-/** A finding the export fixed by changing a field (line = the original's line), and which change it made. */
-export type ChangedEntry = Diagnostic & { patch: EntryPatchKind };
 
 /** What each field change did, in the words of the stderr line that reports it. */
 const PATCH_TEXT: Record<EntryPatchKind, string> = {

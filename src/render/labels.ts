@@ -1,31 +1,7 @@
+import type { LabelChange, LabelRow } from "../reports/labels.js";
 import { fmtTime, makeTable, tableText } from "./info-format.js";
 import { sanitizeLine } from "./sanitize.js";
 import type { Style } from "./style.js";
-
-/** A resolved label (`pisess labels --ndjson`). */
-export interface LabelRow {
-  label: string;
-  targetId: string;
-  /** null when no entry has the target id. */
-  targetLine: number | null;
-  targetType: string | null;
-  targetRole: string | null;
-  /** The label entry that set it. */
-  setBy: { id: string | null; line: number; timestamp: unknown } | null;
-}
-
-/** One label change (`pisess labels --history --ndjson`). */
-export interface LabelChange {
-  id: string | null;
-  line: number;
-  timestamp: unknown;
-  targetId: string | null;
-  targetLine: number | null;
-  /** null: the change clears the label. */
-  label: string | null;
-  /** This change set the label that is current now. */
-  current: boolean;
-}
 
 export function labelsJson(file: string, key: "labels" | "history", rows: unknown[]): string {
   return `${JSON.stringify({ file, [key]: rows })}\n`;

@@ -1,28 +1,8 @@
-import type { KindTotals, Totals } from "../ops/totals.js";
+import type { LeafRow } from "../reports/leaves.js";
 import { fmtCost, fmtInt, fmtOtherKinds, fmtTime, hasOtherKinds, makeTable, tableText } from "./info-format.js";
 import { sanitizeLine } from "./sanitize.js";
 import type { Style } from "./style.js";
 import { fitWidth } from "./width.js";
-
-/** One leaf as `pisess leaves --ndjson` prints it. */
-export interface LeafRow {
-  id: string | null;
-  line: number;
-  depth: number;
-  timestamp: unknown;
-  isDefault: boolean;
-  /** The last user message on the path (text cut to 240 characters), or null. */
-  lastUserPrompt: { id: string | null; line: number; text: string } | null;
-  labels: { id: string | null; line: number; label: string }[];
-  forkPoint: { id: string | null; line: number } | null;
-  cycle: boolean;
-  totals: Totals;
-  ownTotals: Totals;
-  /** totals by kind of spend (src/ops/totals.ts). */
-  byKind: KindTotals[];
-  /** ownTotals by kind of spend. */
-  ownByKind: KindTotals[];
-}
 
 export function leavesJson(file: string, rows: LeafRow[]): string {
   return `${JSON.stringify({ file, leaves: rows })}\n`;

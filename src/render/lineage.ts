@@ -1,40 +1,7 @@
+import type { LineageCopy, LineageReport } from "../reports/lineage.js";
 import { basename } from "node:path";
 import { sanitizeLine } from "./sanitize.js";
 import type { Style } from "./style.js";
-
-import type { LineageAncestor, LineageFork } from "../ops/lineage.js";
-
-export type { LineageAncestor, LineageFork };
-
-/**
- * What the child of a link (the file below an ancestor, or a fork) copied from its parent, by the one fork-copy
- * rule: entries in all and the labels /fork re-created among them, and the fork point (the parent's entry the fork
- * was made at, and its copy's line in the child). null: a file could not be read, or the child's chain of parents
- * loops back to it (nothing counts as copied then).
- */
-export interface LineageCopy {
-  entries: number;
-  labels: number;
-  forkPoint: { id: string | null; line: number; childLine: number } | null;
-}
-
-/** `pisess lineage --json`. */
-export interface LineageReport {
-  file: string;
-  id: string | null;
-  /** Each ancestor with what the file below it on the chain copied from it. */
-  ancestors: (LineageAncestor & { copied: LineageCopy | null })[];
-  /** Each fork with what it copied from its parent. */
-  forks: (LineageFork & { copied: LineageCopy | null })[];
-  /** References that point nowhere (the chain stops there). */
-  missing: string[];
-  /** The chain came back to a file already on it. */
-  cycle: boolean;
-  /** Where forks were searched. */
-  searched: string[];
-  /** Folders named with --forks-in that could not be searched, and why. */
-  unsearched: { path: string; reason: string }[];
-}
 
 export function lineageJson(r: LineageReport): string {
   return `${JSON.stringify(r)}\n`;

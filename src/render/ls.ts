@@ -1,33 +1,9 @@
+import type { LsRow } from "../reports/ls.js";
 import { basename, relative } from "node:path";
 import { sanitizeLine } from "./sanitize.js";
 import type { Style } from "./style.js";
-import type { KindTotals, Totals } from "../ops/totals.js";
 import { fmtBytes, fmtCost, fmtInt, fmtTime, makeTable, tableText } from "./info-format.js";
 import { fitSegments, fitWidth, type Segment, stringWidth } from "./width.js";
-
-/** One row of `pisess ls`, exactly as `--json` / `--ndjson` print it (optional keys left out when absent). */
-export interface LsRow {
-  path: string;
-  id: string;
-  cwd: string | null;
-  name?: string;
-  firstMessage?: string;
-  /** Header timestamp as found (ISO), or null. */
-  created: string | null;
-  /** File mtime, ISO in UTC. */
-  modified: string;
-  entries: number;
-  leaves: number;
-  bytes: number;
-  version: number;
-  parentSession?: string;
-  /** Loader findings of severity warning or error (run `pisess validate` for details). */
-  problems: number;
-  /** Tokens and cost of every entry that records spend, as `info` counts them (fork copies left out). */
-  totals: Totals;
-  /** totals by kind of spend. */
-  byKind: KindTotals[];
-}
 
 export function lsJson(rows: LsRow[]): string {
   return `${JSON.stringify({ sessions: rows })}\n`;

@@ -1,36 +1,9 @@
+import type { ShowReport } from "../reports/show.js";
 import type { Diagnostic } from "../model/types.js";
 import { fmtTime } from "./info-format.js";
 import { toJson, toPrettyJson } from "./json.js";
 import { sanitize, sanitizeLine } from "./sanitize.js";
 import type { Style } from "./style.js";
-
-interface ShowRef {
-  id: string | null;
-  line: number;
-}
-
-/** `pisess show --json`. */
-export interface ShowReport {
-  file: string;
-  line: number;
-  id: string | null;
-  type: string;
-  role: string | null;
-  timestamp: unknown;
-  /** The parent as pi resolves it (last duplicate wins); null for a root. */
-  parent: ShowRef | null;
-  /** As written, which may name a missing entry. */
-  parentId: string | null;
-  /** In pi's getTree order. */
-  children: ShowRef[];
-  label: string | null;
-  /** label and context_edit: the entry named by targetId (pi's rule: last duplicate wins); null when missing. */
-  target: ShowRef | null;
-  /** The context_edit entries anywhere in the file that name this entry, in file order. */
-  editedBy: ShowRef[];
-  /** The whole entry after in-memory migration. */
-  entry: Record<string, unknown>;
-}
 
 export function showJson(r: ShowReport): string {
   return `${toJson(r)}\n`;
@@ -50,6 +23,8 @@ export function showSkippedJson(skipped: Omit<ShowSkippedJson, "diagnostics">, d
   const o: ShowSkippedJson = { ...skipped, diagnostics };
   return `${JSON.stringify(o)}\n`;
 }
+
+type ShowRef = ShowReport["children"][number];
 
 const refText = (r: ShowRef) => `${r.id === null ? "(no id)" : sanitizeLine(r.id)} @${r.line}`;
 

@@ -22,7 +22,7 @@ import { forkCopy } from "../ops/fork-copy.js";
 import { leafRecs } from "../ops/leaves.js";
 import { sessionProblems } from "../ops/problems.js";
 import { cycleProblem, treeLinks, treeProblems } from "../ops/tree.js";
-import { sanitizeLine } from "../render/sanitize.js";
+import { sanitizeLine } from "../model/sanitize.js";
 import { ReportError, type Report } from "./report.js";
 import { entryRef } from "./refs.js";
 import type { OpenSession } from "./open.js";

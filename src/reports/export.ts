@@ -5,7 +5,7 @@ import { checkSession } from "../check/validate.js";
 import { loadSession } from "../model/load.js";
 import { readEntry, type Session } from "../model/session.js";
 import { entryTime } from "../model/time.js";
-import type { Diagnostic, EntryRec } from "../model/types.js";
+import type { Diagnostic, EntryRec, Header } from "../model/types.js";
 import { buildContext, type SessionContext } from "../ops/context.js";
 import {
   type EntryPatchKind,
@@ -18,14 +18,65 @@ import {
 } from "../ops/export-jsonl.js";
 import { pathTo } from "../ops/path.js";
 import { cycleProblem } from "../ops/tree.js";
-import type { ExportFacts } from "../render/export-facts.js";
-import type { HtmlPayloadSource } from "../render/export-html.js";
-import { toJson } from "../render/json.js";
-import type { ChangedEntry, JsonlExport } from "../render/export-notes.js";
-import { infoReport } from "./info.js";
-export type { ChangedEntry, JsonlExport } from "../render/export-notes.js";
+import { toJson } from "../model/json-text.js";
+import { type InfoReport, infoReport } from "./info.js";
 import { entryRef } from "./refs.js";
 import { ReportError, type Report } from "./report.js";
+
+/** The header facts every export format shows: `pisess info`'s report and validate's findings counted by code. */
+export interface ExportFacts {
+  info: InfoReport;
+  /** The file's modification time (ISO), where it is a file. */
+  modified: string | null;
+  /** Format version and the entry types and roles of later pi versions found in the file. */
+  features: string[];
+  /** validate's findings (warnings and errors) by code, most frequent first. */
+  problems: { code: string; severity: string; count: number }[];
+}
+
+export interface JsonlExport {
+  leaf: EntryRec;
+  /** The lines of the new file, each without its newline. */
+  lines: string[];
+  /** Entries of the path left out, each with the finding that made it go (line = the original's line). */
+  leftOut: Diagnostic[];
+  /** Entries written with a field changed so that the finding goes while the context stays: the finding and the change. */
+  changed: ChangedEntry[];
+  /** Findings about the new file that neither leaving out nor changing could fix without changing the context. */
+  remaining: Diagnostic[];
+  /** Whether pisess builds the same context at the new file's last entry as at the leaf of the original. */
+  sameContext: boolean;
+}
+
+/** A finding the export fixed by changing a field (line = the original's line), and which change it made. */
+export type ChangedEntry = Diagnostic & { patch: EntryPatchKind };
+
+/**
+ * What the HTML page embeds: the index (entry records), each entry's line once, and what is per leaf already
+ * (totals). The page rebuilds the session from these and runs the same ops modules, bundled, to build contexts.
+ */
+export interface HtmlPayload {
+  file: string;
+  header: Header | null;
+  headerLine: number | null;
+  version: number;
+  recs: EntryRec[];
+  lines: string[];
+  byId: [string, number][];
+  labels: [string, string][];
+  sessionName: string | null;
+  defaultLeaf: number | null;
+  leaf: number;
+  facts: [string, string][];
+  leaves: { index: number; input: number; output: number; cacheRead: number; cacheWrite: number; cost: number }[];
+  imagesDropped: boolean;
+}
+
+/**
+ * What the exporter hands exportHtml: the payload with its lines produced one at a time, so that the lines of a
+ * 100 MB session are never all held as strings (nor as one JSON string of them).
+ */
+export type HtmlPayloadSource = Omit<HtmlPayload, "lines"> & { lines: Iterable<string> };
 
 /** Entry types and roles that only some pi versions write, shown as "features seen". */
 const FEATURE_TYPES = ["usage", "context_edit", "custom_message", "session_info", "label", "compaction", "branch_summary"];

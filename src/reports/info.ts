@@ -2,10 +2,73 @@ import type { Session } from "../model/session.js";
 import { forkParent } from "../ops/fork.js";
 import { treeShape } from "../ops/leaves.js";
 import { problemCount, problemTally, sessionProblems } from "../ops/problems.js";
-import { sessionFacts, sessionTotals } from "../ops/totals.js";
+import { type KindTotals, sessionFacts, sessionTotals, type Totals } from "../ops/totals.js";
 import { treeLinks } from "../ops/tree.js";
-import type { InfoReport } from "../render/info.js";
 import type { Report } from "./report.js";
+
+interface Ref {
+  id: string | null;
+  line: number;
+}
+
+/** `pisess info --json`, exactly; the text form is rendered from the same object. */
+export interface InfoReport {
+  file: string;
+  header: {
+    version: number;
+    id: string | null;
+    cwd: string | null;
+    created: string | null;
+    /** parentSession, else the legacy branchedFrom; null for a session that is not a fork. */
+    parentSession: string | null;
+    legacyBranchedFrom: boolean;
+    /** Whether the parent file exists; null without a parent. */
+    parentExists: boolean | null;
+    /** The chain of parents leads back to this file: nothing is counted as copied (the spend stays this file's). */
+    forkCycle: boolean;
+  } | null;
+  name: string | null;
+  entries: number;
+  byType: Record<string, number>;
+  byRole: Record<string, number>;
+  roots: Ref[];
+  defaultLeaf: Ref | null;
+  branchPoints: (Ref & { children: number })[];
+  /** Entries above the deepest entry; null for a session without entries. */
+  maxDepth: number | null;
+  compactions: (Ref & { tokensBefore: number | null; timestamp: unknown })[];
+  labels: { targetId: string; targetLine: number | null; label: string }[];
+  modelsUsed: { provider: string; model: string }[];
+  totals: Totals;
+  /** totals by kind of spend (src/ops/totals.ts). */
+  byKind: KindTotals[];
+  models: ({ provider: string; model: string; assistantMessages: number } & Totals & { byKind: KindTotals[] })[];
+  /** Entries copied from the parent file by /fork; null when the file is not a fork or the parent is unreadable. */
+  copied: {
+    parent: string;
+    entries: number;
+    assistantMessages: number;
+    firstLine: number | null;
+    lastLine: number | null;
+    totals: Totals;
+    byKind: KindTotals[];
+    included: boolean;
+  } | null;
+  leaves: (Ref & {
+    depth: number;
+    isDefault: boolean;
+    forkPoint: Ref | null;
+    cycle: boolean;
+    totals: Totals;
+    ownTotals: Totals;
+    byKind: KindTotals[];
+    ownByKind: KindTotals[];
+  })[];
+  duration: { start: string; end: string; ms: number } | null;
+  problems: number;
+  /** The same problems by severity. */
+  problemsBySeverity: { error: number; warning: number };
+}
 
 export interface InfoOptions {
   /** Count entries a fork copied from its parent file in the totals. */

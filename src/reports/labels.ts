@@ -1,7 +1,31 @@
 import type { Session } from "../model/session.js";
 import type { EntryRec } from "../model/types.js";
-import type { LabelChange, LabelRow } from "../render/labels.js";
 import type { Report } from "./report.js";
+
+/** A resolved label (`pisess labels --ndjson`). */
+export interface LabelRow {
+  label: string;
+  targetId: string;
+  /** null when no entry has the target id. */
+  targetLine: number | null;
+  targetType: string | null;
+  targetRole: string | null;
+  /** The label entry that set it. */
+  setBy: { id: string | null; line: number; timestamp: unknown } | null;
+}
+
+/** One label change (`pisess labels --history --ndjson`). */
+export interface LabelChange {
+  id: string | null;
+  line: number;
+  timestamp: unknown;
+  targetId: string | null;
+  targetLine: number | null;
+  /** null: the change clears the label. */
+  label: string | null;
+  /** This change set the label that is current now. */
+  current: boolean;
+}
 
 export interface LabelsOptions {
   /** Every label entry in file order, clears included, instead of the current labels. */

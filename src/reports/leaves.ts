@@ -5,9 +5,29 @@ import type { EntryRec } from "../model/types.js";
 import { forkParent } from "../ops/fork.js";
 import { treeShape } from "../ops/leaves.js";
 import { sessionProblems } from "../ops/problems.js";
+import type { KindTotals, Totals } from "../ops/totals.js";
 import { treeLinks } from "../ops/tree.js";
-import type { LeafRow } from "../render/leaves.js";
 import type { Report } from "./report.js";
+
+/** One leaf as `pisess leaves --ndjson` prints it. */
+export interface LeafRow {
+  id: string | null;
+  line: number;
+  depth: number;
+  timestamp: unknown;
+  isDefault: boolean;
+  /** The last user message on the path (text cut to 240 characters), or null. */
+  lastUserPrompt: { id: string | null; line: number; text: string } | null;
+  labels: { id: string | null; line: number; label: string }[];
+  forkPoint: { id: string | null; line: number } | null;
+  cycle: boolean;
+  totals: Totals;
+  ownTotals: Totals;
+  /** totals by kind of spend (src/ops/totals.ts). */
+  byKind: KindTotals[];
+  /** ownTotals by kind of spend. */
+  ownByKind: KindTotals[];
+}
 
 export interface LeavesOptions {
   /** Count entries a fork copied from its parent file. */

@@ -6,12 +6,35 @@ import { ioReason } from "../io/errors.js";
 import { loadSession } from "../model/load.js";
 import { forkParentRef } from "../io/discover.js";
 import { forkParent } from "../ops/fork.js";
-import { sessionTotals } from "../ops/totals.js";
+import { type KindTotals, sessionTotals, type Totals } from "../ops/totals.js";
 import { leafRecs } from "../ops/leaves.js";
 import { problemCount, sessionProblems } from "../ops/problems.js";
 import { treeProblems } from "../ops/tree.js";
-import type { LsRow } from "../render/ls.js";
 import { ReportError, type Report } from "./report.js";
+
+/** One row of `pisess ls`, exactly as `--json` / `--ndjson` print it (optional keys left out when absent). */
+export interface LsRow {
+  path: string;
+  id: string;
+  cwd: string | null;
+  name?: string;
+  firstMessage?: string;
+  /** Header timestamp as found (ISO), or null. */
+  created: string | null;
+  /** File mtime, ISO in UTC. */
+  modified: string;
+  entries: number;
+  leaves: number;
+  bytes: number;
+  version: number;
+  parentSession?: string;
+  /** Loader findings of severity warning or error (run `pisess validate` for details). */
+  problems: number;
+  /** Tokens and cost of every entry that records spend, as `info` counts them (fork copies left out). */
+  totals: Totals;
+  /** totals by kind of spend. */
+  byKind: KindTotals[];
+}
 
 export const LS_SORTS = ["modified", "created", "size", "name"] as const;
 export type LsSort = (typeof LS_SORTS)[number];

@@ -1,7 +1,7 @@
 import type { Session } from "../model/session.js";
 import type { EntryRec } from "../model/types.js";
 import { type RefMiss, resolveRef } from "../ops/refs.js";
-import { sanitizeLine } from "../render/sanitize.js";
+import { sanitizeLine } from "../model/sanitize.js";
 import { ReportError } from "./report.js";
 
 /**

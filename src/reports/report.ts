@@ -1,5 +1,5 @@
 import type { Diagnostic } from "../model/types.js";
-import { sanitize } from "../render/sanitize.js";
+import { sanitize } from "../model/sanitize.js";
 
 /**
  * What every report returns: the data a renderer shows, the diagnostics found on the way (rendered by the one

@@ -2,9 +2,36 @@ import { readLines } from "../io/scan/index.js";
 import { readEntry, type Session } from "../model/session.js";
 import { editsTargeting } from "../ops/edits.js";
 import { buildTree } from "../ops/tree.js";
-import type { ShowReport } from "../render/show.js";
 import type { Report } from "./report.js";
 import { entryRef } from "./refs.js";
+
+interface ShowRef {
+  id: string | null;
+  line: number;
+}
+
+/** `pisess show --json`. */
+export interface ShowReport {
+  file: string;
+  line: number;
+  id: string | null;
+  type: string;
+  role: string | null;
+  timestamp: unknown;
+  /** The parent as pi resolves it (last duplicate wins); null for a root. */
+  parent: ShowRef | null;
+  /** As written, which may name a missing entry. */
+  parentId: string | null;
+  /** In pi's getTree order. */
+  children: ShowRef[];
+  label: string | null;
+  /** label and context_edit: the entry named by targetId (pi's rule: last duplicate wins); null when missing. */
+  target: ShowRef | null;
+  /** The context_edit entries anywhere in the file that name this entry, in file order. */
+  editedBy: ShowRef[];
+  /** The whole entry after in-memory migration. */
+  entry: Record<string, unknown>;
+}
 
 export interface ShowOptions {
   /** Entry: id, id prefix, @LINE, label:NAME or leaf. */

@@ -15,7 +15,7 @@ import { buildView, FILTER_MODES, layoutRows, TEXT_LEVELS, type FilterMode, type
 import { describeEntry } from "../render/entry.js";
 import { sanitize, sanitizeLine } from "../render/sanitize.js";
 import type { Style } from "../render/style.js";
-import type { HtmlPayload } from "../render/export-html.js";
+import type { HtmlPayload } from "../reports/export.js";
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
