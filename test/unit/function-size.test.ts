@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type AstNode, lineOf, parseTs, srcFiles, walk } from "./src-ast.js";
+import { type AstNode, lineOf, parseTs, srcFiles, walk } from "../support/src-ast.js";
 
 // Issue #27 ("Small pieces"): no function in src/ longer than this, counted from its declaration to its closing
 // brace, nested closures included.

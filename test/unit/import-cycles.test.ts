@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { dirname, join, posix } from "node:path";
 import { describe, expect, it } from "vitest";
-import { type AstNode, parseTs, SRC, srcFiles, walk } from "./src-ast.js";
+import { type AstNode, parseTs, SRC, srcFiles, walk } from "../support/src-ast.js";
 
 /** The relative modules a file imports or re-exports (type-only ones too: a circle of types is still a circle). */
 function importsOf(ast: AstNode): string[] {

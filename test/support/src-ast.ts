@@ -3,7 +3,7 @@ import { join } from "node:path";
 // oxc's parser, as rolldown (vite's bundler, already installed) ships it: TypeScript 7's package has no
 // in-process parser (no ts.createSourceFile), only an API that talks to the native compiler.
 import { parseAst } from "rolldown/parseAst";
-import { ROOT } from "../helpers.js";
+import { ROOT } from "./helpers.js";
 
 export const SRC = join(ROOT, "src");
 
