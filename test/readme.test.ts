@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from "node:child_process";
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -7,36 +7,52 @@ import { cwdFolderName } from "../src/io/discover.js";
 import { startCliServers } from "./cli-server.js";
 import { ROOT, runCli } from "./helpers.js";
 
-// The README's samples come from real runs, and its shell examples run: each `pisess …` line of a ```sh block runs
+// The samples of the README and of the reference (docs/**/*.md) come from real runs, and their shell examples run:
+// each `pisess …` line of a ```sh block runs
 // in bash (pipefail), against the sessions of fixtures/readme/ under the names the README uses. jq is needed for
 // the examples that pipe into it; without jq those are skipped (and said so). The `pisess` they find on PATH runs
 // the built CLI in a CLI server (cli-server.ts): the same bundle as bin/pisess.js, without a Node start per run.
 
-const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+/** README.md, then every page under docs/ in path order: the examples moved there with the reference. */
+const pages: { file: string; text: string }[] = ["README.md", ...markdownUnder("docs")].map((file) => ({
+  file,
+  text: readFileSync(join(ROOT, file), "utf8"),
+}));
+
+function markdownUnder(dir: string): string[] {
+  return readdirSync(join(ROOT, dir), { recursive: true, encoding: "utf8" })
+    .filter((f) => f.endsWith(".md"))
+    .map((f) => join(dir, f))
+    .sort();
+}
 const hasBash = spawnSync("bash", ["-c", "true"]).status === 0;
 const hasJq = spawnSync("jq", ["--version"]).status === 0;
 const needsJq = (line: string): boolean => /\|\s*jq\b/.test(line);
 
-describe("README samples are real output", () => {
+describe("README and docs samples are real output", () => {
   // "Output of `pisess ARGS`…:" followed by a ``` block.
-  const samples = [...readme.matchAll(/Output of `pisess ([^`]+)`[\s\S]*?\n```\n([\s\S]*?)```/g)];
+  const samples = pages.flatMap(({ file, text }) =>
+    [...text.matchAll(/Output of `pisess ([^`]+)`[\s\S]*?\n```\n([\s\S]*?)```/g)].map(([, args, block]) => ({ file, args, block })),
+  );
 
-  it("there is at least one", () => {
+  it("there is at least one, and every command page shows its --help", () => {
     expect(samples.length).toBeGreaterThan(0);
+    const pagesWithHelp = new Set(samples.filter((s) => s.args?.endsWith(" --help")).map((s) => s.file));
+    for (const f of markdownUnder(join("docs", "commands"))) expect(pagesWithHelp, f).toContain(f);
   });
 
-  for (const [, args, block] of samples) {
-    it(`pisess ${args}`, async () => {
+  for (const { file, args, block } of samples) {
+    it(`${file}: pisess ${args}`, async () => {
       const r = await runCli((args as string).split(" "));
       expect(r.stdout).toBe(block);
     });
   }
 });
 
-/** Every line of a ```sh block that runs pisess (comment lines and `npm …` lines left out). */
+/** Every line of a ```sh block that runs pisess (comment lines and `npm …` lines left out), README first. */
 function examples(): string[] {
   const out: string[] = [];
-  for (const m of readme.matchAll(/```(?:sh|bash)\n([\s\S]*?)```/g)) {
+  for (const m of pages.flatMap(({ text }) => [...text.matchAll(/```(?:sh|bash)\n([\s\S]*?)```/g)])) {
     let open = "";
     for (const line of (m[1] as string).split("\n")) {
       // A quoted jq program may span lines: keep reading until its quotes close.
@@ -169,7 +185,7 @@ function runExamples(lines: (string | null)[], shells: number): Promise<ExampleR
   return results;
 }
 
-describe.skipIf(!hasBash)("README examples run", () => {
+describe.skipIf(!hasBash)("README and docs examples run", () => {
   const all = examples();
   const skip = (line: string): boolean => needsJq(line) && !hasJq;
   let results: Promise<ExampleRun>[] = [];
