@@ -26,7 +26,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
-import { firstDiff, preview } from "./diff.mjs";
+import { cloneDeep, firstDiff, preview } from "./diff.mjs";
 import { writeSession } from "./gen.mjs";
 import { computeOracle, PI, stripIds } from "./oracle.mjs";
 import { adapterMode, assertBuilt, pisessContext, pisessLeaves, REPO_ROOT } from "./pisess-adapter.mjs";
@@ -190,7 +190,7 @@ export async function checkFile(task, opts) {
 		oracles[pi] = res;
 		r.versions.push(pi);
 	}
-	if (oracles["0.73"] !== undefined && oracles["1.6"] !== undefined) r.piDiffs.push(...piDifferences(file, oracles["0.73"], oracles["1.6"]));
+	if (oracles["0.73"] !== undefined && oracles["1.6"] !== undefined) for (const d of piDifferences(file, oracles["0.73"], oracles["1.6"])) r.piDiffs.push(d);
 
 	const record = (pi, leaf, llm, way, answer, idsSynthetic) => {
 		r.ways[way]++;
@@ -233,9 +233,10 @@ export async function checkFile(task, opts) {
 function piDifferences(file, a, b) {
 	if (!a || !b) return [{ file, line: null, path: "$.open.ok", old: preview(!!a), new: preview(!!b) }];
 	if (a.idsSynthetic || b.idsSynthetic) {
-		// v1: each run of pi invents other ids
-		a = stripIds(structuredClone(a));
-		b = stripIds(structuredClone(b));
+		// v1: each run of pi invents other ids. No structuredClone: it recurses, and pi's tree of a long chain nests
+		// one level per entry (a stack overflow on the main thread, --concurrency 1)
+		a = stripIds(cloneDeep(a));
+		b = stripIds(cloneDeep(b));
 	}
 	const out = [];
 	const fileLevel = (d) => {
@@ -373,9 +374,10 @@ async function main() {
 		ways.cli += r.ways?.cli ?? 0;
 		cliRuns += r.cliRuns ?? 0;
 		passed += r.passed;
-		failures.push(...r.failures);
-		skips.push(...r.skips);
-		piDiffs.push(...r.piDiffs);
+		// one at a time: a spread of a long list into push overflows the stack
+		for (const f of r.failures) failures.push(f);
+		for (const s of r.skips) skips.push(s);
+		for (const d of r.piDiffs) piDiffs.push(d);
 		for (const v of r.versions) perVersion[v] = (perVersion[v] ?? 0) + 1;
 	}
 	console.log(`parity: files compared: ${Object.entries(perVersion).map(([v, n]) => `${n} with pi ${PI[v].version}`).join(", ")}; checks: ${ways.lib} in-process, ${ways.cli} through the CLI (${cliRuns} CLI runs)`);
