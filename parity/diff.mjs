@@ -42,9 +42,13 @@ export function firstDiff(expected, actual, path = "$") {
 	return null;
 }
 
-/** A deep copy of JSON-like data (plain objects, arrays, primitives), without recursion (see above). */
-export function cloneDeep(value) {
-	const copyOf = (v) => (Array.isArray(v) ? new Array(v.length) : v !== null && typeof v === "object" ? {} : v);
+/**
+ * A deep copy of JSON-like data (plain objects, arrays, primitives), without recursion (see above); `mapString`, if
+ * given, is applied to every string value (not to keys).
+ */
+export function cloneDeep(value, mapString) {
+	const copyOf = (v) =>
+		Array.isArray(v) ? new Array(v.length) : v !== null && typeof v === "object" ? {} : typeof v === "string" && mapString ? mapString(v) : v;
 	const root = copyOf(value);
 	const stack = root === value ? [] : [[value, root]];
 	while (stack.length > 0) {
@@ -53,7 +57,7 @@ export function cloneDeep(value) {
 			const v = from[k];
 			const c = copyOf(v);
 			to[k] = c;
-			if (c !== v) stack.push([v, c]);
+			if (c !== v && typeof c === "object" && c !== null) stack.push([v, c]);
 		}
 	}
 	return root;

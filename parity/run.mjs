@@ -194,7 +194,7 @@ export async function checkFile(task, opts) {
 
 	const record = (pi, leaf, llm, way, answer, idsSynthetic) => {
 		r.ways[way]++;
-		const problem = judge({ leaf, llm, idsSynthetic }, answer.exitCode, answer.doc, answer.stderr);
+		const problem = judge({ leaf, llm, idsSynthetic, cli: way === "cli" }, answer.exitCode, answer.doc, answer.stderr);
 		if (problem) r.failures.push({ file, pi, line: leaf.line, llm, way, ...problem });
 		else r.passed++;
 	};
@@ -271,7 +271,9 @@ function judge(job, exitCode, doc, stderr) {
 		leaf: job.idsSynthetic ? { line: leaf.line } : { id: leaf.id ?? null, line: leaf.line },
 		thinkingLevel: leaf.context.thinkingLevel,
 		model: leaf.context.model,
-		messages: llm ? leaf.llm : leaf.context.messages,
+		// Through the CLI, a string with a lone surrogate is written with U+FFFD in its place (UTF-8 cannot hold
+		// one; the lone-surrogate diagnostic says so); in-process, pisess's messages hold pi's strings as they are.
+		messages: job.cli ? cloneDeep(llm ? leaf.llm : leaf.context.messages, (s) => s.toWellFormed()) : llm ? leaf.llm : leaf.context.messages,
 	};
 	const actual = {
 		leaf: job.idsSynthetic ? { line: doc.leaf?.line } : { id: doc.leaf?.id, line: doc.leaf?.line },
