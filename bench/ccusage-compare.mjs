@@ -166,7 +166,7 @@ function* walk(dir) {
   }
 }
 
-// The Markdown table for the README.
+// The Markdown table for docs/commands/usage.md.
 const fmt = (s) => `${s.totalTokens.toLocaleString("en-US")} tok, $${s.cost.toFixed(2)}`;
 console.log("| check | rows | left | right | expected difference | result |");
 console.log("|---|---:|---:|---:|---:|---|");

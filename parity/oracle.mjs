@@ -74,11 +74,11 @@ export function stripIds(doc) {
 	for (const e of doc.entries ?? []) strip(e, ["id", "parentId"]);
 	for (const l of doc.labels ?? []) strip(l, ["targetId"]);
 	for (const l of doc.leaves ?? []) strip(l, ["id"]);
-	const stack = [...(doc.tree ?? [])];
+	const stack = Array.from(doc.tree ?? []);
 	while (stack.length) {
 		const n = stack.pop();
 		strip(n, ["id"]);
-		stack.push(...(n.children ?? []));
+		for (const c of n.children ?? []) stack.push(c);
 	}
 	return doc;
 }

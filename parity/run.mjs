@@ -26,7 +26,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
-import { firstDiff, preview } from "./diff.mjs";
+import { cloneDeep, firstDiff, preview } from "./diff.mjs";
 import { writeSession } from "./gen.mjs";
 import { computeOracle, PI, stripIds } from "./oracle.mjs";
 import { adapterMode, assertBuilt, pisessContext, pisessLeaves, REPO_ROOT } from "./pisess-adapter.mjs";
@@ -190,11 +190,11 @@ export async function checkFile(task, opts) {
 		oracles[pi] = res;
 		r.versions.push(pi);
 	}
-	if (oracles["0.73"] !== undefined && oracles["1.6"] !== undefined) r.piDiffs.push(...piDifferences(file, oracles["0.73"], oracles["1.6"]));
+	if (oracles["0.73"] !== undefined && oracles["1.6"] !== undefined) for (const d of piDifferences(file, oracles["0.73"], oracles["1.6"])) r.piDiffs.push(d);
 
 	const record = (pi, leaf, llm, way, answer, idsSynthetic) => {
 		r.ways[way]++;
-		const problem = judge({ leaf, llm, idsSynthetic, way }, answer.exitCode, answer.doc, answer.stderr);
+		const problem = judge({ leaf, llm, idsSynthetic, cli: way === "cli" }, answer.exitCode, answer.doc, answer.stderr);
 		if (problem) r.failures.push({ file, pi, line: leaf.line, llm, way, ...problem });
 		else r.passed++;
 	};
@@ -233,9 +233,10 @@ export async function checkFile(task, opts) {
 function piDifferences(file, a, b) {
 	if (!a || !b) return [{ file, line: null, path: "$.open.ok", old: preview(!!a), new: preview(!!b) }];
 	if (a.idsSynthetic || b.idsSynthetic) {
-		// v1: each run of pi invents other ids
-		a = stripIds(structuredClone(a));
-		b = stripIds(structuredClone(b));
+		// v1: each run of pi invents other ids. No structuredClone: it recurses, and pi's tree of a long chain nests
+		// one level per entry (a stack overflow on the main thread, --concurrency 1)
+		a = stripIds(cloneDeep(a));
+		b = stripIds(cloneDeep(b));
 	}
 	const out = [];
 	const fileLevel = (d) => {
@@ -254,33 +255,8 @@ function piDifferences(file, a, b) {
 }
 
 /** Returns null when pisess agrees with pi for this job, else {what, diff?, stderr?}. */
-/**
- * Every string of a value with each lone surrogate as U+FFFD, without recursion: what the CLI writes in its place
- * (no UTF-8 output can carry one; the lone-surrogate finding on stderr says so). The library returns pi's strings.
- */
-function wellFormed(value) {
-	const root = { v: value };
-	const stack = [[root, "v"]];
-	while (stack.length) {
-		const [holder, key] = stack.pop();
-		const v = holder[key];
-		if (typeof v === "string") holder[key] = v.toWellFormed();
-		else if (Array.isArray(v)) {
-			const copy = v.slice();
-			holder[key] = copy;
-			for (let i = 0; i < copy.length; i++) stack.push([copy, i]);
-		} else if (v && typeof v === "object") {
-			const copy = { ...v };
-			holder[key] = copy;
-			for (const k of Object.keys(copy)) stack.push([copy, k]);
-		}
-	}
-	return root.v;
-}
-
 function judge(job, exitCode, doc, stderr) {
-	const { leaf: piLeaf, llm } = job;
-	const leaf = job.way === "cli" ? wellFormed(piLeaf) : piLeaf;
+	const { leaf, llm } = job;
 	if (leaf.error === "cycle") {
 		if (exitCode === 1) return null;
 		return { what: `pi never returns here (parent cycle through lines ${leaf.cycleLines.join(",")}); expected exit code 1, got ${exitCode}`, stderr };
@@ -295,7 +271,9 @@ function judge(job, exitCode, doc, stderr) {
 		leaf: job.idsSynthetic ? { line: leaf.line } : { id: leaf.id ?? null, line: leaf.line },
 		thinkingLevel: leaf.context.thinkingLevel,
 		model: leaf.context.model,
-		messages: llm ? leaf.llm : leaf.context.messages,
+		// Through the CLI, a string with a lone surrogate is written with U+FFFD in its place (UTF-8 cannot hold
+		// one; the lone-surrogate diagnostic says so); in-process, pisess's messages hold pi's strings as they are.
+		messages: job.cli ? cloneDeep(llm ? leaf.llm : leaf.context.messages, (s) => s.toWellFormed()) : llm ? leaf.llm : leaf.context.messages,
 	};
 	const actual = {
 		leaf: job.idsSynthetic ? { line: doc.leaf?.line } : { id: doc.leaf?.id, line: doc.leaf?.line },
@@ -398,9 +376,10 @@ async function main() {
 		ways.cli += r.ways?.cli ?? 0;
 		cliRuns += r.cliRuns ?? 0;
 		passed += r.passed;
-		failures.push(...r.failures);
-		skips.push(...r.skips);
-		piDiffs.push(...r.piDiffs);
+		// one at a time: a spread of a long list into push overflows the stack
+		for (const f of r.failures) failures.push(f);
+		for (const s of r.skips) skips.push(s);
+		for (const d of r.piDiffs) piDiffs.push(d);
 		for (const v of r.versions) perVersion[v] = (perVersion[v] ?? 0) + 1;
 	}
 	console.log(`parity: files compared: ${Object.entries(perVersion).map(([v, n]) => `${n} with pi ${PI[v].version}`).join(", ")}; checks: ${ways.lib} in-process, ${ways.cli} through the CLI (${cliRuns} CLI runs)`);

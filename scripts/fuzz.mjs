@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // npm run fuzz -- [--runs N] [--seed S] [--path P] [--commands K] [--concurrency C] [--timeout MS] [--no-shrink] [--max-shrinks N]
 //                 [--max-keep LINES] [--no-whole] [--max-huge BYTES] [--max-depth N] [--max-mutations N] [--save]
-// Mutates fixtures/corpus/*.jsonl and runs every command on each mutated copy (see README "Fuzzing").
+// Mutates fixtures/corpus/*.jsonl and runs every command on each mutated copy (see docs/development.md, "Fuzzing").
 // The harness is TypeScript under test/support/fuzz/; Vite's module runner loads it without a build step.
 import { availableParallelism, tmpdir } from "node:os";
 import { dirname, join } from "node:path";

@@ -16,7 +16,7 @@ export const infoCommand: CommandModule<object, InfoArgs> = {
     y
       .positional("file", { describe: "Session file (- for stdin)", type: "string", demandOption: true })
       .option("include-copied", { describe: "Count entries a fork copied from its parent file in the totals", type: "boolean" })
-      .option("json", { describe: "One JSON document (see README: info --json)", type: "boolean" })
+      .option("json", { describe: "One JSON document (see docs/commands/info.md)", type: "boolean" })
       .example("$0 info session.jsonl", "the summary")
       .example("$0 info session.jsonl --json | jq .totals.cost", "the session's cost, fork copies left out")
       .example("$0 info session.jsonl --json | jq '.leaves[].ownTotals.cost'", "each leaf's own cost") as unknown as Argv<InfoArgs>,

@@ -15,13 +15,15 @@ import type { ContextJson } from "./context-json.js";
 import type { DiffCycleJson, DiffLeavesJson } from "./diff.js";
 import type { ContextDiffJson, PathDiffJson } from "./diff-json.js";
 import type { GrepHitJson, GrepJson } from "./grep.js";
-import type { InfoReport } from "./info.js";
-import type { LabelChange, LabelRow } from "./labels.js";
-import type { LeafRow } from "./leaves.js";
-import type { LineageAncestor, LineageCopy, LineageFork, LineageReport } from "./lineage.js";
-import type { LsRow } from "./ls.js";
+import type { LineageAncestor, LineageFork } from "../ops/lineage.js";
+import type { InfoReport } from "../reports/info.js";
+import type { LabelChange, LabelRow } from "../reports/labels.js";
+import type { LeafRow } from "../reports/leaves.js";
+import type { LineageCopy, LineageReport } from "../reports/lineage.js";
+import type { LsRow } from "../reports/ls.js";
 import type { PathItemJson, PathJson } from "./path.js";
-import type { ShowReport, ShowSkippedJson } from "./show.js";
+import type { ShowReport } from "../reports/show.js";
+import type { ShowSkippedJson } from "./show.js";
 import type { TreeJsonDocument } from "./tree-json.js";
 
 export type {

@@ -262,7 +262,7 @@ function levelsOf(row: Row): number {
 }
 
 /**
- * The gutter and connector columns of a row. Past TEXT_LEVELS branch levels (as the text `tree` and the README say)
+ * The gutter and connector columns of a row. Past TEXT_LEVELS branch levels (as the text `tree` and docs/commands/tree.md say)
  * only the innermost TEXT_LEVELS levels are drawn, after `LEVELS⋯ `: a long chain of branches stays readable.
  */
 function prefixOf(row: Row): string {

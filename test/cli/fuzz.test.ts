@@ -152,7 +152,7 @@ describe("fuzz harness", () => {
 });
 
 describe("defects the fuzzer found", () => {
-  // stdin-marker-leak (fixed): README says the second argument of diff may be `-` (stdin).
+  // stdin-marker-leak (fixed): docs/commands/diff.md says the second argument of diff may be `-` (stdin).
   it("diff FILE - reads the second session from stdin", async () => {
     const file = join(keptDir, "stdin-marker-leak.jsonl");
     const r = await runCli(["diff", file, "-"], { input: readFileSync(file) });

@@ -135,12 +135,13 @@ describe("the library", () => {
 });
 
 describe("README", () => {
-  it("holds no leftover HTML comment", () => {
-    expect(readFileSync(join(ROOT, "README.md"), "utf8")).not.toContain("<!--");
+  it("holds no leftover HTML comment (nor do the reference pages)", () => {
+    const pages = ["README.md", "docs/README.md", "docs/conventions.md", "docs/library.md"];
+    for (const page of pages) expect(readFileSync(join(ROOT, page), "utf8"), page).not.toContain("<!--");
   });
 
   it("documents that a label name on several entries is ambiguous, and its labels example survives it", async () => {
-    const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+    const readme = readFileSync(join(ROOT, "docs", "conventions.md"), "utf8");
     expect(readme).toContain("a name that labels several entries is an error listing them");
     expect((await cliOut(["show", N("label-twice.jsonl"), "label:good"])).code).toBe(2);
   });

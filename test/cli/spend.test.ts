@@ -15,7 +15,7 @@ import { expectEqual } from "../support/expect-fast.js";
 /**
  * Spend as pi 1.6 records it: assistant turns, tool results with usage, compactions and branch summaries with
  * usage, and `usage` entries. Every expected number is computed here from the JSONL with plain JSON.parse,
- * following the rules documented in README (Sessions at a glance) and src/ops/totals.ts, not with pisess's loader.
+ * following the rules documented in docs/sessions.md and src/ops/totals.ts, not with pisess's loader.
  */
 
 type Json = Record<string, any>;
@@ -95,7 +95,7 @@ function sumOf(entries: Entry[]): { total: Sum; kinds: Map<string, Sum> } {
   return { total, kinds };
 }
 
-/** The model an entry's spend counts under (README: assistant/usage entries their own, else the model in effect). */
+/** The model an entry's spend counts under (docs/sessions.md: assistant/usage entries their own, else the model in effect). */
 function modelOf(entries: Entry[]): (e: Json) => string {
   const byId = new Map<string, Json>();
   for (const { e } of entries) if (typeof e.id === "string" && e.id !== "") byId.set(e.id, e);

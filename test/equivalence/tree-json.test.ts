@@ -256,7 +256,7 @@ describe.skipIf(!haveJq)(`tree --json through jq (${haveJq ? jq.stdout.trim() : 
   const runJq = (input: string, filter: string) =>
     spawnSync("jq", ["-r", filter], { input, encoding: "utf8", maxBuffer: 512 * 1024 * 1024 });
 
-  // The bytes `tree --json` writes, rendered in-process (the README example below goes through the binary).
+  // The bytes `tree --json` writes, rendered in-process (the tree page's example below goes through the binary).
   // One jq run reads the documents one after another (a stream of JSON texts), printing each one's .leaf.line.
   it("reads every corpus file: .leaf is pi's default leaf", async () => {
     const outs: string[] = [];
@@ -272,7 +272,7 @@ describe.skipIf(!haveJq)(`tree --json through jq (${haveJq ? jq.stdout.trim() : 
     expect(got).toHaveLength(files.length);
   });
 
-  it("the README's examples", async () => {
+  it("the examples of docs/commands/tree.md", async () => {
     const out = (await runCli(["tree", fixture("tree", "branched.jsonl"), "--json"])).stdout;
     // branched.jsonl: user messages on lines 3, 7 and 11; a label on line 6.
     expect(runJq(out, '[.entries[] | select(.role == "user")] | length').stdout.trim()).toBe("3");

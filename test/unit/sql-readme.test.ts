@@ -6,7 +6,7 @@ import { sqlReport } from "../../src/reports/sql.js";
 import { ROOT } from "../support/helpers.js";
 
 /**
- * Issue 26.17: the README's `pisess sql` examples, run as written (taken from the README, so the two cannot drift
+ * Issue 26.17: the `pisess sql` examples of docs/commands/sql.md, run as written (taken from the page, so the two cannot drift
  * apart) over a generated home of two sessions with 701 leaves each and paths 1,400 entries deep. The "most expensive
  * leaves" example walked up one parent per recursion round: 7 s of CPU here (and minutes on a real home of 18
  * sessions); it must stay well under a few seconds. Expected costs come from the generator's own numbers.
@@ -15,9 +15,9 @@ import { ROOT } from "../support/helpers.js";
 const env = { HOME: "/nonexistent", PI_CODING_AGENT_DIR: "/nonexistent" };
 const TURNS = 700;
 
-/** The README's `pisess sql "…"` queries, in order. */
+/** The `pisess sql "…"` queries of the sql page (the reference moved out of README.md), in order. */
 function readmeQueries(): string[] {
-  const text = readFileSync(join(ROOT, "README.md"), "utf8");
+  const text = readFileSync(join(ROOT, "docs", "commands", "sql.md"), "utf8");
   return [...text.matchAll(/^pisess sql "([^"]*)"/gm)].map((m) => m[1] as string);
 }
 
