@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { isStringifyFormBytes } from "../src/io/scan/form.js";
 import { setWasmMinForTest } from "../src/io/scan/skeleton.js";
-import { isStringifyForm } from "../src/render/json.js";
+import { isStringifyForm } from "../src/io/scan/form-text.js";
 import { corpus } from "./helpers.js";
 import { expectSame } from "./expect-fast.js";
 

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { isStringifyForm } from "../src/render/json.js";
+import { isStringifyForm } from "../src/io/scan/form-text.js";
 import { corpus } from "./helpers.js";
 import { expectSame } from "./expect-fast.js";
 

@@ -3,7 +3,7 @@ import { isDeepStrictEqual } from "node:util";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { isObject } from "../src/model/json.js";
-import { messageStandIn, messageStandInFromBytes } from "../src/model/standin.js";
+import { messageStandIn, messageStandInFromBytes } from "../src/io/scan/standin.js";
 import { sessionFiles } from "./helpers.js";
 import { keyText, objectText, throughWasm } from "./scan-case.js";
 

@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { cwdFolderName, findSessionsById, mostRecentSession, sessionsDir, type PiEnv } from "../io/discover.js";
 import { diag } from "../model/codes.js";
-import { parseEntry, readEntry, type Session } from "../model/session.js";
+import { readEntry, type Session } from "../model/session.js";
 import type { Diagnostic, EntryRec } from "../model/types.js";
 import {
   buildContext,
@@ -17,10 +17,9 @@ import { convertToLlmMapped, llmCount } from "../ops/llm.js";
 import { pathTo } from "../ops/path.js";
 import { sessionProblems } from "../ops/problems.js";
 import { buildTree, cycleProblem, treeProblems } from "../ops/tree.js";
-import { messageStandIn, messageStandInFromBytes } from "../model/standin.js";
-import { isStringifyFormBytes } from "../io/scan/index.js";
+import { messageLines } from "../model/store-text.js";
 import { checkContextEdits } from "../check/edits.js";
-import { NATIVE_CHECK_FROM, nativeFormSpan, stringifyFormMember, toJson } from "../render/json.js";
+import { toJson } from "../render/json.js";
 import { sanitizeLine } from "../render/sanitize.js";
 import { ReportError, type Report } from "./report.js";
 import { entryRef, isEmptyAtDefault } from "./refs.js";
@@ -109,106 +108,6 @@ function leafNote(session: Session, leaf: EntryRec): Diagnostic | null {
   if (winner && winner !== leaf)
     return diag("leaf-id-reused", session.file, leaf.line, { id: leaf.id, winnerLine: winner.line }, { entryId: leaf.id });
   return null;
-}
-
-/**
- * An entry reader for buildContext that also notes, for each message entry whose line is already in JSON.stringify's
- * form (current version: no migration, `spans`), where its message's text is in the line; `json` writes a message
- * read that way by slicing its line again instead of serializing the parsed object (a million of them on a long
- * path). Any other message, an edited or rebuilt one included (not the very object read), is serialized.
- *
- * `standIns` (a path without context edits, output through `json` or the display only): a message whose content is
- * not null is held as a stand-in with only what the report reads of it (model/standin.ts), read from the line's
- * bytes where it can be (no JSON.parse); `json` writes it from its line, `whole` reads it again for the display. A
- * million parsed messages were most of the memory, and parsing them most of the time.
- */
-function messageLines(
-  session: Session,
-  spans: boolean,
-  standIns: boolean,
-): {
-  read: (rec: EntryRec) => Record<string, unknown>;
-  json: (m: unknown, rec: EntryRec) => string | undefined;
-  whole: (m: unknown, rec: EntryRec) => unknown;
-} | null {
-  // JSON output of an older version's lines is serialized (they are migrated): no spans, and so no stand-ins.
-  if (spans && (typeof session.version !== "number" || session.version < 3)) return null;
-  if (!spans && !standIns) return null;
-  const n = session.entries.length;
-  const held: unknown[] = [];
-  /** held[i] is a stand-in (1), one read from the line's bytes (2), or not (0). */
-  const isStandIn = new Uint8Array(standIns ? n : 0);
-  const holds = (m: unknown, rec: EntryRec): boolean => m !== undefined && m !== null && rec.index < held.length && held[rec.index] === m;
-  // A current version's lines need no migration: a stand-in can be read from the bytes (no JSON.parse); for JSON,
-  // only where the message's bytes are JSON.stringify's text of it (isStringifyFormBytes): they are written as
-  // they are, and neither JSON.parse nor JSON.stringify runs.
-  const fromBytes = standIns && session.version >= 3 && session.store.rawBytes !== undefined;
-  // Where each message's JSON text is in its line: in its bytes for a stand-in read from them (2; `json` writes
-  // them, `whole` parses only them, not the entry around them), else, with spans, in the line's text.
-  const start = spans || fromBytes ? new Int32Array(n) : null;
-  const end = spans || fromBytes ? new Int32Array(n) : null;
-  const span = fromBytes ? new Int32Array(2) : undefined;
-  return {
-    read(rec) {
-      if (fromBytes && span !== undefined && rec.type === "message" && rec.index < n) {
-        const bytes = (session.store.rawBytes as (r: EntryRec) => Buffer)(rec);
-        const standIn = messageStandInFromBytes(bytes, 0, bytes.length, span);
-        if (standIn !== null && (!spans || isStringifyFormBytes(bytes, span[0] as number, span[1] as number))) {
-          while (held.length <= rec.index) held.push(undefined);
-          held[rec.index] = standIn;
-          isStandIn[rec.index] = 2;
-          if (start !== null && end !== null) {
-            start[rec.index] = span[0] as number;
-            end[rec.index] = span[1] as number;
-          }
-          return { message: standIn };
-        }
-      }
-      const raw = session.store.rawLine(rec);
-      const o = parseEntry(session, rec, raw);
-      const m = o.message;
-      if (rec.type === "message" && rec.index < n && m !== null && typeof m === "object") {
-        let span: { start: number; end: number } | null = null;
-        if (spans && start !== null && end !== null) {
-          span = raw.length < NATIVE_CHECK_FROM ? stringifyFormMember(raw, "message") : nativeFormSpan(raw, m);
-          if (span) {
-            start[rec.index] = span.start;
-            end[rec.index] = span.end;
-          }
-        }
-        const mo = m as Record<string, unknown>;
-        // With spans, only a message written from its line may be a stand-in.
-        const standIn =
-          standIns && (span !== null || !spans) && mo.content !== null && mo.content !== undefined ? messageStandIn(mo) : null;
-        if (span || standIn) {
-          // Filled by push up to the index: `new Array(n)` of a large n makes a slow dictionary-backed array.
-          while (held.length <= rec.index) held.push(undefined);
-          held[rec.index] = standIn ?? m;
-          if (standIn) {
-            isStandIn[rec.index] = 1;
-            return { message: standIn };
-          }
-        }
-      }
-      return o;
-    },
-    json(m, rec) {
-      if (!spans || start === null || end === null || !holds(m, rec)) return undefined;
-      // A stand-in read from the bytes: its message's bytes, known to be in JSON.stringify's form.
-      if (isStandIn[rec.index] === 2)
-        return (session.store.rawBytes as (r: EntryRec) => Buffer)(rec).toString("utf8", start[rec.index], end[rec.index]);
-      return session.store.rawLine(rec).slice(start[rec.index], end[rec.index]);
-    },
-    whole(m, rec) {
-      if (!holds(m, rec) || isStandIn[rec.index] === 0) return m;
-      if (start !== null && end !== null && isStandIn[rec.index] === 2) {
-        const bytes = (session.store.rawBytes as (r: EntryRec) => Buffer)(rec);
-        // Cut at ASCII braces: decoded alone, the message's bytes give the characters they give in the whole line.
-        return JSON.parse(bytes.toString("utf8", start[rec.index], end[rec.index]));
-      }
-      return parseEntry(session, rec, session.store.rawLine(rec)).message;
-    },
-  };
 }
 
 /** `pisess context`: exactly what the model saw at a leaf (pi's session context). */
