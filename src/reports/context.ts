@@ -3,16 +3,7 @@ import { cwdFolderName, findSessionsById, mostRecentSession, sessionsDir, type P
 import { diag } from "../model/codes.js";
 import { readEntry, type Session } from "../model/session.js";
 import type { Diagnostic, EntryRec } from "../model/types.js";
-import {
-  buildContext,
-  describeContext,
-  describeContextStream,
-  pairToolCalls,
-  toolProblems,
-  type ContextDisplay,
-  type ContextDisplayStream,
-  type SessionContext,
-} from "../ops/context.js";
+import { buildContext, pairToolCalls, toolProblems, type SessionContext } from "../ops/context.js";
 import { convertToLlmMapped, llmCount } from "../ops/llm.js";
 import { pathTo } from "../ops/path.js";
 import { sessionProblems } from "../ops/problems.js";
@@ -20,6 +11,7 @@ import { buildTree, cycleProblem, treeProblems } from "../ops/tree.js";
 import { messageLines } from "../model/store-text.js";
 import { checkContextEdits } from "../check/edits.js";
 import { toJson } from "../render/json.js";
+import { describeContext, describeContextStream, type ContextDisplay, type ContextDisplayStream } from "../render/context-display.js";
 import { sanitizeLine } from "../render/sanitize.js";
 import { ReportError, type Report } from "./report.js";
 import { entryRef, isEmptyAtDefault } from "./refs.js";
