@@ -84,7 +84,7 @@ export function treeOut(file: string, a: TreeArgs = {}): Promise<Out> {
 /** `pisess context FILE --leaf REF (--json | --ndjson) [--llm]`: contextReport, then context-json.ts. */
 export function contextJsonOut(file: string, a: { leaf?: string; llm?: boolean; ndjson?: boolean } = {}): Promise<Out> {
   return withSession(file, "skeleton", (session) => {
-    const r = contextReport(session, { leaf: a.leaf ?? "leaf", llm: a.llm === true, json: true, jsonOnly: true });
+    const r = contextReport(session, { leaf: a.leaf ?? "leaf", llm: a.llm === true, output: "json" });
     const { leaf, context: c } = r.data;
     if (c === null) return { stdout: "", code: r.exitCode };
     const chunks = contextJsonChunks(session.file, leaf, c.context, c.messages, c.sources, c.editedBy, a.ndjson !== true, c.messageJson);

@@ -44,50 +44,78 @@ export async function resolveSessionFile(opts: {
   return found;
 }
 
+/**
+ * The form a context is written in, as the user asked for it (`context --json`/`--ndjson`, `--format text|markdown`).
+ * The report takes the fast path that form allows: for "json" each message's text is sliced from its line where it
+ * is JSON.stringify's text already, and for every form a message it writes or shows from its line is held as a
+ * stand-in (HeldMessage) rather than parsed whole.
+ */
+export type ContextOutput = "json" | "text" | "markdown";
+
+/** What the display shows (text and Markdown, or the library's display model). */
+export interface ContextDisplayOptions {
+  thinking: boolean;
+  maxOutput: number;
+  showEdits?: boolean;
+}
+
 export interface ContextOptions {
   /** Leaf: id, id prefix, @LINE, label:NAME or leaf (default "leaf"). */
   leaf?: string;
   /** Messages as sent to the LLM (after pi's convertToLlm) in `messages`/`sources`. */
   llm?: boolean;
-  /**
-   * Also build the display model for the text and Markdown renderers. `stream`: its items are made as they are
-   * taken, once (`display.items` is then a one-shot iterable): a million-message context is not held twice.
-   */
-  display?: { thinking: boolean; maxOutput: number; showEdits?: boolean; stream?: boolean };
-  /** Also give `messageJson`, for writing the messages as JSON. */
-  json?: boolean;
-  /**
-   * With `json`, and without `llm` and `display`: the messages will only be written with `messageJson`, so a
-   * message written from its line may be held as a stand-in with only what the report itself reads of it (the
-   * CLI's JSON output; a million parsed messages were most of its memory). `messages` are then not pi's messages.
-   */
-  jsonOnly?: boolean;
-  /**
-   * With `display`, and without `llm` and `json`: the messages will only be shown through `display`, so a message
-   * may be held as a stand-in, read again from its line when it is shown (the CLI's text and Markdown output).
-   * `messages` are then not pi's messages.
-   */
-  displayOnly?: boolean;
+  /** Without `output`: also build the display model (an array of items). With "text"/"markdown": what it shows. */
+  display?: ContextDisplayOptions;
+  /** The output form the context is made for; without it the report gives pi's messages as values. */
+  output?: ContextOutput;
 }
 
-export interface ContextData {
+/**
+ * A message as contextReport holds it for an output form: pi's message, or a stand-in with only what the report
+ * reads of it (role, provider and model, each content block's type and a tool call's id and name, a tool result's
+ * toolCallId and toolName); not pi's value. Write it through `messageJson`, show it through `display`.
+ */
+export type HeldMessage = { readonly [HELD]: true };
+declare const HELD: unique symbol;
+
+interface ContextBase {
+  path: EntryRec[];
+  /** The messages shown (pi's context, or the LLM's with `llm`) are `messages`; the entry each came from. */
+  sources: readonly EntryRec[];
+  /** editedBy[i]: the context_edit that replaced the content of messages[i] (the LLM message's source). */
+  editedBy: readonly (EntryRec | undefined)[];
+}
+
+/** The context as pi's values (no `output`). */
+export interface ValuesContext extends ContextBase {
+  context: SessionContext;
+  messages: readonly unknown[];
+  /** With the `display` option. */
+  display?: ContextDisplay;
+}
+
+/** The context as held for an output form: its messages are not pi's values (HeldMessage). */
+interface HeldContext extends ContextBase {
+  context: Omit<SessionContext, "messages"> & { messages: readonly HeldMessage[] };
+  messages: readonly HeldMessage[];
+}
+
+/** `output: "json"`: JSON.stringify's text of messages[i]. */
+export interface JsonContext extends HeldContext {
+  messageJson: (i: number) => string | undefined;
+}
+
+/** `output: "text"` or `"markdown"`: the display model, its items made as they are taken (once). */
+export interface ShownContext extends HeldContext {
+  display: ContextDisplayStream;
+}
+
+export interface ContextData<C = ValuesContext> {
   file: string;
   /** null for a session without entries (header only): pi's empty context (no messages, thinking off, no model). */
   leaf: EntryRec | null;
   /** null when the path runs into a parent cycle (the diagnostics name it; exit 1). */
-  context: {
-    path: EntryRec[];
-    context: SessionContext;
-    /** The messages shown (pi's context, or the LLM's with `llm`), and the entry each came from. */
-    messages: readonly unknown[];
-    sources: readonly EntryRec[];
-    /** editedBy[i]: the context_edit that replaced the content of messages[i] (the LLM message's source). */
-    editedBy: readonly (EntryRec | undefined)[];
-    /** An array of items, unless the options asked for `stream`. */
-    display?: ContextDisplay | ContextDisplayStream;
-    /** With the `json` option: JSON.stringify's text of messages[i]. */
-    messageJson?: (i: number) => string | undefined;
-  } | null;
+  context: C | null;
   /** Why the context at this leaf may not be the one pi shows for "the same" leaf, which pi addresses by id. */
   note: Diagnostic | null;
   /** Problems of the context itself (tool pairing, …), by line. */
@@ -103,7 +131,16 @@ function leafNote(session: Session, leaf: EntryRec): Diagnostic | null {
 }
 
 /** `pisess context`: exactly what the model saw at a leaf (pi's session context). */
-export function contextReport(session: Session, opts: ContextOptions = {}): Report<ContextData> {
+export function contextReport(session: Session, opts?: ContextOptions & { output?: undefined }): Report<ContextData>;
+export function contextReport(session: Session, opts: ContextOptions & { output: "json" }): Report<ContextData<JsonContext>>;
+export function contextReport(
+  session: Session,
+  opts: ContextOptions & { output: "text" | "markdown"; display: ContextDisplayOptions },
+): Report<ContextData<ShownContext>>;
+export function contextReport(
+  session: Session,
+  opts: ContextOptions = {},
+): Report<ContextData<ValuesContext | JsonContext | ShownContext>> {
   const empty = isEmptyAtDefault(session, opts.leaf);
   const leaf = empty ? null : entryRef(session, opts.leaf ?? "leaf");
   const result = leaf === null ? { ok: true as const, path: [] } : pathTo(session, leaf);
@@ -118,9 +155,9 @@ export function contextReport(session: Session, opts: ContextOptions = {}): Repo
   // Stand-ins only where no context edit can rebuild a message from the one read, and nothing but JSON, or nothing
   // but the display, is made.
   const edited = path.some((r) => r.type === "context_edit");
-  const jsonOnly = opts.json === true && opts.jsonOnly === true && opts.display === undefined;
-  const displayOnly = opts.display !== undefined && opts.displayOnly === true && opts.json !== true;
-  const lines = opts.llm ? null : messageLines(session, opts.json === true, !edited && (jsonOnly || displayOnly));
+  const json = opts.output === "json";
+  const shown = opts.output === "text" || opts.output === "markdown";
+  const lines = opts.llm ? null : messageLines(session, json, !edited && (json || shown));
   const ctx = buildContext(session, path, lines ? lines.read : (rec) => readEntry(session, rec));
   // The LLM's messages only where they are shown; the display counts them.
   const llm = opts.llm ? convertToLlmMapped(ctx.messages) : null;
@@ -134,11 +171,17 @@ export function contextReport(session: Session, opts: ContextOptions = {}): Repo
   const messages = llm ? llm.messages : ctx.messages;
   const sources = llm ? llm.from.map((i) => ctx.sources[i] as EntryRec) : ctx.sources;
   const editedBy = llm ? llm.from.map((i) => ctx.editedBy[i]) : ctx.editedBy;
-  const context: NonNullable<ContextData["context"]> = { path, context: ctx, messages, sources, editedBy };
-  if (opts.json) context.messageJson = (i) => lines?.json(messages[i], sources[i] as EntryRec) ?? toJson(messages[i]);
-  if (opts.display && leaf) {
+  // One object for every form; its type (ValuesContext, JsonContext, ShownContext) is the overload's.
+  const context: ContextBase & {
+    context: SessionContext;
+    messages: readonly unknown[];
+    display?: ContextDisplay | ContextDisplayStream;
+    messageJson?: (i: number) => string | undefined;
+  } = { path, context: ctx, messages, sources, editedBy };
+  if (json) context.messageJson = (i) => lines?.json(messages[i], sources[i] as EntryRec) ?? toJson(messages[i]);
+  if (opts.display && leaf && !json) {
     const whole = lines ? (i: number) => lines.whole(ctx.messages[i], ctx.sources[i] as EntryRec) : undefined;
-    context.display = (opts.display.stream ? describeContextStream : describeContext)(
+    context.display = (shown ? describeContextStream : describeContext)(
       session,
       leaf,
       path,
@@ -151,7 +194,13 @@ export function contextReport(session: Session, opts: ContextOptions = {}): Repo
     );
   }
   return {
-    data: { file: session.file, leaf, context, note: leaf ? leafNote(session, leaf) : null, problems },
+    data: {
+      file: session.file,
+      leaf,
+      context: context as unknown as ValuesContext | JsonContext | ShownContext,
+      note: leaf ? leafNote(session, leaf) : null,
+      problems,
+    },
     diagnostics: sessionProblems(session, tree ?? { problems: treeProblems(session) }),
     exitCode: 0,
   };
