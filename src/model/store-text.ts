@@ -4,20 +4,19 @@
  * lexers (src/io/scan) are reached only through the loader (load.ts, skeleton.ts) and this module: ops, check,
  * reports, render, web and commands import none of them (test/layers.test.ts).
  */
-import {
-  isStringifyForm,
-  isStringifyFormBytes,
-  messageStandIn,
-  messageStandInFromBytes,
-  NATIVE_CHECK_FROM,
-  readLines,
-  stringifyFormMember,
-} from "../io/scan/index.js";
+import { isStringifyFormBytes, messageStandIn, messageStandInFromBytes, readLines } from "../io/scan/index.js";
 import { toJson } from "./json-text.js";
 import { parseEntry, readEntry, type Session } from "./session.js";
 import type { EntryRec } from "./types.js";
 
 export type { FileStat, HeldTail, LineSourceFacts } from "../io/scan/index.js";
+
+/**
+ * A stream's line at least this long is parsed and written natively rather than encoded and checked (the limit the
+ * text check had: in a short run a line of long tool output cost a check in JavaScript several times what
+ * JSON.parse and JSON.stringify take together). A file's line is checked in its bytes whatever its length.
+ */
+const NATIVE_CHECK_FROM = 2048;
 
 /**
  * The JSON text of an entry as migrated in memory: its line as it is where that is already what JSON.stringify would
@@ -27,18 +26,25 @@ export function entryJson(session: Session, rec: EntryRec): string {
   if (typeof session.version === "number" && session.version >= 3) {
     // From the file: its bytes checked as they are, decoded only to be written (neither JSON.parse nor stringify).
     const bytes = session.store.rawBytes?.(rec);
-    if (bytes !== undefined && isStringifyFormBytes(bytes, 0, bytes.length)) return bytes.toString("utf8");
-    const raw = session.store.rawLine(rec);
-    // A long line costs less parsed and written natively (the same bytes where it was in that form already).
-    if (raw.length < NATIVE_CHECK_FROM && isStringifyForm(raw)) return raw;
-    return toJson(parseEntry(session, rec, raw)) as string;
+    if (bytes !== undefined) {
+      if (isStringifyFormBytes(bytes, 0, bytes.length)) return bytes.toString("utf8");
+    } else {
+      // A stream's store holds the line's text: its UTF-8 is checked (one checker for both stores). A long line
+      // costs less parsed and written natively (the same bytes where it was in that form already).
+      const raw = session.store.rawLine(rec);
+      if (raw.length < NATIVE_CHECK_FROM) {
+        const b = Buffer.from(raw, "utf8");
+        if (isStringifyFormBytes(b, 0, b.length)) return raw;
+      }
+    }
+    return toJson(parseEntry(session, rec, session.store.rawLine(rec))) as string;
   }
   return toJson(readEntry(session, rec)) as string;
 }
 
 /**
  * Where, in a line read to `value`, JSON.stringify's text of `value` stands (null where it does not): that part of
- * the line can be written for it as it is. For long lines, whose text is found natively (see NATIVE_CHECK_FROM).
+ * the line can be written for it as it is (a message whose line is not read from its bytes: an edited path, a stream).
  */
 export function nativeFormSpan(line: string, value: unknown): { start: number; end: number } | null {
   const text = toJson(value);
@@ -106,7 +112,7 @@ export function messageLines(
       if (rec.type === "message" && rec.index < n && m !== null && typeof m === "object") {
         let span: { start: number; end: number } | null = null;
         if (spans && start !== null && end !== null) {
-          span = raw.length < NATIVE_CHECK_FROM ? stringifyFormMember(raw, "message") : nativeFormSpan(raw, m);
+          span = nativeFormSpan(raw, m);
           if (span) {
             start[rec.index] = span.start;
             end[rec.index] = span.end;

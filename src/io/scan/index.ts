@@ -22,7 +22,6 @@ export {
   type Source,
 } from "./lines.js";
 export { isStringifyFormBytes } from "./form.js";
-export { isStringifyForm, NATIVE_CHECK_FROM, stringifyFormMember } from "./form-text.js";
 export { messageStandIn, messageStandInFromBytes } from "./standin.js";
 export { base64Decoded, JsonBytes, Keys } from "./json-bytes.js";
 export { CONDENSE_MIN_LINE, condenseLine, protectedKeys, type ProtectedKeys } from "./condense.js";

@@ -1,10 +1,10 @@
 import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
-import { isStringifyFormBytes } from "../src/io/scan/form.js";
-import { setWasmMinForTest } from "../src/io/scan/skeleton.js";
-import { isStringifyForm } from "../src/io/scan/form-text.js";
-import { corpus } from "./helpers.js";
-import { expectSame } from "./expect-fast.js";
+import { isStringifyFormBytes } from "../../src/io/scan/form.js";
+import { setWasmMinForTest } from "../../src/io/scan/skeleton.js";
+import { isStringifyForm } from "./stringify-form-text.js";
+import { corpus } from "../helpers.js";
+import { expectSame } from "../expect-fast.js";
 
 // isStringifyFormBytes answers for a valid value's UTF-8 what isStringifyForm answers for its text; both only say yes
 // where JSON.stringify(JSON.parse(text)) is the text itself. Each case runs with strings read in JS and in wasm.

@@ -1,7 +1,7 @@
 /**
- * The text twin of form.ts: whether a JSON text (a string, as a stream's store holds its lines) is exactly what
- * JSON.stringify writes, and where one of its top-level members stands. The store's readers (model/store-text.ts)
- * use it; nothing above the model reaches it.
+ * The reference for src/io/scan/form.ts (isStringifyFormBytes): the same check on a JSON text, one UTF-16 unit at a
+ * time. It shipped beside the byte check (render/json.ts) until #27; only the byte check ships now, and this twin
+ * states the rules it must agree with (stringify-form.test.ts).
  */
 enum Ch {
   Quote = 0x22,
@@ -117,13 +117,6 @@ function numberEnd(s: string, i: number): number {
   const text = s.slice(start, i);
   return String(Number(text)) === text ? i : -1;
 }
-
-/**
- * Lines at least this long are checked by the native round trip instead of isStringifyForm's scan: the scan goes a
- * character at a time in JavaScript, and in a short run (a typical session: not yet optimised) a line of long tool
- * output costs it several times what JSON.parse and JSON.stringify take together.
- */
-export const NATIVE_CHECK_FROM = 2048;
 
 /**
  * Whether `s` is JSON text exactly as JSON.stringify writes the value JSON.parse reads from it, so that

@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { isStringifyForm } from "../src/io/scan/form-text.js";
-import { corpus } from "./helpers.js";
-import { expectSame } from "./expect-fast.js";
+import { isStringifyForm } from "./stringify-form-text.js";
+import { corpus } from "../helpers.js";
+import { expectSame } from "../expect-fast.js";
 
 /** What the check promises: true only where the text is JSON.stringify's own text of its JSON.parse value. */
 function roundTrips(s: string): boolean {
