@@ -37,7 +37,18 @@ export { ReportError, type Report } from "./reports/report.js";
 export { entryRef } from "./reports/refs.js";
 export { treeReport, type TreeOptions, type TreeData } from "./reports/tree.js";
 export { pathReport, type PathOptions, type PathData } from "./reports/path.js";
-export { contextReport, resolveSessionFile, type ContextOptions, type ContextData } from "./reports/context.js";
+export {
+  contextReport,
+  resolveSessionFile,
+  type ContextData,
+  type ContextDisplayOptions,
+  type ContextOptions,
+  type ContextOutput,
+  type HeldMessage,
+  type JsonContext,
+  type ShownContext,
+  type ValuesContext,
+} from "./reports/context.js";
 export { type ChangedEntry, exportJsonl, exportFacts, htmlPayload, type JsonlExport } from "./reports/export.js";
 export type { HtmlPayload } from "./reports/export.js";
 export { diffReport, type DiffOptions, type DiffData, type DiffItem } from "./reports/diff.js";

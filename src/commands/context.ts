@@ -84,18 +84,12 @@ export const contextCommand: CommandModule<object, ContextArgs> = {
     const session = await openInput(file, { detail: "skeleton" });
     try {
       const json = args.json === true || args.ndjson === true;
-      const r = contextReport(session, {
-        leaf: args.leaf,
-        llm: args.llm === true,
-        json,
-        jsonOnly: json,
-        ...(json
-          ? {}
-          : {
-              display: { thinking: args.thinking, maxOutput: args.maxOutput, showEdits: args.showEdits === true, stream: true },
-              displayOnly: true,
-            }),
-      });
+      const base = { leaf: args.leaf, llm: args.llm === true };
+      const display = { thinking: args.thinking, maxOutput: args.maxOutput, showEdits: args.showEdits === true };
+      // The output form is the user's choice; the report takes the fast path it allows.
+      const r = json
+        ? contextReport(session, { ...base, output: "json" })
+        : contextReport(session, { ...base, output: args.format, display });
       const { leaf, context: c, note, problems } = r.data;
       if (c === null) {
         for (const d of r.diagnostics) writeErr(diagnosticLine(d));
@@ -103,7 +97,7 @@ export const contextCommand: CommandModule<object, ContextArgs> = {
         return;
       }
       requestExit(r.exitCode);
-      if (json)
+      if ("messageJson" in c)
         await writeOut(
           contextJsonChunks(session.file, leaf, c.context, c.messages, c.sources, c.editedBy, args.json === true, c.messageJson),
           "json",

@@ -1,6 +1,7 @@
 import type { Argv, CommandModule } from "yargs";
 import { diagnosticLine } from "../render/diagnostics.js";
-import { entryJson, pathJsonChunks, pathTextLines } from "../render/path.js";
+import { entryJson } from "../model/store-text.js";
+import { pathJsonChunks, pathTextLines } from "../render/path.js";
 import { pathReport } from "../reports/path.js";
 import {
   emptyNote,

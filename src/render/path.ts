@@ -1,8 +1,7 @@
-import { isStringifyFormBytes } from "../io/scan/index.js";
-import { parseEntry, readEntry, type Session } from "../model/session.js";
+import type { Session } from "../model/session.js";
 import type { EntryRec } from "../model/types.js";
 import type { Row, ViewNode } from "../ops/view.js";
-import { isStringifyForm, NATIVE_CHECK_FROM, toJson, openArrayMember } from "./json.js";
+import { openArrayMember } from "./json.js";
 import type { Style } from "./style.js";
 import { lineChunks, treeLines } from "./tree.js";
 
@@ -18,23 +17,6 @@ export interface PathJson {
   /** null for a session without entries. */
   leaf: { id: string | null; line: number } | null;
   entries: PathItemJson[];
-}
-
-/**
- * The JSON text of an entry as migrated in memory: its line as it is where that is already what JSON.stringify would
- * write (no migration for a current-version file, and the line in JSON.stringify's form), else parsed and written.
- */
-export function entryJson(session: Session, rec: EntryRec): string {
-  if (typeof session.version === "number" && session.version >= 3) {
-    // From the file: its bytes checked as they are, decoded only to be written (neither JSON.parse nor stringify).
-    const bytes = session.store.rawBytes?.(rec);
-    if (bytes !== undefined && isStringifyFormBytes(bytes, 0, bytes.length)) return bytes.toString("utf8");
-    const raw = session.store.rawLine(rec);
-    // A long line costs less parsed and written natively (the same bytes where it was in that form already).
-    if (raw.length < NATIVE_CHECK_FROM && isStringifyForm(raw)) return raw;
-    return toJson(parseEntry(session, rec, raw)) as string;
-  }
-  return toJson(readEntry(session, rec)) as string;
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { Session } from "../model/session.js";
 import type { EntryRec } from "../model/types.js";
-import { measureBloat, pathPlaces, type BloatData } from "../ops/bloat.js";
+import { measureBloat } from "../model/bloat-bytes.js";
+import { pathPlaces, type BloatData } from "../ops/bloat.js";
 import { forkParent } from "../ops/fork.js";
 import { pathTo } from "../ops/path.js";
 import { sessionProblems } from "../ops/problems.js";

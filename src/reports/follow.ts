@@ -1,6 +1,6 @@
 import { type PiEnv, defaultSessionRoot, mostRecentSession } from "../io/discover.js";
 import { stat } from "node:fs/promises";
-import type { HeldTail, LineSourceFacts } from "../io/scan/index.js";
+import type { HeldTail, LineSourceFacts } from "../model/store-text.js";
 import { FileTail, type TailFile } from "../io/tail.js";
 import { createIndexer, heldTailDiagnostic, type SessionIndexer } from "../model/load.js";
 import { parseEntry, readEntry, type Session } from "../model/session.js";

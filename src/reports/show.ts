@@ -1,5 +1,5 @@
-import { readLines } from "../io/scan/index.js";
 import { readEntry, type Session } from "../model/session.js";
+import { lineTextAt } from "../model/store-text.js";
 import { editsTargeting } from "../ops/edits.js";
 import { buildTree } from "../ops/tree.js";
 import type { Report } from "./report.js";
@@ -63,14 +63,6 @@ function skippedAt(session: Session, ref: string): Session["skipped"][number] | 
   return session.skipped.find((s) => s.line === line && s.reason !== "blank");
 }
 
-async function lineText(path: string, line: number): Promise<string | null> {
-  let text: string | null = null;
-  await readLines({ kind: "file", path }, (l) => {
-    if (l.line === line) text = l.text;
-  });
-  return text;
-}
-
 /**
  * `pisess show` on a line that is not an entry (`@N` of a malformed line): the line as written and the findings
  * about it (exit 1: a finding), instead of "no entry matches". Undefined when the reference names no such line.
@@ -78,7 +70,7 @@ async function lineText(path: string, line: number): Promise<string | null> {
 export async function showSkippedReport(session: Session, ref: string): Promise<Report<ShowData> | undefined> {
   const s = skippedAt(session, ref);
   if (!s) return undefined;
-  const text = session.path !== undefined ? await lineText(session.path, s.line) : null;
+  const text = session.path !== undefined ? await lineTextAt(session.path, s.line) : null;
   const diagnostics = session.diagnostics.filter((d) => d.line === s.line);
   return { data: { skipped: { file: session.file, line: s.line, reason: s.reason, text } }, diagnostics, exitCode: 1 };
 }

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { ioReason } from "../io/errors.js";
-import type { FileStat } from "../io/scan/index.js";
+import type { FileStat } from "../model/store-text.js";
 import { loadSession } from "../model/load.js";
 import { parseEntry, type Session } from "../model/session.js";
 import { notReadFinding } from "../model/readable.js";

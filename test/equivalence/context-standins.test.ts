@@ -12,7 +12,7 @@ import { ROOT, sessionFiles } from "../support/helpers.js";
 import { expectEqual, expectSame } from "../support/expect-fast.js";
 
 /**
- * `context --json` holds stand-ins for messages it writes from their lines (contextReport's `jsonOnly`). They must
+ * `context --json` holds stand-ins for messages it writes from their lines (contextReport's `output: "json"`). They must
  * not change a byte: here each fixture's context JSON, document and NDJSON, at many leaves, is compared with the
  * one written from a full load's messages, serialized whole (contextJsonChunks' own default, no line slicing), and
  * the problems reported with them.
@@ -48,16 +48,11 @@ interface Written {
 }
 
 function written(session: Session, leaf: string, jsonOnly: boolean): Written {
-  const r = contextReport(session, jsonOnly ? { leaf, json: true, jsonOnly: true } : { leaf });
+  const r = jsonOnly ? contextReport(session, { leaf, output: "json" }) : contextReport(session, { leaf });
   const c = r.data.context;
+  const json = c !== null && "messageJson" in c ? c.messageJson : undefined;
   const out = (doc: boolean): string =>
-    c === null
-      ? ""
-      : [
-          ...(jsonOnly
-            ? contextJsonChunks(session.file, r.data.leaf, c.context, c.messages, c.sources, c.editedBy, doc, c.messageJson)
-            : contextJsonChunks(session.file, r.data.leaf, c.context, c.messages, c.sources, c.editedBy, doc)),
-        ].join("");
+    c === null ? "" : [...contextJsonChunks(session.file, r.data.leaf, c.context, c.messages, c.sources, c.editedBy, doc, json)].join("");
   return {
     messages: c?.messages ?? [],
     doc: out(true),
@@ -69,16 +64,13 @@ function written(session: Session, leaf: string, jsonOnly: boolean): Written {
 }
 
 /**
- * The text and Markdown output hold stand-ins too (contextReport's `displayOnly`), each read again from its line
+ * The text and Markdown output hold stand-ins too (contextReport's `output: "text"`), each read again from its line
  * when shown: the same bytes as the display of a full load's messages, with every display option. The stream is
  * taken once (as the command takes it) and both renderings are made from the items it gave.
  */
 function shown(session: Session, leaf: string, displayOnly: boolean, opts: { thinking: boolean; showEdits: boolean }) {
-  const r = contextReport(session, {
-    leaf,
-    display: { thinking: opts.thinking, maxOutput: 3, showEdits: opts.showEdits, stream: true },
-    ...(displayOnly ? { displayOnly: true } : {}),
-  });
+  const display = { thinking: opts.thinking, maxOutput: 3, showEdits: opts.showEdits };
+  const r = displayOnly ? contextReport(session, { leaf, output: "text", display }) : contextReport(session, { leaf, display });
   const d = r.data.context?.display;
   const taken = d ? { ...d, items: [...d.items] } : undefined;
   return {

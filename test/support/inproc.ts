@@ -15,7 +15,8 @@ import { leavesNdjson } from "../../src/render/leaves.js";
 import { makeStyle } from "../../src/render/style.js";
 import { treeJson, treeNdjson } from "../../src/render/tree-json.js";
 import { lineChunks, treeLines } from "../../src/render/tree.js";
-import { entryJson, pathJsonChunks, pathTextLines } from "../../src/render/path.js";
+import { entryJson } from "../../src/model/store-text.js";
+import { pathJsonChunks, pathTextLines } from "../../src/render/path.js";
 import { validateText } from "../../src/render/validate-text.js";
 import { contextReport } from "../../src/reports/context.js";
 import { diffReport } from "../../src/reports/diff.js";
@@ -83,7 +84,7 @@ export function treeOut(file: string, a: TreeArgs = {}): Promise<Out> {
 /** `pisess context FILE --leaf REF (--json | --ndjson) [--llm]`: contextReport, then context-json.ts. */
 export function contextJsonOut(file: string, a: { leaf?: string; llm?: boolean; ndjson?: boolean } = {}): Promise<Out> {
   return withSession(file, "skeleton", (session) => {
-    const r = contextReport(session, { leaf: a.leaf ?? "leaf", llm: a.llm === true, json: true, jsonOnly: true });
+    const r = contextReport(session, { leaf: a.leaf ?? "leaf", llm: a.llm === true, output: "json" });
     const { leaf, context: c } = r.data;
     if (c === null) return { stdout: "", code: r.exitCode };
     const chunks = contextJsonChunks(session.file, leaf, c.context, c.messages, c.sources, c.editedBy, a.ndjson !== true, c.messageJson);

@@ -84,6 +84,25 @@ describe("layers point one way", () => {
     expect(bad).toEqual([]);
   });
 
+  it("the byte scanners and JSON lexers (src/io/scan) are reached only through the loader and the store", () => {
+    // io/scan is the one place for routines that read raw bytes or lex JSON text; above io only the model's loader
+    // and store modules reach it, and ops, check, reports, render, web and commands import none of it.
+    const GATES = new Set(["model/load.ts", "model/skeleton.ts", "model/store-text.ts", "model/bloat-bytes.ts", "model/types.ts"]);
+    const bad: string[] = [];
+    const files = [...modules()];
+    for (const f of readdirSync(join(SRC, "web"), { recursive: true, encoding: "utf8" }))
+      if (f.endsWith(".ts")) files.push({ layer: "web", file: `web/${f}`, text: readFileSync(join(SRC, "web", f), "utf8") });
+    for (const { layer, file, text } of files) {
+      if (layer === "io") continue;
+      for (const spec of imports(text)) {
+        if (!spec.startsWith(".")) continue;
+        const target = posix.join(dirname(file), spec);
+        if (target.startsWith("io/scan/") && !GATES.has(file)) bad.push(`${file} → ${spec}`);
+      }
+    }
+    expect(bad).toEqual([]);
+  });
+
   it("model and ops never touch process, chalk or yargs", () => {
     const bad: string[] = [];
     for (const { layer, file, text } of modules()) {

@@ -3,10 +3,9 @@ import { isDeepStrictEqual } from "node:util";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { isObject } from "../../src/model/json.js";
-import { messageStandIn, messageStandInFromBytes } from "../../src/model/standin.js";
+import { messageStandIn, messageStandInFromBytes } from "../../src/io/scan/standin.js";
 import { sessionFiles } from "../support/helpers.js";
 import { keyText, objectText, throughWasm } from "../support/scan-case.js";
-import { expectStrictEqual } from "../support/expect-fast.js";
 
 /**
  * A context's stand-in for a message, read from the entry line's bytes, must be the very object messageStandIn

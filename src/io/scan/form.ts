@@ -1,7 +1,7 @@
 /**
  * Whether the bytes of one JSON value are, as they stand, the UTF-8 of the text JSON.stringify writes for the value
  * JSON.parse reads from them: then they can be written out as they are, with neither call (a long line's message
- * was parsed and serialized again only to learn that). The byte-level twin of isStringifyForm (render/json.ts),
+ * was parsed and serialized again only to learn that). Its text-level reference is test/equivalence/stringify-form-text.ts,
  * with the same rules: no white space, strings escaped only as JSON.stringify escapes (\" \\ \b \f \n \r \t, and
  * \u00xx in lowercase hex for the other control characters), numbers as it prints them, no repeated key, no key
  * starting with a digit (V8 puts array-index keys first). False also for what it does not look into (very deep or

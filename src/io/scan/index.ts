@@ -22,6 +22,8 @@ export {
   type Source,
 } from "./lines.js";
 export { isStringifyFormBytes } from "./form.js";
+export { messageStandIn, messageStandInFromBytes } from "./standin.js";
+export { base64Decoded, JsonBytes, Keys } from "./json-bytes.js";
 export { CONDENSE_MIN_LINE, condenseLine, protectedKeys, type ProtectedKeys } from "./condense.js";
 export {
   elementStartsWith,

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { isStringifyForm } from "../../src/render/json.js";
+import { isStringifyForm } from "../support/stringify-form-text.js";
 import { corpus } from "../support/helpers.js";
 import { expectSame } from "../support/expect-fast.js";
 

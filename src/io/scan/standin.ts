@@ -17,8 +17,9 @@ import {
   slotStartsWith,
   slotTo,
   slotValue,
-} from "../io/scan/index.js";
-import type { Obj } from "./json.js";
+} from "./skeleton.js";
+
+type Obj = Record<string, unknown>;
 
 /** The members a stand-in copies where the message has them, in this order. */
 const KEPT = ["provider", "model", "toolCallId", "toolName", "excludeFromContext"] as const;

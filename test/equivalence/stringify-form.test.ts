@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { isStringifyFormBytes } from "../../src/io/scan/form.js";
 import { setWasmMinForTest } from "../../src/io/scan/skeleton.js";
-import { isStringifyForm } from "../../src/render/json.js";
+import { isStringifyForm } from "../support/stringify-form-text.js";
 import { corpus } from "../support/helpers.js";
 import { expectSame } from "../support/expect-fast.js";
 

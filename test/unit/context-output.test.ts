@@ -1,0 +1,45 @@
+import { describe, expect, expectTypeOf, it } from "vitest";
+import { loadSession } from "../../src/model/load.js";
+import { contextReport, type HeldMessage } from "../../src/reports/context.js";
+import { contextJsonChunks } from "../../src/render/context-json.js";
+import { fixture } from "../support/helpers.js";
+
+/**
+ * contextReport takes what a user asks (#27): the output form ("json" | "text" | "markdown"), not speed knobs
+ * (jsonOnly, displayOnly, display.stream). Where it holds messages that are not pi's values, its type says so.
+ */
+describe("contextReport: options are the output a user asks for", () => {
+  it("has no option for speed alone", async () => {
+    const s = await loadSession({ kind: "file", path: fixture("context", "roles.jsonl") }, { detail: "skeleton" });
+    try {
+      // @ts-expect-error jsonOnly is gone: the output form picks the fast path
+      contextReport(s, { output: "json", jsonOnly: true });
+      // @ts-expect-error displayOnly is gone
+      contextReport(s, { output: "text", display: { thinking: true, maxOutput: 3 }, displayOnly: true });
+      // @ts-expect-error display.stream is gone: "text" and "markdown" stream their items
+      contextReport(s, { display: { thinking: true, maxOutput: 3, stream: true } });
+    } finally {
+      s.store.close();
+    }
+  });
+
+  it("says in its type which messages are pi's values, and writes the same JSON either way", async () => {
+    const s = await loadSession({ kind: "file", path: fixture("context", "roles.jsonl") }, { detail: "skeleton" });
+    try {
+      const values = contextReport(s, {}).data.context;
+      const held = contextReport(s, { output: "json" }).data.context;
+      const shown = contextReport(s, { output: "markdown", display: { thinking: true, maxOutput: 3 } }).data.context;
+      expectTypeOf(values?.messages).toEqualTypeOf<readonly unknown[] | undefined>();
+      expectTypeOf(held?.messages).toEqualTypeOf<readonly HeldMessage[] | undefined>();
+      expectTypeOf(shown?.messages).toEqualTypeOf<readonly HeldMessage[] | undefined>();
+      if (values === null || held === null || shown === null) throw new Error("no context");
+      const doc = (c: typeof held | typeof values, json?: (i: number) => string | undefined) =>
+        [...contextJsonChunks(s.file, null, c.context, c.messages, c.sources, c.editedBy, true, json)].join("");
+      expect(doc(held, held.messageJson)).toBe(doc(values));
+      expect(JSON.parse(doc(values)).messages.length).toBeGreaterThan(0);
+      expect(Array.isArray(shown.display.items)).toBe(false);
+    } finally {
+      s.store.close();
+    }
+  });
+});
