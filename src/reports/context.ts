@@ -10,9 +10,9 @@ import { sessionProblems } from "../ops/problems.js";
 import { buildTree, cycleProblem, treeProblems } from "../ops/tree.js";
 import { messageLines } from "../model/store-text.js";
 import { checkContextEdits } from "../check/edits.js";
-import { toJson } from "../render/json.js";
-import { describeContext, describeContextStream, type ContextDisplay, type ContextDisplayStream } from "../render/context-display.js";
-import { sanitizeLine } from "../render/sanitize.js";
+import { toJson } from "../model/json-text.js";
+import { describeContext, describeContextStream, type ContextDisplay, type ContextDisplayStream } from "./context-display.js";
+import { sanitizeLine } from "../model/sanitize.js";
 import { ReportError, type Report } from "./report.js";
 import { entryRef, isEmptyAtDefault } from "./refs.js";
 

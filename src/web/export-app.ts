@@ -8,7 +8,7 @@ import { Marked, type Tokens } from "marked";
 import { readEntry, type Session } from "../model/session.js";
 import type { EntryRec } from "../model/types.js";
 import { buildContext } from "../ops/context.js";
-import { describeContext, type DisplayMessage, type Part } from "../render/context-display.js";
+import { describeContext, type DisplayMessage, type Part } from "../reports/context-display.js";
 import { convertToLlmMapped } from "../ops/llm.js";
 import { pathTo } from "../ops/path.js";
 import { buildTree } from "../ops/tree.js";

@@ -4,7 +4,7 @@ import { loadSession } from "../../src/model/load.js";
 import { readEntry } from "../../src/model/session.js";
 import type { EntryRec } from "../../src/model/types.js";
 import { buildContext } from "../../src/ops/context.js";
-import { compactArgs, describeContext, type DisplayOptions } from "../../src/render/context-display.js";
+import { compactArgs, describeContext, type DisplayOptions } from "../../src/reports/context-display.js";
 import { convertToLlm } from "../../src/ops/llm.js";
 import { pathTo } from "../../src/ops/path.js";
 import { resolveRef } from "../../src/ops/refs.js";

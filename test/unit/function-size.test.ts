@@ -10,10 +10,10 @@ const MAX_LINES = 120;
 const ALLOWED = new Set([
   // helper "types" splits createIndexer (typed load details).
   "model/load.ts:createIndexer",
-  // helper "bytes" moves the byte scanners and the display model out of these files.
+  // Still to split (issue "Simpler and faster": no function over 120 lines): the skeleton scanner's main loop and
+  // the context builder's walk.
   "io/scan/skeleton.ts:scanSkeleton",
   "ops/context.ts:buildWith",
-  "ops/context.ts:describeContextStream",
 ]);
 
 const FUNCTIONS = new Set(["FunctionDeclaration", "FunctionExpression", "ArrowFunctionExpression"]);

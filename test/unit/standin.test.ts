@@ -6,6 +6,7 @@ import { isObject } from "../../src/model/json.js";
 import { messageStandIn, messageStandInFromBytes } from "../../src/io/scan/standin.js";
 import { sessionFiles } from "../support/helpers.js";
 import { keyText, objectText, throughWasm } from "../support/scan-case.js";
+import { expectStrictEqual } from "../support/expect-fast.js";
 
 /**
  * A context's stand-in for a message, read from the entry line's bytes, must be the very object messageStandIn

@@ -205,15 +205,9 @@ export function describeContextStream(
         if (i >= 0 && pairing.orphans.has(i)) d.orphan = true;
         d.parts = contentParts(o.content, opts.maxOutput);
         break;
-      case "bashExecution": {
-        if (o.excludeFromContext) d.notes.push("not sent to the model (!!)");
-        if (o.cancelled) d.notes.push("cancelled");
-        else if (o.exitCode !== null && o.exitCode !== undefined && o.exitCode !== 0) d.notes.push(`exit ${String(o.exitCode)}`);
-        const out = o.output ? cutLines(String(o.output), opts.maxOutput) : { text: "", cut: 0 };
-        d.parts.push({ kind: "text", text: `$ ${String(o.command ?? "")}${out.text ? `\n${out.text}` : ""}`, cut: out.cut });
-        if (o.truncated && o.fullOutputPath) d.notes.push(`output truncated, full output: ${String(o.fullOutputPath)}`);
+      case "bashExecution":
+        describeBash(d, o, opts.maxOutput);
         break;
-      }
       case "custom":
         d.customType = String(o.customType ?? "?");
         if (o.display === false) d.notes.push("hidden in pi's UI");
@@ -228,23 +222,9 @@ export function describeContextStream(
       case "user":
         d.parts = contentParts(o.content, 0);
         break;
-      case "system": {
-        // The first system message holds the prompt and tools; later ones patch sections (null removes one).
-        d.parts = contentParts(o.content, 0).filter((p) => p.kind !== "text" || p.text !== "");
-        if (isObject(o.sections)) {
-          for (const [name, text] of Object.entries(o.sections)) {
-            d.parts.push({
-              kind: "text",
-              text: text === null ? `[section ${name} removed]` : `[section ${name}]\n${String(text)}`,
-              cut: 0,
-            });
-          }
-        }
-        const names = (v: unknown) => (Array.isArray(v) ? v.map((t) => String(isObject(t) ? t.name : t)).join(", ") : "");
-        if (names(o.toolsAdded)) d.notes.push(`tools added: ${names(o.toolsAdded)}`);
-        if (names(o.toolsRemoved)) d.notes.push(`tools removed: ${names(o.toolsRemoved)}`);
+      case "system":
+        describeSystem(d, o);
         break;
-      }
       default:
         d.notes.push(isObject(m) ? "unknown role, pi does not send it" : `not a message object (${m === null ? "null" : typeof m})`);
         d.parts.push({ kind: "text", text: toJson(m) ?? "", cut: 0 });
@@ -252,41 +232,8 @@ export function describeContextStream(
     return d;
   };
   const removedItems = opts.showEdits ? ctx.removed : [];
-  function* items(): Generator<DisplayMessage> {
-    let r = 0;
-    function* removedUpTo(upTo: number): Generator<DisplayMessage> {
-      for (; r < removedItems.length && (removedItems[r] as SessionContext["removed"][number]).at <= upTo; r++) {
-        const gone = removedItems[r] as SessionContext["removed"][number];
-        for (const m of gone.messages) {
-          const d = describeMessage(m, gone.source, -1);
-          d.index = gone.at;
-          d.removedBy = editRef(gone.edit);
-          d.notes.push(`removed by line ${gone.edit.line}: the model never saw it`);
-          yield d;
-        }
-      }
-    }
-    for (let i = 0; i < ctx.messages.length; i++) {
-      if (r < removedItems.length) yield* removedUpTo(i);
-      if (!pairing.answered.has(i)) yield one(i);
-    }
-    yield* removedUpTo(Infinity);
-  }
-
-  let compaction: ContextDisplay["compaction"] = null;
-  if (ctx.compaction) {
-    const c = ctx.compaction;
-    const pos = new Map(path.map((r, i) => [r, i]));
-    const cpos = pos.get(c) ?? -1;
-    const kept = ctx.sources.filter((r, i) => i > 0 && (pos.get(r) ?? Infinity) < cpos).length;
-    compaction = {
-      line: c.line,
-      id: c.id ?? null,
-      tokensBefore: c.tokensBefore,
-      keptFrom: ctx.keptFrom ? { line: ctx.keptFrom.line, id: ctx.keptFrom.id ?? null } : null,
-      kept,
-    };
-  }
+  const items = (): Generator<DisplayMessage> => displayItems(ctx, removedItems, pairing.answered, one, describeMessage, editRef);
+  const compaction = compactionFacts(ctx, path);
   const model = ctx.model ? `${String(ctx.model.provider)}/${String(ctx.model.modelId)}` : null;
   return {
     file: session.file,
@@ -297,14 +244,90 @@ export function describeContextStream(
     llmCount,
     compaction,
     size: contextSize(ctx, path, whole),
-    edits: {
-      onPath: ctx.edits.length,
-      applied: ctx.edits.filter((e) => e.status === "applied").length,
-      editedMessages: ctx.editedBy.filter((e) => e !== undefined).length,
-      removedMessages: ctx.removed.reduce((n, g) => n + g.messages.length, 0),
-    },
+    edits: editFacts(ctx),
     items: items(),
   };
+}
+
+/** A bash execution's notes and its one part: the command and its output, cut to `maxOutput` lines. */
+function describeBash(d: DisplayMessage, o: Obj, maxOutput: number): void {
+  if (o.excludeFromContext) d.notes.push("not sent to the model (!!)");
+  if (o.cancelled) d.notes.push("cancelled");
+  else if (o.exitCode !== null && o.exitCode !== undefined && o.exitCode !== 0) d.notes.push(`exit ${String(o.exitCode)}`);
+  const out = o.output ? cutLines(String(o.output), maxOutput) : { text: "", cut: 0 };
+  d.parts.push({ kind: "text", text: `$ ${String(o.command ?? "")}${out.text ? `\n${out.text}` : ""}`, cut: out.cut });
+  if (o.truncated && o.fullOutputPath) d.notes.push(`output truncated, full output: ${String(o.fullOutputPath)}`);
+}
+
+/** The first system message holds the prompt and tools; later ones patch sections (null removes one). */
+function describeSystem(d: DisplayMessage, o: Obj): void {
+  d.parts = contentParts(o.content, 0).filter((p) => p.kind !== "text" || p.text !== "");
+  if (isObject(o.sections)) {
+    for (const [name, text] of Object.entries(o.sections)) {
+      d.parts.push({
+        kind: "text",
+        text: text === null ? `[section ${name} removed]` : `[section ${name}]\n${String(text)}`,
+        cut: 0,
+      });
+    }
+  }
+  const names = (v: unknown) => (Array.isArray(v) ? v.map((t) => String(isObject(t) ? t.name : t)).join(", ") : "");
+  if (names(o.toolsAdded)) d.notes.push(`tools added: ${names(o.toolsAdded)}`);
+  if (names(o.toolsRemoved)) d.notes.push(`tools removed: ${names(o.toolsRemoved)}`);
+}
+
+/** The compaction in effect: where it is, what it kept, and how many of the path's messages before it it keeps. */
+function compactionFacts(ctx: SessionContext, path: readonly EntryRec[]): ContextDisplay["compaction"] {
+  if (!ctx.compaction) return null;
+  const c = ctx.compaction;
+  const pos = new Map(path.map((r, i) => [r, i]));
+  const cpos = pos.get(c) ?? -1;
+  const kept = ctx.sources.filter((r, i) => i > 0 && (pos.get(r) ?? Infinity) < cpos).length;
+  return {
+    line: c.line,
+    id: c.id ?? null,
+    tokensBefore: c.tokensBefore,
+    keptFrom: ctx.keptFrom ? { line: ctx.keptFrom.line, id: ctx.keptFrom.id ?? null } : null,
+    kept,
+  };
+}
+
+function editFacts(ctx: SessionContext): ContextDisplay["edits"] {
+  return {
+    onPath: ctx.edits.length,
+    applied: ctx.edits.filter((e) => e.status === "applied").length,
+    editedMessages: ctx.editedBy.filter((e) => e !== undefined).length,
+    removedMessages: ctx.removed.reduce((n, g) => n + g.messages.length, 0),
+  };
+}
+
+/** The items in context order: each message not answered inside a call, with what an edit removed at its place. */
+function* displayItems(
+  ctx: SessionContext,
+  removedItems: SessionContext["removed"],
+  answered: ReadonlySet<number>,
+  one: (i: number) => DisplayMessage,
+  describeMessage: (m: unknown, rec: EntryRec, i: number) => DisplayMessage,
+  editRef: (e: EntryRec) => { line: number; id: string | null },
+): Generator<DisplayMessage> {
+  let r = 0;
+  function* removedUpTo(upTo: number): Generator<DisplayMessage> {
+    for (; r < removedItems.length && (removedItems[r] as SessionContext["removed"][number]).at <= upTo; r++) {
+      const gone = removedItems[r] as SessionContext["removed"][number];
+      for (const m of gone.messages) {
+        const d = describeMessage(m, gone.source, -1);
+        d.index = gone.at;
+        d.removedBy = editRef(gone.edit);
+        d.notes.push(`removed by line ${gone.edit.line}: the model never saw it`);
+        yield d;
+      }
+    }
+  }
+  for (let i = 0; i < ctx.messages.length; i++) {
+    if (r < removedItems.length) yield* removedUpTo(i);
+    if (!answered.has(i)) yield one(i);
+  }
+  yield* removedUpTo(Infinity);
 }
 
 function formatCount(n: unknown): string {
