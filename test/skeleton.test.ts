@@ -1,3 +1,4 @@
+import type { EntryFields } from "../src/model/types.js";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -10,13 +11,12 @@ import { FULL_KEYS, SKELETON_FIELDS, skeletonFieldsOf } from "../src/model/field
 import { isObject } from "../src/model/json.js";
 import { loadSession, makeRec } from "../src/model/load.js";
 import { SKELETON_KEYS, skeletonRec } from "../src/model/skeleton.js";
-import type { EntryRec } from "../src/model/types.js";
 import { ROOT, sessionView, sessionFiles } from "./helpers.js";
 import { expectStrictEqual } from "./expect-fast.js";
 import { throughWasm } from "./scan-case.js";
 
 /** The skeleton fields of a record, as skeletonFieldsOf lists them for its type. */
-function skeletonView(rec: EntryRec): Record<string, unknown> {
+function skeletonView(rec: EntryFields): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const k of skeletonFieldsOf(rec.type)) if (rec[k] !== undefined) out[k] = rec[k];
   return out;

@@ -1,7 +1,7 @@
+import type { SpendSession } from "../src/ops/totals.js";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { loadSession } from "../src/model/load.js";
-import type { Session } from "../src/model/session.js";
 import { treeShape } from "../src/ops/leaves.js";
 import { buildTree, treeLinks, treeProblems } from "../src/ops/tree.js";
 import { ROOT, sessionFiles } from "./helpers.js";
@@ -12,7 +12,7 @@ import { ROOT, sessionFiles } from "./helpers.js";
  * fixture and on generated sessions whose parents come before or after their children, with cycles and duplicates.
  */
 
-function same(session: Session): void {
+function same(session: SpendSession): void {
   const tree = buildTree(session);
   const links = treeLinks(session);
   expect(links.parent).toStrictEqual(tree.parent);

@@ -1,6 +1,6 @@
 import { readLineBytes, LINE_CRLF, LINE_UNTERMINATED } from "../io/scan/index.js";
 import type { Session } from "../model/session.js";
-import type { EntryRec } from "../model/types.js";
+import type { EntryRec } from "../model/detail.js";
 import { base64Decoded, JsonBytes, Keys } from "./json-bytes.js";
 import { buildContext, givesMessages } from "./context.js";
 import { markContextPlaces } from "./context-place.js";

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
-import type { EntryRec, Header } from "../model/types.js";
+import type { Header } from "../model/types.js";
+import type { Rec } from "../model/detail.js";
 import { openArrayMember, toJson } from "./json.js";
 
 /**
@@ -11,7 +12,7 @@ export interface HtmlPayload {
   header: Header | null;
   headerLine: number | null;
   version: number;
-  recs: EntryRec[];
+  recs: Rec<"full">[];
   lines: string[];
   byId: [string, number][];
   labels: [string, string][];

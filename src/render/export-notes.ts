@@ -1,5 +1,6 @@
 import type { EntryPatchKind } from "../ops/export-jsonl.js";
-import type { Diagnostic, EntryRec } from "../model/types.js";
+import type { Diagnostic } from "../model/types.js";
+import type { EntryRec } from "../model/detail.js";
 import { formatMessage } from "./diagnostics.js";
 import { sanitizeLine } from "./sanitize.js";
 

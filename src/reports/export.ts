@@ -5,7 +5,8 @@ import { checkSession } from "../check/validate.js";
 import { loadSession } from "../model/load.js";
 import { readEntry, type Session } from "../model/session.js";
 import { entryTime } from "../model/time.js";
-import type { Diagnostic, EntryRec } from "../model/types.js";
+import type { Diagnostic } from "../model/types.js";
+import type { EntryRec } from "../model/detail.js";
 import { buildContext, type SessionContext } from "../ops/context.js";
 import {
   type EntryPatchKind,
@@ -31,7 +32,7 @@ import { ReportError, type Report } from "./report.js";
 const FEATURE_TYPES = ["usage", "context_edit", "custom_message", "session_info", "label", "compaction", "branch_summary"];
 const FEATURE_ROLES = ["system", "bashExecution", "custom", "branchSummary", "compactionSummary"];
 
-export async function exportFacts(session: Session, modified: string | null): Promise<ExportFacts> {
+export async function exportFacts(session: Session<"full">, modified: string | null): Promise<ExportFacts> {
   const info = (await infoReport(session)).data;
   const features = [`v${String(session.version)}`];
   for (const t of FEATURE_TYPES) if ((info.byType[t] ?? 0) > 0) features.push(t);
@@ -281,7 +282,7 @@ function* entryLines(session: Session, images: boolean, bodyLimit: number): Gene
 }
 
 export function htmlPayload(
-  session: Session,
+  session: Session<"full">,
   leaf: EntryRec,
   facts: ExportFacts,
   rows: [string, string][],

@@ -1,5 +1,5 @@
 import type { Session } from "../model/session.js";
-import type { EntryRec } from "../model/types.js";
+import type { EntryRec } from "../model/detail.js";
 import type { LabelChange, LabelRow } from "../render/labels.js";
 import type { Report } from "./report.js";
 
