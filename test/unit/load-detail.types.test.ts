@@ -7,7 +7,9 @@
  */
 import { describe, expect, it } from "vitest";
 import { checkSession } from "../../src/check/validate.js";
-import type { Rec } from "../../src/model/detail.js";
+import type { Detail, DetailField, Rec } from "../../src/model/detail.js";
+import { checkFieldsOf, ENTRY_FIELDS, MESSAGE_FIELDS, previewFieldsOf, skeletonFieldsOf, spendFieldsOf } from "../../src/model/fields.js";
+import type { EntryFields } from "../../src/model/types.js";
 import { loadSession } from "../../src/model/load.js";
 import type { Session } from "../../src/model/session.js";
 import { pathTo } from "../../src/ops/path.js";
@@ -134,5 +136,63 @@ describe("typed load details", () => {
     ]);
     expect(typeof fieldsByDetail).toBe("function");
     expect(typeof sessionsByDetail).toBe("function");
+  });
+});
+
+/** A detail's fields as the type has them: a Record over DetailField<D> must name each, and nothing else. */
+const fieldList = <D extends Detail>(fields: Record<DetailField<D>, true>): string[] => Object.keys(fields).sort();
+const BASE = {
+  index: true,
+  line: true,
+  offset: true,
+  length: true,
+  id: true,
+  parentId: true,
+  type: true,
+  timestamp: true,
+  time: true,
+  firstKeptEntryIndex: true,
+} as const;
+const SKELETON = {
+  ...BASE,
+  role: true,
+  hasMessage: true,
+  tokensBefore: true,
+  firstKeptEntryId: true,
+  fromId: true,
+  summaryEmpty: true,
+  targetId: true,
+  labelText: true,
+  name: true,
+  provider: true,
+  model: true,
+  thinkingLevel: true,
+  customType: true,
+} as const;
+const SPEND = { ...SKELETON, usage: true, usageKind: true } as const;
+const CHECK = { ...SKELETON, toolNames: true, toolCallIds: true, toolCallId: true, toolName: true } as const;
+const PREVIEW = { ...CHECK, text: true, editRemoves: true, hasText: true, stopReason: true, errorMessage: true, isError: true } as const;
+
+/** What the loads fill by the table at run time (fields.ts's *FieldsOf), over every entry type and message role. */
+function runtimeFields(of: (type: string, role?: string) => (keyof EntryFields)[]): string[] {
+  const out = new Set<string>();
+  for (const type of ENTRY_FIELDS.keys()) {
+    for (const f of of(type)) out.add(f);
+    if (type === "message") for (const role of [...MESSAGE_FIELDS.keys(), "other"]) for (const f of of(type, role)) out.add(f);
+  }
+  return [...out].sort();
+}
+
+describe("each detail's record type is the field table's", () => {
+  it("skeleton, spend, check and preview name the fields fields.ts says those loads fill", () => {
+    expect(fieldList<"skeleton">(SKELETON)).toEqual(runtimeFields(skeletonFieldsOf));
+    expect(fieldList<"spend">(SPEND)).toEqual(runtimeFields(spendFieldsOf));
+    expect(fieldList<"check">(CHECK)).toEqual(runtimeFields(checkFieldsOf));
+    expect(fieldList<"preview">(PREVIEW)).toEqual(runtimeFields(previewFieldsOf));
+    // The full load: every field but the tables detail's body facts; the tables load: the spend load's and body.
+    expect(fieldList<"full">({ ...PREVIEW, usage: true, usageKind: true })).toEqual(
+      runtimeFields((type, role) => [...spendFieldsOf(type, role), ...previewFieldsOf(type, role)]),
+    );
+    expect(fieldList<"tables">({ ...SPEND, body: true })).toEqual([...runtimeFields(spendFieldsOf), "body"].sort());
   });
 });
