@@ -14,7 +14,8 @@ export { agentDir, sessionsDir, cwdFolderName, listSessionFiles, mostRecentSessi
 export { loadSession, type LoadOptions } from "./model/load.js";
 export { readEntry, v1Id, CURRENT_VERSION, KNOWN_ENTRY_TYPES, type Session } from "./model/session.js";
 export { CODES, type Code, type CodeArgs } from "./model/codes.js";
-export type { Diagnostic, EntryRec, Header, Severity, Usage } from "./model/types.js";
+export type { Diagnostic, Header, Severity, Usage } from "./model/types.js";
+export type { Detail, EntryRec, Rec } from "./model/detail.js";
 export { buildTree, resolveParent, type SessionTree, type TreeNode } from "./ops/tree.js";
 export { pathTo, type PathResult } from "./ops/path.js";
 export { resolveRef, findByLine, type RefResult } from "./ops/refs.js";

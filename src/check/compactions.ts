@@ -1,5 +1,6 @@
 import { readEntry, type Session } from "../model/session.js";
-import type { Diagnostic, EntryRec } from "../model/types.js";
+import type { Diagnostic } from "../model/types.js";
+import type { EntryRec } from "../model/detail.js";
 import { contextStart, olderCompactionsKept, tokensBeforeMismatch } from "../ops/compactions.js";
 import { buildContext, contextSize, hasUsableUsage } from "../ops/context.js";
 import { firstKeptNotMessage, lightEntry } from "../ops/kept.js";

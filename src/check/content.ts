@@ -3,7 +3,8 @@ import { isObject } from "../model/json.js";
 import { KNOWN_ROLES } from "../model/roles.js";
 import { parseEntry, type Session } from "../model/session.js";
 import { messageMissing, unknownRole } from "../ops/problems.js";
-import type { Diagnostic, EntryRec } from "../model/types.js";
+import type { Diagnostic } from "../model/types.js";
+import type { EntryRec } from "../model/detail.js";
 import { loadCatalogue, schemaErrors, type Catalogue, type SchemaError } from "./schemas.js";
 
 /**

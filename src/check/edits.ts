@@ -1,7 +1,8 @@
 import { diag } from "../model/codes.js";
 import { isObject } from "../model/json.js";
 import type { Session } from "../model/session.js";
-import type { Diagnostic, EntryRec } from "../model/types.js";
+import type { Diagnostic } from "../model/types.js";
+import type { EntryRec } from "../model/detail.js";
 import { givesMessages } from "../ops/context.js";
 import { buildTree, type SessionTree, type TreeNode } from "../ops/tree.js";
 import { toJson } from "../model/json-text.js";

@@ -2,7 +2,8 @@ import { existsSync } from "node:fs";
 import { forkParentRef, resolveForkRef } from "../io/discover.js";
 import { CURRENT_VERSION, type Session } from "../model/session.js";
 import { diag } from "../model/codes.js";
-import type { Diagnostic, EntryRec } from "../model/types.js";
+import type { Diagnostic } from "../model/types.js";
+import type { DetailsWith, EntryRec, Rec } from "../model/detail.js";
 import { recreatedLabelsInFile } from "../ops/fork-copy.js";
 import { firstKeptProblem, toolCallUnanswered, toolResultOrphan } from "../ops/problems.js";
 import type { SessionTree, TreeNode } from "../ops/tree.js";
@@ -129,7 +130,7 @@ export function checkReferences(session: Session, out: Diagnostic[]): void {
 interface OpenCall {
   id: string;
   name: string;
-  rec: EntryRec;
+  rec: Rec<CallDetail>;
   answered: boolean;
 }
 
@@ -142,22 +143,25 @@ const NO_CALLS: OpenCall[] = [];
  * entry below it ever answers is reported when the walk leaves it. Entries on or below a parent cycle are skipped:
  * pi cannot build their path at all, which parent-cycle reports.
  */
-export function checkPaths(session: Session, tree: SessionTree, out: Diagnostic[]): void {
+/** The loads whose records have what checkPaths reads of tool calls and results: check, preview and full. */
+export type CallDetail = DetailsWith<"toolCallId" | "toolName" | "toolCallIds" | "toolNames">;
+
+export function checkPaths(session: Session<CallDetail>, tree: SessionTree<CallDetail>, out: Diagnostic[]): void {
   const { file, byId } = session;
   const onPath = new Uint8Array(session.entries.length);
   const open = new Map<string, OpenCall[]>();
   const unanswered: Diagnostic[] = [];
   // The walk's stack as two parallel arrays (node, and the calls it opened: null until entered), not an object per
   // entry.
-  const stack: TreeNode[] = [];
+  const stack: TreeNode<CallDetail>[] = [];
   const stackCalls: (OpenCall[] | null)[] = [];
   for (let i = tree.roots.length - 1; i >= 0; i--) {
-    stack.push(tree.roots[i] as TreeNode);
+    stack.push(tree.roots[i] as TreeNode<CallDetail>);
     stackCalls.push(null);
   }
   while (stack.length > 0) {
     const top = stack.length - 1;
-    const node = stack[top] as TreeNode;
+    const node = stack[top] as TreeNode<CallDetail>;
     const rec = node.rec;
     let calls = stackCalls[top] as OpenCall[] | null;
     if (calls === null) {
@@ -198,7 +202,7 @@ export function checkPaths(session: Session, tree: SessionTree, out: Diagnostic[
       stackCalls[top] = calls;
       const kids = node.children;
       for (let i = kids.length - 1; i >= 0; i--) {
-        stack.push(kids[i] as TreeNode);
+        stack.push(kids[i] as TreeNode<CallDetail>);
         stackCalls.push(null);
       }
       continue;

@@ -6,7 +6,15 @@ import { checkCompactions } from "./compactions.js";
 import { checkEntries, checkHeader, entryChecker, type EntryCheck } from "./content.js";
 import { checkContextEdits } from "./edits.js";
 import { checkSessionId } from "./session-id.js";
-import { checkHeaderConsequences, checkPaths, checkReferences, checkRoots, checkTimeOrder, type StructureOptions } from "./structure.js";
+import {
+  type CallDetail,
+  checkHeaderConsequences,
+  checkPaths,
+  checkReferences,
+  checkRoots,
+  checkTimeOrder,
+  type StructureOptions,
+} from "./structure.js";
 
 export interface CheckOptions extends StructureOptions {
   /** Report keys the schemas do not know (unknown-key, info). */
@@ -92,7 +100,7 @@ function loaderFindings(session: Session): Diagnostic[] {
  * `opts.checked`, reads the file once more, one entry at a time (bounded memory). Never writes, never throws for
  * bad content.
  */
-export function checkSession(session: Session, opts: CheckOptions = {}): Diagnostic[] {
+export function checkSession(session: Session<CallDetail>, opts: CheckOptions = {}): Diagnostic[] {
   // Another program's file: every other finding would be about pi's format, which it does not follow.
   const foreign = session.diagnostics.filter((d) => d.code === "foreign-format");
   if (foreign.length > 0) return foreign;

@@ -1,6 +1,7 @@
 import type { Stats } from "node:fs";
 import { loadSession, type LoadOptions } from "../model/load.js";
 import type { Session } from "../model/session.js";
+import type { Detail } from "../model/detail.js";
 import { notReadFinding } from "../model/readable.js";
 import { formatMessage, diagnosticLine } from "../render/diagnostics.js";
 import { makeStyle, type Style } from "../render/style.js";
@@ -148,7 +149,7 @@ export function wholeNumbers(ranges: Record<string, WholeRange>): (argv: Record<
 }
 
 /** Throws the one-line error for a session pisess does not read (model/readable.ts; closing it); returns it otherwise. */
-function refuseUnsupported(session: Session): Session {
+function refuseUnsupported<D extends Detail>(session: Session<D>): Session<D> {
   const d = notReadFinding(session);
   if (d === undefined) return session;
   session.store.close();
@@ -159,10 +160,10 @@ function refuseUnsupported(session: Session): Session {
  * Opens a session file (read-only) or stdin ("-"), turning I/O failures into one-line errors, and files pisess
  * does not support into one-line errors too unless `unsupported: "read"` (validate, which reports them).
  */
-export async function openInput(
+export async function openInput<D extends Detail = "full">(
   file: string,
-  opts: { progress?: boolean; detail?: LoadOptions["detail"]; onEntry?: LoadOptions["onEntry"]; unsupported?: "refuse" | "read" } = {},
-): Promise<Session> {
+  opts: { progress?: boolean; detail?: D; onEntry?: LoadOptions<D>["onEntry"]; unsupported?: "refuse" | "read" } = {},
+): Promise<Session<D>> {
   const session = await openSession(file, opts);
   outputSession(session);
   return opts.unsupported === "read" ? session : refuseUnsupported(session);
@@ -193,7 +194,7 @@ function runSources(): RunSources {
  * A session this run writes from (openInput says so for every session it opens; follow for the one it watches):
  * where the output filter wrote a lone surrogate as U+FFFD, its lone-surrogate findings go to stderr.
  */
-export function outputSession(session: Session): void {
+export function outputSession(session: Session<Detail>): void {
   const run = runSources();
   if (!run.sessions.includes(session)) run.sessions.push(session);
 }
@@ -247,11 +248,11 @@ async function noteReplaced(filter: TerminalFilter): Promise<void> {
   }
 }
 
-async function openSession(
+async function openSession<D extends Detail = "full">(
   file: string,
-  opts: { progress?: boolean; detail?: LoadOptions["detail"]; onEntry?: LoadOptions["onEntry"] },
-): Promise<Session> {
-  const detail = {
+  opts: { progress?: boolean; detail?: D; onEntry?: LoadOptions<D>["onEntry"] },
+): Promise<Session<D>> {
+  const detail: LoadOptions<D> = {
     ...(opts.detail === undefined ? {} : { detail: opts.detail }),
     ...(opts.onEntry === undefined ? {} : { onEntry: opts.onEntry }),
   };

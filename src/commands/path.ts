@@ -1,4 +1,5 @@
 import type { Argv, CommandModule } from "yargs";
+import type { Diagnostic } from "../model/types.js";
 import { diagnosticLine } from "../render/diagnostics.js";
 import { entryJson } from "../model/store-text.js";
 import { pathJsonChunks, pathTextLines } from "../render/path.js";
@@ -44,28 +45,46 @@ export const pathCommand: CommandModule<object, PathArgs> = {
       ) as unknown as Argv<PathArgs>,
   handler: async (args) => {
     // JSON output re-reads every entry on the path; the text listing shows previews (no spend: the preview load).
-    const session = await openInput(args.file, { detail: args.json || args.ndjson ? "skeleton" : "preview" });
-    try {
-      const r = pathReport(session, { leaf: args.leaf });
-      const { leaf, path } = r.data;
-      if (path === null) {
-        for (const d of r.diagnostics) writeErr(diagnosticLine(d));
-        requestExit(r.exitCode);
-        return;
-      }
-      requestExit(r.exitCode);
-      if (args.ndjson || args.json) {
-        await writeOut(
-          pathJsonChunks(session.file, leaf, path, (rec) => entryJson(session, rec), args.json === true),
-          "json",
-        );
-      } else if (leaf) {
-        await writeOut(pathTextLines(session, path, leaf, { style: styleFor(args), width: terminalWidth(args.width) }));
-      }
-      if (!leaf) writeErr(emptyNote(session.file, "path"));
-      problemSummary(session.file, r.diagnostics);
-    } finally {
-      session.store.close();
-    }
+    if (args.json || args.ndjson) await pathJson(args);
+    else await pathText(args);
   },
 };
+
+async function pathJson(args: PathArgs): Promise<void> {
+  const session = await openInput(args.file, { detail: "skeleton" });
+  try {
+    const r = pathReport(session, { leaf: args.leaf });
+    const { leaf, path } = r.data;
+    if (path === null) return cycleOut(r.diagnostics, r.exitCode);
+    requestExit(r.exitCode);
+    await writeOut(
+      pathJsonChunks(session.file, leaf, path, (rec) => entryJson(session, rec), args.json === true),
+      "json",
+    );
+    if (!leaf) writeErr(emptyNote(session.file, "path"));
+    problemSummary(session.file, r.diagnostics);
+  } finally {
+    session.store.close();
+  }
+}
+
+async function pathText(args: PathArgs): Promise<void> {
+  const session = await openInput(args.file, { detail: "preview" });
+  try {
+    const r = pathReport(session, { leaf: args.leaf });
+    const { leaf, path } = r.data;
+    if (path === null) return cycleOut(r.diagnostics, r.exitCode);
+    requestExit(r.exitCode);
+    if (leaf) await writeOut(pathTextLines(session, path, leaf, { style: styleFor(args), width: terminalWidth(args.width) }));
+    if (!leaf) writeErr(emptyNote(session.file, "path"));
+    problemSummary(session.file, r.diagnostics);
+  } finally {
+    session.store.close();
+  }
+}
+
+/** A path that runs into a parent cycle: its finding, and no path. */
+function cycleOut(diagnostics: readonly Diagnostic[], exitCode: number): void {
+  for (const d of diagnostics) writeErr(diagnosticLine(d));
+  requestExit(exitCode);
+}

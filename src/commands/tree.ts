@@ -2,7 +2,7 @@ import type { Argv, CommandModule } from "yargs";
 import { FILTER_MODES, type FilterMode } from "../ops/view.js";
 import { treeJson, treeNdjson } from "../render/tree-json.js";
 import { lineChunks, treeLines } from "../render/tree.js";
-import { treeReport } from "../reports/tree.js";
+import { treeJsonReport, treeReport, wholeTreeJson, type TreeOptions } from "../reports/tree.js";
 import { wholeNumbers, openInput, problemSummary, requestExit, styleFor, terminalWidth, writeOut, type GlobalArgs } from "./common.js";
 import { numberArg, repeatableArg } from "./common.js";
 
@@ -46,29 +46,47 @@ export const treeCommand: CommandModule<object, TreeArgs> = {
       .example("$0 tree session.jsonl --json | jq '.entries[] | select(.children | length > 1) | .line'", "lines of the branch points")
       .example("$0 tree session.jsonl --ndjson | jq -r 'select(.isLeaf) | .id'", "ids of the leaf") as unknown as Argv<TreeArgs>,
   handler: async (args) => {
+    const opts: TreeOptions = {
+      ...(args.leaf !== undefined ? { leaf: args.leaf } : {}),
+      ...(args.filter !== undefined ? { filter: args.filter } : {}),
+      ...(args.search !== undefined ? { search: args.search } : {}),
+      ...(args.depth !== undefined ? { depth: args.depth } : {}),
+      ...(args.from !== undefined ? { from: args.from } : {}),
+      output: args.json ? "json" : args.ndjson ? "ndjson" : "text",
+      stream: true,
+    };
     // The whole tree as JSON needs only the skeleton of each entry (ids, parents, types, roles, timestamps,
-    // labels); filters, searches and text need previews, not spend (the preview load).
-    const skeleton = args.json === true && args.filter === undefined && (args.search ?? []).length === 0;
-    const session = await openInput(args.file, { detail: skeleton ? "skeleton" : "preview" });
-    try {
-      const r = treeReport(session, {
-        ...(args.leaf !== undefined ? { leaf: args.leaf } : {}),
-        ...(args.filter !== undefined ? { filter: args.filter } : {}),
-        ...(args.search !== undefined ? { search: args.search } : {}),
-        ...(args.depth !== undefined ? { depth: args.depth } : {}),
-        ...(args.from !== undefined ? { from: args.from } : {}),
-        output: args.json ? "json" : args.ndjson ? "ndjson" : "text",
-        stream: true,
-      });
-      const { leaf, flat, view, rows } = r.data;
-      requestExit(r.exitCode);
-      if (flat) await writeOut(treeJson(session, flat, leaf), "json");
-      else if (!view || !rows) throw new Error("tree report without a view");
-      else if (args.ndjson) await writeOut(treeNdjson(session, view, rows, leaf), "json");
-      else await writeOut(lineChunks(treeLines(session, view, rows, { style: styleFor(args), width: terminalWidth(args.width), leaf })));
-      problemSummary(session.file, r.diagnostics);
-    } finally {
-      session.store.close();
-    }
+    // labels); filters, searches, a subtree and text need previews, not spend (the preview load).
+    if (wholeTreeJson(opts)) await wholeTree(args, opts);
+    else await shownTree(args, opts);
   },
 };
+
+async function wholeTree(args: TreeArgs, opts: TreeOptions): Promise<void> {
+  const session = await openInput(args.file, { detail: "skeleton" });
+  try {
+    const r = treeJsonReport(session, opts.leaf !== undefined ? { leaf: opts.leaf } : {});
+    requestExit(r.exitCode);
+    if (!r.data.flat) throw new Error("tree report without the tree");
+    await writeOut(treeJson(session, r.data.flat, r.data.leaf), "json");
+    problemSummary(session.file, r.diagnostics);
+  } finally {
+    session.store.close();
+  }
+}
+
+async function shownTree(args: TreeArgs, opts: TreeOptions): Promise<void> {
+  const session = await openInput(args.file, { detail: "preview" });
+  try {
+    const r = treeReport(session, opts);
+    const { leaf, flat, view, rows } = r.data;
+    requestExit(r.exitCode);
+    if (flat) await writeOut(treeJson(session, flat, leaf), "json");
+    else if (!view || !rows) throw new Error("tree report without a view");
+    else if (args.ndjson) await writeOut(treeNdjson(session, view, rows, leaf), "json");
+    else await writeOut(lineChunks(treeLines(session, view, rows, { style: styleFor(args), width: terminalWidth(args.width), leaf })));
+    problemSummary(session.file, r.diagnostics);
+  } finally {
+    session.store.close();
+  }
+}

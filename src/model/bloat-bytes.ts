@@ -5,7 +5,7 @@
  */
 import { base64Decoded, JsonBytes, Keys, LINE_CRLF, LINE_UNTERMINATED, readLineBytes } from "../io/scan/index.js";
 import type { Session } from "./session.js";
-import type { EntryRec } from "./types.js";
+import type { EntryRec } from "./detail.js";
 
 /**
  * Where a byte sits. Every byte has exactly one place: a fork's copied entries count as "fork-copy" wherever they

@@ -1,6 +1,6 @@
 import { type FieldRule, type FieldTables, FULL_TABLES } from "./fields.js";
 import { isObject, type Obj } from "./json.js";
-import type { EntryRec, Usage } from "./types.js";
+import type { EntryFields, Usage } from "./types.js";
 
 /** Longest text kept per entry in the index; the whole entry is read back from disk when needed. */
 export const TEXT_KEEP = 240;
@@ -87,7 +87,7 @@ export function toolCalls(content: unknown, what: "toolNames" | "toolCallIds"): 
 }
 
 /** Sets one field from a key's value, as its rule says. */
-function readInto(rec: EntryRec, r: FieldRule, v: unknown, t: FieldTables): void {
+function readInto(rec: EntryFields, r: FieldRule, v: unknown, t: FieldTables): void {
   // The rule's type ties `field` to what its reader yields.
   const out = rec as unknown as Record<string, unknown>;
   switch (r.read) {
@@ -144,12 +144,12 @@ function readInto(rec: EntryRec, r: FieldRule, v: unknown, t: FieldTables): void
   }
 }
 
-function readAll(rec: EntryRec, rules: readonly FieldRule[], o: Obj, t: FieldTables): void {
+function readAll(rec: EntryFields, rules: readonly FieldRule[], o: Obj, t: FieldTables): void {
   for (const r of rules) readInto(rec, r, o[r.key], t);
 }
 
 /** Fills the type-specific fields of the index record from the parsed entry (fields.ts says which; `t`: whose rules). */
-export function extractFields(rec: EntryRec, o: Obj, t: FieldTables = FULL_TABLES): void {
+export function extractFields(rec: EntryFields, o: Obj, t: FieldTables = FULL_TABLES): void {
   const rules = t.entry.get(rec.type);
   if (rules !== undefined) readAll(rec, rules, o, t);
 }

@@ -1,4 +1,4 @@
-import type { EntryRec, Usage } from "./types.js";
+import type { EntryFields, Usage } from "./types.js";
 
 /**
  * The one table of what the index reads: per entry type (and per message role), which top-level key feeds which
@@ -44,7 +44,7 @@ type SkeletonRead = "string" | "kept" | "value" | "falsy" | "message";
 type SpendRead = SkeletonRead | "usage";
 
 /** The EntryRec fields that can hold T. */
-type FieldFor<T> = { [K in keyof EntryRec]-?: [T] extends [Exclude<EntryRec[K], undefined>] ? K : never }[keyof EntryRec];
+type FieldFor<T> = { [K in keyof EntryFields]-?: [T] extends [Exclude<EntryFields[K], undefined>] ? K : never }[keyof EntryFields];
 
 /**
  * One row: `key` of the entry (or of its message) feeds `field`, read by `read`. `skeleton`: the skeleton load reads
@@ -66,8 +66,8 @@ export type FieldRule = {
 const text = { key: "content", field: "text", read: "text" } as const;
 const usage = { key: "usage", field: "usage", read: "usage", spend: true } as const;
 
-/** Per entry type, its fields in the order they are set. */
-const ENTRY_TABLE: Record<string, readonly FieldRule[]> = {
+/** Per entry type, its fields in the order they are set (kept literal: detail.ts derives each load's record type). */
+const ENTRY_TABLE = {
   message: [{ key: "message", field: "hasMessage", read: "message", skeleton: true }],
   compaction: [
     { key: "tokensBefore", field: "tokensBefore", read: "value", skeleton: true },
@@ -104,14 +104,14 @@ const ENTRY_TABLE: Record<string, readonly FieldRule[]> = {
   thinking_level_change: [{ key: "thinkingLevel", field: "thinkingLevel", read: "string", skeleton: true }],
   custom: [{ key: "customType", field: "customType", read: "string", skeleton: true }],
   custom_message: [{ key: "customType", field: "customType", read: "string", skeleton: true }, text],
-};
+} as const satisfies Record<string, readonly FieldRule[]>;
 
 /** Every message's own fields, read before its role's. */
-export const MESSAGE_COMMON: readonly FieldRule[] = [{ key: "role", field: "role", read: "string", skeleton: true }];
+export const MESSAGE_COMMON = [{ key: "role", field: "role", read: "string", skeleton: true }] as const satisfies readonly FieldRule[];
 
-const custom: readonly FieldRule[] = [{ key: "customType", field: "customType", read: "string" }, text];
+const custom = [{ key: "customType", field: "customType", read: "string" }, text] as const satisfies readonly FieldRule[];
 /** Per message role, the message's fields in the order they are set; "*" for any other role. */
-const MESSAGE_TABLE: Record<string, readonly FieldRule[]> = {
+const MESSAGE_TABLE = {
   assistant: [
     { key: "content", field: "hasText", read: "hasText" },
     { key: "content", field: "toolNames", read: "toolNames", check: true },
@@ -135,7 +135,7 @@ const MESSAGE_TABLE: Record<string, readonly FieldRule[]> = {
   custom,
   hookMessage: custom,
   "*": [text],
-};
+} as const satisfies Record<string, readonly FieldRule[]>;
 
 /** Looked up by strings from the file: a Map, so "constructor" or "__proto__" find nothing. */
 export const ENTRY_FIELDS: ReadonlyMap<string, readonly FieldRule[]> = new Map(Object.entries(ENTRY_TABLE));
@@ -176,7 +176,7 @@ export const CHECK_TABLES: FieldTables = {
  * The EntryRec fields a check load fills exactly as a full load does, for an entry of `type` (and, for a message,
  * of `role`): the skeleton's, plus the table's check rows.
  */
-export function checkFieldsOf(type: string, role?: string): (keyof EntryRec)[] {
+export function checkFieldsOf(type: string, role?: string): (keyof EntryFields)[] {
   const out = skeletonFieldsOf(type);
   for (const r of ENTRY_FIELDS.get(type) ?? []) {
     if (r.read === "message" && role !== undefined)
@@ -195,6 +195,14 @@ export const MESSAGE_KEY = (
 /** Fields every record has (load.ts's makeRec and the skeleton set them), and the top-level keys they come from. */
 export const BASE_KEYS = ["type", "id", "parentId", "timestamp"] as const;
 const BASE_FIELDS = ["index", "line", "offset", "length", "id", "parentId", "type", "timestamp", "time"] as const;
+/** Fields every load fills: the base ones, and v1 compactions' firstKeptEntryIndex (v1 files are always read whole). */
+export type BaseField = (typeof BASE_FIELDS)[number] | "firstKeptEntryIndex";
+
+/** Every row of the table as written, flags and all: detail.ts derives each load's record type from them. */
+export type TableRow =
+  | (typeof ENTRY_TABLE)[keyof typeof ENTRY_TABLE][number]
+  | (typeof MESSAGE_TABLE)[keyof typeof MESSAGE_TABLE][number]
+  | (typeof MESSAGE_COMMON)[number];
 
 /** A rule the skeleton reads. */
 export type SkeletonRule = Extract<FieldRule, { read: SkeletonRead }>;
@@ -220,7 +228,7 @@ export function inDetail(r: FieldRule, detail: ScanDetail): boolean {
  * `type` (and, for a message, of `role`): every row's but those only spend counting reads (usage, an assistant's
  * provider and model, a usage entry's fields).
  */
-export function previewFieldsOf(type: string, role?: string): (keyof EntryRec)[] {
+export function previewFieldsOf(type: string, role?: string): (keyof EntryFields)[] {
   const out = skeletonFieldsOf(type);
   for (const r of ENTRY_FIELDS.get(type) ?? []) {
     if (inDetail(r, "preview")) out.push(r.field);
@@ -239,8 +247,8 @@ export const BLOCK_KEYS = ["type", "text", "id", "name", "arguments"] as const;
  * does, for an entry of `type`: the base fields and the table's skeleton rows, plus `firstKeptEntryIndex` (v1
  * files, which are always read in full). Every other field may be missing in a skeleton record.
  */
-export function skeletonFieldsOf(type: string): (keyof EntryRec)[] {
-  const out: (keyof EntryRec)[] = [...BASE_FIELDS, "firstKeptEntryIndex"];
+export function skeletonFieldsOf(type: string): (keyof EntryFields)[] {
+  const out: (keyof EntryFields)[] = [...BASE_FIELDS, "firstKeptEntryIndex"];
   for (const r of ENTRY_FIELDS.get(type) ?? []) {
     if (!isSkeletonRule(r)) continue;
     out.push(r.field);
@@ -253,7 +261,7 @@ export function skeletonFieldsOf(type: string): (keyof EntryRec)[] {
  * The EntryRec fields a spend load (`detail: "spend"`) fills exactly as a full load does, for an entry of `type`
  * (and, for a message, of `role`): the skeleton's, plus the table's spend rows.
  */
-export function spendFieldsOf(type: string, role?: string): (keyof EntryRec)[] {
+export function spendFieldsOf(type: string, role?: string): (keyof EntryFields)[] {
   const out = skeletonFieldsOf(type);
   for (const r of ENTRY_FIELDS.get(type) ?? []) {
     if (inDetail(r, "spend")) out.push(r.field);
@@ -264,7 +272,7 @@ export function spendFieldsOf(type: string, role?: string): (keyof EntryRec)[] {
 }
 
 /** skeletonFieldsOf over every entry type. */
-export const SKELETON_FIELDS: readonly (keyof EntryRec)[] = [...new Set([...ENTRY_FIELDS.keys()].flatMap(skeletonFieldsOf))];
+export const SKELETON_FIELDS: readonly (keyof EntryFields)[] = [...new Set([...ENTRY_FIELDS.keys()].flatMap(skeletonFieldsOf))];
 
 /** Readers that need a string value whole (others read a prefix, a number, or a truth value). */
 const WHOLE: ReadonlySet<Read> = new Set<Read>(["string", "value"]);

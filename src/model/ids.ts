@@ -1,4 +1,4 @@
-import type { EntryRec } from "./types.js";
+import type { EntryFields } from "./types.js";
 
 /**
  * A whole-file load's id index (Session.byId) without a hash map. Inserting a million ids into a Map while the
@@ -20,8 +20,8 @@ export function idHash(s: string): number {
 
 /** An entry that repeats an earlier entry's id: the last earlier one with it. */
 export interface RepeatedId {
-  rec: EntryRec;
-  earlier: EntryRec;
+  rec: EntryFields;
+  earlier: EntryFields;
 }
 
 /** Entry indexes sorted by hash (stable: by index within one hash), by two 16-bit counting passes. */
@@ -49,8 +49,8 @@ function sortByHash(idx: Uint32Array, hash: Uint32Array): Uint32Array {
   return idx;
 }
 
-export class IdIndex extends Map<string, EntryRec> {
-  readonly #entries: readonly EntryRec[];
+export class IdIndex extends Map<string, EntryFields> {
+  readonly #entries: readonly EntryFields[];
   /** Hash of each entry's id (by entry index; 0 for none). */
   readonly #hash: Uint32Array;
   /** The indexes of the entries with an id, by hash, then index. */
@@ -64,19 +64,19 @@ export class IdIndex extends Map<string, EntryRec> {
   /**
    * The index of `entries` (ids as the loader set them), and the entries that repeat an earlier id, in file order.
    */
-  static build(entries: readonly EntryRec[]): { index: IdIndex; repeated: RepeatedId[] } {
+  static build(entries: readonly EntryFields[]): { index: IdIndex; repeated: RepeatedId[] } {
     const n = entries.length;
     const hash = new Uint32Array(n);
     let withId = 0;
     for (let i = 0; i < n; i++) {
-      const id = (entries[i] as EntryRec).id;
+      const id = (entries[i] as EntryFields).id;
       if (id !== undefined) {
         hash[i] = idHash(id);
         withId++;
       }
     }
     const idx = new Uint32Array(withId);
-    for (let i = 0, k = 0; i < n; i++) if ((entries[i] as EntryRec).id !== undefined) idx[k++] = i;
+    for (let i = 0, k = 0; i < n; i++) if ((entries[i] as EntryFields).id !== undefined) idx[k++] = i;
     const order = sortByHash(idx, hash);
     const last = new Int32Array(n).fill(-1);
     const repeated: RepeatedId[] = [];
@@ -95,14 +95,14 @@ export class IdIndex extends Map<string, EntryRec> {
       const done = new Uint8Array(end - k);
       for (let a = k; a < end; a++) {
         if (done[a - k] === 1) continue;
-        const id = (entries[order[a] as number] as EntryRec).id;
+        const id = (entries[order[a] as number] as EntryFields).id;
         // The entries with this id, in file order: each after the first repeats the one before it.
         let prev = order[a] as number;
         for (let b = a + 1; b < end; b++) {
           const i = order[b] as number;
-          if ((entries[i] as EntryRec).id !== id) continue;
+          if ((entries[i] as EntryFields).id !== id) continue;
           done[b - k] = 1;
-          repeated.push({ rec: entries[i] as EntryRec, earlier: entries[prev] as EntryRec });
+          repeated.push({ rec: entries[i] as EntryFields, earlier: entries[prev] as EntryFields });
           prev = i;
         }
         last[order[a] as number] = prev;
@@ -114,7 +114,7 @@ export class IdIndex extends Map<string, EntryRec> {
     return { index: new IdIndex(entries, hash, order, last, size), repeated };
   }
 
-  private constructor(entries: readonly EntryRec[], hash: Uint32Array, order: Uint32Array, last: Int32Array, size: number) {
+  private constructor(entries: readonly EntryFields[], hash: Uint32Array, order: Uint32Array, last: Int32Array, size: number) {
     super();
     this.#entries = entries;
     this.#hash = hash;
@@ -123,7 +123,7 @@ export class IdIndex extends Map<string, EntryRec> {
     this.#size = size;
   }
 
-  override get(id: string): EntryRec | undefined {
+  override get(id: string): EntryFields | undefined {
     if (this.#own) return super.get(id);
     if (typeof id !== "string") return undefined;
     const h = idHash(id);
@@ -136,9 +136,9 @@ export class IdIndex extends Map<string, EntryRec> {
       if ((hash[order[mid] as number] as number) < h) lo = mid + 1;
       else hi = mid;
     }
-    let found: EntryRec | undefined;
+    let found: EntryFields | undefined;
     for (let k = lo; k < order.length && hash[order[k] as number] === h; k++) {
-      const rec = this.#entries[order[k] as number] as EntryRec;
+      const rec = this.#entries[order[k] as number] as EntryFields;
       if (rec.id === id) found = rec;
     }
     return found;
@@ -153,11 +153,11 @@ export class IdIndex extends Map<string, EntryRec> {
   }
 
   /** [id, value] in the order the ids first occur. */
-  *#pairs(): Generator<[string, EntryRec]> {
+  *#pairs(): Generator<[string, EntryFields]> {
     const last = this.#last;
     for (let i = 0; i < last.length; i++) {
       const l = last[i] as number;
-      if (l >= 0) yield [(this.#entries[i] as EntryRec).id as string, this.#entries[l] as EntryRec];
+      if (l >= 0) yield [(this.#entries[i] as EntryFields).id as string, this.#entries[l] as EntryFields];
     }
   }
 
@@ -168,7 +168,7 @@ export class IdIndex extends Map<string, EntryRec> {
     this.#own = true;
   }
 
-  override set(id: string, rec: EntryRec): this {
+  override set(id: string, rec: EntryFields): this {
     this.#takeOver();
     return super.set(id, rec);
   }
@@ -183,8 +183,8 @@ export class IdIndex extends Map<string, EntryRec> {
     super.clear();
   }
 
-  override entries(): MapIterator<[string, EntryRec]> {
-    return this.#own ? super.entries() : (this.#pairs() as unknown as MapIterator<[string, EntryRec]>);
+  override entries(): MapIterator<[string, EntryFields]> {
+    return this.#own ? super.entries() : (this.#pairs() as unknown as MapIterator<[string, EntryFields]>);
   }
 
   override keys(): MapIterator<string> {
@@ -195,19 +195,19 @@ export class IdIndex extends Map<string, EntryRec> {
     })() as unknown as MapIterator<string>;
   }
 
-  override values(): MapIterator<EntryRec> {
+  override values(): MapIterator<EntryFields> {
     if (this.#own) return super.values();
     const pairs = this.#pairs();
     return (function* () {
       for (const [, v] of pairs) yield v;
-    })() as unknown as MapIterator<EntryRec>;
+    })() as unknown as MapIterator<EntryFields>;
   }
 
-  override [Symbol.iterator](): MapIterator<[string, EntryRec]> {
+  override [Symbol.iterator](): MapIterator<[string, EntryFields]> {
     return this.entries();
   }
 
-  override forEach(fn: (value: EntryRec, key: string, map: Map<string, EntryRec>) => void, thisArg?: unknown): void {
+  override forEach(fn: (value: EntryFields, key: string, map: Map<string, EntryFields>) => void, thisArg?: unknown): void {
     for (const [k, v] of this.entries()) fn.call(thisArg, v, k, this);
   }
 }

@@ -25,9 +25,10 @@ import { isObject } from "./json.js";
 import { skeletonRec } from "./skeleton.js";
 import { entryTime } from "./time.js";
 import { CURRENT_VERSION, KNOWN_ENTRY_TYPES, v1Id, type Session } from "./session.js";
-import type { Diagnostic, EntryRec, EntryStore, Header } from "./types.js";
+import type { Detail, EntryRec, Rec } from "./detail.js";
+import type { Diagnostic, EntryFields, EntryStore, Header } from "./types.js";
 
-export interface LoadOptions {
+export interface LoadOptions<D extends Detail = Detail> {
   /** Name for output and diagnostics; defaults to the path, or "-" for a stream. */
   name?: string;
   /**
@@ -36,7 +37,7 @@ export interface LoadOptions {
    */
   onProgress?: (bytes: number) => void;
   /**
-   * "full" (default): every EntryRec field. "skeleton": only the fields the tree, paths, labels and references
+   * "full" (default): every EntryFields field but `body`. "skeleton": only the fields the tree, paths, labels and references
    * need (ids, parents, types, roles, timestamps, label and session-info fields, compaction and branch-summary
    * references); previews, usage and tool names are left out. "spend": the skeleton's fields and what spend
    * counting reads (usage objects, the model and provider of assistant messages and usage entries, usage entries'
@@ -46,8 +47,9 @@ export interface LoadOptions {
    * counting reads (usage, an assistant's provider and model, a usage entry's fields), for the text views. The full,
    * skeleton, spend, tables and preview loads read most lines with the byte scanner. "check": the skeleton's fields
    * and what validate's checks read (fields.ts's check rows: tool call ids and names), from lines parsed whole.
+   * The session's records have only the fields of their detail (detail.ts's Rec<D>, derived from fields.ts).
    */
-  detail?: "full" | ScanDetail | "check";
+  detail?: D;
   /** Use the byte-level pre-pass for long lines (default true); false parses every line whole (for tests). */
   fastScan?: boolean;
   /**
@@ -60,7 +62,7 @@ export interface LoadOptions {
    * checks run here instead of reading and parsing every line a second time). Every line is then parsed whole, the
    * value is only lent (not kept by the loader), and the version is the one the file settled.
    */
-  onEntry?: (rec: EntryRec, value: Record<string, unknown>, text: string, at: { file: string; version: number }) => void;
+  onEntry?(rec: Rec<D>, value: Record<string, unknown>, text: string, at: { file: string; version: number }): void;
 }
 
 /** The keys the pre-pass must not cut: the ones the index reads whole. */
@@ -98,7 +100,7 @@ class MemoryStore implements EntryStore {
   put(line: number, text: string): void {
     this.lines.set(line, text);
   }
-  rawLine(rec: EntryRec): string {
+  rawLine(rec: EntryFields): string {
     const t = this.lines.get(rec.line);
     if (t === undefined) throw new Error(`line ${rec.line} is not held in memory`);
     return t;
@@ -111,10 +113,10 @@ class FileStore implements EntryStore {
   constructor(path: string) {
     this.reader = new FileRangeReader(path);
   }
-  rawLine(rec: EntryRec): string {
+  rawLine(rec: EntryFields): string {
     return this.reader.read(rec.offset, rec.length);
   }
-  rawBytes(rec: EntryRec): Buffer {
+  rawBytes(rec: EntryFields): Buffer {
     return this.reader.readBytes(rec.offset, rec.length);
   }
   close(): void {
@@ -124,9 +126,10 @@ class FileStore implements EntryStore {
 
 /**
  * Reads a session in one streaming pass and builds its index. Never writes; never throws for bad content (every
- * problem becomes a diagnostic), only for I/O errors.
+ * problem becomes a diagnostic), only for I/O errors. The session knows its detail: its records have only the fields
+ * `options.detail` fills ("full" when it is not given).
  */
-export async function loadSession(source: Source, options: LoadOptions = {}): Promise<Session> {
+export async function loadSession<D extends Detail = "full">(source: Source, options: LoadOptions<D> = {}): Promise<Session<D>> {
   const file = options.name ?? (source.kind === "file" ? source.path : source.name);
   const memory = source.kind === "file" ? null : new MemoryStore();
   const store: EntryStore = source.kind === "file" ? new FileStore(source.path) : (memory as MemoryStore);
@@ -158,144 +161,122 @@ export function heldTailDiagnostic(file: string, tail: HeldTail): Diagnostic {
  * Builds a session index line by line, in file order: what loadSession does for a whole file, and what
  * `pisess follow` does for lines as they are appended.
  */
-export interface SessionIndexer {
+export interface SessionIndexer<D extends Detail = "full"> {
   /** Feeds the next line; returns the entry it added to the index, if it added one. */
-  line(raw: RawLine): EntryRec | undefined;
+  line(raw: RawLine): Rec<D> | undefined;
   onLine(raw: RawLine): void;
   onBytes(buf: Buffer, start: number, end: number, line: number, offset: number, flags: number): void;
   /** The session as indexed so far (it shares the index, which goes on growing with further lines). */
-  session(facts: LineSourceFacts): Session;
+  session(facts: LineSourceFacts): Session<D>;
   /** The session once every line is in: whole-file findings added, v1 bookkeeping dropped. Call once. */
-  finish(facts: LineSourceFacts): Session;
+  finish(facts: LineSourceFacts): Session<D>;
 }
 
 /** An indexer for `file`, whose entries `store` reads back (`memory`: the store that keeps the lines, for streams). */
-export function createIndexer(
+export function createIndexer<D extends Detail = "full">(
   file: string,
   path: string | undefined,
   store: EntryStore,
-  memory: { put(line: number, text: string): void } | null,
-  options: LoadOptions = {},
+  memory: LineMemory | null,
+  options: LoadOptions<D> = {},
   /**
    * The entries from this position on have their ids indexed once every line is in (finish), not line by line: with
    * more entries than that, byId is then an IdIndex, and a session taken before finish lacks their ids. loadSession
    * gives IDS_AT_END_FROM; follow indexes every line as it comes.
    */
   idsAtEndFrom = Number.POSITIVE_INFINITY,
-): SessionIndexer {
-  const diagnostics: Diagnostic[] = [];
-  const entries: EntryRec[] = [];
-  let byId: Map<string, EntryRec> = new Map<string, EntryRec>();
+): SessionIndexer<D> {
+  // The records are made with every field of EntryFields; the session hands them out as its detail's.
+  return new Indexer(file, path, store, memory, options, idsAtEndFrom) as unknown as SessionIndexer<D>;
+}
+
+/** Where a stream's lines are kept, to be read back. */
+interface LineMemory {
+  put(line: number, text: string): void;
+}
+
+/** parseValue's answer for a line it skipped (blank or malformed, with its finding). */
+const SKIPPED: unique symbol = Symbol("skipped");
+
+/** The loader's state over one file; its methods are the steps of indexing a line. */
+class Indexer implements SessionIndexer<Detail> {
+  private readonly diagnostics: Diagnostic[] = [];
+  private readonly entries: EntryFields[] = [];
+  private byId: Map<string, EntryFields> = new Map<string, EntryFields>();
   /** For entry idsAtEndFrom + k: how many diagnostics there were when its duplicate-id would have been reported. */
-  let diagAt = new Int32Array(0);
-  const skipped: Session["skipped"] = [];
-  let header: Header | null = null;
-  let headerLine: number | null = null;
-  let version = 1;
-  let sawFirstParsed = false;
-  let crlfLines = 0;
+  private diagAt = new Int32Array(0);
+  private readonly skipped: Session["skipped"] = [];
+  private header: Header | null = null;
+  private headerLine: number | null = null;
+  private version = 1;
+  private sawFirstParsed = false;
+  private crlfLines = 0;
   // pi's v1 migration indexes every parsed value, the header being 0; remember which line each index was.
-  const parsedLines: number[] = [];
-  const entryByLine = new Map<number, EntryRec>();
-  let prevV1Id: string | null = null;
-  let lastProgress = 0;
-  const started = Date.now();
+  private readonly parsedLines: number[] = [];
+  private readonly entryByLine = new Map<number, EntryFields>();
+  private prevV1Id: string | null = null;
+  private lastProgress = 0;
+  private lastProgressAt: number;
   // Condensed long lines are not whole values, which onEntry needs.
-  const fast = options.fastScan !== false && options.onEntry === undefined;
-  const bodies = options.detail === "tables";
-  const scanDetail: ScanDetail = options.detail === undefined || options.detail === "check" ? "full" : options.detail;
-  // Lines parsed whole fill every field, but for the check detail, which reads only its own rows.
-  const tables = options.detail === "check" ? CHECK_TABLES : FULL_TABLES;
-  let lastProgressAt = started + PROGRESS_AFTER_MS - PROGRESS_EVERY_MS;
+  private readonly fast: boolean;
+  private readonly bodies: boolean;
+  private readonly scanDetail: ScanDetail;
+  private readonly tables: FieldTables;
+  private readonly onEntry: LoadOptions<Detail>["onEntry"];
+  private readonly labels = new Map<string, string>();
+  private sessionName: string | undefined;
+  private added: EntryFields | undefined;
+  private idRepeated = false;
+  // Set when the first line shows another program's format: the rest is not read as pi entries.
+  private foreign = false;
+  /** Set by parseValue: the line's text (empty when the condensed line was parsed), and whether it was condensed. */
+  private lineText = "";
+  private condensedValue = false;
 
-  const progress = (offset: number): void => {
-    if (options.onProgress && offset - lastProgress > 8 << 20) {
-      lastProgress = offset;
-      const now = Date.now();
-      if (now - lastProgressAt >= PROGRESS_EVERY_MS) {
-        lastProgressAt = now;
-        options.onProgress(offset);
-      }
-    }
+  constructor(
+    private readonly file: string,
+    private readonly path: string | undefined,
+    private readonly store: EntryStore,
+    private readonly memory: LineMemory | null,
+    private readonly options: LoadOptions<Detail>,
+    private readonly idsAtEndFrom: number,
+  ) {
+    this.fast = options.fastScan !== false && options.onEntry === undefined;
+    this.bodies = options.detail === "tables";
+    this.scanDetail = options.detail === undefined || options.detail === "check" ? "full" : options.detail;
+    // Lines parsed whole fill every field, but for the check detail, which reads only its own rows.
+    this.tables = options.detail === "check" ? CHECK_TABLES : FULL_TABLES;
+    this.onEntry = options.onEntry;
+    this.lastProgressAt = Date.now() + PROGRESS_AFTER_MS - PROGRESS_EVERY_MS;
+  }
+
+  line(raw: RawLine): EntryRec | undefined {
+    this.added = undefined;
+    this.onLine(raw);
+    return this.added as EntryRec | undefined;
+  }
+
+  readonly onLine = (raw: RawLine): void => {
+    if (raw.crlf) this.crlfLines++;
+    if (raw.invalidUtf8) this.diagnostics.push(diag("invalid-utf8", this.file, raw.line));
+    this.progress(raw.offset);
+    this.parseLine(raw);
   };
 
-  const onEntry = options.onEntry;
-  const labels = new Map<string, string>();
-  let sessionName: string | undefined;
-  let added: EntryRec | undefined;
-  let idRepeated = false;
-
-  /** Indexes a record made by either path: role migration, type check, ids (last duplicate wins), labels. */
-  const addRec = (rec: EntryRec, line: number): void => {
-    entries.push(rec);
-    added = rec;
-    if ((version as unknown as number) < 3 && rec.role === "hookMessage") rec.role = "custom";
-    if (!KNOWN_ENTRY_TYPES.has(rec.type)) {
-      diagnostics.push(diag("unknown-entry-type", file, line, { type: rec.type }, rec.id ? { entryId: rec.id } : {}));
-    }
-    const late = entries.length - 1 - idsAtEndFrom;
-    if (late >= 0) {
-      if (late === diagAt.length) {
-        const grown = new Int32Array(Math.max(1024, late * 2));
-        grown.set(diagAt);
-        diagAt = grown;
-      }
-      diagAt[late] = diagnostics.length;
-    } else if (rec.id !== undefined) {
-      // Until an id repeats, one set does: a set that does not grow the map met a duplicate, and the entry it
-      // replaced is the last earlier one with that id. A lookup before each set was a large part of indexing.
-      let earlier: EntryRec | undefined;
-      if (idRepeated) earlier = byId.get(rec.id);
-      const size = byId.size;
-      byId.set(rec.id, rec);
-      if (!idRepeated && byId.size === size) {
-        idRepeated = true;
-        earlier = lastWithId(rec.id, entries.length - 2);
-      }
-      if (earlier) {
-        diagnostics.push(diag("duplicate-id", file, line, { id: rec.id, firstLine: earlier.line }, { entryId: rec.id }));
-      }
-    }
-    addLabel(rec);
-  };
-
-  /** The entry at or before position `from` with this id (there is one: the map held it). */
-  const lastWithId = (id: string, from: number): EntryRec => {
-    for (let i = from; i >= 0; i--) if ((entries[i] as EntryRec).id === id) return entries[i] as EntryRec;
-    throw new Error(`no earlier entry with id ${id}`);
-  };
-
-  const addLabel = (rec: EntryRec): void => {
-    // Labels and the name resolve as pi resolves them, in file order.
-    if (rec.type === "label" && rec.targetId !== undefined) {
-      if (rec.labelText) labels.set(rec.targetId, rec.labelText);
-      else labels.delete(rec.targetId);
-    } else if (rec.type === "session_info" && rec.name !== undefined && rec.name.trim() !== "") {
-      sessionName = rec.name.trim();
-    }
-  };
-
-  const onLine = (raw: RawLine): void => {
-    if (raw.crlf) crlfLines++;
-    if (raw.invalidUtf8) diagnostics.push(diag("invalid-utf8", file, raw.line));
-    progress(raw.offset);
-    parseLine(raw);
-  };
-
-  const onBytes = (buf: Buffer, start: number, end: number, line: number, offset: number, flags: number): void => {
-    if ((flags & LINE_CRLF) !== 0) crlfLines++;
+  readonly onBytes = (buf: Buffer, start: number, end: number, line: number, offset: number, flags: number): void => {
+    if ((flags & LINE_CRLF) !== 0) this.crlfLines++;
     const invalidUtf8 = (flags & LINE_INVALID_UTF8) !== 0;
-    if (invalidUtf8) diagnostics.push(diag("invalid-utf8", file, line));
-    progress(offset);
-    if (!invalidUtf8 && sawFirstParsed && typeof version === "number" && version >= 2) {
-      const rec = skeletonRec(buf, start, end, entries.length, line, offset, scanDetail);
+    if (invalidUtf8) this.diagnostics.push(diag("invalid-utf8", this.file, line));
+    this.progress(offset);
+    if (!invalidUtf8 && this.sawFirstParsed && typeof this.version === "number" && this.version >= 2) {
+      const rec = skeletonRec(buf, start, end, this.entries.length, line, offset, this.scanDetail);
       if (rec !== null) {
-        addRec(rec, line);
+        this.addRec(rec, line);
         return;
       }
     }
     const bytes = buf.subarray(start, end);
-    parseLine(
+    this.parseLine(
       new LazyLine(
         line,
         offset,
@@ -309,93 +290,184 @@ export function createIndexer(
     );
   };
 
-  // Set when the first line shows another program's format: the rest is not read as pi entries.
-  let foreign = false;
+  private progress(offset: number): void {
+    const onProgress = this.options.onProgress;
+    if (onProgress && offset - this.lastProgress > 8 << 20) {
+      this.lastProgress = offset;
+      const now = Date.now();
+      if (now - this.lastProgressAt >= PROGRESS_EVERY_MS) {
+        this.lastProgressAt = now;
+        onProgress(offset);
+      }
+    }
+  }
 
-  const parseLine = (raw: RawLine): void => {
-    if (foreign) return;
+  /** Indexes a record made by either path: role migration, type check, ids (last duplicate wins), labels. */
+  private addRec(rec: EntryFields, line: number): void {
+    this.entries.push(rec);
+    this.added = rec;
+    if ((this.version as unknown as number) < 3 && rec.role === "hookMessage") rec.role = "custom";
+    if (!KNOWN_ENTRY_TYPES.has(rec.type)) {
+      this.diagnostics.push(diag("unknown-entry-type", this.file, line, { type: rec.type }, rec.id ? { entryId: rec.id } : {}));
+    }
+    const late = this.entries.length - 1 - this.idsAtEndFrom;
+    if (late >= 0) this.markLate(late);
+    else if (rec.id !== undefined) this.addId(rec, rec.id, line);
+    this.addLabel(rec);
+  }
+
+  /** Notes where the duplicate-id finding of an entry indexed at the end would go (indexIds puts it there). */
+  private markLate(late: number): void {
+    if (late === this.diagAt.length) {
+      const grown = new Int32Array(Math.max(1024, late * 2));
+      grown.set(this.diagAt);
+      this.diagAt = grown;
+    }
+    this.diagAt[late] = this.diagnostics.length;
+  }
+
+  private addId(rec: EntryFields, id: string, line: number): void {
+    // Until an id repeats, one set does: a set that does not grow the map met a duplicate, and the entry it
+    // replaced is the last earlier one with that id. A lookup before each set was a large part of indexing.
+    let earlier: EntryFields | undefined;
+    if (this.idRepeated) earlier = this.byId.get(id);
+    const size = this.byId.size;
+    this.byId.set(id, rec);
+    if (!this.idRepeated && this.byId.size === size) {
+      this.idRepeated = true;
+      earlier = this.lastWithId(id, this.entries.length - 2);
+    }
+    if (earlier) {
+      this.diagnostics.push(diag("duplicate-id", this.file, line, { id, firstLine: earlier.line }, { entryId: id }));
+    }
+  }
+
+  /** The entry at or before position `from` with this id (there is one: the map held it). */
+  private lastWithId(id: string, from: number): EntryFields {
+    const entries = this.entries;
+    for (let i = from; i >= 0; i--) if ((entries[i] as EntryFields).id === id) return entries[i] as EntryFields;
+    throw new Error(`no earlier entry with id ${id}`);
+  }
+
+  private addLabel(rec: EntryFields): void {
+    // Labels and the name resolve as pi resolves them, in file order.
+    if (rec.type === "label" && rec.targetId !== undefined) {
+      if (rec.labelText) this.labels.set(rec.targetId, rec.labelText);
+      else this.labels.delete(rec.targetId);
+    } else if (rec.type === "session_info" && rec.name !== undefined && rec.name.trim() !== "") {
+      this.sessionName = rec.name.trim();
+    }
+  }
+
+  private parseLine(raw: RawLine): void {
+    if (this.foreign) return;
+    const value = this.parseValue(raw);
+    if (value === SKIPPED) return;
+    // Only v1 files use it, whose version is settled by the first parsed line.
+    if (!this.sawFirstParsed || (this.version as unknown as number) < 2) this.parsedLines.push(raw.line);
+    const firstParsed = !this.sawFirstParsed;
+    this.sawFirstParsed = true;
+    if (!isObject(value)) {
+      this.skipped.push({ line: raw.line, reason: "non-object" });
+      const kind = value === null ? "null" : Array.isArray(value) ? "array" : typeof value;
+      this.diagnostics.push(diag("non-object-line", this.file, raw.line, { kind }));
+      if (firstParsed) this.diagnostics.push(diag("header-missing", this.file, raw.line, { found: kind }));
+      return;
+    }
+    if (value.type === "session") this.headerValue(value, raw.line, firstParsed);
+    else if (firstParsed && value.kind === "header") this.foreignHeader(value, raw.line);
+    else this.entryValue(value, raw, firstParsed);
+  }
+
+  /**
+   * The line's value (its text and whether it was condensed left in lineText and condensedValue), or SKIPPED for a
+   * blank or malformed line.
+   */
+  private parseValue(raw: RawLine): unknown {
     let value: unknown;
-    // Set when the value was parsed from the condensed line: its long strings are cut.
-    let condensedValue = false;
+    this.condensedValue = false;
     // Fast path for long lines after the header: parse the line with the tails of long strings cut out (see
     // io/scan/condense.ts); anything unusual takes the ordinary path below, which also words the errors.
-    if (fast && sawFirstParsed && memory === null && raw.bytes !== undefined && raw.length >= CONDENSE_MIN_LINE && !raw.invalidUtf8) {
+    if (
+      this.fast &&
+      this.sawFirstParsed &&
+      this.memory === null &&
+      raw.bytes !== undefined &&
+      raw.length >= CONDENSE_MIN_LINE &&
+      !raw.invalidUtf8
+    ) {
       const condensed = condenseLine(raw.bytes, CONDENSE_KEYS);
       if (condensed !== null) {
         try {
           value = JSON.parse(condensed);
-          condensedValue = true;
+          this.condensedValue = true;
         } catch {
           value = undefined;
         }
       }
     }
-    let text = "";
-    if (value === undefined) {
-      text = raw.text;
-      if (text.trim() === "") {
-        skipped.push({ line: raw.line, reason: "blank" });
-        diagnostics.push(diag("blank-line", file, raw.line));
-        return;
-      }
-      try {
-        value = JSON.parse(text);
-      } catch (err) {
-        skipped.push({ line: raw.line, reason: "malformed" });
-        const column = errorColumn(err, text);
-        const code = raw.unterminated ? "truncated-line" : "malformed-json";
-        diagnostics.push(diag(code, file, raw.line, { reason: errorReason(err) }, column === undefined ? {} : { column }));
-        return;
-      }
+    this.lineText = "";
+    if (value !== undefined) return value;
+    const text = raw.text;
+    this.lineText = text;
+    if (text.trim() === "") {
+      this.skipped.push({ line: raw.line, reason: "blank" });
+      this.diagnostics.push(diag("blank-line", this.file, raw.line));
+      return SKIPPED;
     }
-    // Only v1 files use it, whose version is settled by the first parsed line.
-    if (!sawFirstParsed || (version as unknown as number) < 2) parsedLines.push(raw.line);
-    const firstParsed = !sawFirstParsed;
-    sawFirstParsed = true;
-    if (!isObject(value)) {
-      skipped.push({ line: raw.line, reason: "non-object" });
-      const kind = value === null ? "null" : Array.isArray(value) ? "array" : typeof value;
-      diagnostics.push(diag("non-object-line", file, raw.line, { kind }));
-      if (firstParsed) diagnostics.push(diag("header-missing", file, raw.line, { found: kind }));
+    try {
+      return JSON.parse(text);
+    } catch (err) {
+      this.skipped.push({ line: raw.line, reason: "malformed" });
+      const column = errorColumn(err, text);
+      const code = raw.unterminated ? "truncated-line" : "malformed-json";
+      this.diagnostics.push(diag(code, this.file, raw.line, { reason: errorReason(err) }, column === undefined ? {} : { column }));
+      return SKIPPED;
+    }
+  }
+
+  /** A `session` line: the header when it comes first, else an extra header pi skips. */
+  private headerValue(value: Record<string, unknown>, line: number, firstParsed: boolean): void {
+    if (!firstParsed) {
+      this.skipped.push({ line, reason: "header" });
+      this.diagnostics.push(diag("extra-header", this.file, line, { headerLine: this.headerLine }));
       return;
     }
-    if (value.type === "session") {
-      if (firstParsed) {
-        header = value as Header;
-        headerLine = raw.line;
-        if (typeof value.id !== "string") diagnostics.push(diag("header-invalid-id", file, raw.line));
-        version = (value.version ?? 1) as number;
-        if (typeof version !== "number" || !Number.isInteger(version) || version < 1) {
-          diagnostics.push(diag("version-unknown", file, raw.line, { version: JSON.stringify(value.version) }));
-        } else if (version > CURRENT_VERSION) {
-          diagnostics.push(diag("version-future", file, raw.line, { version, supported: CURRENT_VERSION }));
-        }
-      } else {
-        skipped.push({ line: raw.line, reason: "header" });
-        diagnostics.push(diag("extra-header", file, raw.line, { headerLine }));
-      }
-      return;
+    this.header = value as Header;
+    this.headerLine = line;
+    if (typeof value.id !== "string") this.diagnostics.push(diag("header-invalid-id", this.file, line));
+    const version = (value.version ?? 1) as number;
+    this.version = version;
+    if (typeof version !== "number" || !Number.isInteger(version) || version < 1) {
+      this.diagnostics.push(diag("version-unknown", this.file, line, { version: JSON.stringify(value.version) }));
+    } else if (version > CURRENT_VERSION) {
+      this.diagnostics.push(diag("version-future", this.file, line, { version, supported: CURRENT_VERSION }));
     }
-    if (firstParsed && value.kind === "header") {
-      // pi agent-core's own JSONL store (`{"kind":"header","version":4,…}`), which no pi CLI writes yet.
-      foreign = true;
-      diagnostics.push(
-        diag("foreign-format", file, raw.line, {
-          format: "agent-core",
-          version: typeof value.version === "number" ? value.version : JSON.stringify(value.version ?? null),
-          supported: CURRENT_VERSION,
-        }),
-      );
-      return;
-    }
+  }
+
+  /** pi agent-core's own JSONL store (`{"kind":"header","version":4,…}`), which no pi CLI writes yet. */
+  private foreignHeader(value: Record<string, unknown>, line: number): void {
+    this.foreign = true;
+    this.diagnostics.push(
+      diag("foreign-format", this.file, line, {
+        format: "agent-core",
+        version: typeof value.version === "number" ? value.version : JSON.stringify(value.version ?? null),
+        supported: CURRENT_VERSION,
+      }),
+    );
+  }
+
+  /** An entry line parsed (whole or condensed): its record, v1 migration, indexing, and onEntry. */
+  private entryValue(value: Record<string, unknown>, raw: RawLine, firstParsed: boolean): void {
     if (firstParsed) {
-      diagnostics.push(diag("header-missing", file, raw.line, { found: typeof value.type === "string" ? value.type : "object" }));
+      this.diagnostics.push(diag("header-missing", this.file, raw.line, { found: typeof value.type === "string" ? value.type : "object" }));
       // Without a header there is no version: entries that carry ids are read as current, others as v1.
-      version = typeof value.id === "string" ? CURRENT_VERSION : 1;
+      this.version = typeof value.id === "string" ? CURRENT_VERSION : 1;
     }
-    memory?.put(raw.line, text);
-    const rec = makeRec(value, raw, entries.length, tables);
-    if (bodies && !condensedValue && rec.type === "message") {
+    const text = this.lineText;
+    this.memory?.put(raw.line, text);
+    const rec = makeRec(value, raw, this.entries.length, this.tables);
+    if (this.bodies && !this.condensedValue && rec.type === "message") {
       try {
         rec.body = messageBody(value.message);
       } catch {
@@ -403,89 +475,90 @@ export function createIndexer(
       }
     }
     // Only v1 migration looks entries up by line (the version is settled by the first parsed line).
-    if ((version as unknown as number) < 2) entryByLine.set(raw.line, rec);
-    if ((version as unknown as number) < 2) {
-      rec.id = v1Id(raw.line);
-      rec.parentId = prevV1Id;
-      prevV1Id = rec.id;
-      if (rec.type === "compaction" && typeof value.firstKeptEntryIndex === "number") {
-        rec.firstKeptEntryIndex = value.firstKeptEntryIndex;
-        // Only targets already given an id resolve, as in pi, where a forward index finds no id yet.
-        const targetLine = parsedLines[value.firstKeptEntryIndex];
-        const target = targetLine === undefined ? undefined : entryByLine.get(targetLine);
-        if (target?.id !== undefined) rec.firstKeptEntryId = target.id;
-        else delete rec.firstKeptEntryId;
-      }
-    } else if (rec.id === undefined) {
-      diagnostics.push(diag("missing-id", file, raw.line, { found: value.id === undefined ? "none" : typeof value.id }));
+    if ((this.version as unknown as number) < 2) this.migrateV1(rec, value, raw.line);
+    else if (rec.id === undefined) {
+      this.diagnostics.push(diag("missing-id", this.file, raw.line, { found: value.id === undefined ? "none" : typeof value.id }));
     }
-    addRec(rec, raw.line);
-    onEntry?.(rec, value, text, { file, version });
-  };
+    this.addRec(rec, raw.line);
+    this.onEntry?.(rec, value, text, { file: this.file, version: this.version });
+  }
+
+  /** A v1 entry: its id from its line, its parent the entry before, a compaction's kept entry from its index. */
+  private migrateV1(rec: EntryFields, value: Record<string, unknown>, line: number): void {
+    this.entryByLine.set(line, rec);
+    rec.id = v1Id(line);
+    rec.parentId = this.prevV1Id;
+    this.prevV1Id = rec.id;
+    if (rec.type === "compaction" && typeof value.firstKeptEntryIndex === "number") {
+      rec.firstKeptEntryIndex = value.firstKeptEntryIndex;
+      // Only targets already given an id resolve, as in pi, where a forward index finds no id yet.
+      const targetLine = this.parsedLines[value.firstKeptEntryIndex];
+      const target = targetLine === undefined ? undefined : this.entryByLine.get(targetLine);
+      if (target?.id !== undefined) rec.firstKeptEntryId = target.id;
+      else delete rec.firstKeptEntryId;
+    }
+  }
 
   /**
    * Past idsAtEndFrom entries: byId for every entry, and each duplicate-id finding of an entry from there on put
    * where indexing line by line reports it (after the findings of the lines before, and the line's own). Those of
    * earlier entries were reported as their lines came.
    */
-  const indexIds = (): void => {
-    const { index, repeated } = IdIndex.build(entries);
-    byId = index;
-    const late = repeated.filter((r) => r.rec.index >= idsAtEndFrom);
+  private indexIds(): void {
+    const { index, repeated } = IdIndex.build(this.entries);
+    this.byId = index;
+    const late = repeated.filter((r) => r.rec.index >= this.idsAtEndFrom);
     if (late.length === 0) return;
+    const diagnostics = this.diagnostics;
     const merged: Diagnostic[] = [];
     let k = 0;
     for (const { rec, earlier } of late) {
-      const at = diagAt[rec.index - idsAtEndFrom] as number;
+      const at = this.diagAt[rec.index - this.idsAtEndFrom] as number;
       while (k < at) merged.push(diagnostics[k++] as Diagnostic);
-      merged.push(diag("duplicate-id", file, rec.line, { id: rec.id as string, firstLine: earlier.line }, { entryId: rec.id as string }));
+      merged.push(
+        diag("duplicate-id", this.file, rec.line, { id: rec.id as string, firstLine: earlier.line }, { entryId: rec.id as string }),
+      );
     }
     while (k < diagnostics.length) merged.push(diagnostics[k++] as Diagnostic);
     diagnostics.length = 0;
     for (const d of merged) diagnostics.push(d);
-  };
+  }
 
-  const session = (facts: LineSourceFacts): Session => ({
-    file,
-    path,
-    header,
-    headerLine,
-    version,
-    entries,
-    byId,
-    labels,
-    sessionName,
-    defaultLeaf: entries[entries.length - 1] ?? null,
-    diagnostics,
-    facts: { ...facts, crlfLines },
-    skipped,
-    store,
-  });
+  session(facts: LineSourceFacts): Session {
+    const entries = this.entries as EntryRec[];
+    return {
+      file: this.file,
+      path: this.path,
+      header: this.header,
+      headerLine: this.headerLine,
+      version: this.version,
+      entries,
+      byId: this.byId as Map<string, EntryRec>,
+      labels: this.labels,
+      sessionName: this.sessionName,
+      defaultLeaf: entries[entries.length - 1] ?? null,
+      diagnostics: this.diagnostics,
+      facts: { ...facts, crlfLines: this.crlfLines },
+      skipped: this.skipped,
+      store: this.store,
+    };
+  }
 
-  return {
-    line(raw) {
-      added = undefined;
-      onLine(raw);
-      return added;
-    },
-    onLine,
-    onBytes,
-    session,
-    finish(facts) {
-      if (entries.length > idsAtEndFrom) indexIds();
-      if (facts.heldTail !== undefined) diagnostics.push(heldTailDiagnostic(file, facts.heldTail));
-      if (facts.bom) diagnostics.push(diag("bom", file, 1));
-      if (crlfLines > 0) diagnostics.push(diag("crlf", file, null, { lines: crlfLines }));
-      if (!sawFirstParsed) diagnostics.push(diag("header-missing", file, null, { found: "empty" }));
-      // The one rule for input that is no session at all (prose, a binary, an empty file or stdin): nothing to read.
-      if (header === null && entries.length === 0 && !foreign) {
-        diagnostics.push(diag("not-a-session", file, null, { empty: (facts.stat?.size ?? facts.bytes) === 0 }));
-      }
-      // The entries index was only needed for v1 migration.
-      entryByLine.clear();
-      return session(facts);
-    },
-  };
+  finish(facts: LineSourceFacts): Session {
+    const { diagnostics, file } = this;
+    if (this.entries.length > this.idsAtEndFrom) this.indexIds();
+    if (facts.heldTail !== undefined) diagnostics.push(heldTailDiagnostic(file, facts.heldTail));
+    if (facts.bom) diagnostics.push(diag("bom", file, 1));
+    if (this.crlfLines > 0) diagnostics.push(diag("crlf", file, null, { lines: this.crlfLines }));
+    if (!this.sawFirstParsed) diagnostics.push(diag("header-missing", file, null, { found: "empty" }));
+    // The one rule for input that is no session at all (prose, a binary, an empty file or stdin): nothing to read.
+    if (this.header === null && this.entries.length === 0 && !this.foreign) {
+      diagnostics.push(diag("not-a-session", file, null, { empty: (facts.stat?.size ?? facts.bytes) === 0 }));
+    }
+    // The entries index was only needed for v1 migration.
+    this.entryByLine.clear();
+    return this.session(facts);
+  }
 }
 
 /** The full index record of a parsed entry (before migration). Exported for tests. */
@@ -494,7 +567,7 @@ export function makeRec(
   raw: Pick<RawLine, "line" | "offset" | "length">,
   index: number,
   tables: FieldTables = FULL_TABLES,
-): EntryRec {
+): EntryFields {
   const rec = new NewRec(
     index,
     raw.line,

@@ -1,4 +1,4 @@
-import type { EntryRec } from "./types.js";
+import type { EntryFields } from "./types.js";
 
 /**
  * Makes the index's records: a constructor rather than an object literal, because V8 gives a constructor's objects
@@ -7,7 +7,7 @@ import type { EntryRec } from "./types.js";
  * ones: their prototype is Object.prototype, their own fields the same, in the same order, as the literal's.
  */
 function Rec(
-  this: EntryRec,
+  this: EntryFields,
   index: number,
   line: number,
   offset: number,
@@ -30,5 +30,5 @@ function Rec(
 }
 Rec.prototype = Object.prototype;
 
-/** A record with EntryRec's base fields (index … time), in that order; the load sets the others. */
-export const NewRec = Rec as unknown as new (...args: Parameters<typeof Rec>) => EntryRec;
+/** A record with EntryFields's base fields (index … time), in that order; the load sets the others. */
+export const NewRec = Rec as unknown as new (...args: Parameters<typeof Rec>) => EntryFields;

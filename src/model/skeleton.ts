@@ -5,7 +5,7 @@
  * into scanner slots. A usage object's numbers are read by a second scan of its bytes; a content value's blocks
  * (previews, tool calls) by a scan of each block, and of a long text only its first TEXT_KEEP characters are decoded.
  *
- * The tables detail reads a message's body facts too (EntryRec.body: body.ts), from its content's blocks scanned one
+ * The tables detail reads a message's body facts too (EntryFields.body: body.ts), from its content's blocks scanned one
  * by one; a message it is unsure of (a block that is not an object, a block key written with escapes) gets none.
  *
  * `skeletonRec` returns null whenever it is unsure: the line is not valid JSON (the ordinary path then words the
@@ -54,7 +54,7 @@ import {
 } from "./fields.js";
 import { NewRec } from "./rec.js";
 import { KNOWN_ENTRY_TYPES } from "./session.js";
-import type { EntryRec, MessageBody, ToolCallFacts, Usage } from "./types.js";
+import type { EntryFields, MessageBody, ToolCallFacts, Usage } from "./types.js";
 import { entryTime } from "./time.js";
 
 const QUOTE = 0x22;
@@ -75,7 +75,7 @@ interface SlotRule {
 
 /** Entry types and roles returned as shared constants instead of fresh strings. */
 const TYPE_NAMES = names([...KNOWN_ENTRY_TYPES, "session"]);
-const SHARED: Partial<Record<keyof EntryRec, Names>> = {
+const SHARED: Partial<Record<keyof EntryFields, Names>> = {
   role: names(["user", "assistant", "toolResult", "bashExecution", "custom", "hookMessage"]),
 };
 const compile = (slot: number, rule: FieldRule): SlotRule => ({ slot, rule, shared: SHARED[rule.field] ?? null, last: undefined });
@@ -323,7 +323,7 @@ function slotBody(slots: BodySlots, role: string | undefined): MessageBody | nul
 }
 
 /** Sets the fields of `rules` from their slots (the scanning readers of extract.ts's readInto). */
-function readSlots(rec: EntryRec, rules: readonly SlotRule[], p: Plan): void {
+function readSlots(rec: EntryFields, rules: readonly SlotRule[], p: Plan): void {
   const out = rec as unknown as Record<string, unknown>;
   for (let i = 0; i < rules.length; i++) {
     const r = rules[i] as SlotRule;
@@ -428,7 +428,7 @@ export function skeletonRec(
   line: number,
   offset: number,
   detail: ScanDetail = "skeleton",
-): EntryRec | null {
+): EntryFields | null {
   const p = PLANS[detail];
   recSerial++;
   if (scanLine(p.keys, b, start, end) !== 1) return null;

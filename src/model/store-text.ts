@@ -7,7 +7,7 @@
 import { isStringifyFormBytes, messageStandIn, messageStandInFromBytes, readLines } from "../io/scan/index.js";
 import { toJson } from "./json-text.js";
 import { parseEntry, readEntry, type Session } from "./session.js";
-import type { EntryRec } from "./types.js";
+import type { EntryRec } from "./detail.js";
 
 export type { FileStat, HeldTail, LineSourceFacts } from "../io/scan/index.js";
 

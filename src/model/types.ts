@@ -38,9 +38,10 @@ export interface Usage {
 
 /**
  * What the index keeps of one entry: enough to build trees, paths and summaries without holding message bodies.
- * The whole entry is read back from its byte range when an operation needs it.
+ * The whole entry is read back from its byte range when an operation needs it. Every field a load can fill: the
+ * records a load gives out are detail.ts's Rec<D>, which has only those its detail fills.
  */
-export interface EntryRec {
+export interface EntryFields {
   /** Position among the entries in file order (the header and skipped lines excluded). */
   index: number;
   line: number;
@@ -132,9 +133,9 @@ export interface Header extends HeaderInfo {
 /** Reads whole entries back by their byte range (or from memory for streams). */
 export interface EntryStore {
   /** The exact original line text (without line terminator). */
-  rawLine(rec: EntryRec): string;
+  rawLine(rec: EntryFields): string;
   /** The line's bytes, where the store reads them from a file: valid only until its next read. */
-  rawBytes?(rec: EntryRec): Buffer;
+  rawBytes?(rec: EntryFields): Buffer;
   close(): void;
 }
 

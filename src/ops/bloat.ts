@@ -1,5 +1,5 @@
 import type { Session } from "../model/session.js";
-import type { EntryRec } from "../model/types.js";
+import type { EntryRec } from "../model/detail.js";
 import type { BloatMeasure, Place } from "../model/bloat-bytes.js";
 import { buildContext, givesMessages } from "./context.js";
 import { markContextPlaces } from "./context-place.js";

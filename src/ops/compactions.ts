@@ -1,6 +1,7 @@
 import { diag } from "../model/codes.js";
 import type { Session } from "../model/session.js";
-import type { Diagnostic, EntryRec } from "../model/types.js";
+import type { Diagnostic } from "../model/types.js";
+import type { EntryRec } from "../model/detail.js";
 import { buildContext, contextSize, givesMessages, estimateMessageTokens, type SessionContext } from "./context.js";
 import { markContextPlaces, type ContextPlace } from "./context-place.js";
 import { firstKeptNotMessage } from "./kept.js";

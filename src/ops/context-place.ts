@@ -1,4 +1,4 @@
-import type { EntryRec } from "../model/types.js";
+import type { EntryRec } from "../model/detail.js";
 
 /** What became of a context entry's messages: the model sees them, or a `replacement: null` edit took them out. */
 export type ContextPlace = "context" | "edited-out";

@@ -1,7 +1,8 @@
 import { isObject, type Obj } from "../model/json.js";
 import type { Session } from "../model/session.js";
 import { BLOCK_ONLY_ROLES, EDITABLE_ROLES, KNOWN_ROLES } from "../model/roles.js";
-import type { Diagnostic, EntryRec } from "../model/types.js";
+import type { Diagnostic } from "../model/types.js";
+import type { EntryRec } from "../model/detail.js";
 import { stampedMarks } from "./marks.js";
 import { firstKeptProblem, messageMissing, toolCallUnanswered, toolResultOrphan, unknownRole } from "./problems.js";
 import { entryTime } from "../model/time.js";

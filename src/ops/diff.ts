@@ -3,7 +3,7 @@ import { basename, dirname, isAbsolute, join, normalize } from "node:path";
 import { forkParentRef } from "../io/discover.js";
 import type { SessionContext } from "./context.js";
 import type { Session } from "../model/session.js";
-import type { EntryRec } from "../model/types.js";
+import type { EntryRec, Rec } from "../model/detail.js";
 import { pathTo } from "./path.js";
 import { stampedMarks } from "./marks.js";
 import { computeStats, type EntryStats, StatsSum } from "./stats.js";
@@ -16,36 +16,39 @@ import { toJson } from "../model/json-text.js";
  */
 type Align = "same-file" | "id" | "content";
 
+/** diff reads full loads (its stats count spend and tools, its context reads previews). */
+type DiffRec = Rec<"full">;
+
 type Reader = (rec: EntryRec) => Record<string, unknown>;
 
 /** One side of a diff as given: a session and a leaf in it (null for a session without entries). */
 export interface SideInput {
-  session: Session;
-  leaf: EntryRec | null;
+  session: Session<"full">;
+  leaf: DiffRec | null;
   read: Reader;
 }
 
-type SidePath = { ok: true; path: EntryRec[] } | { ok: false; leaf: EntryRec; cycle: EntryRec[] };
+type SidePath = { ok: true; path: DiffRec[] } | { ok: false; leaf: DiffRec; cycle: DiffRec[] };
 
-type ParentOf = (rec: EntryRec) => EntryRec | null;
+type ParentOf = (rec: DiffRec) => DiffRec | null;
 
 /**
  * resolveParent through a built tree's parents: the same answer without an id lookup per entry (on a million
  * entries most of a walk's time). Where the tree has none but a parent id is written (dangling, or a self-parent,
  * which pi's rule resolves to the last entry with that id), resolveParent answers.
  */
-export function treeParent(session: Session, tree: Pick<SessionTree, "parent">): ParentOf {
+export function treeParent(session: Session<"full">, tree: Pick<SessionTree<"full">, "parent">): ParentOf {
   return (rec) => tree.parent[rec.index] ?? (typeof rec.parentId === "string" ? resolveParent(session, rec) : null);
 }
 
 const pathMarks = stampedMarks();
 
 /** sidePath, walking up through `parentOf` (treeParent); a parent cycle is left to sidePath to find and word. */
-export function sidePathVia(session: Session, parentOf: ParentOf, leaf: EntryRec | null): SidePath {
+export function sidePathVia(session: Session<"full">, parentOf: ParentOf, leaf: DiffRec | null): SidePath {
   if (!leaf) return { ok: true, path: [] };
   const { seen, stamp } = pathMarks(session);
-  const walked: EntryRec[] = [];
-  for (let cur: EntryRec | null = leaf; cur; cur = parentOf(cur)) {
+  const walked: DiffRec[] = [];
+  for (let cur: DiffRec | null = leaf; cur; cur = parentOf(cur)) {
     if (seen[cur.index] === stamp) return sidePath(session, leaf);
     seen[cur.index] = stamp;
     walked.push(cur);
@@ -54,23 +57,23 @@ export function sidePathVia(session: Session, parentOf: ParentOf, leaf: EntryRec
 }
 
 /** Root → leaf, or the cycle the walk runs into; an empty path for no leaf. */
-export function sidePath(session: Session, leaf: EntryRec | null): SidePath {
+export function sidePath(session: Session<"full">, leaf: DiffRec | null): SidePath {
   if (!leaf) return { ok: true, path: [] };
   const r = pathTo(session, leaf);
   return r.ok ? { ok: true, path: r.path } : { ok: false, leaf, cycle: r.cycle };
 }
 
 export interface DiffSide {
-  session: Session;
-  leaf: EntryRec | null;
-  path: EntryRec[];
+  session: Session<"full">;
+  leaf: DiffRec | null;
+  path: DiffRec[];
   /** The last entry this side shares with the other (the fork point), or null when nothing is shared. */
-  base: EntryRec | null;
+  base: DiffRec | null;
   /**
    * The path after the base, root side first; with diff --leaves's cap, only its first entries (`count` says how
    * many there are).
    */
-  divergent: EntryRec[];
+  divergent: DiffRec[];
   /** Entries after the base (divergent.length unless the list was capped). */
   count: number;
   /** Stats over every entry after the base. */
@@ -79,8 +82,8 @@ export interface DiffSide {
 
 /** The paths share a base and both divergent parts start with a user message: the same point was asked again. */
 interface ReAsk {
-  left: EntryRec;
-  right: EntryRec;
+  left: DiffRec;
+  right: DiffRec;
   /** The two prompts say the same (role and text). */
   sameText: boolean;
 }
@@ -161,8 +164,8 @@ export function entryKey(entry: Record<string, unknown>): string {
 }
 
 /** A memoised content key per entry; an entry that cannot be read back gets a key that matches nothing. */
-function keyer(read: Reader): (rec: EntryRec) => string {
-  const cache = new Map<EntryRec, string>();
+function keyer(read: Reader): (rec: DiffRec) => string {
+  const cache = new Map<DiffRec, string>();
   return (rec) => {
     let k = cache.get(rec);
     if (k === undefined) {
@@ -181,9 +184,9 @@ function keyer(read: Reader): (rec: EntryRec) => string {
  * The alignment two paths call for: identity within one session; ids when both files carry real ids (v2+; v1 ids
  * are derived from line numbers and mean nothing across files) and their roots share one; content otherwise.
  */
-export function chooseAlign(left: Session, right: Session, lp: EntryRec[], rp: EntryRec[]): Align {
+export function chooseAlign(left: Session<"full">, right: Session<"full">, lp: DiffRec[], rp: DiffRec[]): Align {
   if (left === right) return "same-file";
-  const realIds = (s: Session) => typeof s.version === "number" && s.version >= 2;
+  const realIds = (s: Session<"full">) => typeof s.version === "number" && s.version >= 2;
   const a = lp[0];
   const b = rp[0];
   if (realIds(left) && realIds(right) && a?.id !== undefined && a.id === b?.id) return "id";
@@ -205,7 +208,7 @@ export interface SharedCopies {
  * them out of the copied path (and re-chains the entry after each) and re-creates them after it, so a fork's path
  * holds the parent's entries without the parent's labels.
  */
-function commonPrefix(left: SideInput, lp: EntryRec[], right: SideInput, rp: EntryRec[], align: Align): [number, number] {
+function commonPrefix(left: SideInput, lp: DiffRec[], right: SideInput, rp: DiffRec[], align: Align): [number, number] {
   const n = Math.min(lp.length, rp.length);
   let k = 0;
   if (align === "same-file") {
@@ -231,12 +234,12 @@ function commonPrefix(left: SideInput, lp: EntryRec[], right: SideInput, rp: Ent
   } else {
     const kl = keyer(left.read);
     const kr = keyer(right.read);
-    while (k < n && kl(lp[k] as EntryRec) === kr(rp[k] as EntryRec)) k++;
+    while (k < n && kl(lp[k] as DiffRec) === kr(rp[k] as DiffRec)) k++;
   }
   return [k, k];
 }
 
-function isUser(rec: EntryRec | undefined): rec is EntryRec {
+function isUser(rec: DiffRec | undefined): rec is DiffRec {
   return rec !== undefined && rec.type === "message" && rec.role === "user";
 }
 
@@ -246,22 +249,22 @@ function isUser(rec: EntryRec | undefined): rec is EntryRec {
  */
 export function diffPaths(
   left: SideInput,
-  lp: EntryRec[],
+  lp: DiffRec[],
   right: SideInput,
-  rp: EntryRec[],
+  rp: DiffRec[],
   align?: Align,
   shared: SharedCopies = {},
 ): PathDiff {
   const how = align ?? chooseAlign(left.session, right.session, lp, rp);
   const [kl, kr] = commonPrefix(left, lp, right, rp, how);
-  const side = (input: SideInput, path: EntryRec[], k: number, copies: Uint8Array | undefined): DiffSide => {
+  const side = (input: SideInput, path: DiffRec[], k: number, copies: Uint8Array | undefined): DiffSide => {
     const rest = path.slice(k);
     const divergent = copies === undefined ? rest : rest.filter((rec) => copies[rec.index] !== 1);
     return {
       session: input.session,
       leaf: input.leaf,
       path,
-      base: k > 0 ? (path[k - 1] as EntryRec) : null,
+      base: k > 0 ? (path[k - 1] as DiffRec) : null,
       divergent,
       count: divergent.length,
       stats: computeStats(divergent, input.read),
@@ -279,7 +282,7 @@ export function diffPaths(
 }
 
 /** A re-ask is a new prompt at the same point: only when the paths share a base. */
-function reAsk(shared: boolean, left: SideInput, a: EntryRec | undefined, right: SideInput, b: EntryRec | undefined): ReAsk | null {
+function reAsk(shared: boolean, left: SideInput, a: DiffRec | undefined, right: SideInput, b: DiffRec | undefined): ReAsk | null {
   if (!shared || !isUser(a) || !isUser(b)) return null;
   const ka = keyer(left.read)(a);
   const kb = keyer(right.read)(b);
@@ -287,7 +290,7 @@ function reAsk(shared: boolean, left: SideInput, a: EntryRec | undefined, right:
 }
 
 /** A leaf of diff --leaves: its comparison with the active path, or the parent cycle its path runs into. */
-export type LeafDiff = { leaf: EntryRec; diff: PathDiff } | { leaf: EntryRec; cycle: EntryRec[] };
+export type LeafDiff = { leaf: DiffRec; diff: PathDiff } | { leaf: DiffRec; cycle: DiffRec[] };
 
 const leafMarks = stampedMarks();
 
@@ -300,8 +303,8 @@ const leafMarks = stampedMarks();
  */
 export function* leafPathDiffs(
   active: SideInput,
-  activePath: EntryRec[],
-  leaves: EntryRec[],
+  activePath: DiffRec[],
+  leaves: DiffRec[],
   parentOf: ParentOf,
   cap?: number,
 ): Generator<LeafDiff> {
@@ -311,9 +314,9 @@ export function* leafPathDiffs(
     onActive[rec.index] = j;
   });
   // The entries from the leaf up to (not including) the active path, leaf first; null on a parent cycle.
-  const walk = (leaf: EntryRec, out: EntryRec[] | null): number | null => {
+  const walk = (leaf: DiffRec, out: DiffRec[] | null): number | null => {
     const { seen, stamp } = leafMarks(session);
-    let cur: EntryRec | null = leaf;
+    let cur: DiffRec | null = leaf;
     while (cur && (onActive[cur.index] as number) < 0) {
       if (seen[cur.index] === stamp) return null;
       seen[cur.index] = stamp;
@@ -334,12 +337,12 @@ export function* leafPathDiffs(
   for (const k of wanted) {
     while (j > k) {
       j--;
-      sum.add(activePath[j] as EntryRec, j);
+      sum.add(activePath[j] as DiffRec, j);
     }
     suffix.set(k, sum.stats());
   }
   for (let i = 0; i < leaves.length; i++) {
-    const leaf = leaves[i] as EntryRec;
+    const leaf = leaves[i] as DiffRec;
     const k = shared[i] as number;
     if (k < 0) {
       // The same walk as pathTo's, so it finds the same cycle (and words it the same way).
@@ -348,10 +351,10 @@ export function* leafPathDiffs(
       yield { leaf, cycle: r.cycle };
       continue;
     }
-    const divergent: EntryRec[] = [];
+    const divergent: DiffRec[] = [];
     walk(leaf, divergent);
     divergent.reverse();
-    const base = k > 0 ? (activePath[k - 1] as EntryRec) : null;
+    const base = k > 0 ? (activePath[k - 1] as DiffRec) : null;
     const l: DiffSide = {
       session,
       leaf: active.leaf,
@@ -386,7 +389,7 @@ export interface FileSide {
   file: string;
   /** Absolute (ideally real) path on disk; undefined for stdin. */
   absPath: string | undefined;
-  session: Session;
+  session: Session<"full">;
 }
 
 interface ParentLink {
@@ -407,7 +410,7 @@ export interface Lineage {
   matchedBy: "path" | "basename" | null;
 }
 
-function parentLink(session: Session): ParentLink | null {
+function parentLink(session: Session<"full">): ParentLink | null {
   const p = forkParentRef(session.header);
   return p ? { field: p.legacy ? "branchedFrom" : "parentSession", value: p.ref } : null;
 }
@@ -462,8 +465,8 @@ export interface ContextItem {
 }
 
 export interface ContextSide {
-  session: Session;
-  leaf: EntryRec | null;
+  session: Session<"full">;
+  leaf: DiffRec | null;
   context: BuiltContext;
   /** The last message both contexts share in the same position, or null. */
   base: ContextItem | null;
@@ -549,12 +552,14 @@ export function diffContexts(
     });
     const divergent: ContextItem[] = [];
     for (let i = k; i < ctx.messages.length; i++) divergent.push(item(i));
-    const sources: EntryRec[] = [];
-    const seen = new Set<EntryRec>();
+    const sources: DiffRec[] = [];
+    const seen = new Set<DiffRec>();
     for (const it of divergent) {
-      if (it.source && !seen.has(it.source)) {
-        seen.add(it.source);
-        sources.push(it.source);
+      // The session's own record (the context's sources are its entries), typed as its full load's.
+      const source = it.source === undefined ? undefined : (input.session.entries[it.source.index] as DiffRec);
+      if (source && !seen.has(source)) {
+        seen.add(source);
+        sources.push(source);
       }
     }
     return {

@@ -1,5 +1,5 @@
 import type { Session } from "../model/session.js";
-import type { EntryRec } from "../model/types.js";
+import type { EntryRec } from "../model/detail.js";
 
 /**
  * Every `context_edit` in the file that names `rec`, in file order. Whether one applies depends on the leaf

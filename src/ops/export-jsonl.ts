@@ -1,6 +1,6 @@
 import { CURRENT_VERSION, readEntry, type Session } from "../model/session.js";
 import type { SessionContext } from "./context.js";
-import type { EntryRec } from "../model/types.js";
+import type { EntryRec } from "../model/detail.js";
 
 /** The fresh header of an exported branch: a new session that names the original as its parent. */
 export interface ExportHeaderFacts {

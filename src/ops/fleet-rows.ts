@@ -1,7 +1,10 @@
+import type { SpendSession } from "./totals.js";
+import type { EntryFields } from "../model/types.js";
 import { messageBody, NO_BODY } from "../model/body.js";
 import type { Session } from "../model/session.js";
 import { readEntry } from "../model/session.js";
-import type { EntryRec, MessageBody, Usage } from "../model/types.js";
+import type { MessageBody, Usage } from "../model/types.js";
+import type { EntryRec } from "../model/detail.js";
 import { TABLES, type TableName } from "./fleet-tables.js";
 import { leafRecs } from "./leaves.js";
 import { pathTo } from "./path.js";
@@ -68,7 +71,8 @@ export function parsedBodies(read: EntryReader): BodyReader {
 /** The body facts the load read (the tables detail), else from the entry parsed back with `read`. */
 export function loadedBodies(session: Session, read: EntryReader = (rec) => readEntry(session, rec)): BodyReader {
   const parsed = parsedBodies(read);
-  return (rec) => rec.body ?? parsed(rec);
+  // Any load's record, read as the fields a load may fill: only the tables detail's have body facts, and not all.
+  return (rec: EntryFields) => rec.body ?? parsed(rec);
 }
 
 /**
@@ -130,7 +134,7 @@ function readBodies(session: Session, body: BodyReader) {
  * table order within each table: the text, stop reasons, tool calls and results come from the message bodies
  * (`body`: by default those the tables detail read, else the entries read back and parsed).
  */
-export function emitSessionRows(session: Session, facts: FileFacts, sink: RowSink, body: BodyReader = loadedBodies(session)): void {
+export function emitSessionRows(session: SpendSession, facts: FileFacts, sink: RowSink, body: BodyReader = loadedBodies(session)): void {
   const file = facts.file;
   const entries = session.entries;
   const { tree, isLeaf, leafCount, onPath, depth } = treeMarks(session);
@@ -238,7 +242,7 @@ export function emitSessionRows(session: Session, facts: FileFacts, sink: RowSin
 }
 
 /** Every table's rows for one session, collected (emitSessionRows). */
-export function sessionRows(session: Session, facts: FileFacts, body?: BodyReader): TableRows {
+export function sessionRows(session: SpendSession, facts: FileFacts, body?: BodyReader): TableRows {
   const rows: TableRows = { sessions: [], entries: [], messages: [], tool_calls: [], usage: [] };
   emitSessionRows(session, facts, (table, row) => rows[table].push([...row]), body);
   return rows;

@@ -1,5 +1,5 @@
-import type { Session } from "../model/session.js";
-import type { EntryRec } from "../model/types.js";
+import type { SpendRec, SpendSession } from "./totals.js";
+import type { EntryRec } from "../model/detail.js";
 import { ownerLeaves } from "./fleet-leaf.js";
 import type { calendar } from "./fleet-time.js";
 import { roundCost, spendModels, spendOf } from "./totals.js";
@@ -92,7 +92,7 @@ export class UsageAggregator {
     private readonly breakdown = false,
   ) {}
 
-  addSession(session: Session, scope: SessionScope): void {
+  addSession(session: SpendSession, scope: SessionScope): void {
     const ord = this.ordinal++;
     const modelOf = spendModels(session);
     const needLeaf = this.by.includes("leaf");
@@ -212,7 +212,7 @@ function addSums(s: UsageSums, o: UsageSums): void {
   for (const k of Object.keys(s) as (keyof UsageSums)[]) s[k] += o[k];
 }
 
-function add(acc: Acc, rec: EntryRec, assistant: boolean, ord: number): void {
+function add(acc: Acc, rec: SpendRec, assistant: boolean, ord: number): void {
   const s = acc.sums;
   if (acc.lastSession !== ord) {
     acc.lastSession = ord;

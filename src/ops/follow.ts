@@ -1,5 +1,7 @@
+import type { Rec } from "../model/detail.js";
+import type { SpendRec } from "./totals.js";
 import type { Session } from "../model/session.js";
-import type { EntryRec } from "../model/types.js";
+import type { EntryRec } from "../model/detail.js";
 import { buildContext } from "./context.js";
 import { lightEntry } from "./kept.js";
 import { pathTo } from "./path.js";
@@ -54,12 +56,12 @@ export interface FollowTotals {
   cost: number;
 }
 
-function usageTokens(rec: EntryRec): number {
+function usageTokens(rec: SpendRec): number {
   const u = rec.usage;
   return u ? u.input + u.output + u.cacheRead + u.cacheWrite : 0;
 }
 
-function spendOfEntry(rec: EntryRec): FollowSpend | null {
+function spendOfEntry(rec: SpendRec): FollowSpend | null {
   const u = rec.usage;
   if (spendOf(rec) === undefined || !u) return null;
   return { input: u.input, output: u.output, cacheRead: u.cacheRead, cacheWrite: u.cacheWrite, tokens: usageTokens(rec), cost: u.cost };
@@ -79,7 +81,7 @@ export class FollowState {
   private prev: EntryRec | null = null;
   readonly totals: FollowTotals = { entries: 0, tokens: 0, cost: 0 };
 
-  step(session: Session, rec: EntryRec): FollowStep {
+  step(session: Session, rec: Rec<"full">): FollowStep {
     const parent = typeof rec.parentId === "string" ? (session.byId.get(rec.parentId) ?? null) : null;
     const depth = parent !== null && parent !== rec ? (this.depths[parent.index] ?? 0) + 1 : 0;
     this.depths[rec.index] = depth;
@@ -107,7 +109,7 @@ function keptFromAt(session: Session, rec: EntryRec): EntryAt | null {
   return k === null || k.id === undefined ? null : { id: k.id, line: k.line };
 }
 
-function announce(session: Session, rec: EntryRec): Announcement | null {
+function announce(session: Session, rec: Rec<"full">): Announcement | null {
   switch (rec.type) {
     case "compaction":
       return {

@@ -1,5 +1,5 @@
 import type { Session } from "../model/session.js";
-import type { EntryRec } from "../model/types.js";
+import type { EntryRec } from "../model/detail.js";
 
 /**
  * The one rule for which entries of a fork are copies of its parent, as pi 1.6 writes a fork:

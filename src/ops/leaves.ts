@@ -1,5 +1,8 @@
+import type { SpendRec, SpendSession } from "./totals.js";
+import type { Detail, Rec } from "../model/detail.js";
 import type { Session } from "../model/session.js";
-import type { EntryRec, Usage } from "../model/types.js";
+import type { EntryRec } from "../model/detail.js";
+import type { Usage } from "../model/types.js";
 import {
   compareKinds,
   finishTotals,
@@ -26,7 +29,7 @@ import { buildTree, resolveParent, type SessionTree, type TreeLinks, type TreeNo
  * rule: byId, the last duplicate wins, so an earlier duplicate is a leaf; a self-parent does not count), plus the
  * default leaf (the last entry in file order). File order.
  */
-export function leafRecs(session: Session, tree?: Pick<SessionTree, "parent">): EntryRec[] {
+export function leafRecs<D extends Detail>(session: Session<D>, tree?: Pick<SessionTree, "parent">): Rec<D>[] {
   // Marks by entry index: a Set of every parent in a million-entry session costs tens of MB.
   const named = new Uint8Array(session.entries.length);
   if (tree) {
@@ -43,7 +46,7 @@ export function leafRecs(session: Session, tree?: Pick<SessionTree, "parent">): 
       if (p && p !== rec) named[p.index] = 1;
     }
   }
-  const out: EntryRec[] = [];
+  const out: Rec<D>[] = [];
   for (const rec of session.entries) {
     if (named[rec.index] !== 1 || rec === session.defaultLeaf) out.push(rec);
   }
@@ -121,7 +124,7 @@ function totalsOf(v: ArrayLike<number>, at = 0): Totals {
  * The kinds of non-assistant spend in the session (entries left out by `exclude` not counted), in the documented
  * order, and each entry's slot among them (-1: none).
  */
-function otherKinds(session: Session, exclude: Uint8Array | undefined): { kinds: SpendKind[]; slot: Int32Array } {
+function otherKinds(session: SpendSession, exclude: Uint8Array | undefined): { kinds: SpendKind[]; slot: Int32Array } {
   const slot = new Int32Array(session.entries.length).fill(-1);
   const found = new Map<string, number>();
   const kinds: SpendKind[] = [];
@@ -264,7 +267,7 @@ function linksWalk(session: Session, links: TreeLinks): Walk | null {
  * Walks the tree once and describes its shape and every leaf. Given only the tree's links (treeLinks), it walks the
  * entries in file order where every parent comes first, and builds the tree only where one does not.
  */
-export function treeShape(session: Session, tree: SessionTree | TreeLinks, opts: ShapeOptions = {}): TreeShape {
+export function treeShape(session: SpendSession, tree: SessionTree | TreeLinks, opts: ShapeOptions = {}): TreeShape {
   const n = session.entries.length;
   const walk = "nodes" in tree ? treeWalk(tree as SessionTree, n) : (linksWalk(session, tree) ?? treeWalk(buildTree(session), n));
   const depth = new Int32Array(n);
@@ -293,7 +296,7 @@ export function treeShape(session: Session, tree: SessionTree | TreeLinks, opts:
 
   for (let k = 0; k < order.length; k++) {
     const i = order[k] as number;
-    const rec = session.entries[i] as EntryRec;
+    const rec = session.entries[i] as SpendRec;
     const p = walk.parent[i] as number;
     if (p >= 0) {
       depth[i] = (depth[p] as number) + 1;

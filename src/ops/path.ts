@@ -1,5 +1,5 @@
 import type { Session } from "../model/session.js";
-import type { EntryRec } from "../model/types.js";
+import type { Detail, EntryRec, Rec } from "../model/detail.js";
 import { stampedMarks } from "./marks.js";
 import { resolveParent } from "./tree.js";
 
@@ -20,16 +20,17 @@ function uniqueIds(session: Session): boolean {
   return c.withId === session.byId.size;
 }
 
-export type PathResult =
-  | { ok: true; path: EntryRec[] }
+/** A path of a session loaded with detail D: its records are that load's. */
+export type PathResult<D extends Detail = Detail> =
+  | { ok: true; path: Rec<D>[] }
   /** pi's getBranch would loop forever: the walk from the leaf came back to `cycle[0]`. */
-  | { ok: false; cycle: EntryRec[]; walked: EntryRec[] };
+  | { ok: false; cycle: Rec<D>[]; walked: Rec<D>[] };
 
 /**
  * The entries from the root to `leaf`, following parent ids as pi does (last duplicate wins). Iterative, and a
  * parent cycle (a self-parent included) is returned as such instead of looping.
  */
-export function pathTo(session: Session, leaf: EntryRec): PathResult {
+export function pathTo<D extends Detail>(session: Session<D>, leaf: EntryRec): PathResult<D> {
   // Marks by entry index: a Set of a million-entry path costs tens of MB and most of the walk's time. The marks
   // are stamped with a walk number and kept per session, so that a hundred thousand short walks (diff --leaves on
   // a wide tree) do not each clear an array as long as the session.
@@ -43,12 +44,13 @@ export function pathTo(session: Session, leaf: EntryRec): PathResult {
   while (cur) {
     if (seen[cur.index] === stamp) {
       const start = walked.indexOf(cur);
-      return { ok: false, cycle: walked.slice(start), walked };
+      return { ok: false, cycle: walked.slice(start), walked } as PathResult as PathResult<D>;
     }
     seen[cur.index] = stamp;
     walked.push(cur);
     const prev: EntryRec | undefined = unique && cur.index > 0 ? entries[cur.index - 1] : undefined;
     cur = prev !== undefined && typeof cur.parentId === "string" && prev.id === cur.parentId ? prev : resolveParent(session, cur);
   }
-  return { ok: true, path: walked.reverse() };
+  // Every record on the walk is one of the session's.
+  return { ok: true, path: walked.reverse() } as PathResult as PathResult<D>;
 }

@@ -1,6 +1,7 @@
 import { diag } from "../model/codes.js";
 import type { Session } from "../model/session.js";
-import type { Diagnostic, EntryRec } from "../model/types.js";
+import type { Diagnostic } from "../model/types.js";
+import type { EntryRec } from "../model/detail.js";
 import type { SessionTree } from "./tree.js";
 
 /**

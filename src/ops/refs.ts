@@ -1,5 +1,5 @@
 import type { Session } from "../model/session.js";
-import type { EntryRec } from "../model/types.js";
+import type { EntryRec } from "../model/detail.js";
 
 /**
  * Why `@LINE` or `label:NAME` matched nothing, for a message that says which: the file names no such label; the

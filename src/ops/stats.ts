@@ -1,5 +1,6 @@
 import { isObject } from "../model/json.js";
-import type { EntryRec, Usage } from "../model/types.js";
+import type { Usage } from "../model/types.js";
+import type { EntryRec, Rec } from "../model/detail.js";
 import { spendOf } from "./totals.js";
 
 /**
@@ -153,7 +154,7 @@ export class StatsSum {
     this.costUnits += Math.round(u.cost * COST_UNITS);
   }
 
-  add(rec: EntryRec, at: number): void {
+  add(rec: Rec<"full">, at: number): void {
     const s = this.s;
     s.entries++;
     if (!Number.isNaN(rec.time)) {
@@ -179,7 +180,7 @@ export class StatsSum {
     }
   }
 
-  private assistant(rec: EntryRec, at: number): void {
+  private assistant(rec: Rec<"full">, at: number): void {
     const s = this.s;
     s.assistantTurns++;
     if (rec.stopReason === "error") s.errors++;
@@ -243,7 +244,7 @@ export class StatsSum {
  * Stats over `entries` (in any order; typically root first). `read` re-reads a whole entry (readEntry) and is
  * called only for assistant entries that hold tool calls, to collect the files touched.
  */
-export function computeStats(entries: Iterable<EntryRec>, read?: (rec: EntryRec) => Record<string, unknown>): EntryStats {
+export function computeStats(entries: Iterable<Rec<"full">>, read?: (rec: EntryRec) => Record<string, unknown>): EntryStats {
   const sum = new StatsSum(read);
   let at = 0;
   for (const rec of entries) sum.add(rec, at++);

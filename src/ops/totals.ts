@@ -1,5 +1,6 @@
-import type { Session } from "../model/session.js";
-import type { EntryRec, Usage } from "../model/types.js";
+import type { Session, SessionHaving } from "../model/session.js";
+import type { Usage } from "../model/types.js";
+import type { EntryRec, RecHaving } from "../model/detail.js";
 import { resolveParent } from "./tree.js";
 
 /**
@@ -101,6 +102,11 @@ export function finishTotals(t: Totals): Totals {
   };
 }
 
+/** What spend counting reads of a record (the spend, tables and full loads fill it). */
+export type SpendRec = RecHaving<"usage" | "usageKind">;
+/** A session whose records spend counting can read. */
+export type SpendSession = SessionHaving<"usage" | "usageKind">;
+
 /** The assistant messages: every one is a model call, counted whether or not it carries usage. */
 export function isAssistant(rec: EntryRec): boolean {
   return rec.type === "message" && rec.role === "assistant";
@@ -112,7 +118,7 @@ const COMPACTION: SpendKind = { source: "compaction", kind: null };
 const BRANCH_SUMMARY: SpendKind = { source: "branch_summary", kind: null };
 
 /** The kind of spend an entry records, or undefined for one that records none. */
-export function spendOf(rec: EntryRec): SpendKind | undefined {
+export function spendOf(rec: SpendRec): SpendKind | undefined {
   if (rec.type === "message") {
     if (rec.role === "assistant") return ASSISTANT;
     return rec.role === "toolResult" && rec.usage ? TOOL_RESULT : undefined;
@@ -253,7 +259,7 @@ function modelSetter(session: Session): (rec: EntryRec) => EntryRec | null {
       }
       at[rec.index] = ON_WALK;
       walk.push(rec.index);
-      const p = resolveParent(session, rec);
+      const p: EntryRec | null = resolveParent(session, rec);
       rec = p === rec ? null : p;
     }
     for (const i of walk) at[i] = found;
@@ -294,7 +300,7 @@ export function spendModels(session: Session): (rec: EntryRec) => ModelRef {
  * Tokens and cost of a whole session, in total, per kind of spend and per provider/model (see spendModels). With
  * `copied`, entries so marked are summed apart and, unless `includeCopied`, left out of the totals and the rows.
  */
-export function sessionTotals(session: Session, copied?: Uint8Array, includeCopied = false): SessionTotals {
+export function sessionTotals(session: SpendSession, copied?: Uint8Array, includeCopied = false): SessionTotals {
   const totals = emptyTotals();
   const kinds = new KindSums();
   const byModel = new Map<string, { row: ModelTotals; kinds: KindSums }>();

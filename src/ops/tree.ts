@@ -1,23 +1,25 @@
 import { diag } from "../model/codes.js";
 import type { Session } from "../model/session.js";
-import type { Diagnostic, EntryRec } from "../model/types.js";
+import type { Diagnostic } from "../model/types.js";
+import type { Detail, EntryRec, Rec } from "../model/detail.js";
 
-export interface TreeNode {
-  rec: EntryRec;
+/** A node of the tree of a session loaded with detail D: its record is that load's. */
+export interface TreeNode<D extends Detail = Detail> {
+  rec: Rec<D>;
   /** pi's getTree order: timestamp, oldest first, ties in file order; invalid timestamps last, in file order. */
-  children: TreeNode[];
+  children: TreeNode<D>[];
   /** Set on the entry where pisess cut a parent cycle to show it (pi's getTree drops every cycle member). */
   cycleCut?: boolean;
 }
 
-export interface SessionTree {
-  roots: TreeNode[];
+export interface SessionTree<D extends Detail = Detail> {
+  roots: TreeNode<D>[];
   /** Node of each entry, by entry index. */
-  nodes: TreeNode[];
+  nodes: TreeNode<D>[];
   /** Resolved parent of each entry by index (pi's rule: byId, last duplicate wins); null for roots. */
-  parent: (EntryRec | null)[];
+  parent: (Rec<D> | null)[];
   /** Every parent cycle, each as its members in walk order (starting from the member with the lowest line). */
-  cycles: EntryRec[][];
+  cycles: Rec<D>[][];
   /** Entries on, or descending from, a parent cycle: pi cannot build their path. */
   inCycle: Uint8Array;
   problems: Diagnostic[];
@@ -27,7 +29,7 @@ export interface SessionTree {
  * The parent pi resolves for an entry: none for `parentId` null or missing, itself for a self-parent, the last entry
  * with that id otherwise, none when the id is unknown (dangling).
  */
-export function resolveParent(session: Session, rec: EntryRec): EntryRec | null {
+export function resolveParent<D extends Detail>(session: Session<D>, rec: EntryRec): Rec<D> | null {
   if (typeof rec.parentId !== "string") return null;
   return session.byId.get(rec.parentId) ?? null;
 }
@@ -49,7 +51,7 @@ function byTime(a: TreeNode, b: TreeNode): number {
 const NO_CHILDREN = Object.freeze([]) as unknown as TreeNode[];
 
 /** Builds the tree with pi's getTree rules, plus what pi cannot show: cycles, reported and cut open. Iterative. */
-export function buildTree(session: Session): SessionTree {
+export function buildTree<D extends Detail>(session: Session<D>): SessionTree<D> {
   const { entries, file } = session;
   const n = entries.length;
   const problems: Diagnostic[] = [];
@@ -98,23 +100,25 @@ export function buildTree(session: Session): SessionTree {
 
   for (const node of nodes) if (node.children.length > 1) node.children.sort(byTime);
   timestampProblems(session, problems);
-  return { roots, nodes, parent, cycles, inCycle, problems };
+  // Every record in the tree is one of the session's.
+  return { roots, nodes, parent, cycles, inCycle, problems } as SessionTree as SessionTree<D>;
 }
 
 /** What buildTree resolves before it makes the nodes: each entry's parent and the problems, cycles included. */
-export type TreeLinks = Pick<SessionTree, "parent" | "problems">;
+export type TreeLinks<D extends Detail = Detail> = Pick<SessionTree<D>, "parent" | "problems">;
 
 /**
  * buildTree's parents and problems without building the tree (its nodes and their child lists cost tens of bytes
  * per entry): for a report that needs only the diagnostics, or walks up from entries. Same parents, same problems
  * in the same order.
  */
-export function treeLinks(session: Session): TreeLinks {
+export function treeLinks<D extends Detail>(session: Session<D>): TreeLinks<D> {
   const problems: Diagnostic[] = [];
   const parent = linkParents(session, problems);
   for (const cycle of findCycles(session.entries, parent)) problems.push(cycleProblem(session.file, cycle));
   timestampProblems(session, problems);
-  return { parent, problems };
+  // Every parent is one of the session's records.
+  return { parent, problems } as TreeLinks as TreeLinks<D>;
 }
 
 /** buildTree's problems without building the tree: see treeLinks. */

@@ -1,5 +1,5 @@
 import type { Session } from "../model/session.js";
-import type { EntryRec } from "../model/types.js";
+import type { DetailsWith, EntryRec, Rec } from "../model/detail.js";
 import type { SessionTree, TreeNode } from "./tree.js";
 
 export const FILTER_MODES = ["default", "no-tools", "user-only", "labeled-only", "all"] as const;
@@ -31,8 +31,15 @@ export interface ViewOptions {
   activeFirst: boolean;
 }
 
+/** The loads the text views read (the previews and facts describeEntry shows): preview and full. */
+export type ViewDetail = DetailsWith<
+  "text" | "hasText" | "stopReason" | "errorMessage" | "editRemoves" | "toolNames" | "toolName" | "isError"
+>;
+/** A record the text views can show. */
+export type ViewRec = Rec<ViewDetail>;
+
 export interface ViewNode {
-  rec: EntryRec;
+  rec: ViewRec;
   children: ViewNode[];
   /** Ancestors in the full tree (0 for a root). */
   depth: number;
@@ -47,7 +54,7 @@ export interface SessionView {
 }
 
 /** What pi's /tree search matches against, built from the index (pi cuts content text at 200 characters). */
-export function searchableText(session: Session, rec: EntryRec): string {
+export function searchableText(session: Session, rec: ViewRec): string {
   const parts: string[] = [];
   const label = rec.id === undefined ? undefined : session.labels.get(rec.id);
   if (label) parts.push(label);
@@ -90,7 +97,7 @@ export function searchableText(session: Session, rec: EntryRec): string {
   return parts.join(" ");
 }
 
-function passes(session: Session, rec: EntryRec, opts: ViewOptions): boolean {
+function passes(session: Session, rec: ViewRec, opts: ViewOptions): boolean {
   const mode = opts.filter;
   if (mode !== undefined) {
     if (NEVER_SHOWN_TYPES.has(rec.type)) return false;
@@ -130,7 +137,7 @@ const NO_CHILDREN = Object.freeze([]) as unknown as ViewNode[];
  * The tree as shown: filtered entries removed, their visible descendants attached to the nearest visible
  * ancestor (as pi's /tree does). Iterative throughout.
  */
-export function buildView(session: Session, tree: SessionTree, opts: ViewOptions): SessionView {
+export function buildView(session: Session<ViewDetail>, tree: SessionTree<ViewDetail>, opts: ViewOptions): SessionView {
   const containsActive = new Uint8Array(session.entries.length);
   const path: EntryRec[] = [];
   if (opts.leaf) {
@@ -140,35 +147,35 @@ export function buildView(session: Session, tree: SessionTree, opts: ViewOptions
     while (cur && containsActive[cur.index] !== 1) {
       path.push(cur);
       containsActive[cur.index] = 1;
-      if ((tree.nodes[cur.index] as TreeNode).cycleCut) break;
+      if ((tree.nodes[cur.index] as TreeNode<ViewDetail>).cycleCut) break;
       cur = tree.parent[cur.index] ?? null;
     }
   }
   const onPath = new PathSet(session.entries, containsActive, path);
-  const order = (children: TreeNode[]): TreeNode[] => {
+  const order = (children: TreeNode<ViewDetail>[]): TreeNode<ViewDetail>[] => {
     if (!opts.activeFirst || children.length < 2) return children;
     const first = children.filter((c) => containsActive[c.rec.index] === 1);
     if (first.length === 0) return children;
     return [...first, ...children.filter((c) => containsActive[c.rec.index] !== 1)];
   };
 
-  const startNodes = opts.from ? [tree.nodes[opts.from.index] as TreeNode] : tree.roots;
+  const startNodes = opts.from ? [tree.nodes[opts.from.index] as TreeNode<ViewDetail>] : tree.roots;
   const roots: ViewNode[] = [];
   let shown = 0;
   // Stacks of tree nodes, their nearest visible ancestors' view nodes (null: top level) and depths, side by side
   // (no array per frame); pushed in reverse so that pre-order matches display order.
-  const stack: TreeNode[] = [];
+  const stack: TreeNode<ViewDetail>[] = [];
   const stackParent: (ViewNode | null)[] = [];
   const stackDepth: number[] = [];
   const startDepth = opts.from ? depthOf(tree, opts.from) : 0;
   const ordered = order(startNodes);
   for (let i = ordered.length - 1; i >= 0; i--) {
-    stack.push(ordered[i] as TreeNode);
+    stack.push(ordered[i] as TreeNode<ViewDetail>);
     stackParent.push(null);
     stackDepth.push(startDepth);
   }
   while (stack.length > 0) {
-    const node = stack.pop() as TreeNode;
+    const node = stack.pop() as TreeNode<ViewDetail>;
     const visibleParent = stackParent.pop() as ViewNode | null;
     const depth = stackDepth.pop() as number;
     let attachTo = visibleParent;
@@ -182,7 +189,7 @@ export function buildView(session: Session, tree: SessionTree, opts: ViewOptions
     }
     const kids = order(node.children);
     for (let i = kids.length - 1; i >= 0; i--) {
-      stack.push(kids[i] as TreeNode);
+      stack.push(kids[i] as TreeNode<ViewDetail>);
       stackParent.push(attachTo);
       stackDepth.push(depth + 1);
     }

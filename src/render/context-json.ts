@@ -1,4 +1,4 @@
-import type { EntryRec } from "../model/types.js";
+import type { EntryRec } from "../model/detail.js";
 import { toJson, openArrayMember } from "./json.js";
 import { CHUNK_CHARS } from "./chunks.js";
 

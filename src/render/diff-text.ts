@@ -1,5 +1,6 @@
+import type { ViewRec } from "../ops/view.js";
 import type { Session } from "../model/session.js";
-import type { EntryRec } from "../model/types.js";
+import type { EntryRec } from "../model/detail.js";
 import type { ContextDiff, ContextItem, ContextSide, DiffSide, Lineage, PathDiff } from "../ops/diff.js";
 import type { EntryStats } from "../ops/stats.js";
 import { capped } from "./diff-json.js";
@@ -114,7 +115,7 @@ function refText(session: Session, rec: EntryRec | null, style: Style): string {
 }
 
 /** One entry as a line: `@LINE ID tag text`, the text cut to `width` columns when given. */
-function entryText(rec: EntryRec, style: Style, width: number | undefined): string {
+function entryText(rec: ViewRec, style: Style, width: number | undefined): string {
   const d = describeEntry(rec, style);
   const head = `@${rec.line} ${shortId(rec)} `;
   let text = d.text;
@@ -211,7 +212,7 @@ function* unified(d: PathDiff, opts: DiffTextOptions): Generator<string> {
     const { shown, more } = capped(side.divergent, side.count, opts.maxEntries);
     let buf = "";
     for (let i = from; i < shown.length; i++) {
-      buf += `${colour(mark) + entryText(shown[i] as EntryRec, style, w === undefined ? undefined : w - 2)}\n`;
+      buf += `${colour(mark) + entryText(shown[i] as ViewRec, style, w === undefined ? undefined : w - 2)}\n`;
       if (buf.length > CHUNK_CHARS) {
         yield buf;
         buf = "";

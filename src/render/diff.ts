@@ -1,4 +1,4 @@
-import type { EntryRec } from "../model/types.js";
+import type { EntryRec } from "../model/detail.js";
 import type { ContextDiff, Lineage, PathDiff } from "../ops/diff.js";
 import {
   type ContextDiffJson,

@@ -1,4 +1,5 @@
-import type { EntryRec } from "../model/types.js";
+import type { EntryRec } from "../model/detail.js";
+import type { ViewRec } from "../ops/view.js";
 import { sanitizeLine } from "./sanitize.js";
 import type { Style } from "./style.js";
 
@@ -22,7 +23,7 @@ interface EntryLine {
   color: (s: string) => string;
 }
 
-export function describeEntry(rec: EntryRec, style: Style): EntryLine {
+export function describeEntry(rec: ViewRec, style: Style): EntryLine {
   const text = sanitizeLine(rec.text ?? "");
   const plain = (s: string) => s;
   switch (rec.type) {
@@ -66,7 +67,7 @@ export function describeEntry(rec: EntryRec, style: Style): EntryLine {
   }
 }
 
-function describeMessage(rec: EntryRec, text: string, style: Style): EntryLine {
+function describeMessage(rec: ViewRec, text: string, style: Style): EntryLine {
   const plain = (s: string) => s;
   if (rec.hasMessage === false) return { tag: "[message missing]", tagColor: style.error, text: "", color: plain };
   switch (rec.role) {

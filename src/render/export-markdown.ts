@@ -1,4 +1,4 @@
-import type { EntryRec } from "../model/types.js";
+import type { EntryRec } from "../model/detail.js";
 import { fmtTime } from "./info-format.js";
 import { toPrettyJson } from "./json.js";
 import { cell, fence } from "./markdown.js";

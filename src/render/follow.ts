@@ -1,7 +1,7 @@
 import type { Session } from "../model/session.js";
-import type { EntryRec } from "../model/types.js";
+import type { Rec } from "../model/detail.js";
 import type { Announcement, EntryAt, FollowSpend, FollowStep, FollowTotals } from "../ops/follow.js";
-import type { Row, SessionView } from "../ops/view.js";
+import type { Row, SessionView, ViewRec } from "../ops/view.js";
 import { formatTokens, shortId } from "./entry.js";
 import { fmtCost } from "./info-format.js";
 import { sanitizeLine } from "./sanitize.js";
@@ -11,7 +11,7 @@ import { treeLines } from "./tree.js";
 import { toJson } from "./json.js";
 
 /** One entry as a one-row view, so that follow's lines are the tree renderers' lines. */
-function oneRow(rec: EntryRec, depth: number): { view: SessionView; rows: Row[] } {
+function oneRow(rec: ViewRec, depth: number): { view: SessionView; rows: Row[] } {
   const node = { rec, children: [], depth, cycleCut: false };
   return { view: { roots: [node], onPath: new Set([rec]), shown: 1 }, rows: [{ node, indent: 0, connector: "none", gutters: [] }] };
 }
@@ -51,7 +51,7 @@ function spendText(sp: FollowSpend): string {
  */
 export function followLines(
   session: Session,
-  rec: EntryRec,
+  rec: Rec<"full">,
   step: FollowStep,
   opts: { style: Style; width: number | undefined },
 ): string[] {
@@ -72,7 +72,7 @@ export function followLines(
  * One `follow --ndjson` object: the fields of `tree --ndjson` (as of when the entry was appended), plus `spend`
  * (the entry's tokens and cost where it counts in the totals, else null) and `entry`.
  */
-export function followNdjson(session: Session, rec: EntryRec, step: FollowStep, entry: Record<string, unknown>): string {
+export function followNdjson(session: Session, rec: Rec<"full">, step: FollowStep, entry: Record<string, unknown>): string {
   const { view, rows } = oneRow(rec, step.depth);
   const line = [...treeNdjson(session, view, rows, rec)].join("");
   return `${line.slice(0, -2)},"spend":${JSON.stringify(step.spend)},"entry":${toJson(entry)}}\n`;

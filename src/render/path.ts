@@ -1,6 +1,6 @@
 import type { Session } from "../model/session.js";
-import type { EntryRec } from "../model/types.js";
-import type { Row, ViewNode } from "../ops/view.js";
+import type { EntryRec } from "../model/detail.js";
+import type { Row, ViewNode, ViewRec } from "../ops/view.js";
 import { openArrayMember } from "./json.js";
 import type { Style } from "./style.js";
 import { lineChunks, treeLines } from "./tree.js";
@@ -46,8 +46,8 @@ export function* pathJsonChunks(
 /** `path` as text: the entries root first, one tree row each, without connectors; stdout chunks of CHUNK_CHARS characters. */
 export function* pathTextLines(
   session: Session,
-  path: readonly EntryRec[],
-  leaf: EntryRec,
+  path: readonly ViewRec[],
+  leaf: ViewRec,
   opts: { style: Style; width: number | undefined },
 ): Generator<string> {
   // Every entry is on the path; rows made one at a time (a path can be a million entries long).

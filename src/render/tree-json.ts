@@ -1,5 +1,5 @@
 import type { Session } from "../model/session.js";
-import type { EntryRec } from "../model/types.js";
+import type { EntryRec } from "../model/detail.js";
 import type { FlatNode, FlatTree } from "../ops/tree.js";
 import type { Row, SessionView } from "../ops/view.js";
 import { openArrayMember } from "./json.js";

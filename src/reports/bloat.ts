@@ -1,5 +1,5 @@
 import type { Session } from "../model/session.js";
-import type { EntryRec } from "../model/types.js";
+import type { EntryRec } from "../model/detail.js";
 import { measureBloat } from "../model/bloat-bytes.js";
 import { pathPlaces, type BloatData } from "../ops/bloat.js";
 import { forkParent } from "../ops/fork.js";

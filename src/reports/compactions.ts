@@ -1,5 +1,5 @@
 import { readEntry, type Session } from "../model/session.js";
-import type { EntryRec } from "../model/types.js";
+import type { EntryRec } from "../model/detail.js";
 import { describeCompaction, prefixContexts, type CompactionsData } from "../ops/compactions.js";
 import { buildContext } from "../ops/context.js";
 import { pathTo } from "../ops/path.js";

@@ -4,7 +4,7 @@
  */
 import { isObject, type Obj } from "../model/json.js";
 import type { Session } from "../model/session.js";
-import type { EntryRec } from "../model/types.js";
+import type { EntryRec } from "../model/detail.js";
 import { toJson } from "../model/json-text.js";
 import { contextSize, type ContextSize, pairToolCalls, type SessionContext } from "../ops/context.js";
 

@@ -1,8 +1,9 @@
 import { join } from "node:path";
 import { cwdFolderName, findSessionsById, mostRecentSession, sessionsDir, type PiEnv } from "../io/discover.js";
 import { diag } from "../model/codes.js";
-import { readEntry, type Session } from "../model/session.js";
-import type { Diagnostic, EntryRec } from "../model/types.js";
+import { readEntry, type Session, parseEntry } from "../model/session.js";
+import type { Diagnostic } from "../model/types.js";
+import type { EntryRec } from "../model/detail.js";
 import { buildContext, pairToolCalls, toolProblems, type SessionContext } from "../ops/context.js";
 import { convertToLlmMapped, llmCount } from "../ops/llm.js";
 import { pathTo } from "../ops/path.js";

@@ -1,6 +1,7 @@
 import { isFile, realPathOf } from "../io/discover.js";
 import { readEntry, type Session } from "../model/session.js";
-import type { Diagnostic, EntryRec } from "../model/types.js";
+import type { Diagnostic } from "../model/types.js";
+import type { EntryRec, Rec } from "../model/detail.js";
 import {
   chooseAlign,
   diffContexts,
@@ -74,7 +75,7 @@ export interface DiffData {
   cycles: Diagnostic[];
 }
 
-function input(session: Session, leaf: EntryRec | null): SideInput {
+function input(session: Session<"full">, leaf: Rec<"full"> | null): SideInput {
   return { session, leaf, read: (rec) => readEntry(session, rec) };
 }
 
@@ -131,7 +132,7 @@ function differs(item: DiffItem | null): boolean {
   return item !== null && item.kind !== "cycle" && !item.diff.same;
 }
 
-function problemsOf(session: Session): { file: string; diagnostics: Diagnostic[] } {
+function problemsOf(session: Session<"full">): { file: string; diagnostics: Diagnostic[] } {
   return { file: session.file, diagnostics: sessionProblems(session, { problems: treeProblems(session) }) };
 }
 
@@ -165,7 +166,7 @@ export async function diffReport(opts: DiffOptions): Promise<Report<DiffData>> {
   if (twoFiles) {
     if (opts.b !== undefined) throw new ReportError(`${sanitizeLine(opts.a)} is a file: comparing two files takes no entry references`);
     const left = await opts.open(opts.file);
-    let right: Session | undefined;
+    let right: Session<"full"> | undefined;
     try {
       right = await opts.open(opts.a);
       const lf: FileSide = { file: left.file, absPath: await realPathOf(opts.file), session: left };
@@ -207,7 +208,7 @@ export async function diffReport(opts: DiffOptions): Promise<Report<DiffData>> {
 
 /** Every leaf against the active path; a leaf whose path runs into a cycle is left out, and named. */
 async function leavesMode(
-  session: Session,
+  session: Session<"full">,
   context: boolean,
   cycles: Diagnostic[],
   onItem: DiffOptions["onItem"],

@@ -5,7 +5,8 @@ import { checkSession } from "../check/validate.js";
 import { loadSession } from "../model/load.js";
 import { readEntry, type Session } from "../model/session.js";
 import { entryTime } from "../model/time.js";
-import type { Diagnostic, EntryRec, Header } from "../model/types.js";
+import type { Diagnostic, Header } from "../model/types.js";
+import type { EntryRec, Rec } from "../model/detail.js";
 import { buildContext, type SessionContext } from "../ops/context.js";
 import {
   type EntryPatchKind,
@@ -60,7 +61,7 @@ export interface HtmlPayload {
   header: Header | null;
   headerLine: number | null;
   version: number;
-  recs: EntryRec[];
+  recs: Rec<"full">[];
   lines: string[];
   byId: [string, number][];
   labels: [string, string][];
@@ -82,7 +83,7 @@ export type HtmlPayloadSource = Omit<HtmlPayload, "lines"> & { lines: Iterable<s
 const FEATURE_TYPES = ["usage", "context_edit", "custom_message", "session_info", "label", "compaction", "branch_summary"];
 const FEATURE_ROLES = ["system", "bashExecution", "custom", "branchSummary", "compactionSummary"];
 
-export async function exportFacts(session: Session, modified: string | null): Promise<ExportFacts> {
+export async function exportFacts(session: Session<"full">, modified: string | null): Promise<ExportFacts> {
   const info = (await infoReport(session)).data;
   const features = [`v${String(session.version)}`];
   for (const t of FEATURE_TYPES) if ((info.byType[t] ?? 0) > 0) features.push(t);
@@ -332,7 +333,7 @@ function* entryLines(session: Session, images: boolean, bodyLimit: number): Gene
 }
 
 export function htmlPayload(
-  session: Session,
+  session: Session<"full">,
   leaf: EntryRec,
   facts: ExportFacts,
   rows: [string, string][],

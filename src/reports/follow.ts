@@ -4,7 +4,8 @@ import type { HeldTail, LineSourceFacts } from "../model/store-text.js";
 import { FileTail, type TailFile } from "../io/tail.js";
 import { createIndexer, heldTailDiagnostic, type SessionIndexer } from "../model/load.js";
 import { parseEntry, readEntry, type Session } from "../model/session.js";
-import type { Diagnostic, EntryRec, EntryStore } from "../model/types.js";
+import type { Diagnostic, EntryStore } from "../model/types.js";
+import type { EntryRec, Rec } from "../model/detail.js";
 import { buildContext, contextSize } from "../ops/context.js";
 import { FollowState, type FollowStep, type FollowTotals } from "../ops/follow.js";
 import { pathTo } from "../ops/path.js";
@@ -32,21 +33,28 @@ export type FollowEvent =
    * The file is open and its existing entries indexed. `problems`: the errors and warnings found in the existing
    * lines when they are not reported (without `fromStart`), counted only.
    */
-  | { kind: "open"; file: string; session: Session; existing: number; totals: FollowTotals; problems: { error: number; warning: number } }
+  | {
+      kind: "open";
+      file: string;
+      session: Session<"full">;
+      existing: number;
+      totals: FollowTotals;
+      problems: { error: number; warning: number };
+    }
   /** A finding in a line read (one that failed to parse, a duplicate id…), before the line's entry if it has one. */
   | { kind: "problem"; file: string; diagnostic: Diagnostic }
   | {
       kind: "entry";
       file: string;
-      session: Session;
-      rec: EntryRec;
+      session: Session<"full">;
+      rec: Rec<"full">;
       step: FollowStep;
       totals: FollowTotals;
       /** The whole entry, as pi holds it after migration (with `wholeEntries`). */
       entry?: Record<string, unknown>;
     }
   /** A batch of new bytes was read; the next change is waited for. */
-  | { kind: "idle"; file: string; session: Session; totals: FollowTotals }
+  | { kind: "idle"; file: string; session: Session<"full">; totals: FollowTotals }
   /** The file was truncated or replaced: it is followed again from its start. */
   | { kind: "reset"; file: string; reason: "truncated" | "replaced"; held: Diagnostic | null }
   /** A newer session of the project: it is followed from its start instead. */

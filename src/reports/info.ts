@@ -1,4 +1,4 @@
-import type { Session } from "../model/session.js";
+import type { SpendSession } from "../ops/totals.js";
 import { forkParent } from "../ops/fork.js";
 import { treeShape } from "../ops/leaves.js";
 import { problemCount, problemTally, sessionProblems } from "../ops/problems.js";
@@ -76,7 +76,7 @@ export interface InfoOptions {
 }
 
 /** `pisess info`: header, shape, labels, models, tokens and cost of one session. */
-export async function infoReport(session: Session, opts: InfoOptions = {}): Promise<Report<InfoReport>> {
+export async function infoReport(session: SpendSession, opts: InfoOptions = {}): Promise<Report<InfoReport>> {
   const include = opts.includeCopied === true;
   // Parents and problems only: treeShape walks the entries in file order where it can (no tree nodes).
   const tree = treeLinks(session);

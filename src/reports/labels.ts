@@ -1,5 +1,5 @@
 import type { Session } from "../model/session.js";
-import type { EntryRec } from "../model/types.js";
+import type { EntryRec } from "../model/detail.js";
 import type { Report } from "./report.js";
 
 /** A resolved label (`pisess labels --ndjson`). */

@@ -1,7 +1,9 @@
+import type { EntryFields } from "../model/types.js";
+import type { SpendSession } from "../ops/totals.js";
 import { contentText, keep } from "../model/extract.js";
 import { isObject } from "../model/json.js";
 import { readEntry, type Session } from "../model/session.js";
-import type { EntryRec } from "../model/types.js";
+import type { EntryRec } from "../model/detail.js";
 import { forkParent } from "../ops/fork.js";
 import { treeShape } from "../ops/leaves.js";
 import { sessionProblems } from "../ops/problems.js";
@@ -44,14 +46,16 @@ export interface LeavesData {
  * load reads no previews), one entry per leaf.
  */
 function promptText(session: Session, rec: EntryRec): string {
-  if (rec.text !== undefined) return rec.text;
+  // Any load's record, read as the fields a load may fill: a lighter load has no text.
+  const loaded: EntryFields = rec;
+  if (loaded.text !== undefined) return loaded.text;
   const m = readEntry(session, rec).message;
   const t = isObject(m) ? contentText(m.content) : undefined;
   return t === undefined ? "" : keep(t);
 }
 
 /** `pisess leaves`: every leaf with its depth, last activity, last prompt, labels, own tokens and cost. */
-export async function leavesReport(session: Session, opts: LeavesOptions = {}): Promise<Report<LeavesData>> {
+export async function leavesReport(session: SpendSession, opts: LeavesOptions = {}): Promise<Report<LeavesData>> {
   // Parents and problems only: treeShape walks the entries in file order where it can (no tree nodes).
   const tree = treeLinks(session);
   const parent = await forkParent(session);

@@ -148,7 +148,7 @@ export async function lsReport(opts: LsOptions): Promise<Report<LsData>> {
 
 /** Loads one session, summarises it and drops it. undefined: unreadable (reported); null: no header. */
 async function summarize(c: Candidate, fail: (path: string, err: unknown) => void): Promise<LsRow | null | undefined> {
-  let session: Session;
+  let session: Session<"full">;
   try {
     session = await loadSession({ kind: "file", path: c.path });
   } catch (err) {

@@ -1,5 +1,5 @@
 import type { Session } from "../model/session.js";
-import type { EntryRec } from "../model/types.js";
+import type { Detail, Rec } from "../model/detail.js";
 import { pathTo } from "../ops/path.js";
 import { sessionProblems } from "../ops/problems.js";
 import { cycleProblem, treeProblems } from "../ops/tree.js";
@@ -11,16 +11,16 @@ export interface PathOptions {
   leaf?: string;
 }
 
-export interface PathData {
+export interface PathData<D extends Detail = Detail> {
   file: string;
   /** null for a session without entries (header only): the path is empty, as pi's. */
-  leaf: EntryRec | null;
+  leaf: Rec<D> | null;
   /** Root first; null when the walk runs into a parent cycle (the diagnostics name it; exit 1). */
-  path: EntryRec[] | null;
+  path: Rec<D>[] | null;
 }
 
 /** `pisess path`: the entries from the root to a leaf. */
-export function pathReport(session: Session, opts: PathOptions = {}): Report<PathData> {
+export function pathReport<D extends Detail>(session: Session<D>, opts: PathOptions = {}): Report<PathData<D>> {
   if (isEmptyAtDefault(session, opts.leaf))
     return {
       data: { file: session.file, leaf: null, path: [] },

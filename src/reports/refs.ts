@@ -1,5 +1,5 @@
 import type { Session } from "../model/session.js";
-import type { EntryRec } from "../model/types.js";
+import type { Detail, Rec } from "../model/detail.js";
 import { type RefMiss, resolveRef } from "../ops/refs.js";
 import { sanitizeLine } from "../model/sanitize.js";
 import { ReportError } from "./report.js";
@@ -13,9 +13,10 @@ export function isEmptyAtDefault(session: Session, ref: string | undefined): boo
 }
 
 /** Resolves an entry reference or fails with exit 2, listing candidates when it is ambiguous. */
-export function entryRef(session: Session, ref: string): EntryRec {
+export function entryRef<D extends Detail>(session: Session<D>, ref: string): Rec<D> {
   const r = resolveRef(session, ref);
-  if (r.ok) return r.rec;
+  // The entry found is one of the session's.
+  if (r.ok) return r.rec as Rec<D>;
   // The reference comes from the command line, the file name and the ids from the session: all reach a terminal.
   const file = sanitizeLine(session.file);
   const given = sanitizeLine(ref);

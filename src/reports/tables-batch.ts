@@ -19,7 +19,7 @@ import type { CountNotes } from "./usage-count.js";
 const WHOLE_FILE_BYTES = 64 * 1024 * 1024;
 
 /** How the messages the load read no body for are read back: by their lines in the file read whole, or one by one. */
-function readBack(session: Session, path: string, size: number): EntryReader | undefined {
+function readBack(session: Session<"tables">, path: string, size: number): EntryReader | undefined {
   let missing = 0;
   for (const rec of session.entries) if (rec.type === "message" && rec.body === undefined && ++missing > 1) break;
   if (missing < 2 || size > WHOLE_FILE_BYTES) return undefined;
@@ -74,7 +74,7 @@ export async function tablesBatch(files: readonly string[], parents: ParentCache
   // promises, opening, stating and closing ten thousand files cost more CPU than reading them, and reading ahead
   // would overlap nothing.
   for (const path of files) {
-    let session: Session;
+    let session: Session<"tables">;
     let st: FileStat;
     let read: EntryReader | undefined;
     try {

@@ -35,7 +35,7 @@ export async function countFiles(
   onFile?: () => void,
 ): Promise<void> {
   for (const path of files) {
-    let session: Session;
+    let session: Session<"spend">;
     try {
       session = await loadSession({ kind: "file", path }, { detail: "spend" });
     } catch (error) {

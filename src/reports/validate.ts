@@ -65,7 +65,7 @@ export async function validateReport(opts: ValidateOptions): Promise<Report<Vali
       results.push({ file: name, diagnostics: [], ioError: input.ioError });
       continue;
     }
-    let session: Session;
+    let session: Session<"check">;
     // The per-entry checks run on each entry as the loader parses it: every line is parsed once, not twice.
     const checked = contentChecks({ strict: opts.strict === true });
     try {

@@ -6,7 +6,7 @@
  */
 import { Marked, type Tokens } from "marked";
 import { readEntry, type Session } from "../model/session.js";
-import type { EntryRec } from "../model/types.js";
+import type { EntryRec, Rec } from "../model/detail.js";
 import { buildContext } from "../ops/context.js";
 import { describeContext, type DisplayMessage, type Part } from "../reports/context-display.js";
 import { convertToLlmMapped } from "../ops/llm.js";
@@ -87,14 +87,14 @@ const payload = JSON.parse((document.getElementById("pisess-data") as HTMLElemen
 const recs = payload.recs;
 // JSON has no NaN: an invalid timestamp's time comes back as null.
 for (const r of recs) if (typeof r.time !== "number") r.time = Number.NaN;
-const session: Session = {
+const session: Session<"full"> = {
   file: payload.file,
   path: undefined,
   header: payload.header,
   headerLine: payload.headerLine,
   version: payload.version,
   entries: recs,
-  byId: new Map(payload.byId.map(([id, i]) => [id, recs[i] as EntryRec])),
+  byId: new Map(payload.byId.map(([id, i]) => [id, recs[i] as Rec<"full">])),
   labels: new Map(payload.labels),
   sessionName: payload.sessionName ?? undefined,
   defaultLeaf: payload.defaultLeaf === null ? null : (recs[payload.defaultLeaf] ?? null),

@@ -262,7 +262,7 @@ describe("read-only guarantee, every command", () => {
     const before = files.map(fingerprint);
     const names = listing();
     const pi = { ...process.env, ...env };
-    const withSession = async (f: string, fn: (s: Session) => Promise<number> | number) => {
+    const withSession = async (f: string, fn: (s: Session<"full">) => Promise<number> | number) => {
       const s = await openSession(f);
       try {
         return await fn(s);

@@ -140,7 +140,7 @@ function expectKinds(actual: KindTotals[], expected: Map<string, Sum>, where: st
   }
 }
 
-const load = (path: string): Promise<Session> => loadSession({ kind: "file", path });
+const load = (path: string): Promise<Session<"full">> => loadSession({ kind: "file", path });
 
 // ---------- pi 1.6 corpus ----------
 

@@ -1,7 +1,7 @@
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Session } from "../../src/model/session.js";
-import type { EntryRec } from "../../src/model/types.js";
+import type { EntryRec } from "../../src/model/detail.js";
 import { contextJsonChunks } from "../../src/render/context-json.js";
 import { contextMarkdown } from "../../src/render/context-markdown.js";
 import { contextText } from "../../src/render/context-text.js";

@@ -218,7 +218,7 @@ describe("condenseLine", () => {
   });
 });
 
-async function both(file: string): Promise<[Session, Session]> {
+async function both(file: string): Promise<[Session<"full">, Session<"full">]> {
   const a = await loadSession({ kind: "file", path: file });
   const b = await loadSession({ kind: "file", path: file }, { fastScan: false });
   a.store.close();

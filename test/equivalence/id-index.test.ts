@@ -5,7 +5,8 @@ import { readLines } from "../../src/io/scan/index.js";
 import { idHash, IdIndex } from "../../src/model/ids.js";
 import { createIndexer, IDS_AT_END_FROM, loadSession } from "../../src/model/load.js";
 import type { Session } from "../../src/model/session.js";
-import type { EntryRec, EntryStore } from "../../src/model/types.js";
+import type { EntryRec } from "../../src/model/detail.js";
+import type { EntryStore } from "../../src/model/types.js";
 import { ROOT, sessionFiles, sessionView } from "../support/helpers.js";
 import { expectEqual, expectSame, expectStrictEqual } from "../support/expect-fast.js";
 

@@ -2,7 +2,7 @@ import { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { loadSession } from "../../src/model/load.js";
 import { readEntry, type Session } from "../../src/model/session.js";
-import type { EntryRec } from "../../src/model/types.js";
+import type { EntryRec } from "../../src/model/detail.js";
 import { buildContext } from "../../src/ops/context.js";
 import { LeaveOutEffect } from "../../src/ops/export-jsonl.js";
 import { pathTo } from "../../src/ops/path.js";

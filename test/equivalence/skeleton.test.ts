@@ -1,3 +1,4 @@
+import type { EntryFields } from "../../src/model/types.js";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -10,13 +11,12 @@ import { FULL_KEYS, SKELETON_FIELDS, skeletonFieldsOf } from "../../src/model/fi
 import { isObject } from "../../src/model/json.js";
 import { loadSession, makeRec } from "../../src/model/load.js";
 import { SKELETON_KEYS, skeletonRec } from "../../src/model/skeleton.js";
-import type { EntryRec } from "../../src/model/types.js";
 import { ROOT, sessionView, sessionFiles } from "../support/helpers.js";
 import { expectEqual, expectStrictEqual } from "../support/expect-fast.js";
 import { throughWasm } from "../support/scan-case.js";
 
 /** The skeleton fields of a record, as skeletonFieldsOf lists them for its type. */
-function skeletonView(rec: EntryRec): Record<string, unknown> {
+function skeletonView(rec: EntryFields): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const k of skeletonFieldsOf(rec.type)) if (rec[k] !== undefined) out[k] = rec[k];
   return out;

@@ -1,3 +1,4 @@
+import type { EntryFields } from "../../src/model/types.js";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -7,11 +8,10 @@ import { afterAll, describe, expect, it } from "vitest";
 import { spendFieldsOf } from "../../src/model/fields.js";
 import { loadSession } from "../../src/model/load.js";
 import type { Session } from "../../src/model/session.js";
-import type { EntryRec } from "../../src/model/types.js";
 import { sessionRows } from "../../src/ops/fleet-rows.js";
 import { calendar } from "../../src/ops/fleet-time.js";
 import { UsageAggregator } from "../../src/ops/fleet-usage.js";
-import { sessionTotals } from "../../src/ops/totals.js";
+import { sessionTotals, type SpendSession } from "../../src/ops/totals.js";
 import { ROOT, sessionView, sessionFiles } from "../support/helpers.js";
 import { expectStrictEqual } from "../support/expect-fast.js";
 import { damaged, keyText, objectText, parsedRec, scanLine, sessionsOf, writeSettled } from "../support/scan-case.js";
@@ -22,14 +22,14 @@ import { damaged, keyText, objectText, parsedRec, scanLine, sessionsOf, writeSet
  * escaped strings, unicode, numbers in exponent form, usage objects nested and repeated, and damage.
  */
 
-function spendView(rec: EntryRec): Record<string, unknown> {
+function spendView(rec: EntryFields): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const k of spendFieldsOf(rec.type, rec.role)) if (rec[k] !== undefined) out[k] = rec[k];
   return out;
 }
 
 /** What usage sums for a session, by every key, with the per-model breakdown; and sessionTotals. */
-function sums(s: Session): unknown {
+function sums(s: SpendSession): unknown {
   const agg = new UsageAggregator(["day", "model", "leaf", "session"], calendar("UTC"), true);
   agg.addSession(s, { project: null, name: "x" });
   return { usage: agg.snapshot(), totals: sessionTotals(s) };
@@ -37,7 +37,7 @@ function sums(s: Session): unknown {
 
 const FIXTURES = sessionFiles();
 
-async function both(f: string): Promise<[Session, Session]> {
+async function both(f: string): Promise<[Session<"full">, Session<"spend">]> {
   const full = await loadSession({ kind: "file", path: f });
   const spend = await loadSession({ kind: "file", path: f }, { detail: "spend" });
   full.store.close();

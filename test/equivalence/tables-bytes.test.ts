@@ -1,3 +1,4 @@
+import type { EntryFields } from "../../src/model/types.js";
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -10,7 +11,7 @@ import { spendFieldsOf } from "../../src/model/fields.js";
 import { loadSession } from "../../src/model/load.js";
 import { toJson } from "../../src/model/json-text.js";
 import { parseEntry, readEntry, type Session } from "../../src/model/session.js";
-import type { EntryRec } from "../../src/model/types.js";
+import type { EntryRec } from "../../src/model/detail.js";
 import { parsedBodies, type Row, sessionRows, type TableRows } from "../../src/ops/fleet-rows.js";
 import { TABLE_NAMES } from "../../src/ops/fleet-tables.js";
 import { writeTables } from "../../src/reports/tables.js";
@@ -30,14 +31,14 @@ import { binaryString } from "../support/binary-unit.js";
 const FIXTURES = sessionFiles();
 const FACTS = { file: "f", bytes: 1, mtimeMs: 0 };
 
-function spendView(rec: EntryRec): Record<string, unknown> {
+function spendView(rec: EntryFields): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const k of spendFieldsOf(rec.type, rec.role)) if (rec[k] !== undefined) out[k] = rec[k];
   return out;
 }
 
 /** The rows of `f` both ways: from the tables load (bodies from the bytes) and from the spend load, parsed whole. */
-async function bothRows(f: string): Promise<{ bytes: TableRows; parsed: TableRows; tables: Session; spend: Session }> {
+async function bothRows(f: string): Promise<{ bytes: TableRows; parsed: TableRows; tables: Session<"tables">; spend: Session<"spend"> }> {
   const tables = await loadSession({ kind: "file", path: f }, { detail: "tables" });
   const spend = await loadSession({ kind: "file", path: f }, { detail: "spend" });
   try {

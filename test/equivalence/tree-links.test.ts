@@ -1,5 +1,6 @@
+import type { SpendSession } from "../../src/ops/totals.js";
 import fc from "fast-check";
-import { describe, it } from "vitest";
+import { describe, it, expect } from "vitest";
 import { loadSession } from "../../src/model/load.js";
 import type { Session } from "../../src/model/session.js";
 import { treeShape } from "../../src/ops/leaves.js";
@@ -13,7 +14,7 @@ import { expectStrictEqual } from "../support/expect-fast.js";
  * fixture and on generated sessions whose parents come before or after their children, with cycles and duplicates.
  */
 
-function same(session: Session): void {
+function same(session: SpendSession): void {
   const tree = buildTree(session);
   const links = treeLinks(session);
   expectStrictEqual(links.parent, tree.parent);

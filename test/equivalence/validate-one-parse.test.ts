@@ -1,3 +1,5 @@
+import type { EntryRec } from "../../src/model/detail.js";
+import type { EntryFields } from "../../src/model/types.js";
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -27,8 +29,8 @@ afterAll(() => {
  * What validate finds on a full load read a second time (the reference every test compares with), strict and not,
  * from one load per file; the load is kept for the last test's comparison of fields.
  */
-const fullLoads = new Map<string, { session: Session; findings: Map<boolean, ReturnType<typeof checkSession>> }>();
-async function fullLoad(file: string): Promise<{ session: Session; findings: Map<boolean, ReturnType<typeof checkSession>> }> {
+const fullLoads = new Map<string, { session: Session<"full">; findings: Map<boolean, ReturnType<typeof checkSession>> }>();
+async function fullLoad(file: string): Promise<{ session: Session<"full">; findings: Map<boolean, ReturnType<typeof checkSession>> }> {
   let loaded = fullLoads.get(file);
   if (loaded === undefined) {
     const session = await openSession(file);
@@ -45,7 +47,7 @@ async function fullLoad(file: string): Promise<{ session: Session; findings: Map
 async function bothChecked(
   file: string,
   detail: "full" | "check",
-  check: (session: Session, strict: boolean, checked: ContentChecks) => void,
+  check: (session: Session<"full" | "check">, strict: boolean, checked: ContentChecks) => void,
 ): Promise<void> {
   const byStrict = [false, true].map((strict) => ({ strict, checked: contentChecks({ strict }) }));
   const session = await openSession(file, {
@@ -147,8 +149,11 @@ describe("validate's content checks during the load", () => {
       const light = await openSession(file, { onEntry: () => {}, detail: "check" });
       expectSame(light.entries.length, full.entries.length, file);
       full.entries.forEach((f, i) => {
-        const l = light.entries[i] as typeof f;
-        for (const k of checkFieldsOf(f.type, f.role)) expectEqual(l[k], f[k], `${file}:${f.line} ${k}`);
+        const l = light.entries[i] as EntryRec;
+        // Any load's record, read as the fields a load may fill.
+        const lf: EntryFields = l;
+        const ff: EntryFields = f;
+        for (const k of checkFieldsOf(f.type, f.role)) expectEqual(lf[k], ff[k], `${file}:${f.line} ${k}`);
       });
     }
   });

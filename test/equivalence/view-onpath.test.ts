@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { loadSession } from "../../src/model/load.js";
-import type { EntryRec } from "../../src/model/types.js";
+import type { EntryRec } from "../../src/model/detail.js";
 import { buildTree } from "../../src/ops/tree.js";
 import { buildView } from "../../src/ops/view.js";
 import { ROOT, sessionFiles } from "../support/helpers.js";

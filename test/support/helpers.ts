@@ -6,7 +6,7 @@ import { Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { format } from "node:util";
 import type { Session } from "../../src/model/session.js";
-import type { EntryRec } from "../../src/model/types.js";
+import type { EntryRec } from "../../src/model/detail.js";
 import { type RunIo, withRunIo } from "../../src/commands/run-state.js";
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");

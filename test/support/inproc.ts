@@ -28,7 +28,7 @@ import { lineageReport } from "../../src/reports/lineage.js";
 import { lsReport, type LsOptions } from "../../src/reports/ls.js";
 import { showReport } from "../../src/reports/show.js";
 import { openFile, openSession } from "../../src/reports/open.js";
-import { treeReport } from "../../src/reports/tree.js";
+import { treeReport, treeJsonReport } from "../../src/reports/tree.js";
 import { pathReport } from "../../src/reports/path.js";
 import { validateReport } from "../../src/reports/validate.js";
 
@@ -44,7 +44,11 @@ export interface Out {
   code: number;
 }
 
-async function withSession<T>(file: string, detail: "skeleton" | "spend" | "full", fn: (s: Session) => Promise<T> | T): Promise<T> {
+async function withSession<D extends "skeleton" | "spend" | "full", T>(
+  file: string,
+  detail: D,
+  fn: (s: Session<D>) => Promise<T> | T,
+): Promise<T> {
   const session = await openSession(file, { detail });
   try {
     return await fn(session);
@@ -68,8 +72,14 @@ export interface TreeArgs {
 export function treeOut(file: string, a: TreeArgs = {}): Promise<Out> {
   const output = a.output ?? "text";
   const skeleton = output === "json" && a.filter === undefined && (a.search ?? []).length === 0;
-  return withSession(file, skeleton ? "skeleton" : "full", (session) => {
-    const { width, color, ...opts } = a;
+  const { width, color, ...opts } = a;
+  if (skeleton)
+    return withSession(file, "skeleton", (session) => {
+      const r = treeJsonReport(session, opts.leaf !== undefined ? { leaf: opts.leaf } : {});
+      if (!r.data.flat) throw new Error("tree report without the tree");
+      return { stdout: [...treeJson(session, r.data.flat, r.data.leaf)].join(""), code: r.exitCode };
+    });
+  return withSession(file, "full", (session) => {
     const r = treeReport(session, { ...opts, output });
     const { leaf, flat, view, rows } = r.data;
     let stdout = "";
@@ -103,16 +113,19 @@ export function leavesNdjsonOut(file: string, a: { includeCopied?: boolean } = {
 /** `pisess path FILE [--leaf REF] [--json | --ndjson]`: pathReport, then path.ts (text without colour). */
 export function pathOut(file: string, a: { leaf?: string; output?: "text" | "json" | "ndjson"; width?: number } = {}): Promise<Out> {
   const output = a.output ?? "text";
-  return withSession(file, output === "text" ? "full" : "skeleton", (session) => {
+  if (output !== "text")
+    return withSession(file, "skeleton", (session) => {
+      const r = pathReport(session, { leaf: a.leaf ?? "leaf" });
+      const { leaf, path } = r.data;
+      if (path === null) return { stdout: "", code: r.exitCode };
+      const chunks = pathJsonChunks(session.file, leaf, path, (rec) => entryJson(session, rec), output === "json");
+      return { stdout: [...chunks].join(""), code: r.exitCode };
+    });
+  return withSession(file, "full", (session) => {
     const r = pathReport(session, { leaf: a.leaf ?? "leaf" });
     const { leaf, path } = r.data;
     if (path === null) return { stdout: "", code: r.exitCode };
-    const chunks =
-      output !== "text"
-        ? pathJsonChunks(session.file, leaf, path, (rec) => entryJson(session, rec), output === "json")
-        : leaf
-          ? pathTextLines(session, path, leaf, { style: makeStyle(false), width: a.width })
-          : [];
+    const chunks = leaf ? pathTextLines(session, path, leaf, { style: makeStyle(false), width: a.width }) : [];
     return { stdout: [...chunks].join(""), code: r.exitCode };
   });
 }

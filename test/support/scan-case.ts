@@ -1,3 +1,4 @@
+import type { EntryFields } from "../../src/model/types.js";
 import { utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
@@ -6,7 +7,7 @@ import { setWasmMinForTest } from "../../src/io/scan/skeleton.js";
 import { makeRec } from "../../src/model/load.js";
 import type { ScanDetail } from "../../src/model/fields.js";
 import { skeletonRec } from "../../src/model/skeleton.js";
-import type { EntryRec } from "../../src/model/types.js";
+import type { EntryRec } from "../../src/model/detail.js";
 
 /**
  * What the scanner tests share: a line scanned as the loader scans it and the record a whole parse makes of it,
@@ -20,7 +21,7 @@ const OFFSET = 11;
 
 interface Scanned {
   /** The scanner's record of the line, or null where it leaves the line to the whole parse. */
-  rec: EntryRec | null;
+  rec: EntryFields | null;
   /** What JSON.parse makes of the line; undefined where it throws. */
   parsed: unknown;
   bytes: Buffer;

@@ -2,7 +2,7 @@ import { readdirSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { loadSession } from "../../src/model/load.js";
 import { readEntry } from "../../src/model/session.js";
-import type { EntryRec } from "../../src/model/types.js";
+import type { EntryRec } from "../../src/model/detail.js";
 import { buildContext } from "../../src/ops/context.js";
 import { compactArgs, describeContext, type DisplayOptions } from "../../src/reports/context-display.js";
 import { convertToLlm } from "../../src/ops/llm.js";

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { loadSession } from "../../src/model/load.js";
 import { readEntry, type Session } from "../../src/model/session.js";
-import type { EntryRec } from "../../src/model/types.js";
+import type { EntryRec, Rec } from "../../src/model/detail.js";
 import { buildContext } from "../../src/ops/context.js";
 import { chooseAlign, diffContexts, diffPaths, entryKey, lineageOf, sidePath, type SideInput } from "../../src/ops/diff.js";
 import { findByLine, resolveRef } from "../../src/ops/refs.js";
@@ -18,23 +18,24 @@ afterAll(() => {
   for (const s of sessions) s.store.close();
 });
 
-async function load(path: string, name = path): Promise<Session> {
+async function load(path: string, name = path): Promise<Session<"full">> {
   const s = await loadSession({ kind: "file", path }, { name });
   sessions.push(s);
   return s;
 }
 
-function side(session: Session, leaf: EntryRec | null): SideInput {
+function side(session: Session<"full">, leaf: Rec<"full"> | null): SideInput {
   return { session, leaf, read: (rec) => readEntry(session, rec) };
 }
 
-function ref(session: Session, r: string): EntryRec {
+function ref(session: Session<"full">, r: string): Rec<"full"> {
   const res = resolveRef(session, r);
   if (!res.ok) throw new Error(`no ${r}`);
-  return res.rec;
+  // One of the full session's records.
+  return res.rec as Rec<"full">;
 }
 
-function path(session: Session, leaf: EntryRec | null): EntryRec[] {
+function path(session: Session<"full">, leaf: Rec<"full"> | null): Rec<"full">[] {
   const r = sidePath(session, leaf);
   if (!r.ok) throw new Error("cycle");
   return r.path;
@@ -48,7 +49,7 @@ async function diffRefs(file: string, a: string, b: string) {
   return diffPaths(side(s, l), path(s, l), side(s, r), path(s, r));
 }
 
-const lines = (recs: EntryRec[]) => recs.map((r) => r.line);
+const lines = (recs: Rec<"full">[]) => recs.map((r) => r.line);
 
 describe("diffPaths within one file", () => {
   it("sibling branches: base is the last common entry, each side the rest", async () => {
@@ -309,9 +310,9 @@ function expectedSplit(a: number[], b: number[]): { base: number | null; left: n
  * The entry pi starts a path from for the leaf on `line`: pi names leaves by id, so a duplicate id means the last
  * entry with it, and an entry without an id means the default leaf (getBranch(undefined)).
  */
-function piLeaf(s: Session, line: number): EntryRec {
-  const rec = findByLine(s, line) as EntryRec;
-  if (rec.id === undefined) return s.defaultLeaf as EntryRec;
+function piLeaf(s: Session<"full">, line: number): Rec<"full"> {
+  const rec = findByLine(s, line) as Rec<"full">;
+  if (rec.id === undefined) return s.defaultLeaf as Rec<"full">;
   return s.byId.get(rec.id) ?? rec;
 }
 
@@ -365,7 +366,7 @@ describe("corpus: base and divergent entries match pi's paths", () => {
       const forkFile = join(dir, "fork.jsonl");
       writeFileSync(forkFile, forkText);
       const fork = await load(forkFile);
-      const yRec = findByLine(parent, y.line) as EntryRec;
+      const yRec = findByLine(parent, y.line) as Rec<"full">;
       const fp = path(fork, fork.defaultLeaf);
       const pp = path(parent, yRec);
       const d = diffPaths(side(fork, fork.defaultLeaf), fp, side(parent, yRec), pp);

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { checkSession } from "../../src/check/validate.js";
 import { loadSession } from "../../src/model/load.js";
 import { readEntry } from "../../src/model/session.js";
-import type { EntryRec } from "../../src/model/types.js";
+import type { EntryRec } from "../../src/model/detail.js";
 import { describeCompaction, prefixContexts } from "../../src/ops/compactions.js";
 import { buildContext } from "../../src/ops/context.js";
 import { pathTo } from "../../src/ops/path.js";

@@ -9,13 +9,14 @@ import { checkSession } from "../../src/check/validate.js";
 import { checkContextEdits, editInfo } from "../../src/check/edits.js";
 import { checkSessionId } from "../../src/check/session-id.js";
 import { CODES } from "../../src/model/codes.js";
-import type { Diagnostic, EntryRec } from "../../src/model/types.js";
+import type { Diagnostic } from "../../src/model/types.js";
+import type { EntryRec } from "../../src/model/detail.js";
 import { CliError, openInput } from "../../src/commands/common.js";
 import { ROOT, corpus, fixture, runCli, expectedOf } from "../support/helpers.js";
 import { expectEqual } from "../support/expect-fast.js";
 
 /** A session from lines held in memory (stdin-like), so each case is written out in the test. */
-async function fromLines(lines: unknown[]): Promise<Session> {
+async function fromLines(lines: unknown[]): Promise<Session<"full">> {
   const text = `${lines.map((l) => (typeof l === "string" ? l : JSON.stringify(l))).join("\n")}\n`;
   return loadSession({ kind: "stream", name: "mem.jsonl", stream: Readable.from([Buffer.from(text)]) }, { name: "mem.jsonl" });
 }
