@@ -13,6 +13,7 @@ const MODULES = {
   style: "render/style",
   path: "ops/path",
   context: "ops/context",
+  display: "reports/context-display",
   ctext: "render/context-text",
   exp: "reports/export",
 };
@@ -92,7 +93,7 @@ describe("large inputs do not overflow the stack (#32.5)", () => {
       const s = await m.load.loadSession({ kind: "file", path: ${JSON.stringify(file)} });
       const path = m.path.pathTo(s, s.defaultLeaf).path;
       const ctx = m.context.buildContext(s, path, (rec) => m.session.readEntry(s, rec));
-      const doc = m.context.describeContext(s, s.defaultLeaf, path, ctx, 0, { maxOutput: 0, maxArgs: 80, thinking: true });
+      const doc = m.display.describeContext(s, s.defaultLeaf, path, ctx, 0, { maxOutput: 0, maxArgs: 80, thinking: true });
       return [[...m.ctext.contextText(doc, { style: m.style.makeStyle(false) })].join("").includes("line ${n - 1}\\n")];`);
     expect(r[0]).toBe(true);
   }, 60_000);

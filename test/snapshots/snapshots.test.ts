@@ -18,6 +18,7 @@ import { cwdFolderName } from "../../src/io/discover.js";
 import { startCliServers } from "../support/cli-server.js";
 import { UPDATE } from "../support/golden.js";
 import { BIN, ROOT, runCli } from "../support/helpers.js";
+import { checkOutput, outputSchemaFor } from "../support/output-schema-check.js";
 import { formatScenario, parseScenario, type Scenario, scenarioName } from "../support/snapshot-file.js";
 
 // Every example of the README and of docs/**/*.md (each `pisess …` line of a ```sh or ```bash block) is a snapshot
@@ -245,6 +246,12 @@ async function run(line: string): Promise<Run> {
   else {
     const p = await servers.run(split.words, { cwd: where.work, env: runEnv(where), timeoutMs: LINE_TIMEOUT_MS });
     r = { stdout: p.stdout.toString("utf8"), stderr: p.stderr.toString("utf8"), exitCode: p.code };
+    // pisess's own JSON (before any jq) is what its schema under schemas/output/ describes.
+    const schema = outputSchemaFor(split.words);
+    if (schema !== null && r.stdout !== "") {
+      checkOutput(schema, r.stdout, line);
+      validatedExamples.add(`${line} (${schema})`);
+    }
     if (split.rest !== null) {
       const after = bash(split.rest, where, p.stdout);
       r = {
@@ -259,6 +266,9 @@ async function run(line: string): Promise<Run> {
   const tidy = (s: string) => s.replaceAll(cwdFolderName(where.work), "--HOME-work--").replaceAll(where.home, "~");
   return { stdout: tidy(r.stdout), stderr: tidy(r.stderr), exitCode: r.exitCode };
 }
+
+/** The examples whose JSON output was checked against its schema in this run. */
+const validatedExamples = new Set<string>();
 
 describe.skipIf(!hasBash)("README and docs examples: snapshots (test/snapshots/*.md)", () => {
   const all = examples();
@@ -302,4 +312,9 @@ describe.skipIf(!hasBash)("README and docs examples: snapshots (test/snapshots/*
       2 * LINE_TIMEOUT_MS,
     );
   }
+
+  // Last (vitest runs a file's tests in order): the JSON examples above were validated, not skipped.
+  it.skipIf(!hasJq)("the examples' JSON outputs were validated against their schemas", () => {
+    expect(validatedExamples.size).toBeGreaterThan(20);
+  });
 });
