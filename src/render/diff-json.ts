@@ -2,7 +2,12 @@ import type { EntryRec } from "../model/detail.js";
 import type { ContextDiff, ContextItem, ContextSide, DiffSide, Lineage, PathDiff } from "../ops/diff.js";
 import type { EntryStats } from "../ops/stats.js";
 
-type Align = PathDiff["align"];
+/**
+ * How two paths are lined up: `same-file` by entry identity; `id` by entry id (a `/fork` copies the path with its ids);
+ * `content` by what the entries say (role and text), for files that share no ids.
+ */
+// ops/diff.ts's Align written out: the schema generator cannot index PathDiff, whose records are typed by their load.
+type Align = "same-file" | "id" | "content";
 
 type Json = Record<string, unknown>;
 

@@ -1,7 +1,5 @@
 import type { JsonlExport } from "../reports/export.js";
 import type { EntryPatchKind } from "../ops/export-jsonl.js";
-import type { Diagnostic } from "../model/types.js";
-import type { EntryRec } from "../model/detail.js";
 import { formatMessage } from "./diagnostics.js";
 import { sanitizeLine } from "./sanitize.js";
 

@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { cwdFolderName, findSessionsById, mostRecentSession, sessionsDir, type PiEnv } from "../io/discover.js";
 import { diag } from "../model/codes.js";
-import { readEntry, type Session, parseEntry } from "../model/session.js";
+import { readEntry, type Session } from "../model/session.js";
 import type { Diagnostic } from "../model/types.js";
 import type { EntryRec } from "../model/detail.js";
 import { buildContext, pairToolCalls, toolProblems, type SessionContext } from "../ops/context.js";

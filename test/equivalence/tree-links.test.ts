@@ -1,8 +1,7 @@
 import type { SpendSession } from "../../src/ops/totals.js";
 import fc from "fast-check";
-import { describe, it, expect } from "vitest";
+import { describe, it } from "vitest";
 import { loadSession } from "../../src/model/load.js";
-import type { Session } from "../../src/model/session.js";
 import { treeShape } from "../../src/ops/leaves.js";
 import { buildTree, treeLinks, treeProblems } from "../../src/ops/tree.js";
 import { ROOT, sessionFiles } from "../support/helpers.js";
