@@ -11,17 +11,7 @@
 // Deterministic: the same seed and size give the same bytes. Streams: any size in bounded memory.
 import fs from "node:fs";
 import { parseArgs } from "node:util";
-
-function mulberry32(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 } from "../parity/gen.mjs";
 
 const PHRASES = [
   "Warum dauert das Laden der Sitzung so lange? Bitte prüfe die Datei gründlich.",
