@@ -68,6 +68,8 @@ export function messageLines(
   session: Session,
   spans: boolean,
   standIns: boolean,
+  /** Ids whose messages are never stand-ins: the targets of context edits, which rebuild them from what is read. */
+  notStandIns: ReadonlySet<string> = new Set(),
 ): {
   read: (rec: EntryRec) => Record<string, unknown>;
   json: (m: unknown, rec: EntryRec) => string | undefined;
@@ -92,7 +94,8 @@ export function messageLines(
   const span = fromBytes ? new Int32Array(2) : undefined;
   return {
     read(rec) {
-      if (fromBytes && span !== undefined && rec.type === "message" && rec.index < n) {
+      const mayStandIn = standIns && (rec.id === undefined || !notStandIns.has(rec.id));
+      if (fromBytes && mayStandIn && span !== undefined && rec.type === "message" && rec.index < n) {
         const bytes = (session.store.rawBytes as (r: EntryRec) => Buffer)(rec);
         const standIn = messageStandInFromBytes(bytes, 0, bytes.length, span);
         if (standIn !== null && (!spans || isStringifyFormBytes(bytes, span[0] as number, span[1] as number))) {
@@ -121,7 +124,7 @@ export function messageLines(
         const mo = m as Record<string, unknown>;
         // With spans, only a message written from its line may be a stand-in.
         const standIn =
-          standIns && (span !== null || !spans) && mo.content !== null && mo.content !== undefined ? messageStandIn(mo) : null;
+          mayStandIn && (span !== null || !spans) && mo.content !== null && mo.content !== undefined ? messageStandIn(mo) : null;
         if (span || standIn) {
           // Filled by push up to the index: `new Array(n)` of a large n makes a slow dictionary-backed array.
           while (held.length <= rec.index) held.push(undefined);

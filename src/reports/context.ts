@@ -153,12 +153,13 @@ export function contextReport(
     };
   }
   const path = result.path;
-  // Stand-ins only where no context edit can rebuild a message from the one read, and nothing but JSON, or nothing
-  // but the display, is made.
-  const edited = path.some((r) => r.type === "context_edit");
+  // Stand-ins only where nothing but JSON, or nothing but the display, is made, and never for a message a context
+  // edit on the path targets (the edit rebuilds it from the one read).
+  const edited = new Set<string>();
+  for (const r of path) if (r.type === "context_edit" && typeof r.targetId === "string") edited.add(r.targetId);
   const json = opts.output === "json";
   const shown = opts.output === "text" || opts.output === "markdown";
-  const lines = opts.llm ? null : messageLines(session, json, !edited && (json || shown));
+  const lines = opts.llm ? null : messageLines(session, json, json || shown, edited);
   const ctx = buildContext(session, path, lines ? lines.read : (rec) => readEntry(session, rec));
   // The LLM's messages only where they are shown; the display counts them.
   const llm = opts.llm ? convertToLlmMapped(ctx.messages) : null;
