@@ -229,6 +229,10 @@ if (!values.bytes || !values.out) {
   process.exit(2);
 }
 const target = Number(values.bytes);
+if (!Number.isSafeInteger(target) || target <= 0) {
+  console.error(`gen16: --bytes takes a whole number of bytes, not ${values.bytes}`);
+  process.exit(2);
+}
 const g = new Gen(Number(values.seed));
 const fd = fs.openSync(values.out, "w");
 const header = { type: "session", version: 3, id: "019aa5f1-3c2e-7b4d-9e21-5f0c8d7a6b31", timestamp: g.tick(0), cwd: "/home/dev/projects/ladezeit" };
