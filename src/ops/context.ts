@@ -150,6 +150,70 @@ function bodySlots(session: Session): (Obj | undefined)[] {
   return slots;
 }
 
+/**
+ * The thinking level, model and compaction in effect at the end of a path: the last entry of each kind (an assistant
+ * message sets the model as a model_change does). Found from the end, so only those few entries are read whole,
+ * not every message of a long path (the index knows each entry's type and message role).
+ */
+function pathState(
+  path: readonly EntryRec[],
+  body: (rec: EntryRec) => Obj,
+): { thinkingLevel: unknown; model: { provider: unknown; modelId: unknown } | null; compaction: EntryRec | null } {
+  let thinkingLevel: unknown = "off";
+  let model: { provider: unknown; modelId: unknown } | null = null;
+  let compaction: EntryRec | null = null;
+  let needThinking = true;
+  let needModel = true;
+  for (let i = path.length - 1; i >= 0 && (needThinking || needModel || compaction === null); i--) {
+    const rec = path[i] as EntryRec;
+    if (rec.type === "thinking_level_change" && needThinking) {
+      thinkingLevel = body(rec).thinkingLevel;
+      needThinking = false;
+    } else if (rec.type === "model_change" && needModel) {
+      const o = body(rec);
+      model = { provider: o.provider, modelId: o.modelId };
+      needModel = false;
+    } else if (rec.type === "message" && needModel && rec.hasMessage === true && rec.role === "assistant") {
+      const m = body(rec).message as Obj;
+      model = { provider: m.provider, modelId: m.model };
+      needModel = false;
+    } else if (rec.type === "compaction" && compaction === null) compaction = rec;
+  }
+  return { thinkingLevel, model, compaction };
+}
+
+/**
+ * The context entries: the path, or the compaction in effect, its kept range (system messages left out: the
+ * compaction's own systemMessage replaces them) and everything after it.
+ */
+function contextEntriesOf(
+  session: Session,
+  path: EntryRec[],
+  compaction: EntryRec | null,
+  broken: ReadonlySet<EntryRec>,
+  body: (rec: EntryRec) => Obj,
+  problems: Diagnostic[],
+): { contextEntries: EntryRec[]; keptFrom: EntryRec | null } {
+  if (!compaction) return { contextEntries: path, keptFrom: null };
+  let keptFrom: EntryRec | null = null;
+  const c = body(compaction);
+  const cid = compaction.id;
+  // pi finds the compaction by id alone (a duplicate id earlier on the path moves the cut, as in pi).
+  const cIdx = path.findIndex((e) => e.id === cid);
+  const firstKept = c.firstKeptEntryId;
+  const contextEntries = [compaction];
+  for (let i = 0; i < cIdx; i++) {
+    const rec = path[i] as EntryRec;
+    if (!keptFrom && rec.id === firstKept) keptFrom = rec;
+    if (keptFrom && !(rec.type === "message" && !broken.has(rec) && rec.role === "system")) contextEntries.push(rec);
+  }
+  for (let i = cIdx + 1; i < path.length; i++) contextEntries.push(path[i] as EntryRec);
+  if (!keptFrom && typeof firstKept === "string" && firstKept !== cid) {
+    problems.push(firstKeptProblem(session.file, compaction, firstKept, session.byId.get(firstKept)));
+  }
+  return { contextEntries, keptFrom };
+}
+
 function buildWith(
   session: Session,
   path: EntryRec[],
@@ -166,63 +230,18 @@ function buildWith(
     }
     return o;
   };
+  // A message entry without a message (null or missing: the index's hasMessage) gives pi nothing but an error.
   const broken = new Set<EntryRec>();
-
-  let thinkingLevel: unknown = "off";
-  let model: { provider: unknown; modelId: unknown } | null = null;
-  let compaction: EntryRec | null = null;
   for (const rec of path) {
-    switch (rec.type) {
-      case "thinking_level_change":
-        thinkingLevel = body(rec).thinkingLevel;
-        break;
-      case "model_change": {
-        const o = body(rec);
-        model = { provider: o.provider, modelId: o.modelId };
-        break;
-      }
-      case "message": {
-        const m = body(rec).message;
-        // Only the message is used again: the entry around it (ids, timestamp) need not stay alive for the whole
-        // path (a million-entry path holds a million of them).
-        bodies[rec.index] = { message: m };
-        if (m === null || m === undefined) {
-          broken.add(rec);
-          problems.push(messageMissing(file, rec, m));
-          break;
-        }
-        const mo = m as Obj;
-        if (mo.role === "assistant") model = { provider: mo.provider, modelId: mo.model };
-        break;
-      }
-      case "compaction":
-        compaction = rec;
-        break;
+    if (rec.type !== "message" || rec.hasMessage === true) continue;
+    const m = body(rec).message;
+    if (m === null || m === undefined) {
+      broken.add(rec);
+      problems.push(messageMissing(file, rec, m));
     }
   }
-
-  // The context entries: the path, or the compaction in effect, its kept range (system messages left out: the
-  // compaction's own systemMessage replaces them) and everything after it.
-  let contextEntries: EntryRec[] = path;
-  let keptFrom: EntryRec | null = null;
-  if (compaction) {
-    const c = body(compaction);
-    const cid = compaction.id;
-    // pi finds the compaction by id alone (a duplicate id earlier on the path moves the cut, as in pi).
-    const cIdx = path.findIndex((e) => e.id === cid);
-    const firstKept = c.firstKeptEntryId;
-    contextEntries = [compaction];
-    for (let i = 0; i < cIdx; i++) {
-      const rec = path[i] as EntryRec;
-      if (!keptFrom && rec.id === firstKept) keptFrom = rec;
-      if (keptFrom && !(rec.type === "message" && !broken.has(rec) && (body(rec).message as Obj).role === "system"))
-        contextEntries.push(rec);
-    }
-    for (let i = cIdx + 1; i < path.length; i++) contextEntries.push(path[i] as EntryRec);
-    if (!keptFrom && typeof firstKept === "string" && firstKept !== cid) {
-      problems.push(firstKeptProblem(file, compaction, firstKept, session.byId.get(firstKept)));
-    }
-  }
+  const { thinkingLevel, model, compaction } = pathState(path, body);
+  const { contextEntries, keptFrom } = contextEntriesOf(session, path, compaction, broken, body, problems);
 
   // The latest edit per target among the context entries (pi keys them by the raw targetId).
   // Marks by entry index rather than a Set: contextEntries can be the whole of a million-entry path; stamped, as

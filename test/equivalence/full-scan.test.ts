@@ -8,7 +8,7 @@ import type { Session } from "../../src/model/session.js";
 import type { EntryRec } from "../../src/model/detail.js";
 import { ROOT, sessionFiles, sessionView } from "../support/helpers.js";
 import { expectStrictEqual } from "../support/expect-fast.js";
-import { parsedRec, scanLine, throughWasm } from "../support/scan-case.js";
+import { parsedRec, scanLine } from "../support/scan-case.js";
 
 /**
  * The full load reads most lines with the byte scanner (no JSON.parse): its records must be the very records a
@@ -262,7 +262,7 @@ describe("full scanner: records equal the whole parse", () => {
     );
   });
 
-  throughWasm("every line through wasm memory", () => {
+  describe("every line through wasm memory", () => {
     it("random entries", () => {
       fc.assert(
         fc.property(lineArb, (l) => check(l)),

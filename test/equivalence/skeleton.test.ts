@@ -13,7 +13,7 @@ import { loadSession, makeRec } from "../../src/model/load.js";
 import { SKELETON_KEYS, skeletonRec } from "../../src/model/skeleton.js";
 import { ROOT, sessionView, sessionFiles } from "../support/helpers.js";
 import { expectEqual, expectStrictEqual } from "../support/expect-fast.js";
-import { throughWasm } from "../support/scan-case.js";
+import { scanStringReference } from "../support/scan-string-reference.js";
 
 /** The skeleton fields of a record, as skeletonFieldsOf lists them for its type. */
 function skeletonView(rec: EntryFields): Record<string, unknown> {
@@ -503,16 +503,16 @@ describe("wasm string scanner", () => {
   });
 
   it("is available", () => {
-    expectStrictEqual(scanStringForTest(Buffer.from('ab"'), 0, 3, true), { q: 2, esc: false });
+    expectStrictEqual(scanStringForTest(Buffer.from('ab"'), 0, 3), { q: 2, esc: false });
   });
 
-  it("agrees with the JS scanner on random string contents (every end, block boundaries, buffer end)", () => {
+  it("agrees with the reference scanner on random string contents (every end, block boundaries, buffer end)", () => {
     fc.assert(
       fc.property(content, ({ buf, q }) => {
         // Every end from q to the buffer's: strings cut at each length, ending at the buffer end.
         for (let end = q; end <= buf.length; end++) {
-          const js = scanStringForTest(buf, q, end, false);
-          const wasm = scanStringForTest(buf, q, end, true);
+          const js = scanStringReference(buf, q, end);
+          const wasm = scanStringForTest(buf, q, end);
           // expect() only on a mismatch: this runs about 150,000 times.
           if (!isDeepStrictEqual(wasm, js)) expectStrictEqual(wasm, js, `${JSON.stringify(buf.toString("latin1"))} q=${q} end=${end}`);
         }
@@ -537,8 +537,8 @@ describe("wasm string scanner", () => {
         for (const end of [at + len - 1, at + len, at + len + 1, buf.length - 1, buf.length]) {
           if (end < 0 || end > buf.length) continue;
           expectStrictEqual(
-            scanStringForTest(buf, 0, end, true),
-            scanStringForTest(buf, 0, end, false),
+            scanStringForTest(buf, 0, end),
+            scanStringReference(buf, 0, end),
             `${JSON.stringify(ins)} at ${at}, end ${end}`,
           );
         }
@@ -546,7 +546,7 @@ describe("wasm string scanner", () => {
     }
   });
 
-  throughWasm("every line through wasm memory", () => {
+  describe("every line through wasm memory", () => {
     it("random entries, JSON values, mutated strings", () => {
       fc.assert(
         fc.property(entryArb, fc.nat(3), (line, pad) => check(line, pad)),

@@ -2,8 +2,6 @@ import type { EntryFields } from "../../src/model/types.js";
 import { utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
-import { afterAll, beforeAll, describe } from "vitest";
-import { setWasmMinForTest } from "../../src/io/scan/skeleton.js";
 import { makeRec } from "../../src/model/load.js";
 import type { ScanDetail } from "../../src/model/fields.js";
 import { skeletonRec } from "../../src/model/skeleton.js";
@@ -59,20 +57,6 @@ export function damaged(lines: fc.Arbitrary<string>, bytes: string[]): fc.Arbitr
   return fc.tuple(lines, fc.nat(), fc.constantFrom("delete", "insert", "truncate"), fc.constantFrom(...bytes)).map(([l, pos, op, byte]) => {
     const at = pos % (l.length + 1);
     return op === "delete" ? l.slice(0, at) + l.slice(at + 1) : op === "insert" ? l.slice(0, at) + byte + l.slice(at) : l.slice(0, at);
-  });
-}
-
-/** A describe block whose tests scan every line in WebAssembly memory, however short. */
-export function throughWasm(name: string, body: () => void): void {
-  describe(name, () => {
-    let old = 0;
-    beforeAll(() => {
-      old = setWasmMinForTest(0);
-    });
-    afterAll(() => {
-      setWasmMinForTest(old);
-    });
-    body();
   });
 }
 

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { isObject } from "../../src/model/json.js";
 import { messageStandIn, messageStandInFromBytes } from "../../src/io/scan/standin.js";
 import { sessionFiles } from "../support/helpers.js";
-import { keyText, objectText, throughWasm } from "../support/scan-case.js";
+import { keyText, objectText } from "../support/scan-case.js";
 import { expectStrictEqual } from "../support/expect-fast.js";
 
 /**
@@ -143,7 +143,7 @@ describe("message stand-ins read from the bytes equal those of the parsed messag
     );
   });
 
-  throughWasm("through wasm memory", () => {
+  describe("through wasm memory", () => {
     it("random message lines", () => {
       fc.assert(
         fc.property(lineArb, (l) => check(l)),

@@ -135,7 +135,10 @@ function sameBytes(b: Uint8Array, a: number, c: number, len: number): boolean {
 /** See the file's comment: whether line bytes b[from, to), one valid JSON value, are in JSON.stringify's form. */
 export function isStringifyFormBytes(line: Buffer, from: number, to: number): boolean {
   if (!escapesAsStringify(line.subarray(from, to))) return false;
-  const { buf: b, view, shift } = stringScanBuffer(line, from, to);
+  // Without wasm nothing is known to be in the form (the caller then writes the value itself).
+  const copy = stringScanBuffer(line, from, to);
+  if (copy === null) return false;
+  const { buf: b, shift } = copy;
   const end = to - shift;
   let i = from - shift;
   let depth = 0;
@@ -163,7 +166,7 @@ export function isStringifyFormBytes(line: Buffer, from: number, to: number): bo
         continue;
       }
       if (c === QUOTE) {
-        const close = stringClose(b, view, i + 1, end);
+        const close = stringClose(i + 1, end);
         if (close < 0) return false;
         i = close + 1;
       } else if (c === MINUS || isDigit(c)) i = numberEnd(b, i, end);
@@ -187,7 +190,7 @@ export function isStringifyFormBytes(line: Buffer, from: number, to: number): bo
     } else {
       if (b[i] !== QUOTE) return false;
       const kFrom = i + 1;
-      const close = stringClose(b, view, kFrom, end);
+      const close = stringClose(kFrom, end);
       if (close < 0) return false;
       i = close + 1;
       if (b[i] !== COLON) return false;

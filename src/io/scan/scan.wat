@@ -1,14 +1,29 @@
-;; String-content scanner for the skeleton loader (src/io/scan/skeleton.ts), 16 bytes at a time with SIMD.
+;; The byte scanners of the skeleton loader (src/io/scan/skeleton.ts), in WebAssembly: V8 compiles them before their
+;; first call (no interpreter and no tier-up through a one-shot run, where a JS scanner spent most of a 10 MB load
+;; warming up), and strings are read 16 bytes at a time with SIMD.
 ;; Rebuild src/io/scan/wasm.ts from this file with `npm run build:wasm`.
+;;
+;; Memory: [0, 32000) records of `line` (5 i32 each), [32000, 32768) the nested key's name, [32768, 49152) the kind
+;; of the container open at each depth, [49152, 131072) the record each open container is the value of, and from
+;; 131072 (DATA) the bytes scanned, copied there by the caller.
 ;;
 ;; scan(q, end): memory[q, end) holds a JSON string's content from just after its opening quote to the end of the
 ;; line. Finds the closing quote, checking the content exactly as JSON.parse does: no raw byte below 0x20, only the
 ;; escapes \" \\ \/ \b \f \n \r \t and \u followed by four hex digits. Returns the closing quote's index when the
 ;; string held no backslash, -2 - index when it did, and -1 when the string is invalid or never closes.
+;;
+;; line(p, end, prefix, nameLen): validates the JSON value at memory[p, end) exactly as JSON.parse does (white
+;; space, numbers, literals, strings as scan, any nesting up to 16,383 deep) and records, in file order, each key of
+;; the top-level object and each key of the objects that are values of a top-level key named as the nameLen bytes
+;; at 32000: key start and end (end as -1 - end when the key holds an escape), value start and end, and the record
+;; of the top-level key it is inside (-1 at the top). Returns the number of records; -1 when the value is not an
+;; object, too deep or has too many keys to record (the caller then parses the line whole); -2 when it is not
+;; valid JSON. `prefix`: the object may be followed by anything; the global `after` is then the first byte after
+;; it that is not white space.
 (module
-  (memory (export "memory") 1)
+  (memory (export "memory") 3)
   ;; Escapes: \u needs four hex digits; the single-character ones are " \ / b f n r t (a bit set over c & 63).
-  (func (export "scan") (param $q i32) (param $end i32) (result i32)
+  (func $scan (export "scan") (param $q i32) (param $end i32) (result i32)
     (local $esc i32) (local $bits i32) (local $c i32) (local $v v128) (local $p i32) (local $pos i32) (local $next i32)
     ;; Whole blocks of 16 bytes at p: handle every flagged byte of the block from its bit mask; $next is the first
     ;; byte not yet consumed (an escape may reach past the block: flags before $next are skipped).
@@ -110,4 +125,227 @@
       (local.set $q (i32.add (local.get $q) (i32.const 1)))
       (br $outer))
     (i32.const -1))
+
+  (global $after (export "after") (mut i32) (i32.const 0))
+  ;; The record of the named top-level key whose object is open at depth 2, or -2.
+  (global $named (mut i32) (i32.const -2))
+
+  ;; The end of the digits from p.
+  (func $digits (param $p i32) (param $end i32) (result i32)
+    (block $out
+      (loop $more
+        (br_if $out (i32.ge_u (local.get $p) (local.get $end)))
+        (br_if $out (i32.gt_u (i32.sub (i32.load8_u (local.get $p)) (i32.const 0x30)) (i32.const 9)))
+        (local.set $p (i32.add (local.get $p) (i32.const 1)))
+        (br $more)))
+    (local.get $p))
+
+  ;; The end of the number at p (JSON's grammar: -?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?), or -1.
+  (func $number (param $p i32) (param $end i32) (result i32)
+    (local $c i32) (local $d i32)
+    (if (i32.eq (i32.load8_u (local.get $p)) (i32.const 0x2d))
+      (then (local.set $p (i32.add (local.get $p) (i32.const 1)))))
+    (if (i32.ge_u (local.get $p) (local.get $end)) (then (return (i32.const -1))))
+    (local.set $c (i32.load8_u (local.get $p)))
+    (if (i32.eq (local.get $c) (i32.const 0x30))
+      (then (local.set $p (i32.add (local.get $p) (i32.const 1))))
+      (else
+        (if (i32.gt_u (i32.sub (local.get $c) (i32.const 0x31)) (i32.const 8)) (then (return (i32.const -1))))
+        (local.set $p (call $digits (i32.add (local.get $p) (i32.const 1)) (local.get $end)))))
+    (if (i32.lt_u (local.get $p) (local.get $end))
+      (then
+        (if (i32.eq (i32.load8_u (local.get $p)) (i32.const 0x2e))
+          (then
+            (local.set $d (i32.add (local.get $p) (i32.const 1)))
+            (local.set $p (call $digits (local.get $d) (local.get $end)))
+            (if (i32.eq (local.get $p) (local.get $d)) (then (return (i32.const -1))))))))
+    (if (i32.lt_u (local.get $p) (local.get $end))
+      (then
+        (if (i32.eq (i32.or (i32.load8_u (local.get $p)) (i32.const 0x20)) (i32.const 0x65))
+          (then
+            (local.set $p (i32.add (local.get $p) (i32.const 1)))
+            (if (i32.lt_u (local.get $p) (local.get $end))
+              (then
+                (local.set $c (i32.load8_u (local.get $p)))
+                (if (i32.or (i32.eq (local.get $c) (i32.const 0x2b)) (i32.eq (local.get $c) (i32.const 0x2d)))
+                  (then (local.set $p (i32.add (local.get $p) (i32.const 1)))))))
+            (local.set $d (local.get $p))
+            (local.set $p (call $digits (local.get $d) (local.get $end)))
+            (if (i32.eq (local.get $p) (local.get $d)) (then (return (i32.const -1))))))))
+    (local.get $p))
+
+  ;; The end of the literal true, false or null at p, or -1.
+  (func $literal (param $p i32) (param $end i32) (result i32)
+    (local $w i32)
+    (if (i32.gt_u (i32.add (local.get $p) (i32.const 4)) (local.get $end)) (then (return (i32.const -1))))
+    (local.set $w (i32.load align=1 (local.get $p)))
+    ;; "true" and "null" as little-endian words
+    (if (i32.or (i32.eq (local.get $w) (i32.const 0x65757274)) (i32.eq (local.get $w) (i32.const 0x6c6c756e)))
+      (then (return (i32.add (local.get $p) (i32.const 4)))))
+    ;; "fals" then "e"
+    (if (i32.and
+          (i32.eq (local.get $w) (i32.const 0x736c6166))
+          (i32.le_u (i32.add (local.get $p) (i32.const 5)) (local.get $end)))
+      (then
+        (if (i32.eq (i32.load8_u offset=4 (local.get $p)) (i32.const 0x65))
+          (then (return (i32.add (local.get $p) (i32.const 5)))))))
+    (i32.const -1))
+
+  ;; The key at depth 1 between from and to (plain bytes) is the nested key's name.
+  (func $isName (param $from i32) (param $to i32) (param $len i32) (result i32)
+    (local $i i32)
+    (if (i32.ne (i32.sub (local.get $to) (local.get $from)) (local.get $len)) (then (return (i32.const 0))))
+    (block $out
+      (loop $more
+        (br_if $out (i32.ge_u (local.get $i) (local.get $len)))
+        (if (i32.ne (i32.load8_u (i32.add (local.get $from) (local.get $i))) (i32.load8_u offset=32000 (local.get $i)))
+          (then (return (i32.const 0))))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $more)))
+    (i32.const 1))
+
+  ;; A container closes at p: the record it is the value of (if any) ends after p.
+  (func $close (param $depth i32) (param $p i32)
+    (local $r i32)
+    (local.set $r (i32.load offset=49152 (i32.shl (local.get $depth) (i32.const 2))))
+    (if (i32.ge_s (local.get $r) (i32.const 0))
+      (then (i32.store offset=12 (i32.mul (local.get $r) (i32.const 20)) (i32.add (local.get $p) (i32.const 1))))))
+
+  (func (export "line") (param $p i32) (param $end i32) (param $prefix i32) (param $nameLen i32) (result i32)
+    (local $c i32) (local $q i32) (local $close i32) (local $depth i32) (local $state i32) (local $n i32)
+    (local $pend i32) (local $r i32) (local $kind i32) (local $parent i32)
+    (global.set $named (i32.const -2))
+    ;; states: 0 a value, 1 a value or "]", 2 a key or "}", 3 a key, 4 ":", 5 "," or a closer (or the end at depth 0)
+    (local.set $pend (i32.const -1))
+    (block $done
+      (loop $main
+        (br_if $done (i32.ge_u (local.get $p) (local.get $end)))
+        (local.set $c (i32.load8_u (local.get $p)))
+        ;; white space: space, tab, LF, CR
+        (if (i32.or
+              (i32.eq (local.get $c) (i32.const 0x20))
+              (i32.and (i32.lt_u (local.get $c) (i32.const 0x20)) (i32.and (i32.shr_u (i32.const 0x2600) (local.get $c)) (i32.const 1))))
+          (then (local.set $p (i32.add (local.get $p) (i32.const 1))) (br $main)))
+        ;; ":"
+        (if (i32.eq (local.get $state) (i32.const 4))
+          (then
+            (if (i32.ne (local.get $c) (i32.const 0x3a)) (then (return (i32.const -2))))
+            (local.set $p (i32.add (local.get $p) (i32.const 1)))
+            (local.set $state (i32.const 0))
+            (br $main)))
+        ;; after a value
+        (if (i32.eq (local.get $state) (i32.const 5))
+          (then
+            (if (i32.eqz (local.get $depth))
+              (then
+                (if (local.get $prefix) (then (global.set $after (local.get $p)) (return (local.get $n))))
+                (return (i32.const -2))))
+            (local.set $kind (i32.load8_u offset=32768 (local.get $depth)))
+            (if (i32.eq (local.get $c) (i32.const 0x2c))
+              (then
+                (local.set $state (select (i32.const 3) (i32.const 0) (i32.eq (local.get $kind) (i32.const 1))))
+                (local.set $p (i32.add (local.get $p) (i32.const 1)))
+                (br $main)))
+            (if (i32.or
+                  (i32.and (i32.eq (local.get $c) (i32.const 0x7d)) (i32.eq (local.get $kind) (i32.const 1)))
+                  (i32.and (i32.eq (local.get $c) (i32.const 0x5d)) (i32.eq (local.get $kind) (i32.const 2))))
+              (then
+                (call $close (local.get $depth) (local.get $p))
+                (local.set $depth (i32.sub (local.get $depth) (i32.const 1)))
+                (local.set $p (i32.add (local.get $p) (i32.const 1)))
+                (br $main)))
+            (return (i32.const -2))))
+        ;; a key (or "}" right after "{")
+        (if (i32.ge_u (local.get $state) (i32.const 2))
+          (then
+            (if (i32.and (i32.eq (local.get $c) (i32.const 0x7d)) (i32.eq (local.get $state) (i32.const 2)))
+              (then
+                (call $close (local.get $depth) (local.get $p))
+                (local.set $depth (i32.sub (local.get $depth) (i32.const 1)))
+                (local.set $p (i32.add (local.get $p) (i32.const 1)))
+                (local.set $state (i32.const 5))
+                (br $main)))
+            (if (i32.ne (local.get $c) (i32.const 0x22)) (then (return (i32.const -2))))
+            (local.set $q (call $scan (i32.add (local.get $p) (i32.const 1)) (local.get $end)))
+            (if (i32.eq (local.get $q) (i32.const -1)) (then (return (i32.const -2))))
+            (local.set $close (select (i32.sub (i32.const -2) (local.get $q)) (local.get $q) (i32.lt_s (local.get $q) (i32.const -1))))
+            (local.set $pend (i32.const -1))
+            ;; Recorded: every key at depth 1; at depth 2, the keys of a value of a named top-level key.
+            (local.set $parent (i32.const -2))
+            (if (i32.eq (local.get $depth) (i32.const 1))
+              (then (local.set $parent (i32.const -1)))
+              (else
+                (if (i32.eq (local.get $depth) (i32.const 2))
+                  (then (local.set $parent (global.get $named))))))
+            (if (i32.ge_s (local.get $parent) (i32.const -1))
+              (then
+                (if (i32.ge_u (local.get $n) (i32.const 1600)) (then (return (i32.const -1))))
+                (local.set $r (i32.mul (local.get $n) (i32.const 20)))
+                (i32.store (local.get $r) (i32.add (local.get $p) (i32.const 1)))
+                (i32.store offset=4 (local.get $r)
+                  (select (i32.sub (i32.const -1) (local.get $close)) (local.get $close) (i32.lt_s (local.get $q) (i32.const -1))))
+                (i32.store offset=8 (local.get $r) (i32.const -1))
+                (i32.store offset=12 (local.get $r) (i32.const -1))
+                (i32.store offset=16 (local.get $r) (local.get $parent))
+                (local.set $pend (local.get $n))
+                (local.set $n (i32.add (local.get $n) (i32.const 1)))))
+            (local.set $p (i32.add (local.get $close) (i32.const 1)))
+            (local.set $state (i32.const 4))
+            (br $main)))
+        ;; a value (or "]" right after "[")
+        (if (i32.and (i32.eq (local.get $c) (i32.const 0x5d)) (i32.eq (local.get $state) (i32.const 1)))
+          (then
+            (call $close (local.get $depth) (local.get $p))
+            (local.set $depth (i32.sub (local.get $depth) (i32.const 1)))
+            (local.set $p (i32.add (local.get $p) (i32.const 1)))
+            (local.set $state (i32.const 5))
+            (br $main)))
+        (if (i32.and (i32.eqz (local.get $depth)) (i32.ne (local.get $c) (i32.const 0x7b))) (then (return (i32.const -1))))
+        ;; the record this value is the value of (the key just read), if it was recorded
+        (local.set $r (local.get $pend))
+        (local.set $pend (i32.const -1))
+        (if (i32.ge_s (local.get $r) (i32.const 0))
+          (then (i32.store offset=8 (i32.mul (local.get $r) (i32.const 20)) (local.get $p))))
+        (if (i32.eq (local.get $c) (i32.const 0x22))
+          (then
+            (local.set $q (call $scan (i32.add (local.get $p) (i32.const 1)) (local.get $end)))
+            (if (i32.eq (local.get $q) (i32.const -1)) (then (return (i32.const -2))))
+            (local.set $p
+              (i32.add (select (i32.sub (i32.const -2) (local.get $q)) (local.get $q) (i32.lt_s (local.get $q) (i32.const -1))) (i32.const 1))))
+          (else
+            (if (i32.or (i32.eq (local.get $c) (i32.const 0x7b)) (i32.eq (local.get $c) (i32.const 0x5b)))
+              (then
+                (local.set $depth (i32.add (local.get $depth) (i32.const 1)))
+                (if (i32.ge_u (local.get $depth) (i32.const 16384)) (then (return (i32.const -1))))
+                (i32.store8 offset=32768 (local.get $depth) (select (i32.const 1) (i32.const 2) (i32.eq (local.get $c) (i32.const 0x7b))))
+                (i32.store offset=49152 (i32.shl (local.get $depth) (i32.const 2)) (local.get $r))
+                ;; A value of a top-level key opens at depth 2: when the key is the named one and the value an
+                ;; object, the keys read inside it are recorded.
+                (if (i32.eq (local.get $depth) (i32.const 2))
+                  (then
+                    (global.set $named (i32.const -2))
+                    (if (i32.and (i32.ge_s (local.get $r) (i32.const 0)) (i32.eq (local.get $c) (i32.const 0x7b)))
+                      (then
+                        (if (i32.ge_s (i32.load offset=4 (i32.mul (local.get $r) (i32.const 20))) (i32.const 0))
+                          (then
+                            (if (call $isName
+                                  (i32.load (i32.mul (local.get $r) (i32.const 20)))
+                                  (i32.load offset=4 (i32.mul (local.get $r) (i32.const 20)))
+                                  (local.get $nameLen))
+                              (then (global.set $named (local.get $r))))))))))
+                (local.set $p (i32.add (local.get $p) (i32.const 1)))
+                (local.set $state (select (i32.const 2) (i32.const 1) (i32.eq (local.get $c) (i32.const 0x7b))))
+                (br $main)))
+            (if (i32.or (i32.eq (local.get $c) (i32.const 0x2d)) (i32.lt_u (i32.sub (local.get $c) (i32.const 0x30)) (i32.const 10)))
+              (then (local.set $q (call $number (local.get $p) (local.get $end))))
+              (else (local.set $q (call $literal (local.get $p) (local.get $end)))))
+            (if (i32.lt_s (local.get $q) (i32.const 0)) (then (return (i32.const -2))))
+            (local.set $p (local.get $q))))
+        (if (i32.ge_s (local.get $r) (i32.const 0))
+          (then (i32.store offset=12 (i32.mul (local.get $r) (i32.const 20)) (local.get $p))))
+        (local.set $state (i32.const 5))
+        (br $main)))
+    (if (i32.or (local.get $depth) (i32.ne (local.get $state) (i32.const 5))) (then (return (i32.const -2))))
+    (global.set $after (local.get $p))
+    (local.get $n))
 )

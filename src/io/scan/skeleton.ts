@@ -1,7 +1,9 @@
 /**
  * The skeleton scanner: a complete, validating byte-level JSON scanner for one JSONL line that extracts the few
  * values the skeleton index needs (the keys src/model/fields.ts marks, compiled by skeletonKeys) without building
- * the entry object.
+ * the entry object. The scan itself is WebAssembly (scan.wat's `line`, on a copy of the line in its memory): V8
+ * compiles it before its first call, where a JS scanner spent most of a one-shot 10 MB load in the interpreter and
+ * on its way to optimized code. Without WebAssembly every line is "unsure" and takes the ordinary path (JSON.parse).
  *
  * `scanSkeleton` accepts exactly the lines JSON.parse accepts (RFC 8259 as V8 implements it: white space is space,
  * tab, LF and CR; numbers `-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?`; the literals true, false and null; strings with no
@@ -33,6 +35,8 @@ export interface SkeletonKeys {
   readonly nested: [Uint8Array, number][][];
   /** Slot of the `nestedIn` key; its object's keys fill the nested slots. */
   readonly nestedSlot: number;
+  /** The `nestedIn` key's bytes (empty without one). */
+  readonly nestedName: Uint8Array;
   readonly firstNested: number;
   /** The first slot, and the end of the slots (exclusive). */
   readonly first: number;
@@ -61,7 +65,8 @@ export function skeletonKeys(top: readonly string[], nestedIn: string | null, ne
   const firstNested = first + top.length;
   // Without `nestedIn`, a slot no key has (-1 is "no key"): no object is read inside.
   const nestedSlot = at < 0 ? -2 : first + at;
-  return { top: byLength(top, first), nested: byLength(nested, firstNested), nestedSlot, firstNested, first, slots };
+  const nestedName = Buffer.from(nestedIn ?? "", "latin1");
+  return { top: byLength(top, first), nested: byLength(nested, firstNested), nestedSlot, nestedName, firstNested, first, slots };
 }
 
 /** Most slots a key list may have. */
@@ -71,112 +76,26 @@ const MAX_SLOTS = 64;
 const spanStart = new Int32Array(MAX_SLOTS);
 const spanEnd = new Int32Array(MAX_SLOTS);
 
-// Container stack: kind (1 object, 2 array), and for the container open at each depth, the slot it fills.
-let stackKind = new Uint8Array(256);
-let stackSlot = new Int8Array(256);
-let stackStart = new Int32Array(256);
-
-// hex digit lookup: 1 for 0-9, a-f, A-F
-const HEX = new Uint8Array(256);
-for (let c = 0x30; c <= 0x39; c++) HEX[c] = 1;
-for (let c = 0x41; c <= 0x46; c++) HEX[c] = 1;
-for (let c = 0x61; c <= 0x66; c++) HEX[c] = 1;
-// valid single-character escapes: " \ / b f n r t
-const ESC = new Uint8Array(256);
-for (const c of [0x22, 0x5c, 0x2f, 0x62, 0x66, 0x6e, 0x72, 0x74]) ESC[c] = 1;
-
-/** DataView of the buffer being scanned (4 bytes at a time through string contents). */
-let viewOf: Uint8Array | null = null;
-let view: DataView = new DataView(new ArrayBuffer(0));
-
-/** Set by scanString: the string held a backslash. */
-let sawEscape = false;
-
-function growStack(): void {
-  const n = stackKind.length * 2;
-  const k = new Uint8Array(n);
-  k.set(stackKind);
-  stackKind = k;
-  const s = new Int8Array(n);
-  s.set(stackSlot);
-  stackSlot = s;
-  const st = new Int32Array(n);
-  st.set(stackStart);
-  stackStart = st;
-}
-
 /**
- * Scans a string's content from `q` (just after the opening quote) to `end`; returns the index of the closing
- * quote, or -1 when the string is invalid or never closes. `dv` views the same bytes as `b`.
- */
-function scanStringJs(b: Uint8Array, dv: DataView, q: number, end: number): number {
-  let esc = false;
-  for (;;) {
-    // Four bytes at a time while none of them is a quote, a backslash or a control character.
-    let hit = 0;
-    while (q + 4 <= end) {
-      const x = dv.getInt32(q, true);
-      const xq = x ^ 0x22222222;
-      const xb = x ^ 0x5c5c5c5c;
-      hit = ((((x - 0x20202020) | 0) & ~x) | (((xq - 0x01010101) | 0) & ~xq) | (((xb - 0x01010101) | 0) & ~xb)) & 0x80808080;
-      if (hit !== 0) {
-        // The lowest flagged byte is always a real quote, backslash or control byte (false flags only appear
-        // above a real one, from the borrow), so the bytes before it are plain: skip them.
-        q += (31 - Math.clz32(hit & -hit)) >> 3;
-        break;
-      }
-      q += 4;
-    }
-    if (q >= end) return -1;
-    const d = b[q] as number;
-    if (d === QUOTE) {
-      sawEscape = esc;
-      return q;
-    }
-    if (d === BACKSLASH) {
-      esc = true;
-      if (q + 1 >= end) return -1;
-      const e = b[q + 1] as number;
-      if (e === 0x75 /* u */) {
-        if (q + 5 >= end) return -1;
-        if (
-          ((HEX[b[q + 2] as number] as number) &
-            (HEX[b[q + 3] as number] as number) &
-            (HEX[b[q + 4] as number] as number) &
-            (HEX[b[q + 5] as number] as number)) ===
-          0
-        )
-          return -1;
-        q += 6;
-        continue;
-      }
-      if (ESC[e] === 0) return -1;
-      q += 2;
-      continue;
-    }
-    if (d < 0x20) return -1;
-    q++;
-  }
-}
-
-/**
- * The SIMD scanner (scan.wat): long lines are copied once into its memory (`toWasm`) and their strings scanned
- * there, 16 bytes at a time. Instantiated on first use; null when WebAssembly or its SIMD is unavailable (the JS
- * scanner then reads every line).
+ * The scanner (scan.wat), instantiated on first use; null when WebAssembly or its SIMD is unavailable. Bytes are
+ * scanned from DATA on in its memory; below DATA it keeps the records of the last `line` call (RECORD_INTS each),
+ * the nested key's name (at NAME_AT) and its container stack.
  */
 interface ScanWasm {
   memory: { readonly buffer: ArrayBuffer; grow(pages: number): number };
   scan: (q: number, end: number) => number;
+  line: (p: number, end: number, prefix: number, nameLen: number) => number;
+  after: { value: number };
 }
 let wasm: ScanWasm | null | undefined;
-/** Buffer over the whole wasm memory (remade after it grows), and its DataView. */
+const DATA = 131072;
+const NAME_AT = 32000;
+const RECORD_INTS = 5;
+/** Buffer over the whole wasm memory (remade after it grows), and its records as i32s. */
 let wbuf: Buffer = Buffer.alloc(0);
-let wview: DataView = new DataView(new ArrayBuffer(0));
-/**
- * Lines this long or longer are scanned in wasm memory. Lines of 2-3 KB (a fleet of short turns) scan about a
- * quarter faster there than in JS; below 1 KB the copy and the calls into wasm cost about what they save.
- */
-let wasmMin = 1024;
+let records = new Int32Array(0);
+/** The key list whose nested name is in wasm memory now. */
+let nameOf: SkeletonKeys | null = null;
 
 function loadWasm(): ScanWasm | null {
   try {
@@ -191,114 +110,62 @@ function loadWasm(): ScanWasm | null {
   }
 }
 
-/** Copies b[start, end) to the start of wasm memory and returns the buffer over that memory, or null without wasm. */
+/**
+ * Copies b[start, end) into wasm memory at DATA and returns the buffer over that memory (the bytes at DATA…), or
+ * null without wasm.
+ */
 function toWasm(b: Uint8Array, start: number, end: number): Buffer | null {
   if (wasm === undefined) wasm = loadWasm();
   if (wasm === null) return null;
-  const n = end - start;
+  const n = DATA + end - start;
   if (n > wbuf.length) {
     const have = wasm.memory.buffer.byteLength;
     if (n > have) wasm.memory.grow(Math.ceil((n - have) / 65536));
     const ab = wasm.memory.buffer;
     wbuf = Buffer.from(ab, 0, ab.byteLength);
-    wview = new DataView(ab);
+    records = new Int32Array(ab, 0, NAME_AT / 4);
+    nameOf = null;
   }
-  wbuf.set(b.subarray(start, end), 0);
+  wbuf.set(b.subarray(start, end), DATA);
   return wbuf;
 }
 
-/** For tests: the length from which lines are scanned in wasm memory (0: every line). Returns the previous one. */
-export function setWasmMinForTest(n: number): number {
-  const old = wasmMin;
-  wasmMin = n;
-  return old;
+/**
+ * For tests: scans the string content at b[q, end) through wasm (on a copy of b[0, end)). Returns the closing
+ * quote's index (-1: invalid or unclosed) and whether an escape was seen, or null when wasm is unavailable.
+ */
+export function scanStringForTest(b: Uint8Array, q: number, end: number): { q: number; esc: boolean } | null {
+  const w = toWasm(b, 0, end);
+  if (w === null) return null;
+  const r = scanString(q + DATA, end + DATA);
+  return { q: r < 0 ? r : r - DATA, esc: r >= 0 && sawEscape };
 }
 
-/**
- * For tests: scans the string content at b[q, end) with the JS scanner, or through wasm on a copy of b[0, end).
- * Returns the closing quote's index (-1: invalid or unclosed) and whether an escape was seen, or null when wasm
- * was asked for and is unavailable.
- */
-export function scanStringForTest(b: Uint8Array, q: number, end: number, useWasm: boolean): { q: number; esc: boolean } | null {
-  let r: number;
-  if (useWasm) {
-    const w = toWasm(b, 0, end);
-    if (w === null) return null;
-    r = scanString(w, wview, q, end);
-  } else r = scanStringJs(b, new DataView(b.buffer, b.byteOffset, b.byteLength), q, end);
-  return { q: r, esc: r >= 0 && sawEscape };
-}
+/** Set by scanString: the string held a backslash. */
+let sawEscape = false;
 
 /**
- * Scans a string's content from `q` (just after the opening quote) to `end`; returns the index of the closing
- * quote, or -1 when the string is invalid or never closes; sets sawEscape. `dv` views the same bytes as `b`.
+ * Scans a string's content in wasm memory from `q` (just after the opening quote) to `end`; returns the index of
+ * the closing quote, or -1 when the string is invalid or never closes; sets sawEscape.
  */
-function scanString(b: Uint8Array, dv: DataView, q: number, end: number): number {
-  if (b !== wbuf) return scanStringJs(b, dv, q, end);
-  // Short plain strings (keys, ids) end before the call into wasm would pay off.
-  const lim = Math.min(q + 24, end);
-  for (let i = q; i < lim; i++) {
-    const c = b[i] as number;
-    if (c === QUOTE) {
-      sawEscape = false;
-      return i;
-    }
-    if (c === BACKSLASH || c < 0x20) break;
-  }
+function scanString(q: number, end: number): number {
   const r = (wasm as ScanWasm).scan(q, end);
-  if (r >= -1) {
-    sawEscape = false;
-    return r;
-  }
-  sawEscape = true;
-  return -2 - r;
+  sawEscape = r < -1;
+  return r < -1 ? -2 - r : r;
 }
 
 /**
- * For form.ts, which reads strings as the skeleton scanner does: b[start, end) copied into wasm memory where it is
- * long enough for that to pay and wasm is there (`shift`: what to subtract from an index into b), else b itself.
+ * For form.ts, which reads strings as the skeleton scanner does: b[start, end) copied into wasm memory (`shift`:
+ * what to subtract from an index into b), or null without wasm.
  */
-export function stringScanBuffer(b: Buffer, start: number, end: number): { buf: Buffer; view: DataView; shift: number } {
-  if (end - start >= wasmMin) {
-    const w = toWasm(b, start, end);
-    if (w !== null) return { buf: w, view: wview, shift: start };
-  }
-  return { buf: b, view: new DataView(b.buffer, b.byteOffset, b.byteLength), shift: 0 };
+export function stringScanBuffer(b: Buffer, start: number, end: number): { buf: Buffer; shift: number } | null {
+  const w = toWasm(b, start, end);
+  return w === null ? null : { buf: w, shift: start - DATA };
 }
 
 /** For form.ts: the closing quote of the string whose content starts at q in a buffer from stringScanBuffer (-1: invalid). */
-export function stringClose(b: Uint8Array, view: DataView, q: number, end: number): number {
-  return scanString(b, view, q, end);
-}
-
-/** End of the number starting at p (exact JSON grammar), or -1. */
-function scanNumber(b: Uint8Array, p: number, end: number): number {
-  let c = b[p] as number;
-  if (c === 0x2d /* - */) {
-    p++;
-    if (p >= end) return -1;
-    c = b[p] as number;
-  }
-  if (c === 0x30) {
-    p++;
-  } else if (c >= 0x31 && c <= 0x39) {
-    p++;
-    while (p < end && (b[p] as number) >= 0x30 && (b[p] as number) <= 0x39) p++;
-  } else return -1;
-  if (p < end && b[p] === 0x2e /* . */) {
-    p++;
-    const digits = p;
-    while (p < end && (b[p] as number) >= 0x30 && (b[p] as number) <= 0x39) p++;
-    if (p === digits) return -1;
-  }
-  if (p < end && (b[p] === 0x65 || b[p] === 0x45) /* e E */) {
-    p++;
-    if (p < end && (b[p] === 0x2b || b[p] === 0x2d)) p++;
-    const digits = p;
-    while (p < end && (b[p] as number) >= 0x30 && (b[p] as number) <= 0x39) p++;
-    if (p === digits) return -1;
-  }
-  return p;
+export function stringClose(q: number, end: number): number {
+  return scanString(q, end);
 }
 
 function matches(b: Uint8Array, from: number, to: number, name: Uint8Array): boolean {
@@ -317,14 +184,6 @@ function keySlot(byLen: [Uint8Array, number][][], b: Uint8Array, from: number, t
   return -1;
 }
 
-// Parser states.
-const ST_VALUE = 0; // a value must come
-const ST_ARR_FIRST = 1; // after '[': a value or ']'
-const ST_OBJ_FIRST = 2; // after '{': a key or '}'
-const ST_KEY = 3; // after ',' in an object: a key
-const ST_COLON = 4; // after a key
-const ST_AFTER = 5; // after a value: ',' or the closer, or the end at depth 0
-
 /** Where the value read by the last scanSkeleton ended (with `prefix`: where the bytes after it begin). */
 let valueEnd = 0;
 
@@ -332,147 +191,65 @@ let valueEnd = 0;
  * Scans the line's bytes b[start, end). Returns 1 when the line is valid JSON whose value is an object and every
  * key that matters was read plainly, 0 when it is not valid JSON, -1 when unsure (valid or not). Fills the spans
  * of the keys in `keys`. `prefix`: the object may be followed by anything (an element of an array): the scan stops
- * at the first byte after it that is not white space, and valueEnd says where that is.
+ * at the first byte after it that is not white space, and valueEnd says where that is. The slot readers read the
+ * spans in `line`: b must be it (wasm memory) or is copied there.
  */
 export function scanSkeleton(keys: SkeletonKeys, b: Uint8Array, start: number, end: number, prefix = false): number {
+  if (b !== wbuf) {
+    const w = toWasm(b, start, end);
+    if (w === null) return -1;
+    line = w;
+    lineStart = DATA;
+    end += DATA - start;
+    start = DATA;
+  }
   spanStart.fill(-1, keys.first, keys.slots);
   spanEnd.fill(-1, keys.first, keys.slots);
-  const { top, nested, nestedSlot } = keys;
-  if (b !== viewOf && b !== wbuf) {
-    viewOf = b;
-    view = new DataView(b.buffer, b.byteOffset, b.byteLength);
+  const w = wasm as ScanWasm;
+  const name = keys.nestedName;
+  if (nameOf !== keys) {
+    wbuf.set(name, NAME_AT);
+    nameOf = keys;
   }
-  const dv = b === wbuf ? wview : view;
-  let p = start;
-  let depth = 0;
-  let state = ST_VALUE;
-  /** Slot the next value fills (set by the key before it), -1 for none. */
-  let slot = -1;
-  /** The object open at depth 2 is the top-level `nestedIn` value. */
-  let inMsg = false;
-  let unsure = false;
-  while (p < end) {
-    const c = b[p] as number;
-    if (c === 0x20 || c === 0x09 || c === 0x0d || c === 0x0a) {
-      p++;
-      continue;
-    }
-    switch (state) {
-      case ST_OBJ_FIRST:
-      case ST_KEY: {
-        if (c === 0x7d /* } */ && state === ST_OBJ_FIRST) {
-          p = closeContainer(p, depth);
-          depth--;
-          if (depth === 1) inMsg = false;
-          state = ST_AFTER;
-          break;
-        }
-        if (c !== QUOTE) return 0;
-        const q = scanString(b, dv, p + 1, end);
-        if (q < 0) return 0;
-        slot = -1;
-        if (depth === 1) {
-          if (sawEscape) unsure = true;
-          else {
-            slot = keySlot(top, b, p + 1, q);
-            // A later `nestedIn` object replaces an earlier one, and with it the keys read there.
-            if (slot === nestedSlot) {
-              spanStart.fill(-1, keys.firstNested, keys.slots);
-              spanEnd.fill(-1, keys.firstNested, keys.slots);
-            }
-          }
-        } else if (depth === 2 && inMsg) {
-          if (sawEscape) unsure = true;
-          else slot = keySlot(nested, b, p + 1, q);
-        }
-        p = q + 1;
-        state = ST_COLON;
-        break;
-      }
-      case ST_COLON:
-        if (c !== 0x3a /* : */) return 0;
-        p++;
-        state = ST_VALUE;
-        break;
-      case ST_AFTER:
-        if (depth === 0) {
-          if (!prefix) return 0;
-          valueEnd = p;
-          return unsure ? -1 : 1;
-        }
-        if (c === 0x2c /* , */) {
-          state = stackKind[depth] === 1 ? ST_KEY : ST_VALUE;
-          p++;
-        } else if ((c === 0x7d && stackKind[depth] === 1) || (c === 0x5d && stackKind[depth] === 2)) {
-          p = closeContainer(p, depth);
-          depth--;
-          if (depth === 1) inMsg = false;
-        } else return 0;
-        break;
-      default: {
-        // ST_VALUE, ST_ARR_FIRST
-        if (state === ST_ARR_FIRST && c === 0x5d /* ] */) {
-          p = closeContainer(p, depth);
-          depth--;
-          if (depth === 1) inMsg = false;
-          state = ST_AFTER;
-          break;
-        }
-        // The line must hold an object; anything else (valid or not) the ordinary path reports.
-        if (depth === 0 && c !== 0x7b) return -1;
-        // Only values of the top-level object (depth 1) or of the `nestedIn` object fill slots.
-        const s = depth === 1 || (depth === 2 && inMsg) ? slot : -1;
-        slot = -1;
-        if (c === QUOTE) {
-          const q = scanString(b, dv, p + 1, end);
-          if (q < 0) return 0;
-          if (s >= 0) {
-            spanStart[s] = p;
-            spanEnd[s] = q + 1;
-          }
-          p = q + 1;
-          state = ST_AFTER;
-        } else if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
-          depth++;
-          if (depth >= stackKind.length) growStack();
-          stackKind[depth] = c === 0x7b ? 1 : 2;
-          stackSlot[depth] = s;
-          stackStart[depth] = p;
-          if (depth === 2 && s === nestedSlot && c === 0x7b) inMsg = true;
-          p++;
-          state = c === 0x7b ? ST_OBJ_FIRST : ST_ARR_FIRST;
-        } else {
-          let q: number;
-          if (c === 0x74 /* t */) q = b[p + 1] === 0x72 && b[p + 2] === 0x75 && b[p + 3] === 0x65 && p + 4 <= end ? p + 4 : -1;
-          else if (c === 0x66 /* f */)
-            q = b[p + 1] === 0x61 && b[p + 2] === 0x6c && b[p + 3] === 0x73 && b[p + 4] === 0x65 && p + 5 <= end ? p + 5 : -1;
-          else if (c === 0x6e /* n */) q = b[p + 1] === 0x75 && b[p + 2] === 0x6c && b[p + 3] === 0x6c && p + 4 <= end ? p + 4 : -1;
-          else q = scanNumber(b, p, end);
-          if (q < 0) return 0;
-          if (s >= 0) {
-            spanStart[s] = p;
-            spanEnd[s] = q;
-          }
-          p = q;
-          state = ST_AFTER;
-        }
-        break;
-      }
-    }
-  }
-  if (depth !== 0 || state !== ST_AFTER) return 0;
-  valueEnd = p;
-  return unsure ? -1 : 1;
+  const n = w.line(start, end, prefix ? 1 : 0, name.length === 0 ? -1 : name.length);
+  if (n < 0) return n === -2 ? 0 : -1;
+  valueEnd = w.after.value;
+  return readRecords(keys, n);
 }
 
-/** Closes the container at `depth` whose closer is at p; records its span if it fills a slot. Returns p + 1. */
-function closeContainer(p: number, depth: number): number {
-  const s = stackSlot[depth] as number;
-  if (s >= 0) {
-    spanStart[s] = stackStart[depth] as number;
-    spanEnd[s] = p + 1;
+/**
+ * Fills the spans of `keys` from the n records of the last scan, with JSON.parse's rule for duplicate keys (the last
+ * one wins; a later `nestedIn` object replaces an earlier one, and with it the keys read there). Returns 1, or -1
+ * when a key that matters is written with escapes.
+ */
+function readRecords(keys: SkeletonKeys, n: number): number {
+  const { top, nested, nestedSlot } = keys;
+  const b = wbuf;
+  const r = records;
+  let unsure = false;
+  /** The record of the `nestedIn` key in effect: the keys recorded inside its object are read. */
+  let named = -1;
+  for (let i = 0, o = 0; i < n; i++, o += RECORD_INTS) {
+    const keyTo = r[o + 1] as number;
+    const parent = r[o + 4] as number;
+    if (parent !== -1 && parent !== named) continue;
+    // A key written with escapes: which key it is would need decoding.
+    if (keyTo < 0) {
+      unsure = true;
+      continue;
+    }
+    const slot = keySlot(parent === -1 ? top : nested, b, r[o] as number, keyTo);
+    if (parent === -1 && slot === nestedSlot) {
+      spanStart.fill(-1, keys.firstNested, keys.slots);
+      spanEnd.fill(-1, keys.firstNested, keys.slots);
+      named = i;
+    }
+    if (slot >= 0) {
+      spanStart[slot] = r[o + 2] as number;
+      spanEnd[slot] = r[o + 3] as number;
+    }
   }
-  return p + 1;
+  return unsure ? -1 : 1;
 }
 
 /**
@@ -480,17 +257,11 @@ function closeContainer(p: number, depth: number): number {
  * The slot readers below then read the values of this line, until the next scan.
  */
 export function scanLine(keys: SkeletonKeys, b: Buffer, start: number, end: number): number {
-  if (end - start >= wasmMin) {
-    const w = toWasm(b, start, end);
-    if (w !== null) {
-      b = w;
-      end -= start;
-      start = 0;
-    }
-  }
-  line = b;
-  lineStart = start;
-  return scanSkeleton(keys, b, start, end);
+  const w = toWasm(b, start, end);
+  if (w === null) return -1;
+  line = w;
+  lineStart = DATA;
+  return scanSkeleton(keys, w, DATA, DATA + end - start);
 }
 
 /** The buffer of the last scanLine, and where in it the line starts (0 when it was copied into wasm memory). */
@@ -618,15 +389,15 @@ let elStart = new Int32Array(64);
 let elEnd = new Int32Array(64);
 
 /** End (exclusive) of the value starting at p in a line already known to be valid JSON. */
-function skipValue(b: Uint8Array, dv: DataView, p: number, end: number): number {
+function skipValue(b: Uint8Array, p: number, end: number): number {
   const c = b[p] as number;
-  if (c === QUOTE) return scanString(b, dv, p + 1, end) + 1;
+  if (c === QUOTE) return scanString(p + 1, end) + 1;
   if (c === 0x7b || c === 0x5b) {
     let depth = 0;
     while (p < end) {
       const d = b[p] as number;
       if (d === QUOTE) {
-        p = scanString(b, dv, p + 1, end) + 1;
+        p = scanString(p + 1, end) + 1;
         continue;
       }
       if (d === 0x7b || d === 0x5b) depth++;
@@ -654,7 +425,6 @@ export function slotElements(s: number): number {
   const b = line;
   let p = spanStart[s] as number;
   if (p < 0 || b[p] !== 0x5b) return -1;
-  const dv = b === wbuf ? wview : viewOf === b ? view : new DataView(b.buffer, b.byteOffset, b.byteLength);
   const end = (spanEnd[s] as number) - 1;
   let n = 0;
   p++;
@@ -662,7 +432,7 @@ export function slotElements(s: number): number {
     while (p < end && ((b[p] as number) === 0x20 || (b[p] as number) === 0x09 || (b[p] as number) === 0x0a || (b[p] as number) === 0x0d))
       p++;
     if (p >= end) return n;
-    const e = skipValue(b, dv, p, end);
+    const e = skipValue(b, p, end);
     if (n === elStart.length) {
       const s2 = new Int32Array(n * 2);
       s2.set(elStart);
