@@ -126,75 +126,183 @@ type LineSink = (line: RawLine) => void;
 const NL = 0x0a;
 const CR = 0x0d;
 
-/** Feeds chunks and emits lines; keeps the bytes of an unfinished line between chunks. */
-export class LineSplitter {
-  private pending: Buffer[] = [];
-  private pendingBytes = 0;
+/**
+ * The one line splitter: bytes go into its buffer (a file is read straight into it, a stream's chunks are copied in)
+ * and each complete line goes to the sink as a byte range of that buffer, valid during the call. The unfinished line
+ * is moved to the front between reads; the buffer grows for a longer line.
+ */
+class LineCutter {
+  buf: Buffer;
+  /** buf[0, filled) holds the unfinished line (and, before the BOM check, the first bytes). */
+  filled = 0;
+  /** Source offset of buf[0]. */
+  private base = 0;
   private lineNo = 0;
-  private lineStart = 0;
-  private sawAnyByte = false;
   private bomChecked = false;
+  /** Bytes after the BOM. */
+  private content = 0;
   readonly facts: LineSourceFacts = { bom: false, bytes: 0, lines: 0, finalNewline: false };
 
-  private readonly lazy: boolean;
-
   constructor(
-    private readonly sink: LineSink,
-    options: SplitterOptions = {},
+    private readonly sink: ByteLineSink,
+    private readonly size: number,
   ) {
-    this.lazy = options.lazyText === true;
+    this.buf = takeBuffer(size);
+  }
+
+  /** Free room at buf[filled…], grown when there is none. */
+  room(): number {
+    if (this.filled === this.buf.length) {
+      const bigger = Buffer.allocUnsafeSlow(this.buf.length * 2);
+      this.buf.copy(bigger, 0, 0, this.filled);
+      this.buf = bigger;
+    }
+    return this.buf.length - this.filled;
+  }
+
+  /** `n` bytes were written at buf[filled…]: emits the lines they complete. */
+  took(n: number): void {
+    this.facts.bytes += n;
+    const end = this.filled + n;
+    let start = 0;
+    if (!this.bomChecked) {
+      // The BOM can in principle be split across the first reads: bytes that may begin one wait for the rest.
+      const b = this.buf;
+      if (end < 3 && (end === 0 || (b[0] === 0xef && (end < 2 || b[1] === 0xbb)))) {
+        this.filled = end;
+        return;
+      }
+      start = this.checkBom(end);
+    } else this.content += n;
+    const from = this.lines(start, end);
+    if (from > 0) {
+      this.buf.copy(this.buf, 0, from, end);
+      this.base += from;
+    }
+    this.filled = end - from;
+  }
+
+  /** Checks for a BOM at the start; returns where the content starts. */
+  private checkBom(end: number): number {
+    this.bomChecked = true;
+    const b = this.buf;
+    const bom = end >= 3 && b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf;
+    this.facts.bom = bom;
+    this.content += end - (bom ? 3 : 0);
+    return bom ? 3 : 0;
+  }
+
+  /** Emits the complete lines of buf[start, end); returns where the unfinished line starts. */
+  private lines(start: number, end: number): number {
+    const buf = this.buf;
+    const last = end > start ? buf.lastIndexOf(NL, end - 1) : -1;
+    let from = start;
+    if (last < start) return from;
+    const wholeValid = isUtf8(buf.subarray(start, last));
+    let nl = buf.indexOf(NL, start);
+    while (nl !== -1 && nl <= last) {
+      this.lineNo++;
+      let flags = 0;
+      let stop = nl;
+      if (stop > from && buf[stop - 1] === CR) {
+        stop--;
+        flags |= LINE_CRLF;
+      }
+      if (!wholeValid && !isUtf8(buf.subarray(from, stop))) flags |= LINE_INVALID_UTF8;
+      this.sink(buf, from, stop, this.lineNo, this.base + from, flags);
+      from = nl + 1;
+      nl = from <= last ? buf.indexOf(NL, from) : -1;
+    }
+    return from;
+  }
+
+  /** Where the unfinished line starts in buf (past a BOM still at the front). */
+  private tailFrom(): number {
+    return this.base === 0 && this.facts.bom ? 3 : 0;
+  }
+
+  /** The unfinished line held so far (bytes after the last newline), or null when there is none. */
+  held(): HeldTail | null {
+    const from = this.bomChecked ? this.tailFrom() : 0;
+    if (this.filled - from <= 0) return null;
+    return { line: this.lineNo + 1, offset: this.base + from, length: this.filled - from };
+  }
+
+  /**
+   * Ends the source. With `holdTail`, an unfinished last line is not emitted but described in `facts.heldTail`
+   * (and left out of `facts.bytes`).
+   */
+  end(holdTail: boolean): LineSourceFacts {
+    const facts = this.facts;
+    const end = this.filled;
+    const from = this.bomChecked ? this.tailFrom() : this.lines(this.checkBom(end), end);
+    if (from < end && holdTail) {
+      facts.heldTail = { line: this.lineNo + 1, offset: this.base + from, length: end - from };
+      facts.bytes -= end - from;
+      facts.finalNewline = this.lineNo > 0;
+    } else if (from < end) {
+      this.lineNo++;
+      let flags = LINE_UNTERMINATED;
+      let stop = end;
+      if (this.buf[stop - 1] === CR) {
+        stop--;
+        flags |= LINE_CRLF;
+      }
+      if (!isUtf8(this.buf.subarray(from, stop))) flags |= LINE_INVALID_UTF8;
+      this.sink(this.buf, from, stop, this.lineNo, this.base + from, flags);
+      facts.finalNewline = false;
+    } else facts.finalNewline = this.content > 0;
+    facts.lines = this.lineNo;
+    this.filled = 0;
+    return facts;
+  }
+
+  /** Hands the buffer on to the next file (once, after the last sink call). */
+  release(): void {
+    giveBuffer(this.buf, this.size);
+  }
+}
+
+/**
+ * Feeds a stream's chunks to the line cutter and emits each line as a RawLine (with `lazyText`, its bytes are a copy:
+ * the cutter's buffer is reused).
+ */
+export class LineSplitter {
+  private readonly cutter: LineCutter;
+  readonly facts: LineSourceFacts;
+
+  constructor(sink: LineSink, options: SplitterOptions = {}) {
+    const lazy = options.lazyText === true;
+    this.cutter = new LineCutter((buf, start, stop, line, offset, flags) => {
+      const content = buf.subarray(start, stop);
+      // Pure-ASCII lines decode faster as latin1; the check is one native scan.
+      const ascii = isAscii(content);
+      const crlf = (flags & LINE_CRLF) !== 0;
+      const unterminated = (flags & LINE_UNTERMINATED) !== 0;
+      const invalidUtf8 = (flags & LINE_INVALID_UTF8) !== 0;
+      if (lazy) {
+        sink(new LazyLine(line, offset, stop - start, crlf, unterminated, invalidUtf8, Buffer.from(content), ascii));
+        return;
+      }
+      const text = content.toString(ascii ? "latin1" : "utf8");
+      sink({ line, offset, length: stop - start, text, crlf, unterminated, invalidUtf8 });
+    }, 1 << 16);
+    this.facts = this.cutter.facts;
   }
 
   push(chunk: Buffer): void {
-    let data = chunk;
-    this.facts.bytes += chunk.length;
-    if (!this.bomChecked) {
-      // The BOM can in principle be split across the first chunks; wait for three bytes.
-      const head = this.pendingBytes > 0 ? Buffer.concat([...this.pending, chunk]) : chunk;
-      if (head.length === 0) return;
-      if (head.length < 3 && head.length > 0 && isBomPrefix(head)) {
-        this.pending = [head];
-        this.pendingBytes = head.length;
-        return;
-      }
-      this.pending = [];
-      this.pendingBytes = 0;
-      data = head;
-      this.bomChecked = true;
-      if (data.length >= 3 && data[0] === 0xef && data[1] === 0xbb && data[2] === 0xbf) {
-        this.facts.bom = true;
-        data = data.subarray(3);
-        this.lineStart = 3;
-      }
-    }
-    if (data.length > 0) this.sawAnyByte = true;
-    let from = 0;
-    for (;;) {
-      const nl = data.indexOf(NL, from);
-      if (nl === -1) break;
-      let lineBuf: Buffer;
-      if (this.pendingBytes > 0) {
-        this.pending.push(data.subarray(from, nl));
-        lineBuf = Buffer.concat(this.pending, this.pendingBytes + (nl - from));
-        this.pending = [];
-        this.pendingBytes = 0;
-      } else {
-        lineBuf = data.subarray(from, nl);
-      }
-      this.emit(lineBuf, false);
-      from = nl + 1;
-    }
-    if (from < data.length) {
-      const rest = data.subarray(from);
-      // Copy: the stream may reuse its chunk buffers.
-      this.pending.push(Buffer.from(rest));
-      this.pendingBytes += rest.length;
+    const c = this.cutter;
+    for (let off = 0; off < chunk.length; ) {
+      const k = Math.min(c.room(), chunk.length - off);
+      chunk.copy(c.buf, c.filled, off, off + k);
+      off += k;
+      c.took(k);
     }
   }
 
   /** The unfinished line held so far (bytes after the last newline), or null when there is none. */
   held(): HeldTail | null {
-    return this.pendingBytes === 0 ? null : { line: this.lineNo + 1, offset: this.lineStart, length: this.pendingBytes };
+    return this.cutter.held();
   }
 
   /**
@@ -202,49 +310,8 @@ export class LineSplitter {
    * (and left out of `facts.bytes`).
    */
   end(holdTail = false): LineSourceFacts {
-    if (!this.bomChecked && this.pendingBytes > 0) {
-      this.bomChecked = true;
-      this.sawAnyByte = true;
-    }
-    if (holdTail && this.pendingBytes > 0) {
-      this.facts.heldTail = { line: this.lineNo + 1, offset: this.lineStart, length: this.pendingBytes };
-      this.facts.bytes -= this.pendingBytes;
-      this.pending = [];
-      this.pendingBytes = 0;
-      this.facts.finalNewline = this.lineNo > 0;
-    } else if (this.pendingBytes > 0) {
-      const lineBuf = Buffer.concat(this.pending, this.pendingBytes);
-      this.pending = [];
-      this.pendingBytes = 0;
-      this.emit(lineBuf, true);
-      this.facts.finalNewline = false;
-    } else {
-      this.facts.finalNewline = this.sawAnyByte;
-    }
-    this.facts.lines = this.lineNo;
-    return this.facts;
+    return this.cutter.end(holdTail);
   }
-
-  private emit(buf: Buffer, unterminated: boolean): void {
-    this.lineNo++;
-    const crlf = buf.length > 0 && buf[buf.length - 1] === CR;
-    const content = crlf ? buf.subarray(0, buf.length - 1) : buf;
-    // Pure-ASCII lines decode faster as latin1; the check is one native scan.
-    const ascii = isAscii(content);
-    const invalidUtf8 = !ascii && !isUtf8(content);
-    const offset = this.lineStart;
-    this.lineStart = this.lineStart + buf.length + (unterminated ? 0 : 1);
-    if (this.lazy) {
-      this.sink(new LazyLine(this.lineNo, offset, content.length, crlf, unterminated, invalidUtf8, content, ascii));
-      return;
-    }
-    const text = content.toString(ascii ? "latin1" : "utf8");
-    this.sink({ line: this.lineNo, offset, length: content.length, text, crlf, unterminated, invalidUtf8 });
-  }
-}
-
-function isBomPrefix(b: Buffer): boolean {
-  return b[0] === 0xef && (b.length < 2 || b[1] === 0xbb);
 }
 
 /** A file is opened read-only by path; anything else (stdin) comes as a stream. */
@@ -290,7 +357,7 @@ export async function readLines(
 
 /**
  * Reads a file line by line into one reused buffer (grown for a longer line) and passes each line as a byte range
- * of it: no chunk, copy or object per line. Same lines, numbers, offsets and facts as LineSplitter.
+ * of it (the line cutter's): no chunk, copy or object per line.
  */
 export async function readLineBytes(
   path: string,
@@ -298,106 +365,35 @@ export async function readLineBytes(
   chunkSize = 1 << 20,
   options: SnapshotOptions = {},
 ): Promise<LineSourceFacts> {
-  const facts: LineSourceFacts = { bom: false, bytes: 0, lines: 0, finalNewline: false };
   // Synchronous open, stat and close: through promises they cost several times the CPU, which counts when a fleet
   // command reads ten thousand files (the reads themselves were already synchronous).
   const { fd, st } = openRegularSync(path);
-  let buf = takeBuffer(chunkSize);
+  const cutter = new LineCutter(sink, chunkSize);
   try {
-    facts.stat = { size: st.size, mtimeMs: st.mtimeMs };
+    cutter.facts.stat = { size: st.size, mtimeMs: st.mtimeMs };
     const live = isLive(st.mtimeMs, options.now ?? Date.now());
     snapshotHook.afterSize?.(path);
     /** Bytes of the snapshot not read yet. */
     let left = st.size;
-    /** buf[0, filled) holds the unfinished line (and, before the BOM check, the first bytes). */
-    let filled = 0;
-    /** File offset of buf[0]. */
-    let base = 0;
-    let lineNo = 0;
-    let bomChecked = false;
-    let content = 0;
-    let eof = false;
     let reads = 0;
-    while (!eof) {
-      if (filled === buf.length) {
-        const bigger = Buffer.allocUnsafeSlow(buf.length * 2);
-        buf.copy(bigger, 0, 0, filled);
-        buf = bigger;
-      }
+    while (left > 0) {
+      const room = cutter.room();
       // Synchronous reads: waiting on the thread pool for every chunk costs more than the copy itself. The event
       // loop still gets a turn every few chunks.
-      const bytesRead = left === 0 ? 0 : readSync(fd, buf, filled, Math.min(buf.length - filled, left), null);
-      if (bytesRead === 0 && left > 0) throw new FileShrank(path, st.size - left);
+      const bytesRead = readSync(fd, cutter.buf, cutter.filled, Math.min(room, left), null);
+      if (bytesRead === 0) throw new FileShrank(path, st.size - left);
       left -= bytesRead;
       if (++reads % 16 === 0) await new Promise<void>((resolve) => setImmediate(resolve));
-      facts.bytes += bytesRead;
-      const end = filled + bytesRead;
-      if (bytesRead === 0) eof = true;
-      let start = 0;
-      if (!bomChecked) {
-        if (end < 3 && !eof) {
-          filled = end;
-          continue;
-        }
-        bomChecked = true;
-        if (end >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) {
-          facts.bom = true;
-          start = 3;
-        }
-        content += end - start;
-      } else content += bytesRead;
-      const last = end > start ? buf.lastIndexOf(NL, end - 1) : -1;
-      let from = start;
-      if (last >= start) {
-        const wholeValid = isUtf8(buf.subarray(start, last));
-        let nl = buf.indexOf(NL, start);
-        while (nl !== -1 && nl <= last) {
-          lineNo++;
-          let flags = 0;
-          let stop = nl;
-          if (stop > from && buf[stop - 1] === CR) {
-            stop--;
-            flags |= LINE_CRLF;
-          }
-          if (!wholeValid && !isUtf8(buf.subarray(from, stop))) flags |= LINE_INVALID_UTF8;
-          sink(buf, from, stop, lineNo, base + from, flags);
-          from = nl + 1;
-          nl = from <= last ? buf.indexOf(NL, from) : -1;
-        }
-      }
-      if (eof) {
-        if (from < end && live) {
-          facts.heldTail = { line: lineNo + 1, offset: base + from, length: end - from };
-          facts.bytes -= end - from;
-          facts.finalNewline = lineNo > 0;
-        } else if (from < end) {
-          lineNo++;
-          let flags = LINE_UNTERMINATED;
-          let stop = end;
-          if (buf[stop - 1] === CR) {
-            stop--;
-            flags |= LINE_CRLF;
-          }
-          if (!isUtf8(buf.subarray(from, stop))) flags |= LINE_INVALID_UTF8;
-          sink(buf, from, stop, lineNo, base + from, flags);
-          facts.finalNewline = false;
-        } else facts.finalNewline = content > 0;
-        break;
-      }
-      if (from > 0) {
-        buf.copy(buf, 0, from, end);
-        base += from;
-      }
-      filled = end - from;
+      cutter.took(bytesRead);
     }
-    facts.lines = lineNo;
+    const facts = cutter.end(live);
     // Shortened after its bytes were read (one fstat): the lines read are not the file's any more.
     const after = fstatSync(fd).size;
     if (after < st.size) throw new FileShrank(path, after);
     return facts;
   } finally {
     closeSync(fd);
-    giveBuffer(buf, chunkSize);
+    cutter.release();
   }
 }
 
