@@ -104,6 +104,11 @@ if (!flags.has("no-pi") && pis.length < PIS.length) log("a pi is not installed: 
 /** The row every pisess row is compared with: pi 1.6.0's (the first pi installed). */
 const PI_MAIN = pis[0]?.label ?? "pi";
 
+// What the export rows write, removed when the run ends.
+const EXPORT_OUT = (ext) => path.join(os.tmpdir(), `pisess-bench-export-${process.pid}.${ext}`);
+process.on("exit", () => {
+  for (const ext of ["md", "jsonl"]) fs.rmSync(EXPORT_OUT(ext), { force: true });
+});
 // Which pisess commands exist yet (others are still being written).
 const PISESS_TASKS = [
   { name: "pisess tree --json", cmd: "tree", args: (f) => ["tree", f, "--json"], vsPi: "open+getTree" },
@@ -111,6 +116,16 @@ const PISESS_TASKS = [
   { name: "pisess validate --format json", cmd: "validate", args: (f) => ["validate", f, "--format", "json"], vsPi: "open+getTree" },
   { name: "pisess info --json", cmd: "info", args: (f) => ["info", f, "--json"], vsPi: "open+getTree" },
   { name: "pisess leaves --json", cmd: "leaves", args: (f) => ["leaves", f, "--json"], vsPi: "open+getTree" },
+  // The other commands of one file, each against tree --json on the same file (the 1.2× rule).
+  { name: "pisess path --json", cmd: "path", args: (f) => ["path", f, "--json"], vsPi: "open+getTree" },
+  { name: "pisess labels --json", cmd: "labels", args: (f) => ["labels", f, "--json"], vsPi: "open+getTree" },
+  { name: "pisess lineage --json", cmd: "lineage", args: (f) => ["lineage", f, "--json"], vsPi: "open+getTree" },
+  { name: "pisess compactions --json", cmd: "compactions", args: (f) => ["compactions", f, "--json"], vsPi: "open+getTree" },
+  { name: "pisess bloat --json", cmd: "bloat", args: (f) => ["bloat", f, "--json"], vsPi: "open+getTree" },
+  { name: "pisess diff --leaves --json", cmd: "diff", args: (f) => ["diff", f, "--leaves", "--json"], vsPi: "open+getTree" },
+  { name: "pisess grep --json", cmd: "grep", args: (f) => ["grep", "error", f, "--json"], vsPi: "open+getTree" },
+  { name: "pisess export --format markdown", cmd: "export", args: (f) => ["export", f, "--format", "markdown", "-o", EXPORT_OUT("md")], vsPi: "open+getTree", before: () => fs.rmSync(EXPORT_OUT("md"), { force: true }) },
+  { name: "pisess export --format jsonl", cmd: "export", args: (f) => ["export", f, "--format", "jsonl", "-o", EXPORT_OUT("jsonl")], vsPi: "open+getTree", before: () => fs.rmSync(EXPORT_OUT("jsonl"), { force: true }) },
 ];
 /** pi's own rows: [row name after the pi's label, pi-task.mjs mode]. */
 const PI_MODES = [
@@ -288,7 +303,8 @@ function tasksFor(group) {
   }
   for (const t of PISESS_TASKS) {
     if (!t.exists) continue;
-    tasks.push({ name: t.name, pisess: t.cmd, vsPi: t.vsPi, run: () => timed(process.execPath, [BIN, ...t.args(f)], 600_000) });
+    // An export refuses to replace a session file, which the jsonl one writes: each run starts without it.
+    tasks.push({ name: t.name, pisess: t.cmd, vsPi: t.vsPi, before: t.before, run: () => timed(process.execPath, [BIN, ...t.args(f)], 600_000) });
   }
   return TASK_FILTER ? tasks.filter((t) => TASK_FILTER.some((s) => t.name.includes(s))) : tasks;
 }

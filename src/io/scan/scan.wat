@@ -348,4 +348,185 @@
     (if (i32.or (local.get $depth) (i32.ne (local.get $state) (i32.const 5))) (then (return (i32.const -2))))
     (global.set $after (local.get $p))
     (local.get $n))
+
+  ;; form(p, end): whether the valid JSON value at memory[p, end) is in JSON.stringify's form as far as its structure
+  ;; goes (src/io/scan/form.ts has the rules; escapes are checked there): no white space, no key starting with a digit,
+  ;; no repeated key in an object, numbers as JSON.stringify prints them. 1 yes, 0 no (also for an object of more than
+  ;; 64 keys, more than 512 keys open at once, or nesting deeper than 256: left to the slow way), 2 yes if each number
+  ;; listed at 0 (start and end, `nums` of them) prints as written (the caller checks those few in JS).
+  (global $nums (export "nums") (mut i32) (i32.const 0))
+
+  ;; The end of the number at p when it is as JSON.stringify prints it, listed for the caller when that is not sure
+  ;; here; -1 when it is not a number.
+  (func $formNumber (param $p i32) (param $end i32) (result i32)
+    (local $start i32) (local $neg i32) (local $first i32) (local $intEnd i32) (local $plain i32) (local $dot i32)
+    (local $c i32) (local $lead i32) (local $sig i32) (local $d i32)
+    (local.set $start (local.get $p))
+    (local.set $plain (i32.const 1))
+    (local.set $dot (i32.const -1))
+    (if (i32.eq (i32.load8_u (local.get $p)) (i32.const 0x2d))
+      (then (local.set $neg (i32.const 1)) (local.set $p (i32.add (local.get $p) (i32.const 1)))))
+    (if (i32.ge_u (local.get $p) (local.get $end)) (then (return (i32.const -1))))
+    (local.set $first (i32.load8_u (local.get $p)))
+    (if (i32.gt_u (i32.sub (local.get $first) (i32.const 0x30)) (i32.const 9)) (then (return (i32.const -1))))
+    (local.set $p (i32.add (local.get $p) (i32.const 1)))
+    (if (i32.ne (local.get $first) (i32.const 0x30)) (then (local.set $p (call $digits (local.get $p) (local.get $end)))))
+    (local.set $intEnd (local.get $p))
+    (if (i32.lt_u (local.get $p) (local.get $end))
+      (then
+        (if (i32.eq (i32.load8_u (local.get $p)) (i32.const 0x2e))
+          (then
+            (local.set $plain (i32.const 0))
+            (local.set $dot (local.get $p))
+            (local.set $d (i32.add (local.get $p) (i32.const 1)))
+            (local.set $p (call $digits (local.get $d) (local.get $end)))
+            (if (i32.eq (local.get $p) (local.get $d)) (then (return (i32.const -1))))))))
+    (if (i32.lt_u (local.get $p) (local.get $end))
+      (then
+        (if (i32.eq (i32.or (i32.load8_u (local.get $p)) (i32.const 0x20)) (i32.const 0x65))
+          (then
+            (local.set $dot (i32.const -1))
+            (local.set $plain (i32.const 0))
+            (local.set $p (i32.add (local.get $p) (i32.const 1)))
+            (if (i32.lt_u (local.get $p) (local.get $end))
+              (then
+                (local.set $c (i32.load8_u (local.get $p)))
+                (if (i32.or (i32.eq (local.get $c) (i32.const 0x2b)) (i32.eq (local.get $c) (i32.const 0x2d)))
+                  (then (local.set $p (i32.add (local.get $p) (i32.const 1)))))))
+            (local.set $d (local.get $p))
+            (local.set $p (call $digits (local.get $d) (local.get $end)))
+            (if (i32.eq (local.get $p) (local.get $d)) (then (return (i32.const -1))))))))
+    ;; A decimal fraction of at most 15 significant digits, none of them trailing zeros, reads back as itself and
+    ;; prints as written from 1e-6 up.
+    (if (i32.and (i32.ge_s (local.get $dot) (i32.const 0)) (i32.ne (i32.load8_u (i32.sub (local.get $p) (i32.const 1))) (i32.const 0x30)))
+      (then
+        (if (i32.and (i32.eq (i32.sub (i32.sub (local.get $intEnd) (local.get $start)) (local.get $neg)) (i32.const 1))
+                     (i32.eq (local.get $first) (i32.const 0x30)))
+          (then
+            (block $lz
+              (loop $more
+                (br_if $lz (i32.ne (i32.load8_u (i32.add (i32.add (local.get $dot) (i32.const 1)) (local.get $lead))) (i32.const 0x30)))
+                (local.set $lead (i32.add (local.get $lead) (i32.const 1)))
+                (br $more)))
+            (local.set $sig (i32.sub (i32.sub (i32.sub (local.get $p) (local.get $dot)) (i32.const 1)) (local.get $lead))))
+          (else (local.set $sig (i32.sub (i32.sub (i32.sub (local.get $p) (local.get $start)) (i32.const 1)) (local.get $neg)))))
+        (if (i32.and (i32.le_s (local.get $sig) (i32.const 15)) (i32.le_s (local.get $lead) (i32.const 5)))
+          (then (return (local.get $p))))))
+    ;; Integers of up to 15 digits print as written (but -0); anything else the caller compares with its printing.
+    (local.set $d (i32.sub (i32.sub (local.get $p) (local.get $start)) (local.get $neg)))
+    (if (i32.and (local.get $plain)
+          (i32.and (i32.le_s (local.get $d) (i32.const 15))
+            (i32.eqz (i32.and (i32.and (i32.eq (local.get $d) (i32.const 1)) (i32.eq (local.get $first) (i32.const 0x30))) (local.get $neg)))))
+      (then (return (local.get $p))))
+    (if (i32.ge_u (global.get $nums) (i32.const 4000)) (then (return (i32.const -1))))
+    (i32.store (i32.shl (global.get $nums) (i32.const 3)) (local.get $start))
+    (i32.store offset=4 (i32.shl (global.get $nums) (i32.const 3)) (local.get $p))
+    (global.set $nums (i32.add (global.get $nums) (i32.const 1)))
+    (local.get $p))
+
+  (func (export "form") (param $p i32) (param $end i32) (result i32)
+    (local $c i32) (local $q i32) (local $depth i32) (local $state i32) (local $keys i32) (local $base i32)
+    (local $k i32) (local $len i32) (local $from i32) (local $i i32) (local $same i32) (local $obj i32)
+    ;; states: 0 a value, 1 after a value, 2 a key. Frames: kind at 32768 + depth, key base at 49152 + 4 depth;
+    ;; keys open: starts at 114688 + 4 k, ends at 118784 + 4 k.
+    (global.set $nums (i32.const 0))
+    (loop $main
+      (if (i32.and (i32.eq (local.get $state) (i32.const 1)) (i32.eqz (local.get $depth)))
+        (then
+          (if (i32.ne (local.get $p) (local.get $end)) (then (return (i32.const 0))))
+          (return (select (i32.const 2) (i32.const 1) (global.get $nums)))))
+      (if (i32.ge_u (local.get $p) (local.get $end)) (then (return (i32.const 0))))
+      (local.set $c (i32.load8_u (local.get $p)))
+      (if (i32.eqz (local.get $state))
+        (then
+          (if (i32.or (i32.eq (local.get $c) (i32.const 0x7b)) (i32.eq (local.get $c) (i32.const 0x5b)))
+            (then
+              (if (i32.eq (local.get $depth) (i32.const 256)) (then (return (i32.const 0))))
+              (local.set $obj (i32.eq (local.get $c) (i32.const 0x7b)))
+              (i32.store8 offset=32768 (local.get $depth) (local.get $obj))
+              (i32.store offset=49152 (i32.shl (local.get $depth) (i32.const 2)) (local.get $keys))
+              (local.set $depth (i32.add (local.get $depth) (i32.const 1)))
+              (local.set $p (i32.add (local.get $p) (i32.const 1)))
+              (if (i32.and (i32.lt_u (local.get $p) (local.get $end))
+                    (i32.eq (i32.load8_u (local.get $p)) (i32.add (local.get $c) (i32.const 2))))
+                (then
+                  (local.set $p (i32.add (local.get $p) (i32.const 1)))
+                  (local.set $depth (i32.sub (local.get $depth) (i32.const 1)))
+                  (local.set $state (i32.const 1)))
+                (else (local.set $state (select (i32.const 2) (i32.const 0) (local.get $obj)))))
+              (br $main)))
+          (if (i32.eq (local.get $c) (i32.const 0x22))
+            (then
+              (local.set $q (call $scan (i32.add (local.get $p) (i32.const 1)) (local.get $end)))
+              (if (i32.eq (local.get $q) (i32.const -1)) (then (return (i32.const 0))))
+              (if (i32.lt_s (local.get $q) (i32.const -1)) (then (local.set $q (i32.sub (i32.const -2) (local.get $q)))))
+              (local.set $p (i32.add (local.get $q) (i32.const 1)))
+              (local.set $state (i32.const 1))
+              (br $main)))
+          (if (i32.or (i32.eq (local.get $c) (i32.const 0x2d)) (i32.lt_u (i32.sub (local.get $c) (i32.const 0x30)) (i32.const 10)))
+            (then (local.set $q (call $formNumber (local.get $p) (local.get $end))))
+            (else (local.set $q (call $literal (local.get $p) (local.get $end)))))
+          (if (i32.lt_s (local.get $q) (i32.const 0)) (then (return (i32.const 0))))
+          (local.set $p (local.get $q))
+          (local.set $state (i32.const 1))
+          (br $main)))
+      (if (i32.eq (local.get $state) (i32.const 1))
+        (then
+          (local.set $obj (i32.load8_u offset=32767 (local.get $depth)))
+          (if (i32.eq (local.get $c) (i32.const 0x2c))
+            (then
+              (local.set $p (i32.add (local.get $p) (i32.const 1)))
+              (local.set $state (select (i32.const 2) (i32.const 0) (local.get $obj)))
+              (br $main)))
+          (if (i32.eq (local.get $c) (select (i32.const 0x7d) (i32.const 0x5d) (local.get $obj)))
+            (then
+              (local.set $p (i32.add (local.get $p) (i32.const 1)))
+              (local.set $depth (i32.sub (local.get $depth) (i32.const 1)))
+              (if (local.get $obj)
+                (then (local.set $keys (i32.load offset=49152 (i32.shl (local.get $depth) (i32.const 2))))))
+              (br $main)))
+          (return (i32.const 0))))
+      ;; a key
+      (if (i32.ne (local.get $c) (i32.const 0x22)) (then (return (i32.const 0))))
+      (local.set $from (i32.add (local.get $p) (i32.const 1)))
+      (local.set $q (call $scan (local.get $from) (local.get $end)))
+      (if (i32.eq (local.get $q) (i32.const -1)) (then (return (i32.const 0))))
+      (if (i32.lt_s (local.get $q) (i32.const -1)) (then (local.set $q (i32.sub (i32.const -2) (local.get $q)))))
+      (local.set $p (i32.add (local.get $q) (i32.const 1)))
+      (if (i32.ge_u (local.get $p) (local.get $end)) (then (return (i32.const 0))))
+      (if (i32.ne (i32.load8_u (local.get $p)) (i32.const 0x3a)) (then (return (i32.const 0))))
+      ;; V8 writes array-index keys first: a key starting with a digit may move.
+      (if (i32.lt_u (i32.sub (i32.load8_u (local.get $from)) (i32.const 0x30)) (i32.const 10)) (then (return (i32.const 0))))
+      (local.set $base (i32.load offset=49148 (i32.shl (local.get $depth) (i32.const 2))))
+      (if (i32.or (i32.ge_u (i32.sub (local.get $keys) (local.get $base)) (i32.const 64)) (i32.ge_u (local.get $keys) (i32.const 512)))
+        (then (return (i32.const 0))))
+      (local.set $len (i32.sub (local.get $q) (local.get $from)))
+      (local.set $k (local.get $base))
+      (block $unique
+        (loop $each
+          (br_if $unique (i32.ge_u (local.get $k) (local.get $keys)))
+          (if (i32.eq (i32.sub (i32.load offset=118784 (i32.shl (local.get $k) (i32.const 2)))
+                               (i32.load offset=114688 (i32.shl (local.get $k) (i32.const 2))))
+                      (local.get $len))
+            (then
+              (local.set $same (i32.const 1))
+              (local.set $i (i32.const 0))
+              (block $differ
+                (loop $byte
+                  (br_if $differ (i32.ge_u (local.get $i) (local.get $len)))
+                  (if (i32.ne (i32.load8_u (i32.add (i32.load offset=114688 (i32.shl (local.get $k) (i32.const 2))) (local.get $i)))
+                              (i32.load8_u (i32.add (local.get $from) (local.get $i))))
+                    (then (local.set $same (i32.const 0)) (br $differ)))
+                  (local.set $i (i32.add (local.get $i) (i32.const 1)))
+                  (br $byte)))
+              (if (local.get $same) (then (return (i32.const 0))))))
+          (local.set $k (i32.add (local.get $k) (i32.const 1)))
+          (br $each)))
+      (i32.store offset=114688 (i32.shl (local.get $keys) (i32.const 2)) (local.get $from))
+      (i32.store offset=118784 (i32.shl (local.get $keys) (i32.const 2)) (local.get $q))
+      (local.set $keys (i32.add (local.get $keys) (i32.const 1)))
+      (local.set $p (i32.add (local.get $p) (i32.const 1)))
+      (local.set $state (i32.const 0))
+      (br $main))
+    (i32.const 0))
 )

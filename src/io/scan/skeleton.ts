@@ -86,6 +86,8 @@ interface ScanWasm {
   scan: (q: number, end: number) => number;
   line: (p: number, end: number, prefix: number, nameLen: number) => number;
   after: { value: number };
+  form: (p: number, end: number) => number;
+  nums: { value: number };
 }
 let wasm: ScanWasm | null | undefined;
 const DATA = 131072;
@@ -126,7 +128,9 @@ function toWasm(b: Uint8Array, start: number, end: number): Buffer | null {
     records = new Int32Array(ab, 0, NAME_AT / 4);
     nameOf = null;
   }
-  wbuf.set(b.subarray(start, end), DATA);
+  // Buffer#copy makes no view object (a million lines made a million).
+  if (b instanceof Buffer) b.copy(wbuf, DATA, start, end);
+  else wbuf.set(b.subarray(start, end), DATA);
   return wbuf;
 }
 
@@ -155,17 +159,19 @@ function scanString(q: number, end: number): number {
 }
 
 /**
- * For form.ts, which reads strings as the skeleton scanner does: b[start, end) copied into wasm memory (`shift`:
- * what to subtract from an index into b), or null without wasm.
+ * For form.ts: scan.wat's `form` over b[from, to) (a valid JSON value), copied into wasm memory. `form`: whether its
+ * structure is JSON.stringify's, provided each of `numbers` (offsets from `from`) prints as written; null without wasm.
  */
-export function stringScanBuffer(b: Buffer, start: number, end: number): { buf: Buffer; shift: number } | null {
-  const w = toWasm(b, start, end);
-  return w === null ? null : { buf: w, shift: start - DATA };
-}
-
-/** For form.ts: the closing quote of the string whose content starts at q in a buffer from stringScanBuffer (-1: invalid). */
-export function stringClose(q: number, end: number): number {
-  return scanString(q, end);
+export function formScan(b: Buffer, from: number, to: number): { form: boolean; numbers: [number, number][] } | null {
+  const w = toWasm(b, from, to);
+  if (w === null) return null;
+  const r = (wasm as ScanWasm).form(DATA, DATA + to - from);
+  const numbers: [number, number][] = [];
+  if (r === 2) {
+    const n = (wasm as ScanWasm).nums.value;
+    for (let i = 0; i < 2 * n; i += 2) numbers.push([(records[i] as number) - DATA, (records[i + 1] as number) - DATA]);
+  }
+  return { form: r !== 0, numbers };
 }
 
 function matches(b: Uint8Array, from: number, to: number, name: Uint8Array): boolean {
