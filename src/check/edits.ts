@@ -4,7 +4,7 @@ import type { Session } from "../model/session.js";
 import type { Diagnostic } from "../model/types.js";
 import type { EntryRec } from "../model/detail.js";
 import { givesMessages } from "../ops/context.js";
-import { buildTree, type SessionTree, type TreeNode } from "../ops/tree.js";
+import { buildTree, resolveParent, type SessionTree, type TreeNode } from "../ops/tree.js";
 import { toJson } from "../model/json-text.js";
 
 /**
@@ -53,10 +53,10 @@ export function editInfo(rec: EntryRec, o: Record<string, unknown>): EditInfo {
   return { rec, targetId, replacement: "invalid", found, becomes: "undefined" };
 }
 
-/** Every context_edit entry of the session, parsed back from the store (edits are few; bodies are not kept). */
-function readEdits(session: Session): EditInfo[] {
+/** Every context_edit entry of the session (or those of `only`), parsed back from the store (bodies are not kept). */
+function readEdits(session: Session, only?: Iterable<EntryRec>): EditInfo[] {
   const out: EditInfo[] = [];
-  for (const rec of session.entries) {
+  for (const rec of only ?? session.entries) {
     if (rec.type !== "context_edit") continue;
     let o: unknown;
     try {
@@ -154,12 +154,66 @@ function relations(session: Session, tree: SessionTree, edits: { info: EditInfo;
 }
 
 /**
+ * relations() for edits on one path (root first, no cycle on it), without the tree: the edit's ancestors are the
+ * path before it, and a target below it is one whose walk up (resolveParent, as the tree links) meets the path at
+ * the edit or after it.
+ */
+function pathRelations(
+  session: Session,
+  path: readonly EntryRec[],
+  edits: { info: EditInfo; target: EntryRec }[],
+): Map<EditInfo, Relation> {
+  const out = new Map<EditInfo, Relation>();
+  if (edits.length === 0) return out;
+  // Each entry's place on the path (-1: off it), by entry index: a Map of a million-entry path costs far more.
+  const place = new Int32Array(session.entries.length).fill(-1);
+  path.forEach((rec, i) => {
+    place[rec.index] = i;
+  });
+  const at = (rec: EntryRec): number | undefined => {
+    const i = place[rec.index] as number;
+    return i < 0 ? undefined : i;
+  };
+  const seen = new Set<EntryRec>();
+  for (const e of edits) {
+    const i = at(e.info.rec);
+    if (i === undefined) continue;
+    if (e.target === e.info.rec) {
+      out.set(e.info, "self");
+      continue;
+    }
+    const j = at(e.target);
+    if (j !== undefined) {
+      out.set(e.info, j < i ? "above" : "below");
+      continue;
+    }
+    // Up from the target to the path (or a root, or round a parent cycle, which the tree's walk never enters).
+    seen.clear();
+    let cur: EntryRec | null = e.target;
+    let meets: number | undefined;
+    while (cur !== null && !seen.has(cur)) {
+      seen.add(cur);
+      meets = at(cur);
+      if (meets !== undefined) break;
+      cur = resolveParent(session, cur);
+    }
+    out.set(e.info, meets !== undefined && meets >= i ? "below" : "apart");
+  }
+  return out;
+}
+
+/**
  * Every context_edit defect: a target that is missing, apart from the edit in the tree, below it (legal, info),
  * not an entry pi's writer accepts, or another edit; a replacement that is missing or not null / {content}.
- * `tree` may be passed when the caller already built it.
+ * `tree` may be passed when the caller already built it. `onPath`: only the given edits, all on `path` (the
+ * context of one leaf), judged without building the tree.
  */
-export function checkContextEdits(session: Session, tree?: SessionTree): Diagnostic[] {
-  const edits = readEdits(session);
+export function checkContextEdits(
+  session: Session,
+  tree?: SessionTree,
+  onPath?: { path: readonly EntryRec[]; edits: readonly EntryRec[] },
+): Diagnostic[] {
+  const edits = readEdits(session, onPath?.edits);
   if (edits.length === 0) return [];
   const { file, byId } = session;
   const out: Diagnostic[] = [];
@@ -168,7 +222,7 @@ export function checkContextEdits(session: Session, tree?: SessionTree): Diagnos
     const target = info.targetId === undefined ? undefined : byId.get(info.targetId);
     if (target) resolved.push({ info, target });
   }
-  const rel = relations(session, tree ?? buildTree(session), resolved);
+  const rel = onPath ? pathRelations(session, onPath.path, resolved) : relations(session, tree ?? buildTree(session), resolved);
   for (const info of edits) {
     const { rec, targetId } = info;
     const extra = rec.id === undefined ? {} : { entryId: rec.id };

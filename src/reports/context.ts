@@ -8,7 +8,7 @@ import { buildContext, pairToolCalls, toolProblems, type SessionContext } from "
 import { convertToLlmMapped, llmCount } from "../ops/llm.js";
 import { pathTo } from "../ops/path.js";
 import { sessionProblems } from "../ops/problems.js";
-import { buildTree, cycleProblem, treeProblems } from "../ops/tree.js";
+import { cycleProblem, treeProblems } from "../ops/tree.js";
 import { messageLines } from "../model/store-text.js";
 import { checkContextEdits } from "../check/edits.js";
 import { toJson } from "../model/json-text.js";
@@ -164,11 +164,9 @@ export function contextReport(
   // The LLM's messages only where they are shown; the display counts them.
   const llm = opts.llm ? convertToLlmMapped(ctx.messages) : null;
   const pairing = pairToolCalls(ctx.messages);
-  // The edits on this path as validate judges them (one producer per code), e.g. an edit pi would throw on.
-  const editLines = new Set(ctx.edits.map((e) => e.edit.line));
-  // The tree itself only for those; the session's problems need no nodes (a million of them on a long chain).
-  const tree = editLines.size === 0 ? null : buildTree(session);
-  const editProblems = tree === null ? [] : checkContextEdits(session, tree).filter((d) => d.line !== null && editLines.has(d.line));
+  // The edits on this path as validate judges them (one producer per code), e.g. an edit pi would throw on; judged
+  // on the path, so neither the tree (a million nodes on a long chain) nor the session's other edits are read.
+  const editProblems = ctx.edits.length === 0 ? [] : checkContextEdits(session, undefined, { path, edits: ctx.edits.map((e) => e.edit) });
   const problems = [...ctx.problems, ...toolProblems(session, ctx, pairing), ...editProblems].sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
   const messages = llm ? llm.messages : ctx.messages;
   const sources = llm ? llm.from.map((i) => ctx.sources[i] as EntryRec) : ctx.sources;
@@ -203,7 +201,7 @@ export function contextReport(
       note: leaf ? leafNote(session, leaf) : null,
       problems,
     },
-    diagnostics: sessionProblems(session, tree ?? { problems: treeProblems(session) }),
+    diagnostics: sessionProblems(session, { problems: treeProblems(session) }),
     exitCode: 0,
   };
 }
