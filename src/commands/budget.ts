@@ -28,7 +28,7 @@ interface BudgetArgs extends GlobalArgs {
 
 export const budgetCommand: CommandModule<object, BudgetArgs> = {
   command: "budget <file>",
-  describe: "What fills the context at a leaf, in pi's token estimate by part, checked against the tokens pi was billed",
+  describe: "The token budget of the context at a leaf: pi's estimate by part, checked against the tokens billed",
   builder: (y: Argv) =>
     y
       .positional("file", { describe: "Session file (- for stdin)", type: "string", demandOption: true })

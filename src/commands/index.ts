@@ -75,7 +75,7 @@ export const commandLoaders: readonly (readonly [command: string, describe: stri
   ],
   [
     "budget <file>",
-    "What fills the context at a leaf, in pi's token estimate by part, checked against the tokens pi was billed",
+    "The token budget of the context at a leaf: pi's estimate by part, checked against the tokens billed",
     async () => (await import("./budget.js")).budgetCommand,
   ],
   [

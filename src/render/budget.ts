@@ -48,9 +48,9 @@ const ref = (r: { line: number; id: string | null }) => `line ${r.line}${r.id ==
 function billedText(d: BudgetReport): string {
   const b = d.billed;
   if (b === null) return "  No assistant turn with usage follows the leaf (--path compares every turn on the path with its bill).\n";
-  const others = b.others > 0 ? `; ${b.others} more on other branches` : "";
+  const others = b.others > 0 ? ` (${b.others} more on other branches)` : "";
   return (
-    `  The request made at the leaf: the assistant turn at ${ref(b.turn)} (the first child by file order${others}).\n` +
+    `  The request made at the leaf: the assistant turn at ${ref(b.turn)}, its first child by file order${others}.\n` +
     `  billed ${b.billed} (input ${b.input} + cacheRead ${b.cacheRead} + cacheWrite ${b.cacheWrite}), estimated ${b.estimate}: ` +
     `ratio ${b.ratio === null ? "-" : b.ratio.toFixed(3)}\n`
   );
