@@ -22,6 +22,28 @@ export function billedOf(message: unknown): Billed | null {
   return b.total > 0 ? b : null;
 }
 
+/**
+ * The request made at an entry: the first of its children, by file order, that is an assistant message whose usage
+ * records input (children name their parent by id, which pi resolves to the last entry with it); and how many more
+ * such children it has (on other branches).
+ */
+export function billedTurnAfter(
+  session: { entries: readonly EntryRec[]; byId: ReadonlyMap<string, EntryRec> },
+  leaf: EntryRec,
+  read: Read,
+): { rec: EntryRec; billed: Billed; others: number } | null {
+  if (leaf.id === undefined || session.byId.get(leaf.id) !== leaf) return null;
+  let found: { rec: EntryRec; billed: Billed; others: number } | null = null;
+  for (const rec of session.entries) {
+    if (rec.parentId !== leaf.id || rec.type !== "message" || rec.role !== "assistant") continue;
+    const billed = billedOf(read(rec).message);
+    if (billed === null) continue;
+    if (found) found.others++;
+    else found = { rec, billed, others: 0 };
+  }
+  return found;
+}
+
 export type PathRow =
   /** An assistant turn: the estimate of its parent's context (what the request held), and what it was billed. */
   | { kind: "turn"; rec: EntryRec; parent: EntryRec | null; estimate: number; billed: Billed | null }

@@ -142,3 +142,45 @@ export function estimateTokens(m: unknown): number {
   for (const p of messagePieces(m)) chars += p.chars;
   return Math.ceil(chars / 4);
 }
+
+/** One part of the context: every message's share of it, in pi's estimate. */
+export interface BudgetPart {
+  kind: PartKind;
+  /** The section's name (system-section), the tool's (tool-result), the customType (custom); null otherwise. */
+  name: string | null;
+  tokens: number;
+  /** Of the context's estimated tokens, 0 to 1 (4 decimals). */
+  share: number;
+  /** Characters counted (an image as 4,800). */
+  chars: number;
+  /** Messages with some of this part. */
+  messages: number;
+}
+
+const share = (part: number, whole: number) => (whole > 0 ? Math.round((part / whole) * 10000) / 10000 : 0);
+
+/** The context's tokens by part over its messages (`total`: their estimate), largest first. */
+export function budgetParts(messages: readonly unknown[], total: number): BudgetPart[] {
+  const byKey = new Map<string, BudgetPart>();
+  for (const m of messages) {
+    for (const p of messageParts(m)) {
+      // An empty part (a system message's "" content) is no part of the budget.
+      if (p.chars === 0) continue;
+      const key = `${p.kind}\u0000${p.name ?? ""}\u0000${p.name === null ? 0 : 1}`;
+      let row = byKey.get(key);
+      if (!row) {
+        row = { kind: p.kind, name: p.name, tokens: 0, share: 0, chars: 0, messages: 0 };
+        byKey.set(key, row);
+      }
+      row.tokens += p.tokens;
+      row.chars += p.chars;
+      row.messages++;
+    }
+  }
+  const rows = [...byKey.values()];
+  for (const row of rows) row.share = share(row.tokens, total);
+  // Largest first; ties in a fixed order so the output is deterministic.
+  return rows.sort((a, b) => b.tokens - a.tokens || b.chars - a.chars || cmp(a.kind, b.kind) || cmp(a.name ?? "", b.name ?? ""));
+}
+
+const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);

@@ -1,4 +1,5 @@
-import type { BudgetCompactNow, BudgetPart, BudgetPathRow, BudgetReport } from "../reports/budget.js";
+import type { BudgetCompactNow, BudgetPathRow, BudgetReport } from "../reports/budget.js";
+import { partLabel } from "./budget-labels.js";
 import { makeTable, tableText } from "./info-format.js";
 import { sanitizeLine } from "./sanitize.js";
 import type { Style } from "./style.js";
@@ -12,27 +13,6 @@ function bar(fraction: number): string {
 }
 
 const pct = (share: number) => `${(share * 100).toFixed(1)}%`;
-
-const PART_LABEL: Record<BudgetPart["kind"], string> = {
-  "system-prompt": "system prompt",
-  "system-section": "system section",
-  "system-tools": "tool declarations",
-  "user-text": "user text",
-  "assistant-text": "assistant text",
-  thinking: "thinking",
-  "tool-calls": "tool calls",
-  "tool-result": "tool results",
-  image: "images",
-  bash: "bash executions",
-  custom: "custom messages",
-  "compaction-summary": "compaction summary",
-  "branch-summary": "branch summaries",
-};
-
-function partLabel(p: BudgetPart): string {
-  const base = PART_LABEL[p.kind];
-  return p.name === null ? base : `${base}: ${sanitizeLine(p.name)}`;
-}
 
 function table(title: string, head: string[], rows: string[][], aligns: ("left" | "right")[], style: Style): string {
   const t = makeTable(

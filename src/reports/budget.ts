@@ -1,8 +1,8 @@
 import { isObject } from "../model/json.js";
 import { readEntry, type Session } from "../model/session.js";
 import type { EntryRec } from "../model/detail.js";
-import { estimateTokens, messageParts, type PartKind } from "../ops/budget.js";
-import { billedOf, pathRows, type Billed } from "../ops/budget-path.js";
+import { type BudgetPart, budgetParts, estimateTokens } from "../ops/budget.js";
+import { billedTurnAfter, pathRows } from "../ops/budget-path.js";
 import { givesMessages, type SessionContext } from "../ops/context.js";
 import { planCompaction, resolveKeepRecent, type CutEntry } from "../ops/cut-point.js";
 import type { CompactionSettingsFile } from "../io/pi-settings.js";
@@ -12,20 +12,6 @@ import { ReportError, type Report } from "./report.js";
 interface Ref {
   line: number;
   id: string | null;
-}
-
-/** One part of the context: every message's share of it, in pi's estimate. */
-export interface BudgetPart {
-  kind: PartKind;
-  /** The section's name (system-section), the tool's (tool-result), the customType (custom); null otherwise. */
-  name: string | null;
-  tokens: number;
-  /** Of the context's estimated tokens, 0 to 1 (4 decimals). */
-  share: number;
-  /** Characters counted (an image as 4,800). */
-  chars: number;
-  /** Messages with some of this part. */
-  messages: number;
 }
 
 /** One entry of the context with the tokens of the messages it gives. */
@@ -107,6 +93,8 @@ export interface BudgetOptions {
   top?: number;
 }
 
+export type { BudgetPart };
+
 const round = (x: number, places: number) => Math.round(x * 10 ** places) / 10 ** places;
 const share = (part: number, whole: number) => (whole > 0 ? round(part / whole, 4) : 0);
 const refOf = (r: EntryRec): Ref => ({ line: r.line, id: r.id ?? null });
@@ -136,31 +124,6 @@ export function budgetReport(session: Session, opts: BudgetOptions): Report<Budg
   };
   return { data, diagnostics: r.diagnostics, exitCode: r.exitCode };
 }
-
-function budgetParts(messages: readonly unknown[], total: number): BudgetPart[] {
-  const byKey = new Map<string, BudgetPart>();
-  for (const m of messages) {
-    for (const p of messageParts(m)) {
-      // An empty part (a system message's "" content) is no part of the budget.
-      if (p.chars === 0) continue;
-      const key = `${p.kind}\u0000${p.name ?? ""}\u0000${p.name === null ? 0 : 1}`;
-      let row = byKey.get(key);
-      if (!row) {
-        row = { kind: p.kind, name: p.name, tokens: 0, share: 0, chars: 0, messages: 0 };
-        byKey.set(key, row);
-      }
-      row.tokens += p.tokens;
-      row.chars += p.chars;
-      row.messages++;
-    }
-  }
-  const rows = [...byKey.values()];
-  for (const row of rows) row.share = share(row.tokens, total);
-  // Largest first; ties in a fixed order so the output is deterministic.
-  return rows.sort((a, b) => b.tokens - a.tokens || b.chars - a.chars || cmp(a.kind, b.kind) || cmp(a.name ?? "", b.name ?? ""));
-}
-
-const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** The tools an assistant message calls (in order, once each), or a tool result's tool. */
 function toolOf(m: unknown): string | null {
@@ -196,19 +159,9 @@ function topEntries(
   return rows;
 }
 
-/** The first assistant child of the leaf (file order) whose usage records input: the request made at the leaf. */
+/** The assistant turn after the leaf, beside the estimate. */
 function billedAfter(session: Session, leaf: EntryRec, estimate: number): BudgetBilled | null {
-  // Children name their parent by id: pi resolves it to the last entry with that id.
-  if (leaf.id === undefined || session.byId.get(leaf.id) !== leaf) return null;
-  let found: { rec: EntryRec; billed: Billed } | null = null;
-  let others = 0;
-  for (const rec of session.entries) {
-    if (rec.parentId !== leaf.id || rec.type !== "message" || rec.role !== "assistant") continue;
-    const billed = billedOf(readEntry(session, rec).message);
-    if (billed === null) continue;
-    if (found) others++;
-    else found = { rec, billed };
-  }
+  const found = billedTurnAfter(session, leaf, (rec) => readEntry(session, rec));
   if (!found) return null;
   const b = found.billed;
   return {
@@ -219,7 +172,7 @@ function billedAfter(session: Session, leaf: EntryRec, estimate: number): Budget
     cacheWrite: b.cacheWrite,
     billed: b.total,
     ratio: estimate > 0 ? round(b.total / estimate, 3) : null,
-    others,
+    others: found.others,
   };
 }
 
