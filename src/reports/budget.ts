@@ -101,25 +101,28 @@ const refOf = (r: EntryRec): Ref => ({ line: r.line, id: r.id ?? null });
 
 /** `pisess budget`: what the context at a leaf is made of, in pi's token estimate, checked against the bill. */
 export function budgetReport(session: Session, opts: BudgetOptions): Report<BudgetReport | null> {
-  const r = contextReport(session, opts.leaf === undefined ? {} : { leaf: opts.leaf });
+  // The JSON form: the path's messages are held as stand-ins, and only the context's own are parsed back from
+  // their JSON text (the values pi holds; a long path's other messages are never parsed whole).
+  const r = contextReport(session, { ...(opts.leaf === undefined ? {} : { leaf: opts.leaf }), output: "json" });
   const { leaf, context: c } = r.data;
   if (c === null) return { data: null, diagnostics: r.diagnostics, exitCode: r.exitCode };
+  const messages: unknown[] = c.messages.map((_, i) => JSON.parse(c.messageJson(i) ?? "null") as unknown);
   const keep = "files" in opts.keepRecent ? resolveKeepRecent(opts.keepRecent.files, c.context.model) : opts.keepRecent;
   if ("error" in keep) throw new ReportError(keep.error);
-  const perMessage = c.messages.map((m) => estimateTokens(m));
+  const perMessage = messages.map((m) => estimateTokens(m));
   let total = 0;
   for (const t of perMessage) total += t;
-  const parts = budgetParts(c.messages, total);
+  const parts = budgetParts(messages, total);
   const data: BudgetReport = {
     file: session.file,
     leaf: leaf ? refOf(leaf) : null,
     total,
-    messages: c.messages.length,
+    messages: messages.length,
     parts,
-    top: topEntries(c.messages, c.sources, perMessage, total, opts.top ?? 10),
+    top: topEntries(messages, c.sources, perMessage, total, opts.top ?? 10),
     billed: leaf ? billedAfter(session, leaf, total) : null,
     keepRecentTokens: keep,
-    compactNow: leaf ? compactNow(c.path, c.context, perMessage, keep.value) : { possible: false, reason: "empty" },
+    compactNow: leaf ? compactNow(c.path, c.context, messages, perMessage, keep.value) : { possible: false, reason: "empty" },
     path: opts.path ? budgetPath(session, c.path) : null,
   };
   return { data, diagnostics: r.diagnostics, exitCode: r.exitCode };
@@ -177,7 +180,10 @@ function billedAfter(session: Session, leaf: EntryRec, estimate: number): Budget
 }
 
 /** The context's entries as pi projects them (buildContextEntries), each with the messages it gives here. */
-function projected(path: readonly EntryRec[], ctx: SessionContext, perMessage: readonly number[]) {
+/** What the cut point reads of a context (its messages are passed as values apart). */
+type Held = Pick<SessionContext, "compaction" | "keptFrom" | "sources" | "edits">;
+
+function projected(path: readonly EntryRec[], ctx: Held, messages: readonly unknown[], perMessage: readonly number[]) {
   let list: EntryRec[] = path as EntryRec[];
   const c = ctx.compaction;
   if (c) {
@@ -203,7 +209,7 @@ function projected(path: readonly EntryRec[], ctx: SessionContext, perMessage: r
   list.forEach((rec, position) => {
     const idx = rec.type === "compaction" && position > 0 ? [] : (messagesOf.get(rec) ?? []);
     const roles = idx.map((i) => {
-      const m = ctx.messages[i];
+      const m = messages[i];
       return isObject(m) && typeof m.role === "string" ? m.role : "";
     });
     let tokens = 0;
@@ -227,8 +233,14 @@ function projected(path: readonly EntryRec[], ctx: SessionContext, perMessage: r
   return { list, entries, nonSystem };
 }
 
-function compactNow(path: readonly EntryRec[], ctx: SessionContext, perMessage: readonly number[], keep: number): BudgetCompactNow {
-  const p = projected(path, ctx, perMessage);
+function compactNow(
+  path: readonly EntryRec[],
+  ctx: Held,
+  messages: readonly unknown[],
+  perMessage: readonly number[],
+  keep: number,
+): BudgetCompactNow {
+  const p = projected(path, ctx, messages, perMessage);
   const plan = planCompaction(p.entries, path[path.length - 1]?.type, keep, (i) => p.nonSystem[i] ?? 0);
   if (!plan.ok) return { possible: false, reason: plan.reason };
   return {
