@@ -16,6 +16,8 @@ import { corpus, ROOT } from "../support/helpers.js";
 
 const PI = join(ROOT, "parity", "node_modules", "@earendil-works", "pi-coding-agent", "dist", "core");
 const HAVE_PI = existsSync(join(PI, "compaction", "compaction.js"));
+// CI runs this file again after `npm run parity` has installed pi, with PISESS_REQUIRE_PI=1: there, no pi is a failure.
+if (!HAVE_PI && process.env.PISESS_REQUIRE_PI) throw new Error("budget-pi16: parity/node_modules missing (npm --prefix parity ci)");
 if (!HAVE_PI) console.warn("budget-pi16: parity/node_modules missing (npm --prefix parity ci): pi 1.6 checks skipped");
 
 type Json = Record<string, any>;
