@@ -55,6 +55,14 @@ describe("pisess budget", () => {
     expect((d.path as Json[]).filter((p) => p.kind === "compaction").map((c) => [c.line, c.tokensBefore])).toEqual([[31, 9200]]);
   });
 
+  it("--path as text: a row per turn (its parent, estimate, bill, ratio), the compaction marked with its tokensBefore", async () => {
+    const r = await runCli(["budget", corpus("pi16-written.jsonl"), "--path"], { env: noSettings });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("Along the path");
+    expect(r.stdout).toMatch(/\n +6 +assistant +5 +\d+ +6600 +\d+\.\d{3}\n/);
+    expect(r.stdout).toMatch(/\n +31 +compaction +\d+ +\(before 9200\)\n/);
+  });
+
   it("a real session (v1, two compactions): every turn with usage has a ratio; compaction rows mark the drops", async () => {
     const r = await runCli(["budget", corpus("real-v1-before-compaction.jsonl"), "--path", "--json"], { env: noSettings });
     expect(r.code).toBe(0);
