@@ -253,6 +253,7 @@ const CACHE_RUNS = [
   [["labels", SAMPLE, "--json"], ["labels.cjs"]],
   [["bloat", SAMPLE, "--json"], ["bloat.cjs"]],
   [["compactions", SAMPLE, "--json"], ["compactions.cjs"]],
+  [["budget", SAMPLE, "--json", "--keep-recent", "20000"], ["budget.cjs"]],
   [["validate", SAMPLE, "--format", "json"], ["validate.cjs"]],
   [["tree", "--help"], ["help.cjs"]],
 ];

@@ -46,6 +46,7 @@ export const SHAPES = [
   { name: "validate.sarif", output: "validate --format sarif", kind: "document", type: "SarifLog" },
   { name: "bloat", output: "bloat --json", kind: "document", type: "BloatData" },
   { name: "compactions", output: "compactions --json", kind: "document", type: "CompactionsData" },
+  { name: "budget", output: "budget --json", also: "also with --path", kind: "document", type: "BudgetReport" },
   { name: "usage", output: "usage --json", kind: "document", type: "UsageJson" },
   { name: "usage.ndjson-line", output: "usage --ndjson", kind: "line", type: "UsageRowJson" },
   { name: "sql", output: "sql --json", kind: "document", type: "SqlJson" },

@@ -64,6 +64,7 @@ export { validateReport, type ValidateOptions, type ValidateData } from "./repor
 export { schemaReport, type SchemaOptions, type SchemaData } from "./reports/schema.js";
 export { bloatReport, type BloatOptions, type BloatData } from "./reports/bloat.js";
 export { compactionsReport, type CompactionsOptions, type CompactionsData } from "./reports/compactions.js";
+export { budgetReport, type BudgetOptions, type BudgetReport } from "./reports/budget.js";
 export type { InfoReport } from "./reports/info.js";
 export type { LineageReport } from "./reports/lineage.js";
 export type { ContextJson } from "./render/context-json.js";

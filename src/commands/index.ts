@@ -74,6 +74,11 @@ export const commandLoaders: readonly (readonly [command: string, describe: stri
     async () => (await import("./bloat.js")).bloatCommand,
   ],
   [
+    "budget <file>",
+    "The token budget of the context at a leaf: pi's estimate by part, checked against the tokens billed",
+    async () => (await import("./budget.js")).budgetCommand,
+  ],
+  [
     "compactions <file>",
     "What each compaction on the path kept and took out of the model's view",
     async () => (await import("./compactions.js")).compactionsCommand,

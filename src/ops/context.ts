@@ -62,7 +62,7 @@ export interface SessionContext {
 }
 
 /** The messages one entry gives, before any edit (pi 1.6.0's sessionEntryToContextMessages). */
-function entryMessages(rec: EntryRec, o: Obj): unknown[] {
+export function entryMessages(rec: EntryRec, o: Obj): unknown[] {
   switch (rec.type) {
     case "message": {
       const m = o.message as Obj;
@@ -111,7 +111,7 @@ export function givesMessages(rec: EntryRec): boolean {
 }
 
 /** A message with an edit's replacement content, as pi applies it; roles without editable content stay as they are. */
-function withReplacement(m: unknown, content: unknown): unknown {
+export function withReplacement(m: unknown, content: unknown): unknown {
   const o = m as Obj;
   if (typeof o.role !== "string" || !EDITABLE_ROLES.has(o.role)) return m;
   return { ...o, content: BLOCK_ONLY_ROLES.has(o.role) && typeof content === "string" ? [{ type: "text", text: content }] : content };

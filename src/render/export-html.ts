@@ -101,6 +101,13 @@ img.image{max-width:100%;max-height:400px}
 .section{border-top:1px dotted #ccc;margin-top:4px;padding-top:4px}
 .section-name{font:12px ui-monospace,monospace;color:#8250df}
 details.more-facts>summary{font-size:12px;color:#555;cursor:pointer}
+details.budget{font-size:12px;margin:4px 0}
+details.budget>summary{color:#555;cursor:pointer}
+table.budget-parts{border-collapse:collapse}
+table.budget-parts td{padding:0 8px 0 0;white-space:nowrap}
+table.budget-parts td.num{text-align:right}
+td.budget-bar-cell{width:160px}
+span.budget-bar{display:block;height:8px;background:#7aa7d6}
 .charts svg{max-width:100%;height:auto}
 @media (max-width:1300px){.charts{grid-template-columns:minmax(0,470px)}}
 @media (max-width:900px){

@@ -16,6 +16,7 @@ import type { DiffCycleJson, DiffLeavesJson } from "./diff.js";
 import type { ContextDiffJson, PathDiffJson } from "./diff-json.js";
 import type { GrepHitJson, GrepJson } from "./grep.js";
 import type { LineageAncestor, LineageFork } from "../ops/lineage.js";
+import type { BudgetReport } from "../reports/budget.js";
 import type { InfoReport } from "../reports/info.js";
 import type { LabelChange, LabelRow } from "../reports/labels.js";
 import type { LeafRow } from "../reports/leaves.js";
@@ -28,6 +29,7 @@ import type { TreeJsonDocument } from "./tree-json.js";
 
 export type {
   BloatData,
+  BudgetReport,
   CompactionsData,
   ContextJson,
   DiffCycleJson,

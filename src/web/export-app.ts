@@ -7,12 +7,15 @@
 import { Marked, type Tokens } from "marked";
 import { readEntry, type Session } from "../model/session.js";
 import type { EntryRec, Rec } from "../model/detail.js";
-import { buildContext } from "../ops/context.js";
+import { budgetParts, estimateTokens } from "../ops/budget.js";
+import { billedTurnAfter } from "../ops/budget-path.js";
+import { buildContext, type SessionContext } from "../ops/context.js";
 import { describeContext, type DisplayMessage, type Part } from "../reports/context-display.js";
 import { convertToLlmMapped } from "../ops/llm.js";
 import { pathTo } from "../ops/path.js";
 import { buildTree } from "../ops/tree.js";
 import { buildView, FILTER_MODES, layoutRows, TEXT_LEVELS, type FilterMode, type Row, type ViewNode } from "../ops/view.js";
+import { partLabel } from "../render/budget-labels.js";
 import { describeEntry } from "../render/entry.js";
 import { sanitize, sanitizeLine } from "../render/sanitize.js";
 import type { Style } from "../render/style.js";
@@ -423,12 +426,53 @@ function renderContext(): void {
   if (doc.compaction) facts.push(`compaction at line ${doc.compaction.line}, ${doc.compaction.kept} messages kept`);
   if (doc.edits.onPath > 0) facts.push(`${doc.edits.applied} of ${doc.edits.onPath} context edits applied`);
   head.append(el("p", "ctx-facts", facts.join(" · ")));
+  head.append(budgetPanel(ctx));
   for (const p of ctx.problems) head.append(el("p", "problem", `line ${p.line ?? "?"}: ${p.code}`));
   if (llmView) {
     appendLazily(box, llm.messages.length, (i) => llmMessage(llm.messages[i], i));
     return;
   }
   appendLazily(box, doc.items.length, (i) => message(doc.items[i] as DisplayMessage, ctx.messages));
+}
+
+/** The parts shown in the budget panel; the rest are summed in one row. */
+const BUDGET_ROWS = 8;
+
+/**
+ * What fills this context (as `pisess budget`): pi's estimate by part, with the bill of the turn that followed the
+ * selected entry where one did.
+ */
+function budgetPanel(ctx: SessionContext): HTMLElement {
+  let total = 0;
+  for (const m of ctx.messages) total += estimateTokens(m);
+  const parts = budgetParts(ctx.messages, total);
+  const after = billedTurnAfter(session, leaf, (rec) => readEntry(session, rec));
+  const box = el("details", "budget");
+  box.open = true;
+  const bill = after
+    ? ` · billed ${fmt(after.billed.total)} by the turn at line ${after.rec.line}${total > 0 ? ` (${(after.billed.total / total).toFixed(2)}×)` : ""}`
+    : "";
+  box.append(el("summary", "", `Budget: ≈ ${fmt(total)} tokens by pi's estimate${bill}`));
+  const table = el("table", "budget-parts");
+  const row = (label: string, tokens: number, share: number) => {
+    const tr = el("tr");
+    const bar = el("span", "budget-bar");
+    bar.style.width = `${Math.round(share * 100)}%`;
+    const cell = el("td", "budget-bar-cell");
+    cell.append(bar);
+    tr.append(el("td", "", label), el("td", "num", fmt(tokens)), el("td", "num", `${(share * 100).toFixed(1)}%`), cell);
+    table.append(tr);
+  };
+  for (const p of parts.slice(0, BUDGET_ROWS)) row(partLabel(p), p.tokens, p.share);
+  const rest = parts.slice(BUDGET_ROWS);
+  if (rest.length > 0)
+    row(
+      `${rest.length} more parts`,
+      rest.reduce((n, p) => n + p.tokens, 0),
+      rest.reduce((n, p) => n + p.share, 0),
+    );
+  box.append(table);
+  return box;
 }
 
 function titleOf(m: DisplayMessage): string {

@@ -102,7 +102,7 @@ describe("output schemas: the files in schemas/output are what the wire types gi
 
 describe("output schemas: every command's --json and --ndjson output validates", () => {
   it.each(SESSIONS.map((f) => [relative(ROOT, f), f]))(
-    "tree, path, context (and --llm), info, leaves, labels (and --history), show, grep, bloat, compactions: %s",
+    "tree, path, context (and --llm), info, leaves, labels (and --history), show, grep, bloat, compactions, budget: %s",
     async (_name, file) => {
       await expectOutput("tree", ["tree", file, "--json"]);
       await expectOutput("tree.ndjson-line", ["tree", file, "--ndjson"]);
@@ -124,6 +124,7 @@ describe("output schemas: every command's --json and --ndjson output validates",
       await expectOutput("grep.ndjson-line", ["grep", "e", file, "--ndjson"]);
       await expectOutput("bloat", ["bloat", file, "--json"]);
       await expectOutput("compactions", ["compactions", file, "--json"]);
+      await expectOutput("budget", ["budget", file, "--path", "--keep-recent", "20000", "--json"]);
     },
     120_000,
   );
@@ -283,6 +284,7 @@ const OUTPUTS: Record<string, string[]> = {
   "validate --format sarif": ["validate.sarif"],
   "bloat --json": ["bloat"],
   "compactions --json": ["compactions"],
+  "budget --json": ["budget"],
   "usage --json": ["usage"],
   "usage --ndjson": ["usage.ndjson-line"],
   "sql --json": ["sql"],

@@ -149,6 +149,8 @@ describe("read-only guarantee, every command", () => {
     ["follow", symLink, "--from-start", "--until-idle", "0.2"],
     ["bloat", branched],
     ["compactions", v1],
+    ["budget", branched, "--path"],
+    ["budget", cycle, "--json"],
     ["schema", "header"],
     // Forks, the hard link and the symlink through the reading commands.
     ["tree", forks[1] as string],

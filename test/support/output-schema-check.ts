@@ -74,6 +74,7 @@ export function outputSchemaFor(args: readonly string[]): string | null {
     case "show":
     case "bloat":
     case "compactions":
+    case "budget":
       return json && !has("--raw") ? command : null;
     case "follow":
       return ndjson ? "follow.ndjson-line" : null;

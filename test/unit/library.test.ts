@@ -72,6 +72,7 @@ describe("library entry point (built package)", async () => {
       "schemaReport",
       "bloatReport",
       "compactionsReport",
+      "budgetReport",
     ];
     for (const n of names) expect(typeof all[n], n).toBe("function");
     type R = { data: Record<string, unknown>; diagnostics: unknown[]; exitCode: number };
