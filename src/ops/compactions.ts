@@ -2,7 +2,8 @@ import { diag } from "../model/codes.js";
 import type { Session } from "../model/session.js";
 import type { Diagnostic } from "../model/types.js";
 import type { EntryRec } from "../model/detail.js";
-import { buildContext, contextSize, givesMessages, estimateMessageTokens, type SessionContext } from "./context.js";
+import { estimateTokens } from "./budget.js";
+import { buildContext, contextSize, givesMessages, type SessionContext } from "./context.js";
 import { markContextPlaces, type ContextPlace } from "./context-place.js";
 import { firstKeptNotMessage } from "./kept.js";
 
@@ -135,7 +136,7 @@ function bump(m: Map<string, number>, k: string): void {
   m.set(k, (m.get(k) ?? 0) + 1);
 }
 
-/** The messages an entry would add, as the entry recorded them (the shapes estimateMessageTokens reads). */
+/** The messages an entry would add, as the entry recorded them (the shapes estimateTokens reads). */
 function ownMessages(rec: EntryRec, o: Obj): unknown[] {
   switch (rec.type) {
     case "message":
@@ -186,7 +187,7 @@ export function describeCompaction(
   leafCtx.sources.forEach((src, i) => {
     if (keptSet.has(src)) {
       keptMessages++;
-      keptTokens += estimateMessageTokens(leafCtx.messages[i]);
+      keptTokens += estimateTokens(leafCtx.messages[i]);
     }
   });
 
@@ -202,7 +203,7 @@ export function describeCompaction(
     for (const m of ownMessages(rec, read(rec))) {
       if (!isObj(m)) continue;
       droppedMessages++;
-      droppedTokens += estimateMessageTokens(m);
+      droppedTokens += estimateTokens(m);
       bump(byRole, typeof m.role === "string" ? m.role : "?");
       if (!Array.isArray(m.content)) continue;
       for (const b of m.content) {

@@ -1,3 +1,4 @@
+import { estimateTokens } from "./budget.js";
 import { isObject, type Obj } from "../model/json.js";
 import type { Session } from "../model/session.js";
 import { BLOCK_ONLY_ROLES, EDITABLE_ROLES, KNOWN_ROLES } from "../model/roles.js";
@@ -6,7 +7,6 @@ import type { EntryRec } from "../model/detail.js";
 import { stampedMarks } from "./marks.js";
 import { firstKeptProblem, messageMissing, toolCallUnanswered, toolResultOrphan, unknownRole } from "./problems.js";
 import { entryTime } from "../model/time.js";
-import { toJson } from "../model/json-text.js";
 
 const contextMarks = stampedMarks();
 
@@ -389,51 +389,6 @@ export function toolProblems(session: Session, ctx: SessionContext, pairing: Too
   return out.sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
 }
 
-function textLen(content: unknown, imageChars: number): number {
-  if (typeof content === "string") return content.length;
-  if (!Array.isArray(content)) return 0;
-  let n = 0;
-  for (const b of content) {
-    if (!isObject(b)) continue;
-    if (b.type === "text" && typeof b.text === "string") n += b.text.length;
-    else if (b.type === "image") n += imageChars;
-  }
-  return n;
-}
-
-/** Characters/4, as pi's own estimate counts them (images as 4,800 characters). */
-export function estimateMessageTokens(m: unknown): number {
-  if (!isObject(m)) return 0;
-  let chars = 0;
-  switch (m.role) {
-    case "user":
-      chars = textLen(m.content, 0);
-      break;
-    case "assistant":
-      if (Array.isArray(m.content)) {
-        for (const b of m.content) {
-          if (!isObject(b)) continue;
-          if (b.type === "text" && typeof b.text === "string") chars += b.text.length;
-          else if (b.type === "thinking" && typeof b.thinking === "string") chars += b.thinking.length;
-          else if (b.type === "toolCall") chars += String(b.name ?? "").length + (toJson(b.arguments) ?? "").length;
-        }
-      }
-      break;
-    case "custom":
-    case "toolResult":
-      chars = textLen(m.content, 4800);
-      break;
-    case "bashExecution":
-      chars = String(m.command ?? "").length + String(m.output ?? "").length;
-      break;
-    case "branchSummary":
-    case "compactionSummary":
-      chars = String(m.summary ?? "").length;
-      break;
-  }
-  return Math.ceil(chars / 4);
-}
-
 export interface ContextSize {
   tokens: number;
   /** How: the last usable assistant usage plus an estimate of what follows it, or an estimate throughout. */
@@ -480,10 +435,10 @@ export function contextSize(
     const u = m.usage;
     const n = (k: string) => (typeof u[k] === "number" ? (u[k] as number) : 0);
     let tokens = n("totalTokens") || n("input") + n("output") + n("cacheRead") + n("cacheWrite");
-    for (let j = i + 1; j < messages.length; j++) tokens += estimateMessageTokens(whole(j));
+    for (let j = i + 1; j < messages.length; j++) tokens += estimateTokens(whole(j));
     return { tokens, method: "usage+estimate", usageIndex: i };
   }
   let tokens = 0;
-  for (let i = 0; i < messages.length; i++) tokens += estimateMessageTokens(whole(i));
+  for (let i = 0; i < messages.length; i++) tokens += estimateTokens(whole(i));
   return { tokens, method: "estimate", usageIndex: null };
 }

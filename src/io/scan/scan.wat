@@ -352,8 +352,10 @@
   ;; form(p, end): whether the valid JSON value at memory[p, end) is in JSON.stringify's form as far as its structure
   ;; goes (src/io/scan/form.ts has the rules; escapes are checked there): no white space, no key starting with a digit,
   ;; no repeated key in an object, numbers as JSON.stringify prints them. 1 yes, 0 no (also for an object of more than
-  ;; 64 keys, more than 512 keys open at once, or nesting deeper than 256: left to the slow way), 2 yes if each number
-  ;; listed at 0 (start and end, `nums` of them) prints as written (the caller checks those few in JS).
+  ;; 64 keys, more than 512 keys open at once, or nesting deeper than 256: left to the slow way). Returns -1 for no,
+  ;; else the number n of numbers listed at 0 (start and end each): yes if each of them prints as written (the
+  ;; caller checks those few in JS; n = 0: yes). Escapes are JSON.stringify's: \" \\ \b \f \n \r \t, \u00xx
+  ;; (lowercase) for the other control characters.
   (global $nums (export "nums") (mut i32) (i32.const 0))
 
   ;; The end of the number at p when it is as JSON.stringify prints it, listed for the caller when that is not sure
@@ -424,6 +426,46 @@
     (global.set $nums (i32.add (global.get $nums) (i32.const 1)))
     (local.get $p))
 
+
+  ;; The escapes of the string content memory[p, end) (a valid JSON string's) are those JSON.stringify writes: \" \\
+  ;; \b \f \n \r \t, and \u00xx in lowercase hex for the other control characters.
+  (func $formEscapes (param $p i32) (param $end i32) (result i32)
+    (local $c i32) (local $h i32) (local $l i32) (local $code i32)
+    (block $out
+      (loop $more
+        (br_if $out (i32.ge_u (local.get $p) (local.get $end)))
+        (if (i32.ne (i32.load8_u (local.get $p)) (i32.const 0x5c))
+          (then (local.set $p (i32.add (local.get $p) (i32.const 1))) (br $more)))
+        (local.set $c (i32.load8_u offset=1 (local.get $p)))
+        (if (i32.eq (local.get $c) (i32.const 0x75))
+          (then
+            (if (i32.or (i32.ne (i32.load8_u offset=2 (local.get $p)) (i32.const 0x30))
+                        (i32.ne (i32.load8_u offset=3 (local.get $p)) (i32.const 0x30)))
+              (then (return (i32.const 0))))
+            (local.set $h (i32.sub (i32.load8_u offset=4 (local.get $p)) (i32.const 0x30)))
+            (if (i32.gt_u (local.get $h) (i32.const 1)) (then (return (i32.const 0))))
+            (local.set $l (i32.load8_u offset=5 (local.get $p)))
+            (if (i32.lt_u (i32.sub (local.get $l) (i32.const 0x30)) (i32.const 10))
+              (then (local.set $l (i32.sub (local.get $l) (i32.const 0x30))))
+              (else
+                (if (i32.lt_u (i32.sub (local.get $l) (i32.const 0x61)) (i32.const 6))
+                  (then (local.set $l (i32.sub (local.get $l) (i32.const 0x57))))
+                  (else (return (i32.const 0))))))
+            (local.set $code (i32.add (i32.shl (local.get $h) (i32.const 4)) (local.get $l)))
+            ;; \b \t \n \f \r have short escapes
+            (if (i32.and (i32.shr_u (i32.const 0x3700) (local.get $code)) (i32.lt_u (local.get $code) (i32.const 14)))
+              (then (return (i32.const 0))))
+            (local.set $p (i32.add (local.get $p) (i32.const 6)))
+            (br $more)))
+        ;; " \ b f n r t, not /
+        (if (i32.or
+              (i32.or (i32.or (i32.eq (local.get $c) (i32.const 0x22)) (i32.eq (local.get $c) (i32.const 0x5c)))
+                      (i32.or (i32.eq (local.get $c) (i32.const 0x62)) (i32.eq (local.get $c) (i32.const 0x66))))
+              (i32.or (i32.or (i32.eq (local.get $c) (i32.const 0x6e)) (i32.eq (local.get $c) (i32.const 0x72)))
+                      (i32.eq (local.get $c) (i32.const 0x74))))
+          (then (local.set $p (i32.add (local.get $p) (i32.const 2))) (br $more)))
+        (return (i32.const 0))))
+    (i32.const 1))
   (func (export "form") (param $p i32) (param $end i32) (result i32)
     (local $c i32) (local $q i32) (local $depth i32) (local $state i32) (local $keys i32) (local $base i32)
     (local $k i32) (local $len i32) (local $from i32) (local $i i32) (local $same i32) (local $obj i32)
@@ -433,15 +475,15 @@
     (loop $main
       (if (i32.and (i32.eq (local.get $state) (i32.const 1)) (i32.eqz (local.get $depth)))
         (then
-          (if (i32.ne (local.get $p) (local.get $end)) (then (return (i32.const 0))))
-          (return (select (i32.const 2) (i32.const 1) (global.get $nums)))))
-      (if (i32.ge_u (local.get $p) (local.get $end)) (then (return (i32.const 0))))
+          (if (i32.ne (local.get $p) (local.get $end)) (then (return (i32.const -1))))
+          (return (global.get $nums))))
+      (if (i32.ge_u (local.get $p) (local.get $end)) (then (return (i32.const -1))))
       (local.set $c (i32.load8_u (local.get $p)))
       (if (i32.eqz (local.get $state))
         (then
           (if (i32.or (i32.eq (local.get $c) (i32.const 0x7b)) (i32.eq (local.get $c) (i32.const 0x5b)))
             (then
-              (if (i32.eq (local.get $depth) (i32.const 256)) (then (return (i32.const 0))))
+              (if (i32.eq (local.get $depth) (i32.const 256)) (then (return (i32.const -1))))
               (local.set $obj (i32.eq (local.get $c) (i32.const 0x7b)))
               (i32.store8 offset=32768 (local.get $depth) (local.get $obj))
               (i32.store offset=49152 (i32.shl (local.get $depth) (i32.const 2)) (local.get $keys))
@@ -458,15 +500,18 @@
           (if (i32.eq (local.get $c) (i32.const 0x22))
             (then
               (local.set $q (call $scan (i32.add (local.get $p) (i32.const 1)) (local.get $end)))
-              (if (i32.eq (local.get $q) (i32.const -1)) (then (return (i32.const 0))))
-              (if (i32.lt_s (local.get $q) (i32.const -1)) (then (local.set $q (i32.sub (i32.const -2) (local.get $q)))))
+              (if (i32.eq (local.get $q) (i32.const -1)) (then (return (i32.const -1))))
+              (if (i32.lt_s (local.get $q) (i32.const -1))
+                (then
+                  (local.set $q (i32.sub (i32.const -2) (local.get $q)))
+                  (if (i32.eqz (call $formEscapes (i32.add (local.get $p) (i32.const 1)) (local.get $q))) (then (return (i32.const -1))))))
               (local.set $p (i32.add (local.get $q) (i32.const 1)))
               (local.set $state (i32.const 1))
               (br $main)))
           (if (i32.or (i32.eq (local.get $c) (i32.const 0x2d)) (i32.lt_u (i32.sub (local.get $c) (i32.const 0x30)) (i32.const 10)))
             (then (local.set $q (call $formNumber (local.get $p) (local.get $end))))
             (else (local.set $q (call $literal (local.get $p) (local.get $end)))))
-          (if (i32.lt_s (local.get $q) (i32.const 0)) (then (return (i32.const 0))))
+          (if (i32.lt_s (local.get $q) (i32.const 0)) (then (return (i32.const -1))))
           (local.set $p (local.get $q))
           (local.set $state (i32.const 1))
           (br $main)))
@@ -485,21 +530,24 @@
               (if (local.get $obj)
                 (then (local.set $keys (i32.load offset=49152 (i32.shl (local.get $depth) (i32.const 2))))))
               (br $main)))
-          (return (i32.const 0))))
+          (return (i32.const -1))))
       ;; a key
-      (if (i32.ne (local.get $c) (i32.const 0x22)) (then (return (i32.const 0))))
+      (if (i32.ne (local.get $c) (i32.const 0x22)) (then (return (i32.const -1))))
       (local.set $from (i32.add (local.get $p) (i32.const 1)))
       (local.set $q (call $scan (local.get $from) (local.get $end)))
-      (if (i32.eq (local.get $q) (i32.const -1)) (then (return (i32.const 0))))
-      (if (i32.lt_s (local.get $q) (i32.const -1)) (then (local.set $q (i32.sub (i32.const -2) (local.get $q)))))
+      (if (i32.eq (local.get $q) (i32.const -1)) (then (return (i32.const -1))))
+      (if (i32.lt_s (local.get $q) (i32.const -1))
+        (then
+          (local.set $q (i32.sub (i32.const -2) (local.get $q)))
+          (if (i32.eqz (call $formEscapes (local.get $from) (local.get $q))) (then (return (i32.const -1))))))
       (local.set $p (i32.add (local.get $q) (i32.const 1)))
-      (if (i32.ge_u (local.get $p) (local.get $end)) (then (return (i32.const 0))))
-      (if (i32.ne (i32.load8_u (local.get $p)) (i32.const 0x3a)) (then (return (i32.const 0))))
+      (if (i32.ge_u (local.get $p) (local.get $end)) (then (return (i32.const -1))))
+      (if (i32.ne (i32.load8_u (local.get $p)) (i32.const 0x3a)) (then (return (i32.const -1))))
       ;; V8 writes array-index keys first: a key starting with a digit may move.
-      (if (i32.lt_u (i32.sub (i32.load8_u (local.get $from)) (i32.const 0x30)) (i32.const 10)) (then (return (i32.const 0))))
+      (if (i32.lt_u (i32.sub (i32.load8_u (local.get $from)) (i32.const 0x30)) (i32.const 10)) (then (return (i32.const -1))))
       (local.set $base (i32.load offset=49148 (i32.shl (local.get $depth) (i32.const 2))))
       (if (i32.or (i32.ge_u (i32.sub (local.get $keys) (local.get $base)) (i32.const 64)) (i32.ge_u (local.get $keys) (i32.const 512)))
-        (then (return (i32.const 0))))
+        (then (return (i32.const -1))))
       (local.set $len (i32.sub (local.get $q) (local.get $from)))
       (local.set $k (local.get $base))
       (block $unique
@@ -519,7 +567,7 @@
                     (then (local.set $same (i32.const 0)) (br $differ)))
                   (local.set $i (i32.add (local.get $i) (i32.const 1)))
                   (br $byte)))
-              (if (local.get $same) (then (return (i32.const 0))))))
+              (if (local.get $same) (then (return (i32.const -1))))))
           (local.set $k (i32.add (local.get $k) (i32.const 1)))
           (br $each)))
       (i32.store offset=114688 (i32.shl (local.get $keys) (i32.const 2)) (local.get $from))
@@ -528,5 +576,5 @@
       (local.set $p (i32.add (local.get $p) (i32.const 1)))
       (local.set $state (i32.const 0))
       (br $main))
-    (i32.const 0))
+    (i32.const -1))
 )

@@ -87,7 +87,6 @@ interface ScanWasm {
   line: (p: number, end: number, prefix: number, nameLen: number) => number;
   after: { value: number };
   form: (p: number, end: number) => number;
-  nums: { value: number };
 }
 let wasm: ScanWasm | null | undefined;
 const DATA = 131072;
@@ -159,19 +158,18 @@ function scanString(q: number, end: number): number {
 }
 
 /**
- * For form.ts: scan.wat's `form` over b[from, to) (a valid JSON value), copied into wasm memory. `form`: whether its
- * structure is JSON.stringify's, provided each of `numbers` (offsets from `from`) prints as written; null without wasm.
+ * For form.ts: scan.wat's `form` over b[from, to) (a valid JSON value), copied into wasm memory. False when its
+ * structure or escapes are not JSON.stringify's, else the numbers (start and end, offsets from `from`) whose
+ * printing is still to compare; null without wasm.
  */
-export function formScan(b: Buffer, from: number, to: number): { form: boolean; numbers: [number, number][] } | null {
+export function formScan(b: Buffer, from: number, to: number): false | number[] | null {
   const w = toWasm(b, from, to);
   if (w === null) return null;
-  const r = (wasm as ScanWasm).form(DATA, DATA + to - from);
-  const numbers: [number, number][] = [];
-  if (r === 2) {
-    const n = (wasm as ScanWasm).nums.value;
-    for (let i = 0; i < 2 * n; i += 2) numbers.push([(records[i] as number) - DATA, (records[i + 1] as number) - DATA]);
-  }
-  return { form: r !== 0, numbers };
+  const n = (wasm as ScanWasm).form(DATA, DATA + to - from);
+  if (n < 0) return false;
+  const numbers: number[] = [];
+  for (let i = 0; i < 2 * n; i++) numbers.push((records[i] as number) - DATA);
+  return numbers;
 }
 
 function matches(b: Uint8Array, from: number, to: number, name: Uint8Array): boolean {
@@ -190,7 +188,7 @@ function keySlot(byLen: [Uint8Array, number][][], b: Uint8Array, from: number, t
   return -1;
 }
 
-/** Where the value read by the last scanSkeleton ended (with `prefix`: where the bytes after it begin). */
+/** Where the value read by the last prefix scan (scanSkeleton with `prefix`) ended: where the bytes after it begin. */
 let valueEnd = 0;
 
 /**
@@ -219,7 +217,8 @@ export function scanSkeleton(keys: SkeletonKeys, b: Uint8Array, start: number, e
   }
   const n = w.line(start, end, prefix ? 1 : 0, name.length === 0 ? -1 : name.length);
   if (n < 0) return n === -2 ? 0 : -1;
-  valueEnd = w.after.value;
+  // An exported global's value is read through a getter: only a prefix scan needs this one.
+  if (prefix) valueEnd = w.after.value;
   return readRecords(keys, n);
 }
 
