@@ -3,23 +3,25 @@
 ;; warming up), and strings are read 16 bytes at a time with SIMD.
 ;; Rebuild src/io/scan/wasm.ts from this file with `npm run build:wasm`.
 ;;
-;; Memory: [0, 32000) records of `line` (5 i32 each), [32000, 32768) the nested key's name, [32768, 49152) the kind
-;; of the container open at each depth, [49152, 131072) the record each open container is the value of, and from
-;; 131072 (DATA) the bytes scanned, copied there by the caller.
+;; Memory: [0, 16000) the numbers `form` leaves to the caller, [16000, 32000) the key tables of `line` (written by the
+;; caller), [32000, 32256) and [32256, 32512) the value spans `line` found (start and end of each slot's value),
+;; [32768, 49152) the kind of the container open at each depth, [49152, 114688) the slot each open container is the
+;; value of, [114688, 122880) the keys `form` holds, and from 131072 (DATA) the bytes scanned, copied there by the
+;; caller.
 ;;
 ;; scan(q, end): memory[q, end) holds a JSON string's content from just after its opening quote to the end of the
 ;; line. Finds the closing quote, checking the content exactly as JSON.parse does: no raw byte below 0x20, only the
 ;; escapes \" \\ \/ \b \f \n \r \t and \u followed by four hex digits. Returns the closing quote's index when the
 ;; string held no backslash, -2 - index when it did, and -1 when the string is invalid or never closes.
 ;;
-;; line(p, end, prefix, nameLen): validates the JSON value at memory[p, end) exactly as JSON.parse does (white
-;; space, numbers, literals, strings as scan, any nesting up to 16,383 deep) and records, in file order, each key of
-;; the top-level object and each key of the objects that are values of a top-level key named as the nameLen bytes
-;; at 32000: key start and end (end as -1 - end when the key holds an escape), value start and end, and the record
-;; of the top-level key it is inside (-1 at the top). Returns the number of records; -1 when the value is not an
-;; object, too deep or has too many keys to record (the caller then parses the line whole); -2 when it is not
-;; valid JSON. `prefix`: the object may be followed by anything; the global `after` is then the first byte after
-;; it that is not white space.
+;; line(p, end, prefix, t): validates the JSON value at memory[p, end) exactly as JSON.parse does (white space,
+;; numbers, literals, strings as scan, any nesting up to 16,383 deep) and finds the values of the keys in the key
+;; table at t: the keys of the top-level object, and those of the object that is the value of the table's nested
+;; key, with JSON.parse's rule for repeated keys (the last wins; a later nested key's object replaces the keys read
+;; in an earlier one). Each slot's span is [start, end) of the whole value (a string's with its quotes); -1: not
+;; there. Returns 1, 0 when the value is not valid JSON, -1 when it is not an object, too deep, or a key that
+;; matters is written with escapes (the caller then parses the line whole). `prefix`: the object may be followed by
+;; anything; the global `after` is then the first byte after it that is not white space.
 (module
   (memory (export "memory") 3)
   ;; Escapes: \u needs four hex digits; the single-character ones are " \ / b f n r t (a bit set over c & 63).
@@ -127,8 +129,6 @@
     (i32.const -1))
 
   (global $after (export "after") (mut i32) (i32.const 0))
-  ;; The record of the named top-level key whose object is open at depth 2, or -2.
-  (global $named (mut i32) (i32.const -2))
 
   ;; The end of the digits from p.
   (func $digits (param $p i32) (param $end i32) (result i32)
@@ -191,32 +191,68 @@
           (then (return (i32.add (local.get $p) (i32.const 5)))))))
     (i32.const -1))
 
-  ;; The key at depth 1 between from and to (plain bytes) is the nested key's name.
-  (func $isName (param $from i32) (param $to i32) (param $len i32) (result i32)
-    (local $i i32)
-    (if (i32.ne (i32.sub (local.get $to) (local.get $from)) (local.get $len)) (then (return (i32.const 0))))
+  ;; The slot of the key memory[from, to) in the key table at $t (its top keys, or with $nested its nested ones),
+  ;; or -1. A table: top count, nested count, nested slot (255: none), first nested slot, end of the slots, first
+  ;; slot; then each key as length, slot, bytes (the top keys, then the nested ones).
+  (func $slotOf (param $t i32) (param $nested i32) (param $from i32) (param $to i32) (result i32)
+    (local $n i32) (local $e i32) (local $len i32) (local $klen i32) (local $i i32)
+    (local.set $len (i32.sub (local.get $to) (local.get $from)))
+    (local.set $e (i32.add (local.get $t) (i32.const 6)))
+    (local.set $n (i32.load8_u (local.get $t)))
+    ;; past the top keys to the nested ones
+    (if (local.get $nested)
+      (then
+        (block $skipped
+          (loop $skip
+            (br_if $skipped (i32.eqz (local.get $n)))
+            (local.set $e (i32.add (local.get $e) (i32.add (i32.load8_u (local.get $e)) (i32.const 2))))
+            (local.set $n (i32.sub (local.get $n) (i32.const 1)))
+            (br $skip)))
+        (local.set $n (i32.load8_u offset=1 (local.get $t)))))
+    (block $none
+      (loop $each
+        (br_if $none (i32.eqz (local.get $n)))
+        (local.set $klen (i32.load8_u (local.get $e)))
+        (if (i32.eq (local.get $klen) (local.get $len))
+          (then
+            (local.set $i (i32.const 0))
+            (block $differ
+              (loop $byte
+                (if (i32.ge_u (local.get $i) (local.get $len))
+                  (then (return (i32.load8_u offset=1 (local.get $e)))))
+                (br_if $differ (i32.ne (i32.load8_u offset=2 (i32.add (local.get $e) (local.get $i)))
+                                       (i32.load8_u (i32.add (local.get $from) (local.get $i)))))
+                (local.set $i (i32.add (local.get $i) (i32.const 1)))
+                (br $byte)))))
+        (local.set $e (i32.add (local.get $e) (i32.add (local.get $klen) (i32.const 2))))
+        (local.set $n (i32.sub (local.get $n) (i32.const 1)))
+        (br $each)))
+    (i32.const -1))
+
+  ;; Slots from..to (exclusive) have no value: -1 in both span arrays.
+  (func $clearSpans (param $from i32) (param $to i32)
     (block $out
       (loop $more
-        (br_if $out (i32.ge_u (local.get $i) (local.get $len)))
-        (if (i32.ne (i32.load8_u (i32.add (local.get $from) (local.get $i))) (i32.load8_u offset=32000 (local.get $i)))
-          (then (return (i32.const 0))))
-        (local.set $i (i32.add (local.get $i) (i32.const 1)))
-        (br $more)))
-    (i32.const 1))
+        (br_if $out (i32.ge_u (local.get $from) (local.get $to)))
+        (i32.store offset=32000 (i32.shl (local.get $from) (i32.const 2)) (i32.const -1))
+        (i32.store offset=32256 (i32.shl (local.get $from) (i32.const 2)) (i32.const -1))
+        (local.set $from (i32.add (local.get $from) (i32.const 1)))
+        (br $more))))
 
-  ;; A container closes at p: the record it is the value of (if any) ends after p.
+  ;; A container closes at p: the slot it is the value of (if any) ends after p.
   (func $close (param $depth i32) (param $p i32)
-    (local $r i32)
-    (local.set $r (i32.load offset=49152 (i32.shl (local.get $depth) (i32.const 2))))
-    (if (i32.ge_s (local.get $r) (i32.const 0))
-      (then (i32.store offset=12 (i32.mul (local.get $r) (i32.const 20)) (i32.add (local.get $p) (i32.const 1))))))
+    (local $s i32)
+    (local.set $s (i32.load offset=49152 (i32.shl (local.get $depth) (i32.const 2))))
+    (if (i32.ge_s (local.get $s) (i32.const 0))
+      (then (i32.store offset=32256 (i32.shl (local.get $s) (i32.const 2)) (i32.add (local.get $p) (i32.const 1))))))
 
-  (func (export "line") (param $p i32) (param $end i32) (param $prefix i32) (param $nameLen i32) (result i32)
-    (local $c i32) (local $q i32) (local $close i32) (local $depth i32) (local $state i32) (local $n i32)
-    (local $pend i32) (local $r i32) (local $kind i32) (local $parent i32)
-    (global.set $named (i32.const -2))
+  (func (export "line") (param $p i32) (param $end i32) (param $prefix i32) (param $t i32) (result i32)
+    (local $c i32) (local $q i32) (local $close i32) (local $depth i32) (local $state i32) (local $unsure i32)
+    (local $pend i32) (local $s i32) (local $kind i32) (local $named i32) (local $nestedSlot i32)
     ;; states: 0 a value, 1 a value or "]", 2 a key or "}", 3 a key, 4 ":", 5 "," or a closer (or the end at depth 0)
     (local.set $pend (i32.const -1))
+    (local.set $nestedSlot (i32.load8_u offset=2 (local.get $t)))
+    (call $clearSpans (i32.load8_u offset=5 (local.get $t)) (i32.load8_u offset=4 (local.get $t)))
     (block $done
       (loop $main
         (br_if $done (i32.ge_u (local.get $p) (local.get $end)))
@@ -229,7 +265,7 @@
         ;; ":"
         (if (i32.eq (local.get $state) (i32.const 4))
           (then
-            (if (i32.ne (local.get $c) (i32.const 0x3a)) (then (return (i32.const -2))))
+            (if (i32.ne (local.get $c) (i32.const 0x3a)) (then (return (i32.const 0))))
             (local.set $p (i32.add (local.get $p) (i32.const 1)))
             (local.set $state (i32.const 0))
             (br $main)))
@@ -238,8 +274,9 @@
           (then
             (if (i32.eqz (local.get $depth))
               (then
-                (if (local.get $prefix) (then (global.set $after (local.get $p)) (return (local.get $n))))
-                (return (i32.const -2))))
+                (if (local.get $prefix)
+                  (then (global.set $after (local.get $p)) (return (select (i32.const -1) (i32.const 1) (local.get $unsure)))))
+                (return (i32.const 0))))
             (local.set $kind (i32.load8_u offset=32768 (local.get $depth)))
             (if (i32.eq (local.get $c) (i32.const 0x2c))
               (then
@@ -251,44 +288,39 @@
                   (i32.and (i32.eq (local.get $c) (i32.const 0x5d)) (i32.eq (local.get $kind) (i32.const 2))))
               (then
                 (call $close (local.get $depth) (local.get $p))
+                (if (i32.eq (local.get $depth) (i32.const 2)) (then (local.set $named (i32.const 0))))
                 (local.set $depth (i32.sub (local.get $depth) (i32.const 1)))
                 (local.set $p (i32.add (local.get $p) (i32.const 1)))
                 (br $main)))
-            (return (i32.const -2))))
+            (return (i32.const 0))))
         ;; a key (or "}" right after "{")
         (if (i32.ge_u (local.get $state) (i32.const 2))
           (then
             (if (i32.and (i32.eq (local.get $c) (i32.const 0x7d)) (i32.eq (local.get $state) (i32.const 2)))
               (then
                 (call $close (local.get $depth) (local.get $p))
+                (if (i32.eq (local.get $depth) (i32.const 2)) (then (local.set $named (i32.const 0))))
                 (local.set $depth (i32.sub (local.get $depth) (i32.const 1)))
                 (local.set $p (i32.add (local.get $p) (i32.const 1)))
                 (local.set $state (i32.const 5))
                 (br $main)))
-            (if (i32.ne (local.get $c) (i32.const 0x22)) (then (return (i32.const -2))))
+            (if (i32.ne (local.get $c) (i32.const 0x22)) (then (return (i32.const 0))))
             (local.set $q (call $scan (i32.add (local.get $p) (i32.const 1)) (local.get $end)))
-            (if (i32.eq (local.get $q) (i32.const -1)) (then (return (i32.const -2))))
+            (if (i32.eq (local.get $q) (i32.const -1)) (then (return (i32.const 0))))
             (local.set $close (select (i32.sub (i32.const -2) (local.get $q)) (local.get $q) (i32.lt_s (local.get $q) (i32.const -1))))
             (local.set $pend (i32.const -1))
-            ;; Recorded: every key at depth 1; at depth 2, the keys of a value of a named top-level key.
-            (local.set $parent (i32.const -2))
-            (if (i32.eq (local.get $depth) (i32.const 1))
-              (then (local.set $parent (i32.const -1)))
-              (else
-                (if (i32.eq (local.get $depth) (i32.const 2))
-                  (then (local.set $parent (global.get $named))))))
-            (if (i32.ge_s (local.get $parent) (i32.const -1))
+            ;; The keys that matter: at depth 1, and at depth 2 inside the named key's object. One written with an
+            ;; escape would need decoding to tell which key it is: unsure.
+            (if (i32.or (i32.eq (local.get $depth) (i32.const 1)) (i32.and (i32.eq (local.get $depth) (i32.const 2)) (local.get $named)))
               (then
-                (if (i32.ge_u (local.get $n) (i32.const 1600)) (then (return (i32.const -1))))
-                (local.set $r (i32.mul (local.get $n) (i32.const 20)))
-                (i32.store (local.get $r) (i32.add (local.get $p) (i32.const 1)))
-                (i32.store offset=4 (local.get $r)
-                  (select (i32.sub (i32.const -1) (local.get $close)) (local.get $close) (i32.lt_s (local.get $q) (i32.const -1))))
-                (i32.store offset=8 (local.get $r) (i32.const -1))
-                (i32.store offset=12 (local.get $r) (i32.const -1))
-                (i32.store offset=16 (local.get $r) (local.get $parent))
-                (local.set $pend (local.get $n))
-                (local.set $n (i32.add (local.get $n) (i32.const 1)))))
+                (if (i32.lt_s (local.get $q) (i32.const -1))
+                  (then (local.set $unsure (i32.const 1)))
+                  (else
+                    (local.set $pend
+                      (call $slotOf (local.get $t) (i32.eq (local.get $depth) (i32.const 2)) (i32.add (local.get $p) (i32.const 1)) (local.get $close)))
+                    ;; A later named key's object replaces an earlier one, and with it the keys read there.
+                    (if (i32.and (i32.eq (local.get $depth) (i32.const 1)) (i32.eq (local.get $pend) (local.get $nestedSlot)))
+                      (then (call $clearSpans (i32.load8_u offset=3 (local.get $t)) (i32.load8_u offset=4 (local.get $t)))))))))
             (local.set $p (i32.add (local.get $close) (i32.const 1)))
             (local.set $state (i32.const 4))
             (br $main)))
@@ -296,20 +328,22 @@
         (if (i32.and (i32.eq (local.get $c) (i32.const 0x5d)) (i32.eq (local.get $state) (i32.const 1)))
           (then
             (call $close (local.get $depth) (local.get $p))
+            (if (i32.eq (local.get $depth) (i32.const 2)) (then (local.set $named (i32.const 0))))
             (local.set $depth (i32.sub (local.get $depth) (i32.const 1)))
             (local.set $p (i32.add (local.get $p) (i32.const 1)))
             (local.set $state (i32.const 5))
             (br $main)))
+        ;; The line must hold an object; anything else (valid or not) the ordinary path reports.
         (if (i32.and (i32.eqz (local.get $depth)) (i32.ne (local.get $c) (i32.const 0x7b))) (then (return (i32.const -1))))
-        ;; the record this value is the value of (the key just read), if it was recorded
-        (local.set $r (local.get $pend))
+        ;; the slot this value fills (the key just read), if any
+        (local.set $s (local.get $pend))
         (local.set $pend (i32.const -1))
-        (if (i32.ge_s (local.get $r) (i32.const 0))
-          (then (i32.store offset=8 (i32.mul (local.get $r) (i32.const 20)) (local.get $p))))
+        (if (i32.ge_s (local.get $s) (i32.const 0))
+          (then (i32.store offset=32000 (i32.shl (local.get $s) (i32.const 2)) (local.get $p))))
         (if (i32.eq (local.get $c) (i32.const 0x22))
           (then
             (local.set $q (call $scan (i32.add (local.get $p) (i32.const 1)) (local.get $end)))
-            (if (i32.eq (local.get $q) (i32.const -1)) (then (return (i32.const -2))))
+            (if (i32.eq (local.get $q) (i32.const -1)) (then (return (i32.const 0))))
             (local.set $p
               (i32.add (select (i32.sub (i32.const -2) (local.get $q)) (local.get $q) (i32.lt_s (local.get $q) (i32.const -1))) (i32.const 1))))
           (else
@@ -318,36 +352,24 @@
                 (local.set $depth (i32.add (local.get $depth) (i32.const 1)))
                 (if (i32.ge_u (local.get $depth) (i32.const 16384)) (then (return (i32.const -1))))
                 (i32.store8 offset=32768 (local.get $depth) (select (i32.const 1) (i32.const 2) (i32.eq (local.get $c) (i32.const 0x7b))))
-                (i32.store offset=49152 (i32.shl (local.get $depth) (i32.const 2)) (local.get $r))
-                ;; A value of a top-level key opens at depth 2: when the key is the named one and the value an
-                ;; object, the keys read inside it are recorded.
-                (if (i32.eq (local.get $depth) (i32.const 2))
-                  (then
-                    (global.set $named (i32.const -2))
-                    (if (i32.and (i32.ge_s (local.get $r) (i32.const 0)) (i32.eq (local.get $c) (i32.const 0x7b)))
-                      (then
-                        (if (i32.ge_s (i32.load offset=4 (i32.mul (local.get $r) (i32.const 20))) (i32.const 0))
-                          (then
-                            (if (call $isName
-                                  (i32.load (i32.mul (local.get $r) (i32.const 20)))
-                                  (i32.load offset=4 (i32.mul (local.get $r) (i32.const 20)))
-                                  (local.get $nameLen))
-                              (then (global.set $named (local.get $r))))))))))
+                (i32.store offset=49152 (i32.shl (local.get $depth) (i32.const 2)) (local.get $s))
+                (if (i32.and (i32.eq (local.get $depth) (i32.const 2)) (i32.eq (local.get $c) (i32.const 0x7b)))
+                  (then (local.set $named (i32.and (i32.ge_s (local.get $s) (i32.const 0)) (i32.eq (local.get $s) (local.get $nestedSlot))))))
                 (local.set $p (i32.add (local.get $p) (i32.const 1)))
                 (local.set $state (select (i32.const 2) (i32.const 1) (i32.eq (local.get $c) (i32.const 0x7b))))
                 (br $main)))
             (if (i32.or (i32.eq (local.get $c) (i32.const 0x2d)) (i32.lt_u (i32.sub (local.get $c) (i32.const 0x30)) (i32.const 10)))
               (then (local.set $q (call $number (local.get $p) (local.get $end))))
               (else (local.set $q (call $literal (local.get $p) (local.get $end)))))
-            (if (i32.lt_s (local.get $q) (i32.const 0)) (then (return (i32.const -2))))
+            (if (i32.lt_s (local.get $q) (i32.const 0)) (then (return (i32.const 0))))
             (local.set $p (local.get $q))))
-        (if (i32.ge_s (local.get $r) (i32.const 0))
-          (then (i32.store offset=12 (i32.mul (local.get $r) (i32.const 20)) (local.get $p))))
+        (if (i32.ge_s (local.get $s) (i32.const 0))
+          (then (i32.store offset=32256 (i32.shl (local.get $s) (i32.const 2)) (local.get $p))))
         (local.set $state (i32.const 5))
         (br $main)))
-    (if (i32.or (local.get $depth) (i32.ne (local.get $state) (i32.const 5))) (then (return (i32.const -2))))
+    (if (i32.or (local.get $depth) (i32.ne (local.get $state) (i32.const 5))) (then (return (i32.const 0))))
     (global.set $after (local.get $p))
-    (local.get $n))
+    (select (i32.const -1) (i32.const 1) (local.get $unsure)))
 
   ;; form(p, end): whether the valid JSON value at memory[p, end) is in JSON.stringify's form as far as its structure
   ;; goes (src/io/scan/form.ts has the rules; escapes are checked there): no white space, no key starting with a digit,
@@ -420,7 +442,7 @@
           (i32.and (i32.le_s (local.get $d) (i32.const 15))
             (i32.eqz (i32.and (i32.and (i32.eq (local.get $d) (i32.const 1)) (i32.eq (local.get $first) (i32.const 0x30))) (local.get $neg)))))
       (then (return (local.get $p))))
-    (if (i32.ge_u (global.get $nums) (i32.const 4000)) (then (return (i32.const -1))))
+    (if (i32.ge_u (global.get $nums) (i32.const 2000)) (then (return (i32.const -1))))
     (i32.store (i32.shl (global.get $nums) (i32.const 3)) (local.get $start))
     (i32.store offset=4 (i32.shl (global.get $nums) (i32.const 3)) (local.get $p))
     (global.set $nums (i32.add (global.get $nums) (i32.const 1)))

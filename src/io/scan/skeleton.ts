@@ -29,27 +29,22 @@ const BACKSLASH = 0x5c;
  * read inside the one top-level object `nestedIn` the slots after them.
  */
 export interface SkeletonKeys {
-  /** Top-level keys by length: [bytes, slot] pairs. */
-  readonly top: [Uint8Array, number][][];
-  /** Keys inside `nestedIn`, by length. */
-  readonly nested: [Uint8Array, number][][];
-  /** Slot of the `nestedIn` key; its object's keys fill the nested slots. */
+  /** Top-level keys and their slots. */
+  readonly top: readonly (readonly [Uint8Array, number])[];
+  /** Keys inside `nestedIn`, and their slots. */
+  readonly nested: readonly (readonly [Uint8Array, number])[];
+  /** Slot of the `nestedIn` key (-2: none); its object's keys fill the nested slots. */
   readonly nestedSlot: number;
-  /** The `nestedIn` key's bytes (empty without one). */
-  readonly nestedName: Uint8Array;
   readonly firstNested: number;
   /** The first slot, and the end of the slots (exclusive). */
   readonly first: number;
   readonly slots: number;
+  /** Where its key table is in the scanner's memory (-1: not written yet). */
+  tableAt: number;
 }
 
-function byLength(keys: readonly string[], first: number): [Uint8Array, number][][] {
-  const out: [Uint8Array, number][][] = [];
-  keys.forEach((k, i) => {
-    out[k.length] ??= [];
-    (out[k.length] as [Uint8Array, number][]).push([Buffer.from(k, "latin1"), first + i]);
-  });
-  return out;
+function withSlots(keys: readonly string[], first: number): [Uint8Array, number][] {
+  return keys.map((k, i) => [Buffer.from(k, "latin1"), first + i]);
 }
 
 /**
@@ -65,38 +60,38 @@ export function skeletonKeys(top: readonly string[], nestedIn: string | null, ne
   const firstNested = first + top.length;
   // Without `nestedIn`, a slot no key has (-1 is "no key"): no object is read inside.
   const nestedSlot = at < 0 ? -2 : first + at;
-  const nestedName = Buffer.from(nestedIn ?? "", "latin1");
-  return { top: byLength(top, first), nested: byLength(nested, firstNested), nestedSlot, nestedName, firstNested, first, slots };
+  return { top: withSlots(top, first), nested: withSlots(nested, firstNested), nestedSlot, firstNested, first, slots, tableAt: -1 };
 }
 
 /** Most slots a key list may have. */
 const MAX_SLOTS = 64;
 // Value spans of the last scan, [start, end) of the whole value (a string's span includes its quotes); -1: not
-// seen. Constants of a fixed size: the hot loop reads them often.
-const spanStart = new Int32Array(MAX_SLOTS);
-const spanEnd = new Int32Array(MAX_SLOTS);
+// seen. Views of the scanner's memory, where `line` writes them (remade when it grows).
+let spanStart = new Int32Array(MAX_SLOTS);
+let spanEnd = new Int32Array(MAX_SLOTS);
 
 /**
  * The scanner (scan.wat), instantiated on first use; null when WebAssembly or its SIMD is unavailable. Bytes are
- * scanned from DATA on in its memory; below DATA it keeps the records of the last `line` call (RECORD_INTS each),
- * the nested key's name (at NAME_AT) and its container stack.
+ * scanned from DATA on in its memory; below DATA it keeps the key tables (from TABLES), the spans of the last scan
+ * (at SPANS), the numbers `form` leaves to JS (at 0) and its stacks.
  */
 interface ScanWasm {
   memory: { readonly buffer: ArrayBuffer; grow(pages: number): number };
   scan: (q: number, end: number) => number;
-  line: (p: number, end: number, prefix: number, nameLen: number) => number;
+  line: (p: number, end: number, prefix: number, table: number) => number;
   after: { value: number };
   form: (p: number, end: number) => number;
 }
 let wasm: ScanWasm | null | undefined;
 const DATA = 131072;
-const NAME_AT = 32000;
-const RECORD_INTS = 5;
-/** Buffer over the whole wasm memory (remade after it grows), and its records as i32s. */
+const TABLES = 16000;
+const TABLES_END = 32000;
+const SPANS = 32000;
+/** Buffer over the whole wasm memory (remade after it grows), and the numbers `form` lists. */
 let wbuf: Buffer = Buffer.alloc(0);
 let records = new Int32Array(0);
-/** The key list whose nested name is in wasm memory now. */
-let nameOf: SkeletonKeys | null = null;
+/** Where the next key table goes. */
+let tablesEnd = TABLES;
 
 function loadWasm(): ScanWasm | null {
   try {
@@ -124,8 +119,9 @@ function toWasm(b: Uint8Array, start: number, end: number): Buffer | null {
     if (n > have) wasm.memory.grow(Math.ceil((n - have) / 65536));
     const ab = wasm.memory.buffer;
     wbuf = Buffer.from(ab, 0, ab.byteLength);
-    records = new Int32Array(ab, 0, NAME_AT / 4);
-    nameOf = null;
+    records = new Int32Array(ab, 0, TABLES / 4);
+    spanStart = new Int32Array(ab, SPANS, MAX_SLOTS);
+    spanEnd = new Int32Array(ab, SPANS + 4 * MAX_SLOTS, MAX_SLOTS);
   }
   // Buffer#copy makes no view object (a million lines made a million).
   if (b instanceof Buffer) b.copy(wbuf, DATA, start, end);
@@ -178,16 +174,6 @@ function matches(b: Uint8Array, from: number, to: number, name: Uint8Array): boo
   return true;
 }
 
-function keySlot(byLen: [Uint8Array, number][][], b: Uint8Array, from: number, to: number): number {
-  const list = byLen[to - from];
-  if (list === undefined) return -1;
-  for (let i = 0; i < list.length; i++) {
-    const k = list[i] as [Uint8Array, number];
-    if (matches(b, from, to, k[0])) return k[1];
-  }
-  return -1;
-}
-
 /** Where the value read by the last prefix scan (scanSkeleton with `prefix`) ended: where the bytes after it begin. */
 let valueEnd = 0;
 
@@ -207,54 +193,36 @@ export function scanSkeleton(keys: SkeletonKeys, b: Uint8Array, start: number, e
     end += DATA - start;
     start = DATA;
   }
-  spanStart.fill(-1, keys.first, keys.slots);
-  spanEnd.fill(-1, keys.first, keys.slots);
   const w = wasm as ScanWasm;
-  const name = keys.nestedName;
-  if (nameOf !== keys) {
-    wbuf.set(name, NAME_AT);
-    nameOf = keys;
-  }
-  const n = w.line(start, end, prefix ? 1 : 0, name.length === 0 ? -1 : name.length);
-  if (n < 0) return n === -2 ? 0 : -1;
+  if (keys.tableAt < 0) writeTable(keys);
+  const r = w.line(start, end, prefix ? 1 : 0, keys.tableAt);
   // An exported global's value is read through a getter: only a prefix scan needs this one.
-  if (prefix) valueEnd = w.after.value;
-  return readRecords(keys, n);
+  if (prefix && r === 1) valueEnd = w.after.value;
+  return r;
 }
 
-/**
- * Fills the spans of `keys` from the n records of the last scan, with JSON.parse's rule for duplicate keys (the last
- * one wins; a later `nestedIn` object replaces an earlier one, and with it the keys read there). Returns 1, or -1
- * when a key that matters is written with escapes.
- */
-function readRecords(keys: SkeletonKeys, n: number): number {
-  const { top, nested, nestedSlot } = keys;
+/** Writes the key table of `keys` into the scanner's memory (scan.wat's slotOf reads it), once. */
+function writeTable(keys: SkeletonKeys): void {
+  const size = 6 + [...keys.top, ...keys.nested].reduce((n, [k]) => n + 2 + k.length, 0);
+  if (tablesEnd + size > TABLES_END) throw new Error("skeleton scanner: too many key lists");
+  const at = tablesEnd;
   const b = wbuf;
-  const r = records;
-  let unsure = false;
-  /** The record of the `nestedIn` key in effect: the keys recorded inside its object are read. */
-  let named = -1;
-  for (let i = 0, o = 0; i < n; i++, o += RECORD_INTS) {
-    const keyTo = r[o + 1] as number;
-    const parent = r[o + 4] as number;
-    if (parent !== -1 && parent !== named) continue;
-    // A key written with escapes: which key it is would need decoding.
-    if (keyTo < 0) {
-      unsure = true;
-      continue;
-    }
-    const slot = keySlot(parent === -1 ? top : nested, b, r[o] as number, keyTo);
-    if (parent === -1 && slot === nestedSlot) {
-      spanStart.fill(-1, keys.firstNested, keys.slots);
-      spanEnd.fill(-1, keys.firstNested, keys.slots);
-      named = i;
-    }
-    if (slot >= 0) {
-      spanStart[slot] = r[o + 2] as number;
-      spanEnd[slot] = r[o + 3] as number;
-    }
+  b[at] = keys.top.length;
+  b[at + 1] = keys.nested.length;
+  b[at + 2] = keys.nestedSlot < 0 ? 255 : keys.nestedSlot;
+  b[at + 3] = keys.firstNested;
+  b[at + 4] = keys.slots;
+  b[at + 5] = keys.first;
+  let p = at + 6;
+  for (const [k, slot] of [...keys.top, ...keys.nested]) {
+    if (k.length > 255) throw new Error("skeleton scanner: key too long");
+    b[p] = k.length;
+    b[p + 1] = slot;
+    b.set(k, p + 2);
+    p += 2 + k.length;
   }
-  return unsure ? -1 : 1;
+  tablesEnd = p;
+  keys.tableAt = at;
 }
 
 /**
