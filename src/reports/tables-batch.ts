@@ -8,7 +8,7 @@ import { damageNotes } from "../ops/fleet-files.js";
 import type { ParentCache } from "../ops/fleet-parents.js";
 import { type EntryReader, emitSessionRows, loadedBodies, type RowSink } from "../ops/fleet-rows.js";
 import { TABLE_NAMES, type TableName } from "../ops/fleet-tables.js";
-import { giveBack, ndjsonRow, type RowText, TableBytes } from "./tables-text.js";
+import { giveBack, jsonColumns, ndjsonRow, type RowText, TableBytes } from "./tables-text.js";
 import type { CountNotes } from "./usage-count.js";
 
 /**
@@ -53,7 +53,7 @@ export function recycle(buffers: readonly ArrayBuffer[]): void {
  * the calling thread and in each worker thread (tables-worker.ts).
  */
 export async function tablesBatch(files: readonly string[], parents: ParentCache, as: RowText): Promise<TablesBatchResult> {
-  const out = TABLE_NAMES.map((_, i) => new TableBytes(i));
+  const out = TABLE_NAMES.map((_, i) => new TableBytes(i, jsonColumns(i)));
   const rows = TABLE_NAMES.map(() => 0);
   const notes: CountNotes = { failures: [], damage: [], skipped: [] };
   // NDJSON lines of the session being read, per table.

@@ -15,7 +15,8 @@ import type { EntryRec } from "../../src/model/detail.js";
 import { parsedBodies, type Row, sessionRows, type TableRows } from "../../src/ops/fleet-rows.js";
 import { TABLE_NAMES } from "../../src/ops/fleet-tables.js";
 import { writeTables } from "../../src/reports/tables.js";
-import { TableBytes } from "../../src/reports/tables-text.js";
+import { TableBytes } from "../../src/io/table-bytes.js";
+import { jsonColumns } from "../../src/reports/tables-text.js";
 import { ROOT, sessionFiles, sessionView } from "../support/helpers.js";
 import { expectEqual, expectStrictEqual } from "../support/expect-fast.js";
 import { damaged, keyText, objectText, scanLine, sessionsOf, writeSettled } from "../support/scan-case.js";
@@ -381,7 +382,7 @@ const csvText = (rows: readonly Row[]): Buffer =>
   Buffer.from(rows.map((r) => `${r.map((v) => csvField(v ?? null)).join(",")}\n`).join(""), "utf8");
 
 function csvBytes(rows: readonly Row[]): Buffer {
-  const out = new TableBytes(0);
+  const out = new TableBytes(0, jsonColumns(0));
   for (const r of rows) out.csvRow(r);
   return Buffer.from(out.buffer, 0, out.length);
 }
