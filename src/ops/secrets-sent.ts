@@ -22,6 +22,8 @@ interface KeyView {
   applied: Set<EntryRec>;
   /** For entries below the key: the edit in effect per target id (the latest among the context's entries). */
   editOf: Map<string, { removes: boolean; replaces: boolean }>;
+  /** The edits in force that would replace an entry not in the key's context: edit → that entry (pi's byId). */
+  editBy: Map<EntryRec, EntryRec>;
 }
 
 /**
@@ -63,18 +65,18 @@ export function requestsHolding(
     const tin = order.tin[e.index];
     if (tin === undefined || tin < 0) continue;
     const end = tin + (order.size[e.index] as number);
-    const memo = new Map<EntryRec | null, boolean>();
+    const memo = new Map<EntryRec | null, Held>();
     for (let i = lowerBound(order.assistantTin, tin + 1); i < order.assistants.length && (order.assistantTin[i] as number) < end; i++) {
       const a = order.assistants[i] as EntryRec;
       const parent = tree.parent[a.index];
       if (parent === null || parent === undefined) continue;
       const key = order.key[parent.index] ?? null;
-      let holds = memo.get(key);
-      if (holds === undefined) {
-        holds = heldBelow(e, key, key === null ? null : viewOf(key), order);
-        memo.set(key, holds);
+      let held = memo.get(key);
+      if (held === undefined) {
+        held = heldBelow(session, e, key, key === null ? null : viewOf(key), order);
+        memo.set(key, held);
       }
-      if (!holds) continue;
+      if (held === false || (held !== true && !isAncestorOrSelf(order, held, parent))) continue;
       sent.requests++;
       if (sent.first === null || a.line < sent.first.line) sent.first = a;
       if (sent.last === null || a.line > sent.last.line) sent.last = a;
@@ -83,21 +85,43 @@ export function requestsHolding(
   return out;
 }
 
-/** Whether entry E's own content is in the contexts of the assistant turns whose parent has key `key`. */
-function heldBelow(e: EntryRec, key: EntryRec | null, view: KeyView | null, order: Preorder): boolean {
+/**
+ * Whether entry E's own content is in the requests of the assistant turns whose parent has key `key`: yes, no, or
+ * (an edit whose target comes below the key: pi applies an edit once its target is in the context) an entry: yes
+ * for the turns whose parent is that entry or below it.
+ */
+type Held = boolean | EntryRec;
+
+function heldBelow(session: Session, e: EntryRec, key: EntryRec | null, view: KeyView | null, order: Preorder): Held {
   if (key === null) return e.type !== "context_edit" && givesMessages(e);
   if (view === null) return false;
-  const kt = order.tin[key.index] as number;
-  const et = order.tin[e.index] as number;
-  const above = et <= kt && kt < et + (order.size[e.index] as number);
-  if (above) return e.type === "context_edit" ? view.applied.has(e) : view.unedited.has(e);
+  if (isAncestorOrSelf(order, e, key)) {
+    if (e.type !== "context_edit") return view.unedited.has(e);
+    if (view.applied.has(e)) return true;
+    // An edit in force whose target is not in the key's context yet: applied below, where the target comes.
+    const target = view.editBy.get(e);
+    if (target === undefined || isAncestorOrSelf(order, target, key)) return false;
+    return target;
+  }
   if (e.type === "context_edit" || !givesMessages(e)) return false;
   const edit = e.id === undefined ? undefined : view.editOf.get(e.id);
   if (edit === undefined) return true;
   if (edit.removes) return false;
   if (!edit.replaces) return true;
+  return !replaceable(e);
+}
+
+/** Whether an edit's replacement takes the place of the entry's content (pi's editable roles). */
+function replaceable(e: EntryRec): boolean {
   const role = e.type === "message" ? e.role : e.type === "custom_message" ? "custom" : undefined;
-  return !(role !== undefined && EDITABLE_ROLES.has(role));
+  return role !== undefined && EDITABLE_ROLES.has(role);
+}
+
+/** `a` is `b` or above it in the tree (by the walk's positions); false for entries the walk did not reach. */
+function isAncestorOrSelf(order: Preorder, a: EntryRec, b: EntryRec): boolean {
+  const at = order.tin[a.index] as number;
+  const bt = order.tin[b.index] as number;
+  return at >= 0 && bt >= 0 && at <= bt && bt < at + (order.size[a.index] as number);
 }
 
 /** The context of a key entry, reduced to what `heldBelow` asks of it; null when pi cannot build its path. */
@@ -113,16 +137,18 @@ function keyView(session: Session, key: EntryRec, read: (rec: EntryRec) => Obj):
     else applied.add(by);
   }
   const editOf = new Map<string, { removes: boolean; replaces: boolean }>();
+  const editBy = new Map<EntryRec, EntryRec>();
   for (const info of ctx.edits) {
     if (info.status === "summarized" || info.status === "superseded") continue;
     const body = read(info.edit);
     if (typeof body.targetId !== "string") continue;
-    editOf.set(body.targetId, {
-      removes: body.replacement === null,
-      replaces: body.replacement !== null && body.replacement !== undefined,
-    });
+    const replaces = body.replacement !== null && body.replacement !== undefined;
+    editOf.set(body.targetId, { removes: body.replacement === null, replaces });
+    const target = session.byId.get(body.targetId);
+    if (replaces && target !== undefined && info.status === "target-outside-context" && replaceable(target) && givesMessages(target))
+      editBy.set(info.edit, target);
   }
-  return { unedited, applied, editOf };
+  return { unedited, applied, editOf, editBy };
 }
 
 interface Preorder {

@@ -102,6 +102,31 @@ describe("secrets: every planted value is found, in its place", () => {
     expect(o.data.findings.filter((f) => f.rule === "acme").map((f) => [f.line, f.masked, f.length])).toEqual([[2, "acme", 11]]);
   });
 
+  it("a !! bash command (excludeFromContext) reaches no request", async () => {
+    const [header] = text.split("\n");
+    const e = (id: string, parentId: string | null, message: object) =>
+      JSON.stringify({ type: "message", id, parentId, timestamp: "2026-11-30T10:00:01.000Z", message: { ...message, timestamp: 1 } });
+    const f = write(
+      "bang.jsonl",
+      `${[
+        header,
+        e("b1", null, {
+          role: "bashExecution",
+          command: `echo ${VALUES.npm}`,
+          output: "x",
+          exitCode: 0,
+          cancelled: false,
+          truncated: false,
+          excludeFromContext: true,
+        }),
+        e("u1", "b1", { role: "user", content: "hi" }),
+        e("a1", "u1", { role: "assistant", content: [{ type: "text", text: "ok" }], provider: "p", model: "m", stopReason: "stop" }),
+      ].join("\n")}\n`,
+    );
+    const r = await scan(f);
+    expect(r.data.findings.filter((x) => x.line === 2).map((x) => [x.place, x.requests])).toEqual([["bash-command", 0]]);
+  });
+
   it("a file without secrets: no findings, exit 0", async () => {
     const clean = write("clean.jsonl", `${text.split("\n")[0]}\n`.replace(VALUES.npm, "project"));
     const r = await scan(clean);
