@@ -132,6 +132,8 @@ export function reachesModel(entry: Obj, pointer: string): boolean {
   const under = (p: string) => pointer === p || pointer.startsWith(`${p}/`);
   switch (entry.type) {
     case "message":
+      // A `!!` bash command (excludeFromContext) stays out of every request: convertToLlm drops it.
+      if (isObject(entry.message) && entry.message.excludeFromContext === true) return false;
       return (
         under("/message") &&
         !under("/message/details") &&
