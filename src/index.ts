@@ -69,6 +69,7 @@ export {
   type SecretGroup,
   type SecretRequest,
 } from "./reports/secrets.js";
+export { redactSession, type RedactOptions, type RedactFacts } from "./reports/redact.js";
 export { schemaReport, type SchemaOptions, type SchemaData } from "./reports/schema.js";
 export { bloatReport, type BloatOptions, type BloatData } from "./reports/bloat.js";
 export { compactionsReport, type CompactionsOptions, type CompactionsData } from "./reports/compactions.js";

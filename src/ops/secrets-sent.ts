@@ -73,7 +73,7 @@ export function requestsHolding(
       const key = order.key[parent.index] ?? null;
       let held = memo.get(key);
       if (held === undefined) {
-        held = heldBelow(session, e, key, key === null ? null : viewOf(key), order);
+        held = heldBelow(e, key, key === null ? null : viewOf(key), order);
         memo.set(key, held);
       }
       if (held === false || (held !== true && !isAncestorOrSelf(order, held, parent))) continue;
@@ -92,7 +92,7 @@ export function requestsHolding(
  */
 type Held = boolean | EntryRec;
 
-function heldBelow(session: Session, e: EntryRec, key: EntryRec | null, view: KeyView | null, order: Preorder): Held {
+function heldBelow(e: EntryRec, key: EntryRec | null, view: KeyView | null, order: Preorder): Held {
   if (key === null) return e.type !== "context_edit" && givesMessages(e);
   if (view === null) return false;
   if (isAncestorOrSelf(order, e, key)) {

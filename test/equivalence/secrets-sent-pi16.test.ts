@@ -146,7 +146,9 @@ describe("secrets: requestsHolding = one context per assistant turn", () => {
           if (!p.ok) continue;
           const ctx = buildContext(session, p.path, read);
           const held = new Set<number>();
-          ctx.sources.forEach((s, i) => held.add(ctx.editedBy[i] === undefined ? s.index : (ctx.editedBy[i] as { index: number }).index));
+          ctx.sources.forEach((s, i) => {
+            held.add(ctx.editedBy[i] === undefined ? s.index : (ctx.editedBy[i] as { index: number }).index);
+          });
           for (const i of held) want.set(i, [...(want.get(i) ?? []), a.line]);
         }
         const got = requestsHolding(session, tree, session.entries, read);
