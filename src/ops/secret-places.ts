@@ -67,6 +67,7 @@ export type PlaceKind =
   | "context-edit"
   | "label"
   | "session-name"
+  | "unparsed-line"
   | "field";
 
 const ROLE_PLACE: Record<string, PlaceKind> = {

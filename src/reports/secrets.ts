@@ -43,7 +43,7 @@ export interface SecretFinding {
   line: number;
   /** The entry's id; null for the header or an entry without one. */
   entryId: string | null;
-  /** The entry's type, or "header". */
+  /** The entry's type, "header", or "line" for a line that holds no entry. */
   entryType: string;
   pointer: string;
   place: PlaceKind;
@@ -199,7 +199,8 @@ async function scanFile(input: string, opts: SecretsOptions): Promise<SecretFind
   });
   const session = await opts.open(input, { detail: "skeleton", onEntry: (rec, value) => scanner.add(rec.index, value) });
   try {
-    if (session.header !== null) scanner.add(-1, session.header);
+    if (session.header !== null) scanner.add(HEADER_OWNER, session.header);
+    await addUnparsed(session, scanner);
     const hits = await scanner.finish();
     if (hits.length === 0) return [];
     const bodies = new Map<number, Obj>();
@@ -218,10 +219,25 @@ async function scanFile(input: string, opts: SecretsOptions): Promise<SecretFind
     const values = new Set(hits.map((h) => h.value));
     const found = hits.map((h) => placed(session, h, read, sent, values));
     addRepeats(found, hits);
-    return found;
+    // In file order: the lines no entry holds were scanned last.
+    return found.sort((a, b) => a.line - b.line);
   } finally {
     session.store.close();
   }
+}
+
+/** The owner of the header's hits; a line that holds no entry (malformed JSON) is owner -1 - LINE. */
+const HEADER_OWNER = -1;
+
+/**
+ * Lines pi drops (not JSON, or JSON but not an object) are in no request, but they are in the file, and a copy of
+ * it: scanned as plain text (where the session is a file; a stream's dropped lines are not kept).
+ */
+async function addUnparsed(session: Session, scanner: { add(owner: number, value: unknown): void }): Promise<void> {
+  const lines = new Set(session.skipped.filter((s) => s.reason === "malformed" || s.reason === "non-object").map((s) => s.line));
+  if (lines.size === 0 || session.path === undefined) return;
+  const { linesTextAt } = await import("../model/store-text.js");
+  for (const [line, text] of await linesTextAt(session.path, lines)) scanner.add(HEADER_OWNER - line, text);
 }
 
 function placed(
@@ -232,18 +248,19 @@ function placed(
   values: ReadonlySet<string>,
 ): SecretFinding {
   const rec = h.owner >= 0 ? (session.entries[h.owner] as EntryRec) : null;
+  const unparsed = h.owner < HEADER_OWNER ? HEADER_OWNER - h.owner : null;
   const entry = rec === null ? null : read(rec);
   const pointer = pointerOf(h.at);
-  const place: PlaceKind = entry === null ? "header" : placeOf(entry, pointer);
+  const place: PlaceKind = entry !== null ? placeOf(entry, pointer) : unparsed !== null ? "unparsed-line" : "header";
   const reaches = entry !== null && reachesModel(entry, pointer);
   const to = rec !== null && reaches ? sent.get(rec) : undefined;
   const request = (a: EntryRec | null | undefined): SecretRequest | null => (a ? requestOf(a, read(a)) : null);
   const from = rec === null || entry === null ? null : producedBy(session, rec, entry, place, read);
   return {
     file: session.file,
-    line: rec?.line ?? session.headerLine ?? 1,
-    entryId: rec?.id ?? (typeof session.header?.id === "string" ? session.header.id : null),
-    entryType: rec === null ? "header" : rec.type,
+    line: rec?.line ?? unparsed ?? session.headerLine ?? 1,
+    entryId: unparsed !== null ? null : (rec?.id ?? (typeof session.header?.id === "string" ? session.header.id : null)),
+    entryType: rec !== null ? rec.type : unparsed !== null ? "line" : "header",
     pointer,
     place,
     from: from === null ? null : shorten(maskAll(from, values)),

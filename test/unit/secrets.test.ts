@@ -127,6 +127,17 @@ describe("secrets: every planted value is found, in its place", () => {
     expect(r.data.findings.filter((x) => x.line === 2).map((x) => [x.place, x.requests])).toEqual([["bash-command", 0]]);
   });
 
+  it("a line pi drops (not JSON) is scanned as text: found, in no request", async () => {
+    const [header, u1] = text.split("\n");
+    const f = write("malformed.jsonl", `${header}\n${u1}\n{"type":"message","id":"x", ${VALUES.github}\n`);
+    const r = await scan(f);
+    expect(r.data.findings.map((x) => [x.line, x.rule, x.place, x.entryType, x.requests])).toEqual([
+      [1, "npm", "header", "header", 0],
+      [2, "aws", "user-text", "message", 0],
+      [3, "github", "unparsed-line", "line", 0],
+    ]);
+  });
+
   it("a file without secrets: no findings, exit 0", async () => {
     const clean = write("clean.jsonl", `${text.split("\n")[0]}\n`.replace(VALUES.npm, "project"));
     const r = await scan(clean);
