@@ -2,7 +2,7 @@ import { lintSource } from "@secretlint/core";
 import { secretLintProfiler } from "@secretlint/profiler";
 import { rules as presetRules } from "@secretlint/secretlint-rule-preset-recommend";
 import type { SecretLintCoreConfig, SecretLintRuleCreator } from "@secretlint/types";
-import { entryStrings, type StringAt } from "../ops/secret-places.js";
+import { entryStrings } from "../ops/secret-places.js";
 
 /** A `--pattern NAME=REGEX`: a rule of the user's, run by the same engine as the preset's. */
 export interface SecretPattern {
@@ -16,11 +16,15 @@ export interface SecretScanOptions {
   allow?: readonly RegExp[];
 }
 
-/** One value a rule matched: in which scanned value (`owner`), which string of it, and where in that string. */
+/**
+ * One value a rule matched: in which scanned value (`owner`), which string of it (its ordinal in entryStrings's
+ * walk: stringAt gives its place), and where in that string.
+ */
 export interface SecretHit {
   owner: number;
-  at: StringAt;
-  /** Offsets in `at.text` (UTF-16 code units). */
+  ordinal: number;
+  text: string;
+  /** Offsets in `text` (UTF-16 code units). */
   start: number;
   end: number;
   rule: string;
@@ -75,7 +79,8 @@ const PRESET_MIN_CHARS = 8;
 
 interface Piece {
   owner: number;
-  at: StringAt;
+  ordinal: number;
+  text: string;
   /** Offset of the string in the batch's text. */
   start: number;
 }
@@ -108,11 +113,10 @@ export class SecretScanner {
 
   /** Scans every string of `value` (an entry, a header); `owner` comes back on its hits. */
   add(owner: number, value: unknown): void {
-    entryStrings(value, (at) => {
-      if (at.text.length < this.minChars) return;
-      this.pieces.push({ owner, at, start: this.chars });
-      this.parts.push(at.text);
-      this.chars += at.text.length + 1;
+    entryStrings(value, this.minChars, (ordinal, text) => {
+      this.pieces.push({ owner, ordinal, text, start: this.chars });
+      this.parts.push(text);
+      this.chars += text.length + 1;
     });
     if (this.chars >= BATCH_CHARS) this.flush();
   }
@@ -145,7 +149,7 @@ export class SecretScanner {
       const piece = pieceAt(pieces, start);
       if (piece === undefined) continue;
       const from = start - piece.start;
-      if (end - piece.start > piece.at.text.length) {
+      if (end - piece.start > piece.text.length) {
         for (let i = pieces.indexOf(piece); i < pieces.length && (pieces[i] as Piece).start < end; i++) again.add(pieces[i] as Piece);
         continue;
       }
@@ -153,7 +157,7 @@ export class SecretScanner {
     }
     for (const piece of again) {
       const alone = await lintSource({
-        source: { filePath: "session", content: piece.at.text, contentType: "text" },
+        source: { filePath: "session", content: piece.text, contentType: "text" },
         options: { config: this.config, noPhysicFilePath: true },
       });
       for (const m of alone.messages) this.keep(piece, m.range[0], m.range[1], shortRule(m.ruleId), true);
@@ -162,10 +166,12 @@ export class SecretScanner {
 
   /** `again`: the piece was linted alone after a match across strings; what the batch found in it is there already. */
   private keep(piece: Piece, start: number, end: number, rule: string, again: boolean): void {
-    const value = piece.at.text.slice(start, end);
+    const value = piece.text.slice(start, end);
     if (this.allow.some((r) => r.test(value))) return;
-    if (again && this.hits.some((h) => h.at === piece.at && h.start === start && h.end === end && h.rule === rule)) return;
-    this.hits.push({ owner: piece.owner, at: piece.at, start, end, rule, value });
+    const same = (h: SecretHit) =>
+      h.owner === piece.owner && h.ordinal === piece.ordinal && h.start === start && h.end === end && h.rule === rule;
+    if (again && this.hits.some(same)) return;
+    this.hits.push({ owner: piece.owner, ordinal: piece.ordinal, text: piece.text, start, end, rule, value });
   }
 }
 
@@ -179,7 +185,7 @@ function pieceAt(pieces: readonly Piece[], at: number): Piece | undefined {
     else hi = mid - 1;
   }
   const p = pieces[lo];
-  return p !== undefined && p.start <= at && at <= p.start + p.at.text.length ? p : undefined;
+  return p !== undefined && p.start <= at && at <= p.start + p.text.length ? p : undefined;
 }
 
 /**
@@ -191,9 +197,7 @@ function silenceProfiler(): void {
   (secretLintProfiler as unknown as { mark: () => void }).mark = () => {};
 }
 
-/** Within one value: by pointer, then offset (what order the engine reported in does not matter). */
+/** Within one value: in walk order, then by offset and rule (what order the engine reported in does not matter). */
 function comparePlace(a: SecretHit, b: SecretHit): number {
-  const pa = a.at.key === null ? a.at.container : `${a.at.container}/${a.at.key}`;
-  const pb = b.at.key === null ? b.at.container : `${b.at.container}/${b.at.key}`;
-  return pa < pb ? -1 : pa > pb ? 1 : a.start - b.start || (a.rule < b.rule ? -1 : a.rule > b.rule ? 1 : 0);
+  return a.ordinal - b.ordinal || a.start - b.start || (a.rule < b.rule ? -1 : a.rule > b.rule ? 1 : 0);
 }

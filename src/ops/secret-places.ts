@@ -1,9 +1,6 @@
 import { isObject, type Obj } from "../model/json.js";
 
-/**
- * One string of an entry (a value or an object key) as the secrets scan sees it: where it sits, as the pointer of
- * its container and its own key (the whole pointer is made only for the strings a rule matched).
- */
+/** Where a string sits in a value: the pointer of its container and its own key (null for the value itself). */
 export interface StringAt {
   container: string;
   key: string | null;
@@ -15,35 +12,71 @@ function escapeToken(token: string): string {
   return token.indexOf("~") < 0 && token.indexOf("/") < 0 ? token : token.replace(/~/g, "~0").replace(/\//g, "~1");
 }
 
-/** The JSON pointer of a string found by `entryStrings`. */
+/** The JSON pointer of a string found by `stringAt`. */
 export function pointerOf(s: Pick<StringAt, "container" | "key">): string {
   return s.key === null ? s.container : `${s.container}/${escapeToken(s.key)}`;
 }
 
 /**
  * Every string of a parsed JSON value, decoded (JSON.parse resolved the escapes): values, and object keys (a key is
- * reported at its member's pointer). Iterative: a deeply nested tool argument does not overflow the stack.
+ * reported at its member's pointer), each with its ordinal in the walk; `into` gets those of `minChars` or more.
+ * Nothing is built per string (the scan walks every string of a 1 GB file): `stringAt` finds the place of an
+ * ordinal again, for the few that a rule matched. Iterative: a deeply nested tool argument does not overflow.
  */
-export function entryStrings(value: unknown, into: (s: StringAt) => void): void {
+export function entryStrings(value: unknown, minChars: number, into: (ordinal: number, text: string) => void): void {
+  walkStrings(value, (ordinal, text) => {
+    if (text.length >= minChars) into(ordinal, text);
+    return false;
+  });
+}
+
+/** The place of the string `ordinal` of entryStrings's walk of `value`, or null when there is none. */
+export function stringAt(value: unknown, ordinal: number): StringAt | null {
+  let found: StringAt | null = null;
+  walkStrings(value, (n, text, container, key) => {
+    if (n !== ordinal) return false;
+    found = { container: container(), key, text };
+    return true;
+  });
+  return found;
+}
+
+/**
+ * The one walk order both use: depth first from the last member (an explicit stack), a key before its value.
+ * `visit` gets the container's pointer as a function (made only when asked) and returns true to stop.
+ */
+function walkStrings(value: unknown, visit: (ordinal: number, text: string, container: () => string, key: string | null) => boolean): void {
+  let n = 0;
   if (typeof value === "string") {
-    into({ container: "", key: null, text: value });
+    visit(n, value, () => "", null);
     return;
   }
-  const stack: [unknown, string][] = [[value, ""]];
+  // A container's pointer is its parent's and its key: kept as that pair, joined only for a string asked for.
+  type At = { parent: At | null; key: string };
+  const pointer = (at: At | null): string => {
+    const keys: string[] = [];
+    for (let a = at; a !== null; a = a.parent) keys.push(escapeToken(a.key));
+    let s = "";
+    for (let i = keys.length - 1; i >= 0; i--) s += `/${keys[i]}`;
+    return s;
+  };
+  const stack: [unknown, At | null][] = [[value, null]];
   while (stack.length > 0) {
-    const [v, at] = stack.pop() as [unknown, string];
+    const [v, at] = stack.pop() as [unknown, At | null];
     if (Array.isArray(v)) {
       for (let i = 0; i < v.length; i++) {
         const x: unknown = v[i];
-        if (typeof x === "string") into({ container: at, key: String(i), text: x });
-        else if (x !== null && typeof x === "object") stack.push([x, `${at}/${i}`]);
+        if (typeof x === "string") {
+          if (visit(n++, x, () => pointer(at), String(i))) return;
+        } else if (x !== null && typeof x === "object") stack.push([x, { parent: at, key: String(i) }]);
       }
     } else if (isObject(v)) {
       for (const k of Object.keys(v)) {
         const x = v[k];
-        into({ container: at, key: k, text: k });
-        if (typeof x === "string") into({ container: at, key: k, text: x });
-        else if (x !== null && typeof x === "object") stack.push([x, `${at}/${escapeToken(k)}`]);
+        if (visit(n++, k, () => pointer(at), k)) return;
+        if (typeof x === "string") {
+          if (visit(n++, x, () => pointer(at), k)) return;
+        } else if (x !== null && typeof x === "object") stack.push([x, { parent: at, key: k }]);
       }
     }
   }

@@ -6,7 +6,7 @@ import { isObject, type Obj } from "../model/json.js";
 import { readEntry, type Session } from "../model/session.js";
 import type { Diagnostic, Severity } from "../model/types.js";
 import type { SecretHit, SecretPattern } from "../check/secrets.js";
-import { type PlaceKind, placeOf, pointerOf, reachesModel, toolCallWords } from "../ops/secret-places.js";
+import { type PlaceKind, placeOf, pointerOf, reachesModel, stringAt, toolCallWords } from "../ops/secret-places.js";
 import type { SentTo } from "../ops/secrets-sent.js";
 import type { OpenSession } from "./open.js";
 import { ReportError, type Report } from "./report.js";
@@ -250,7 +250,10 @@ function placed(
   const rec = h.owner >= 0 ? (session.entries[h.owner] as EntryRec) : null;
   const unparsed = h.owner < HEADER_OWNER ? HEADER_OWNER - h.owner : null;
   const entry = rec === null ? null : read(rec);
-  const pointer = pointerOf(h.at);
+  // The scan walked the line as parsed (before migration, which moves no string): its place is found the same way.
+  const scanned: unknown = rec !== null ? JSON.parse(session.store.rawLine(rec)) : unparsed !== null ? h.text : session.header;
+  const at = stringAt(scanned, h.ordinal);
+  const pointer = at === null ? "" : pointerOf(at);
   const place: PlaceKind = entry !== null ? placeOf(entry, pointer) : unparsed !== null ? "unparsed-line" : "header";
   const reaches = entry !== null && reachesModel(entry, pointer);
   const to = rec !== null && reaches ? sent.get(rec) : undefined;

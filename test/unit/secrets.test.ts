@@ -158,7 +158,8 @@ describe("secrets: the scanner", () => {
     const [head, tail] = [VALUES.privatekey.slice(0, 40), VALUES.privatekey.slice(40)];
     s.add(0, { a: `${head}`, b: `${tail}`, c: VALUES.privatekey });
     const hits = await s.finish();
-    expect(hits.map((h) => [h.rule, h.at.key, h.value === VALUES.privatekey])).toEqual([["privatekey", "c", true]]);
+    // Ordinals: a key, then its value: "c"'s value is the sixth string.
+    expect(hits.map((h) => [h.rule, h.ordinal, h.value === VALUES.privatekey])).toEqual([["privatekey", 5, true]]);
   });
 
   it("strings of many entries batched into one source map back to their entry and offset", async () => {
@@ -166,7 +167,7 @@ describe("secrets: the scanner", () => {
     for (let i = 0; i < 3000; i++)
       s.add(i, { text: i % 1000 === 7 ? `pad ${"x".repeat(i % 50)} ${VALUES.npm} end` : `filler ${"y".repeat(500)}` });
     const hits = await s.finish();
-    expect(hits.map((h) => [h.owner, h.value, h.at.text.slice(h.start, h.end)])).toEqual(
+    expect(hits.map((h) => [h.owner, h.value, h.text.slice(h.start, h.end)])).toEqual(
       [7, 1007, 2007].map((o) => [o, VALUES.npm, VALUES.npm]),
     );
   });
