@@ -124,11 +124,31 @@ function isAncestorOrSelf(order: Preorder, a: EntryRec, b: EntryRec): boolean {
   return at >= 0 && bt >= 0 && at <= bt && bt < at + (order.size[a.index] as number);
 }
 
+/**
+ * The entry types whose bodies decide which entries a context holds (settings, the cut, the edits, the messages
+ * built from an entry's fields). Every other entry is read as a stand-in: which entries give messages, and whether
+ * an edit replaces them, depends on a message's role alone (the record has it), not on its content; so a context
+ * per key costs no parse of the messages of its path.
+ */
+const READ_WHOLE: ReadonlySet<string> = new Set([
+  "thinking_level_change",
+  "model_change",
+  "compaction",
+  "context_edit",
+  "custom_message",
+  "branch_summary",
+]);
+
+function standIn(rec: EntryRec): Obj {
+  if (rec.type !== "message") return {};
+  return { message: rec.hasMessage === true ? (rec.role === undefined ? {} : { role: rec.role }) : undefined };
+}
+
 /** The context of a key entry, reduced to what `heldBelow` asks of it; null when pi cannot build its path. */
 function keyView(session: Session, key: EntryRec, read: (rec: EntryRec) => Obj): KeyView | null {
   const p = pathTo(session, key);
   if (!p.ok) return null;
-  const ctx = buildContext(session, p.path, read);
+  const ctx = buildContext(session, p.path, (rec) => (READ_WHOLE.has(rec.type) ? read(rec) : standIn(rec)));
   const unedited = new Set<EntryRec>();
   const applied = new Set<EntryRec>();
   for (let i = 0; i < ctx.sources.length; i++) {
