@@ -2,9 +2,8 @@ import type { Obj } from "../model/json.js";
 import type { EntryRec } from "../model/detail.js";
 import { EDITABLE_ROLES } from "../model/roles.js";
 import type { Session } from "../model/session.js";
-import { buildContext, givesMessages } from "./context.js";
-import { pathTo } from "./path.js";
-import type { SessionTree } from "./tree.js";
+import { givesMessages } from "./context.js";
+import type { SessionTree, TreeNode } from "./tree.js";
 
 /** The requests (assistant turns) whose context held an entry's own content. */
 export interface SentTo {
@@ -14,32 +13,35 @@ export interface SentTo {
   last: EntryRec | null;
 }
 
-/** What a context (of a compaction or context edit entry, `key`) does to the entries above it and below it. */
-interface KeyView {
-  /** Entries on the key's path whose messages are in its context as they were written (no edit replaced them). */
-  unedited: Set<EntryRec>;
-  /** context_edit entries whose replacement is in the context (applied to a message). */
-  applied: Set<EntryRec>;
-  /** For entries below the key: the edit in effect per target id (the latest among the context's entries). */
-  editOf: Map<string, { removes: boolean; replaces: boolean }>;
-  /** The edits in force that would replace an entry not in the key's context: edit → that entry (pi's byId). */
-  editBy: Map<EntryRec, EntryRec>;
+/** The compaction in effect on the walk's path: where pi cuts (by id, as pi finds them) and keeps from. */
+interface Cut {
+  rec: EntryRec;
+  /** Depth of the first entry on the path with the compaction's id (pi's findIndex). */
+  at: number;
+  /** Depth of the kept range's first entry (firstKeptEntryId, before the cut), or null: nothing kept. */
+  keptFrom: number | null;
+}
+
+/** A context edit on the walk's path. */
+interface Edit {
+  rec: EntryRec;
+  depth: number;
+  targetId: unknown;
+  removes: boolean;
+  replaces: boolean;
 }
 
 /**
  * For each entry asked about, the requests pi made with it in their context: a request is an assistant entry, its
- * context the one pi builds for the assistant's parent (buildContext, as `pisess context` builds it).
+ * context the one pi builds for the assistant's parent (the rules of buildContext, as `pisess context` builds it).
  *
- * Not a context per assistant turn: along a path the context only grows, until a compaction or a context edit
- * changes what the entries above it give. So each entry of the tree has a key, its nearest ancestor-or-self that is
- * a compaction or a context edit, and every assistant turn below the same key sees the entries above the key
- * alike. One context is built per key that has an asked entry above it or an edit in force (compactions and edits
- * are few); an asked entry E is in the request of assistant A (below E) when
- * - A's parent has no key: E gives messages (nothing is cut or edited on the path);
- * - E is on the key's path: its messages are in the key's context, unedited (or E is an edit applied there);
- * - E is below the key: it gives messages, and no edit in force removes or replaces its content.
- * The work is the assistant turns below each asked entry, plus one context per key: linear in a session's turns
- * for the few entries that hold secrets, whatever the number of turns.
+ * One depth-first walk of the tree, not one context per turn: the walk keeps what decides a context as it goes
+ * down a path and undoes it coming back (the ids on the path, the last compaction and where it cuts, the edits per
+ * target), so at each assistant turn every asked entry on the path is answered in constant time from that state:
+ * in the context (before the cut only from the kept range, no system message, no older compaction), giving
+ * messages, and not removed or replaced by the latest edit among the context's entries (an edit's own replacement:
+ * when it is that latest edit and its target is in the context). The walk reads only compactions and edits.
+ * test/equivalence/secrets-sent-pi16.test.ts holds it to a buildContext per assistant turn on the corpus.
  */
 export function requestsHolding(
   session: Session,
@@ -47,68 +49,39 @@ export function requestsHolding(
   asked: readonly EntryRec[],
   read: (rec: EntryRec) => Obj,
 ): Map<EntryRec, SentTo> {
-  const order = preorder(session, tree);
-  const views = new Map<EntryRec, KeyView | null>();
-  const viewOf = (key: EntryRec): KeyView | null => {
-    let v = views.get(key);
-    if (v === undefined) {
-      v = keyView(session, key, read);
-      views.set(key, v);
-    }
-    return v;
-  };
   const out = new Map<EntryRec, SentTo>();
-  for (const e of asked) {
-    if (out.has(e)) continue;
-    const sent: SentTo = { requests: 0, first: null, last: null };
-    out.set(e, sent);
-    const tin = order.tin[e.index];
-    if (tin === undefined || tin < 0) continue;
-    const end = tin + (order.size[e.index] as number);
-    const memo = new Map<EntryRec | null, Held>();
-    for (let i = lowerBound(order.assistantTin, tin + 1); i < order.assistants.length && (order.assistantTin[i] as number) < end; i++) {
-      const a = order.assistants[i] as EntryRec;
-      const parent = tree.parent[a.index];
-      if (parent === null || parent === undefined) continue;
-      const key = order.key[parent.index] ?? null;
-      let held = memo.get(key);
-      if (held === undefined) {
-        held = heldBelow(e, key, key === null ? null : viewOf(key), order);
-        memo.set(key, held);
-      }
-      if (held === false || (held !== true && !isAncestorOrSelf(order, held, parent))) continue;
-      sent.requests++;
-      if (sent.first === null || a.line < sent.first.line) sent.first = a;
-      if (sent.last === null || a.line > sent.last.line) sent.last = a;
+  for (const e of asked) if (!out.has(e)) out.set(e, { requests: 0, first: null, last: null });
+  if (out.size === 0) return out;
+  const walk = new PathState(session.entries.length);
+  const onPath: EntryRec[] = [];
+  // [node, exiting]: entering pushes onto the path, exiting pops.
+  const stack: [TreeNode, boolean][] = [];
+  for (let r = tree.roots.length - 1; r >= 0; r--) stack.push([tree.roots[r] as TreeNode, false]);
+  while (stack.length > 0) {
+    const [node, exiting] = stack.pop() as [TreeNode, boolean];
+    const rec = node.rec;
+    if (exiting) {
+      walk.leave(rec);
+      if (onPath.at(-1) === rec) onPath.pop();
+      continue;
     }
+    // Entries on or below a parent cycle: pi cannot build their path, so they are in no request.
+    if (tree.inCycle[rec.index] === 1) continue;
+    if (rec.type === "message" && rec.role === "assistant" && walk.depth > 0) {
+      for (const e of onPath) if (walk.holds(e)) count(out.get(e) as SentTo, rec);
+    }
+    walk.enter(rec, read);
+    if (out.has(rec)) onPath.push(rec);
+    stack.push([node, true]);
+    for (let c = node.children.length - 1; c >= 0; c--) stack.push([node.children[c] as TreeNode, false]);
   }
   return out;
 }
 
-/**
- * Whether entry E's own content is in the requests of the assistant turns whose parent has key `key`: yes, no, or
- * (an edit whose target comes below the key: pi applies an edit once its target is in the context) an entry: yes
- * for the turns whose parent is that entry or below it.
- */
-type Held = boolean | EntryRec;
-
-function heldBelow(e: EntryRec, key: EntryRec | null, view: KeyView | null, order: Preorder): Held {
-  if (key === null) return e.type !== "context_edit" && givesMessages(e);
-  if (view === null) return false;
-  if (isAncestorOrSelf(order, e, key)) {
-    if (e.type !== "context_edit") return view.unedited.has(e);
-    if (view.applied.has(e)) return true;
-    // An edit in force whose target is not in the key's context yet: applied below, where the target comes.
-    const target = view.editBy.get(e);
-    if (target === undefined || isAncestorOrSelf(order, target, key)) return false;
-    return target;
-  }
-  if (e.type === "context_edit" || !givesMessages(e)) return false;
-  const edit = e.id === undefined ? undefined : view.editOf.get(e.id);
-  if (edit === undefined) return true;
-  if (edit.removes) return false;
-  if (!edit.replaces) return true;
-  return !replaceable(e);
+function count(s: SentTo, a: EntryRec): void {
+  s.requests++;
+  if (s.first === null || a.line < s.first.line) s.first = a;
+  if (s.last === null || a.line > s.last.line) s.last = a;
 }
 
 /** Whether an edit's replacement takes the place of the entry's content (pi's editable roles). */
@@ -117,123 +90,111 @@ function replaceable(e: EntryRec): boolean {
   return role !== undefined && EDITABLE_ROLES.has(role);
 }
 
-/** `a` is `b` or above it in the tree (by the walk's positions); false for entries the walk did not reach. */
-function isAncestorOrSelf(order: Preorder, a: EntryRec, b: EntryRec): boolean {
-  const at = order.tin[a.index] as number;
-  const bt = order.tin[b.index] as number;
-  return at >= 0 && bt >= 0 && at <= bt && bt < at + (order.size[a.index] as number);
-}
+/** What decides the context of the entry at the bottom of the walk's path. */
+class PathState {
+  depth = 0;
+  /** Depth of each entry on the path, by index (-1 off it). */
+  private readonly depthOf: Int32Array;
+  /** Per id, the depths of the path's entries with it, the first (nearest the root) first. */
+  private readonly ids = new Map<string, number[]>();
+  private readonly path: EntryRec[] = [];
+  private readonly cuts: Cut[] = [];
+  private readonly edits = new Map<unknown, Edit[]>();
+  private readonly editOf = new Map<EntryRec, Edit>();
 
-/**
- * The entry types whose bodies decide which entries a context holds (settings, the cut, the edits, the messages
- * built from an entry's fields). Every other entry is read as a stand-in: which entries give messages, and whether
- * an edit replaces them, depends on a message's role alone (the record has it), not on its content; so a context
- * per key costs no parse of the messages of its path.
- */
-const READ_WHOLE: ReadonlySet<string> = new Set([
-  "thinking_level_change",
-  "model_change",
-  "compaction",
-  "context_edit",
-  "custom_message",
-  "branch_summary",
-]);
-
-function standIn(rec: EntryRec): Obj {
-  if (rec.type !== "message") return {};
-  return { message: rec.hasMessage === true ? (rec.role === undefined ? {} : { role: rec.role }) : undefined };
-}
-
-/** The context of a key entry, reduced to what `heldBelow` asks of it; null when pi cannot build its path. */
-function keyView(session: Session, key: EntryRec, read: (rec: EntryRec) => Obj): KeyView | null {
-  const p = pathTo(session, key);
-  if (!p.ok) return null;
-  const ctx = buildContext(session, p.path, (rec) => (READ_WHOLE.has(rec.type) ? read(rec) : standIn(rec)));
-  const unedited = new Set<EntryRec>();
-  const applied = new Set<EntryRec>();
-  for (let i = 0; i < ctx.sources.length; i++) {
-    const by = ctx.editedBy[i];
-    if (by === undefined) unedited.add(ctx.sources[i] as EntryRec);
-    else applied.add(by);
+  constructor(entries: number) {
+    this.depthOf = new Int32Array(entries).fill(-1);
   }
-  const editOf = new Map<string, { removes: boolean; replaces: boolean }>();
-  const editBy = new Map<EntryRec, EntryRec>();
-  for (const info of ctx.edits) {
-    if (info.status === "summarized" || info.status === "superseded") continue;
-    const body = read(info.edit);
-    if (typeof body.targetId !== "string") continue;
-    const replaces = body.replacement !== null && body.replacement !== undefined;
-    editOf.set(body.targetId, { removes: body.replacement === null, replaces });
-    const target = session.byId.get(body.targetId);
-    if (replaces && target !== undefined && info.status === "target-outside-context" && replaceable(target) && givesMessages(target))
-      editBy.set(info.edit, target);
-  }
-  return { unedited, applied, editOf, editBy };
-}
 
-interface Preorder {
-  /** Position of each entry (by index) in a depth-first walk of the tree, -1 for entries pi cannot reach. */
-  tin: number[];
-  /** Size of each entry's subtree, itself included. */
-  size: number[];
-  /** Nearest ancestor-or-self that is a compaction or a context edit, by entry index. */
-  key: (EntryRec | null)[];
-  /** Assistant message entries in walk order, and their positions. */
-  assistants: EntryRec[];
-  assistantTin: number[];
-}
-
-/** One iterative depth-first walk: positions, subtree sizes, keys, and the assistant turns in walk order. */
-function preorder(session: Session, tree: SessionTree): Preorder {
-  const n = session.entries.length;
-  const tin: number[] = [];
-  const size: number[] = [];
-  const key: (EntryRec | null)[] = [];
-  for (let i = 0; i < n; i++) {
-    tin.push(-1);
-    size.push(0);
-    key.push(null);
-  }
-  const assistants: EntryRec[] = [];
-  const assistantTin: number[] = [];
-  let t = 0;
-  // [node, exiting]: entering gives the position, exiting the subtree size.
-  const stack: [SessionTree["roots"][number], boolean][] = [];
-  for (let r = tree.roots.length - 1; r >= 0; r--) stack.push([tree.roots[r] as SessionTree["roots"][number], false]);
-  while (stack.length > 0) {
-    const [node, exiting] = stack.pop() as [SessionTree["roots"][number], boolean];
-    const rec = node.rec;
-    if (exiting) {
-      size[rec.index] = t - (tin[rec.index] as number);
-      continue;
+  enter(rec: EntryRec, read: (rec: EntryRec) => Obj): void {
+    const d = this.depth++;
+    this.path.push(rec);
+    this.depthOf[rec.index] = d;
+    if (rec.id !== undefined) {
+      const at = this.ids.get(rec.id);
+      if (at === undefined) this.ids.set(rec.id, [d]);
+      else at.push(d);
     }
-    // Entries on or below a parent cycle: pi cannot build their path, so they are in no request.
-    if (tree.inCycle[rec.index] === 1) continue;
-    tin[rec.index] = t++;
-    const parent = tree.parent[rec.index];
-    key[rec.index] =
-      rec.type === "compaction" || rec.type === "context_edit"
-        ? rec
-        : parent === null || parent === undefined
-          ? null
-          : (key[parent.index] ?? null);
-    if (rec.type === "message" && rec.role === "assistant") {
-      assistants.push(rec);
-      assistantTin.push(tin[rec.index] as number);
+    if (rec.type === "compaction") {
+      const first = this.ids.get(rec.id ?? "")?.[0] ?? d;
+      const kept = read(rec).firstKeptEntryId;
+      const k = typeof kept === "string" ? this.ids.get(kept)?.[0] : undefined;
+      this.cuts.push({ rec, at: first, keptFrom: k !== undefined && k < first ? k : null });
+    } else if (rec.type === "context_edit") {
+      const o = read(rec);
+      const edit: Edit = {
+        rec,
+        depth: d,
+        targetId: o.targetId,
+        removes: o.replacement === null,
+        replaces: o.replacement !== null && o.replacement !== undefined,
+      };
+      const list = this.edits.get(o.targetId);
+      if (list === undefined) this.edits.set(o.targetId, [edit]);
+      else list.push(edit);
+      this.editOf.set(rec, edit);
     }
-    stack.push([node, true]);
-    for (let c = node.children.length - 1; c >= 0; c--) stack.push([node.children[c] as SessionTree["roots"][number], false]);
   }
-  return { tin, size, key, assistants, assistantTin };
-}
 
-function lowerBound(xs: readonly number[], x: number): number {
-  let lo = 0;
-  let hi = xs.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if ((xs[mid] as number) < x) lo = mid + 1;
-    else hi = mid;
+  leave(rec: EntryRec): void {
+    this.depth--;
+    this.path.pop();
+    this.depthOf[rec.index] = -1;
+    if (rec.id !== undefined) {
+      const at = this.ids.get(rec.id) as number[];
+      at.pop();
+      if (at.length === 0) this.ids.delete(rec.id);
+    }
+    if (rec.type === "compaction") this.cuts.pop();
+    else if (rec.type === "context_edit") {
+      const edit = this.editOf.get(rec) as Edit;
+      const list = this.edits.get(edit.targetId) as Edit[];
+      list.pop();
+      if (list.length === 0) this.edits.delete(edit.targetId);
+      this.editOf.delete(rec);
+    }
   }
-  return lo;
+
+  /** Whether `rec` (on the path, at depth d) is among the context's entries (buildContext's contextEntries). */
+  private inContext(rec: EntryRec, d: number): boolean {
+    const cut = this.cuts.at(-1);
+    if (cut === undefined || rec === cut.rec) return true;
+    if (d === cut.at) return false;
+    // An older compaction among the context's entries contributes nothing.
+    if (rec.type === "compaction") return false;
+    if (d > cut.at) return true;
+    return cut.keptFrom !== null && d >= cut.keptFrom && !(rec.type === "message" && rec.role === "system");
+  }
+
+  /** The latest edit of `targetId` among the context's entries. */
+  private latestEdit(targetId: string): Edit | undefined {
+    const list = this.edits.get(targetId);
+    if (list === undefined) return undefined;
+    for (let i = list.length - 1; i >= 0; i--) {
+      const e = list[i] as Edit;
+      if (this.inContext(e.rec, e.depth)) return e;
+    }
+    return undefined;
+  }
+
+  /** Whether the context of the path holds `e`'s own content (`e` on the path). */
+  holds(e: EntryRec): boolean {
+    const d = this.depthOf[e.index] as number;
+    if (d < 0 || !this.inContext(e, d)) return false;
+    if (e.type === "context_edit") return this.applied(this.editOf.get(e) as Edit);
+    if (!givesMessages(e)) return false;
+    const edit = e.id === undefined ? undefined : this.latestEdit(e.id);
+    if (edit === undefined || !edit.replaces) return edit?.removes !== true;
+    return !replaceable(e);
+  }
+
+  /** An edit's replacement is in the context: it is the latest edit of its target there, and replaces one of the target's messages. */
+  private applied(edit: Edit): boolean {
+    if (!edit.replaces || typeof edit.targetId !== "string" || this.latestEdit(edit.targetId) !== edit) return false;
+    for (const d of this.ids.get(edit.targetId) ?? []) {
+      const t = this.path[d] as EntryRec;
+      if (this.inContext(t, d) && givesMessages(t) && replaceable(t)) return true;
+    }
+    return false;
+  }
 }
