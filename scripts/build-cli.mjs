@@ -255,6 +255,7 @@ const CACHE_RUNS = [
   [["bloat", SAMPLE, "--json"], ["bloat.cjs"]],
   [["compactions", SAMPLE, "--json"], ["compactions.cjs"]],
   [["validate", SAMPLE, "--format", "json"], ["validate.cjs"]],
+  [["secrets", SAMPLE, "--format", "json"], ["secrets.cjs"]],
   [["tree", "--help"], ["help.cjs"]],
 ];
 const produce = `const { writeFileSync } = require("node:fs");
