@@ -40,7 +40,8 @@ const COMMON = {
   platform: "node",
   target: "node20",
   // Optional and native: resolved at run time, when `pisess sql` asks for it.
-  external: ["@duckdb/node-api"],
+  // supports-color: `debug` (secretlint's logger) tries it inside a try/catch and does without it.
+  external: ["@duckdb/node-api", "supports-color"],
   legalComments: "none",
   // Less source for V8 to parse and compile at start-up (about a tenth of a typical run's CPU); names are kept, so a
   // --debug stack trace still names its functions.
@@ -255,6 +256,7 @@ const CACHE_RUNS = [
   [["compactions", SAMPLE, "--json"], ["compactions.cjs"]],
   [["budget", SAMPLE, "--json", "--keep-recent", "20000"], ["budget.cjs"]],
   [["validate", SAMPLE, "--format", "json"], ["validate.cjs"]],
+  [["secrets", SAMPLE, "--format", "json"], ["secrets.cjs"]],
   [["tree", "--help"], ["help.cjs"]],
 ];
 const produce = `const { writeFileSync } = require("node:fs");

@@ -61,6 +61,15 @@ export { labelsReport, type LabelsOptions, type LabelsData } from "./reports/lab
 export { lineageReport, type LineageOptions } from "./reports/lineage.js";
 export { grepReport, type GrepOptions, type GrepData } from "./reports/grep.js";
 export { validateReport, type ValidateOptions, type ValidateData } from "./reports/validate.js";
+export {
+  secretsReport,
+  type SecretsOptions,
+  type SecretsData,
+  type SecretFinding,
+  type SecretGroup,
+  type SecretRequest,
+} from "./reports/secrets.js";
+export { redactSession, type RedactOptions, type RedactFacts } from "./reports/redact.js";
 export { schemaReport, type SchemaOptions, type SchemaData } from "./reports/schema.js";
 export { bloatReport, type BloatOptions, type BloatData } from "./reports/bloat.js";
 export { compactionsReport, type CompactionsOptions, type CompactionsData } from "./reports/compactions.js";

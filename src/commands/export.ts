@@ -4,7 +4,7 @@ import { resolve } from "node:path";
 import type { Argv, CommandModule } from "yargs";
 import type { Session } from "../model/session.js";
 import { diagnosticLine } from "../render/diagnostics.js";
-import { bodyLimitRows, factRows } from "../render/export-facts.js";
+import { bodyLimitRows, factRows, redactRows } from "../render/export-facts.js";
 import { exportHtml } from "../render/export-html.js";
 import { jsonlExportNotes } from "../render/export-notes.js";
 import { branchMarkdown } from "../render/export-markdown.js";
@@ -36,7 +36,10 @@ import {
   findingsReported,
   writeFileOut,
   writeErr,
+  repeatableArg,
+  CliError,
 } from "./common.js";
+import type { RedactFacts } from "../reports/redact.js";
 
 type Format = "html" | "markdown" | "jsonl";
 
@@ -50,6 +53,8 @@ interface ExportArgs extends GlobalArgs {
   force?: boolean;
   images: boolean;
   bodyLimit: number;
+  redact?: boolean;
+  redactPattern?: string[];
 }
 
 /**
@@ -100,11 +105,17 @@ export const exportCommand: CommandModule<object, ExportArgs> = {
         describe: "HTML: cut strings longer than N KiB in the embedded entries, with a note (0: embed everything)",
         default: BODY_LIMIT_DEFAULT / 1024,
       })
+      .option("redact", {
+        describe: "Mask every secret `pisess secrets` finds as [REDACTED:rule] (ids, tree, usage and costs stay)",
+        type: "boolean",
+      })
+      .option("redact-pattern", { describe: "Also mask every match of REGEX (repeat for more; implies --redact)", ...repeatableArg })
       .check(wholeNumbers({ "body-limit": { min: 0, note: "KiB; 0: embed everything" } }))
       .conflicts("file", "session")
       .implies("all-projects", "session")
       .example("$0 export session.jsonl -o session.html", "the whole session as one page, to open in a browser")
       .example("$0 export session.jsonl --leaf label:good --format jsonl -o good.jsonl", "the branch to a label as a new session file")
+      .example("$0 export session.jsonl --redact -o share.html", "a page to share, every secret masked")
       .example(
         "$0 export session.jsonl > branch.md",
         "the current branch as Markdown (the default on stdout)",
@@ -117,9 +128,18 @@ export const exportCommand: CommandModule<object, ExportArgs> = {
     const stdin = isStdin(file);
     const out = args.output === undefined ? undefined : outputFile(args.output, [file], args.force === true);
     const bundle = format === "html" ? readBundle() : "";
-    const session = await openInput(file, {});
+    const original = await openInput(file, {});
+    let session: Session<"full"> = original;
+    let redacted: RedactFacts | null = null;
     try {
-      if (format === "jsonl") return await jsonl(session, args, stdin, out);
+      if (args.redact === true || (args.redactPattern ?? []).length > 0) {
+        const { redactSession } = await import("../reports/redact.js");
+        const r = await redactSession(original, { redactPatterns: (args.redactPattern ?? []).map(compileRedact) });
+        session = r.session;
+        redacted = r.facts;
+      }
+      if (format === "jsonl")
+        return await jsonl(session, args, stdin || original.path === undefined ? undefined : resolve(original.path), out, redacted);
       const { leaf, path, diagnostics } = exportPath(session, args.leaf);
       if (path === null) {
         for (const d of diagnostics) writeErr(diagnosticLine(d));
@@ -127,7 +147,7 @@ export const exportCommand: CommandModule<object, ExportArgs> = {
         return;
       }
       const facts = await exportFacts(session, stdin ? null : fileModified(file));
-      const rows = factRows(facts);
+      const rows = [...factRows(facts), ...(redacted === null ? [] : redactRows(redacted))];
       if (format === "markdown") {
         await writeChunks(branchMarkdown({ facts: rows, leaf, entries: branchEntries(session, path), count: path.length }), out, "text");
       } else {
@@ -137,17 +157,28 @@ export const exportCommand: CommandModule<object, ExportArgs> = {
       }
       requestExit(0);
     } finally {
-      session.store.close();
+      if (session !== original) session.store.close();
+      original.store.close();
     }
   },
 };
 
-async function jsonl(session: Session, args: ExportArgs, stdin: boolean, out: OutputTarget | undefined): Promise<void> {
-  const r = await exportJsonl(session, args.leaf, {
-    id: randomUUID(),
-    timestamp: new Date().toISOString(),
-    parentSession: stdin || session.path === undefined ? undefined : resolve(session.path),
-  });
+function compileRedact(source: string): RegExp {
+  try {
+    return new RegExp(source, "u");
+  } catch (err) {
+    throw new CliError(`--redact-pattern ${source}: not a JavaScript regular expression (${(err as Error).message})`);
+  }
+}
+
+async function jsonl(
+  session: Session,
+  args: ExportArgs,
+  parentSession: string | undefined,
+  out: OutputTarget | undefined,
+  redacted: RedactFacts | null,
+): Promise<void> {
+  const r = await exportJsonl(session, args.leaf, { id: randomUUID(), timestamp: new Date().toISOString(), parentSession });
   if (r.data === null) {
     for (const d of r.diagnostics) writeErr(diagnosticLine(d));
     requestExit(r.exitCode);
@@ -160,5 +191,11 @@ async function jsonl(session: Session, args: ExportArgs, stdin: boolean, out: Ou
     "json",
   );
   for (const line of jsonlExportNotes(session.file, r.data)) writeErr(line);
+  if (redacted !== null)
+    writeErr(
+      `pisess: ${session.file}: ${redactRows(redacted)
+        .map(([, v]) => v)
+        .join("")}\n`,
+    );
   requestExit(r.exitCode);
 }

@@ -89,6 +89,11 @@ export const commandLoaders: readonly (readonly [command: string, describe: stri
     async () => (await import("./validate.js")).validateCommand,
   ],
   [
+    "secrets [inputs..]",
+    "Find secrets in sessions: where, from which tool call, and whether they were sent to the model",
+    async () => (await import("./secrets.js")).secretsCommand,
+  ],
+  [
     "schema [name]",
     "Print one of the JSON Schemas validate uses (no name: list them)",
     async () => (await import("./schema.js")).schemaCommand,

@@ -2,6 +2,28 @@ import type { DiagArg, Diagnostic, Severity } from "./types.js";
 
 type None = { [key: string]: never };
 type TargetAt = { targetId: string; targetLine: number };
+/** A secret found by `pisess secrets` (both its codes carry the same). */
+type SecretArgs = {
+  /** The rule that matched: a secretlint preset rule's short id (aws, github, privatekey, …) or a --pattern NAME. */
+  rule: string;
+  /** RFC 6901 pointer to the string inside the entry (or the header), "" for the value itself. */
+  pointer: string;
+  /** The kind of place: user-text, tool-result, bash-output, … (docs/commands/secrets.md). */
+  place: string;
+  /** For a tool result or bash output: what produced it ("read .env", "bash env"); null elsewhere. */
+  from: string | null;
+  /** The first 4 characters of the value; with `length`, all that is shown of it without --show-secret. */
+  masked: string;
+  length: number;
+  /** Requests to the model whose context held it (assistant turns after it), and the first and last one's line. */
+  requests: number;
+  firstRequest: number | null;
+  lastRequest: number | null;
+  /** Lines of later compaction or branch summaries that repeat the same value. */
+  repeatedIn: number[];
+  /** The value itself: only with --show-secret, null otherwise. */
+  value: string | null;
+};
 
 /**
  * The arguments each code carries (what its message template may name). A producer passing the wrong ones, or a
@@ -66,6 +88,8 @@ export type CodeArgs = {
   "unknown-key": { key: string; path: string; schema: string };
   "leaf-no-id": None;
   "leaf-id-reused": { id: string; winnerLine: number };
+  "secret-sent": SecretArgs;
+  "secret-unsent": SecretArgs;
 };
 
 /**
@@ -138,6 +162,9 @@ export const CODES = {
   // Context (produced by `pisess context`, about the leaf asked for)
   "leaf-no-id": "info",
   "leaf-id-reused": "info",
+  // Secrets (produced by `pisess secrets`): the rule is in the args; sent or not decides the code
+  "secret-sent": "error",
+  "secret-unsent": "warning",
 } as const satisfies Record<keyof CodeArgs, Severity>;
 
 export type Code = keyof typeof CODES;

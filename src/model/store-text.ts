@@ -164,3 +164,13 @@ export async function lineTextAt(path: string, line: number): Promise<string | n
   });
   return text;
 }
+
+/** The texts of several lines of the file at `path`, in one reading (lines that hold no entry: blank, malformed). */
+export async function linesTextAt(path: string, lines: ReadonlySet<number>): Promise<Map<number, string>> {
+  const out = new Map<number, string>();
+  if (lines.size === 0) return out;
+  await readLines({ kind: "file", path }, (l) => {
+    if (lines.has(l.line)) out.set(l.line, l.text);
+  });
+  return out;
+}

@@ -2,6 +2,12 @@ import { type Code, type CodeArgs, isCode } from "../model/codes.js";
 import type { Diagnostic } from "../model/types.js";
 import { sanitizeLine } from "./sanitize.js";
 
+/** What both secret codes say first: the rule, the masked value (or the value, with --show-secret), the place. */
+function secretWords(a: CodeArgs["secret-sent"]): string {
+  const value = a.value === null ? "{rule} secret {masked}… ({length} chars)" : "{rule} secret {value}";
+  return value + (a.from === null ? " in {place} at {pointer}" : " in {place} ({from}) at {pointer}");
+}
+
 /** A template names args as {name}; a function picks between wordings where the args call for it. */
 type Template<C extends Code> = string | ((args: CodeArgs[C]) => string);
 
@@ -93,6 +99,14 @@ const MESSAGES = {
   "unknown-key": "unknown key {key} at {path} (not in {schema})",
   "leaf-no-id": "the leaf has no id; pi cannot address it (asked for it, pi builds the context of the last entry); showing its own path",
   "leaf-id-reused": "id {id} is used again on line {winnerLine}; pi, asked for this id, builds the context of line {winnerLine}",
+  "secret-sent": (a) =>
+    secretWords(a) +
+    (a.requests === 1
+      ? "; sent to the model in 1 request (line {firstRequest})"
+      : "; sent to the model in {requests} requests (first line {firstRequest}, last line {lastRequest})") +
+    (a.repeatedIn.length > 0 ? "; repeated by the summary on line {repeatedIn}" : ""),
+  "secret-unsent": (a) =>
+    `${secretWords(a)}; in no request to the model${a.repeatedIn.length > 0 ? "; repeated by the summary on line {repeatedIn}" : ""}`,
 } as const satisfies { [C in Code]: Template<C> };
 
 /** The {names} in a template: a string, or the strings a template function returns. */
@@ -163,6 +177,8 @@ const TITLES: Record<Code, string> = {
   "unknown-key": "Key not in the schema",
   "leaf-no-id": "Leaf without an id",
   "leaf-id-reused": "Leaf id used again by a later entry",
+  "secret-sent": "Secret sent to the model (an API key, token, private key or password in a request's context)",
+  "secret-unsent": "Secret in the session file, in no request to the model",
 };
 
 function argText(v: unknown): string {

@@ -1,4 +1,5 @@
 import type { ExportFacts } from "../reports/export.js";
+import type { RedactFacts } from "../reports/redact.js";
 import { fmtCost, fmtInt, fmtTime, fmtTotals, kindLabel } from "./info-format.js";
 import { sanitizeLine } from "./sanitize.js";
 
@@ -39,4 +40,10 @@ export function bodyLimitRows(entries: number, limit: number): [string, string][
         "pisess export --body-limit 0 embeds everything, pisess show FILE @LINE prints one entry whole",
     ],
   ];
+}
+
+/** `export --redact`: how many values were masked, by which rules. */
+export function redactRows(r: RedactFacts): [string, string][] {
+  const by = r.byRule.map((x) => `${sanitizeLine(x.rule)} ×${fmtInt(x.count)}`).join(", ");
+  return [["redacted", r.masked === 0 ? "nothing found to mask" : `${fmtInt(r.masked)} masked as [REDACTED:rule] (${by})`]];
 }

@@ -25,6 +25,7 @@ import type { LsRow } from "../reports/ls.js";
 import type { PathItemJson, PathJson } from "./path.js";
 import type { ShowReport } from "../reports/show.js";
 import type { ShowSkippedJson } from "./show.js";
+import type { SecretsJson } from "./secrets.js";
 import type { TreeJsonDocument } from "./tree-json.js";
 
 export type {
@@ -44,6 +45,7 @@ export type {
   LsRow,
   PathItemJson,
   PathJson,
+  SecretsJson,
   TreeJsonDocument,
 };
 

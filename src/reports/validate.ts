@@ -116,7 +116,7 @@ export async function validateReport(opts: ValidateOptions): Promise<Report<Vali
 }
 
 /** The input error of a folder without session files: --allow-empty, not --allow-unreadable, accepts it. */
-const NO_FILES = "no session files under this folder (--allow-empty accepts that)";
+export const NO_FILES = "no session files under this folder (--allow-empty accepts that)";
 
 interface Input {
   name: string;
@@ -124,7 +124,7 @@ interface Input {
 }
 
 /** Files as given, directories expanded to every *.jsonl below them (sorted, symlinked folders not followed). */
-async function expandInputs(
+export async function expandInputs(
   inputs: readonly string[],
   isStdin: (i: string) => boolean,
   notes: string[],

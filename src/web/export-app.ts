@@ -157,8 +157,11 @@ function fromHash(): void {
 }
 
 // ---- Header: facts and charts.
-/** The facts shown at once; the others wait in a folded <details>, so the header leaves room for the session. */
-const KEY_FACTS: ReadonlySet<string> = new Set(["name", "models", "cost", "leaves", "problems"]);
+/**
+ * The facts shown at once; the others wait in a folded <details>, so the header leaves room for the session.
+ * "redacted" (export --redact) is in view: whoever opens a shared page sees that it was masked.
+ */
+const KEY_FACTS: ReadonlySet<string> = new Set(["name", "models", "cost", "leaves", "problems", "redacted"]);
 
 function factsTable(rows: [string, string][]): HTMLTableElement {
   const table = el("table", "facts");

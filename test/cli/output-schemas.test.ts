@@ -161,6 +161,14 @@ describe("output schemas: every command's --json and --ndjson output validates",
     await expectOutput("diff-leaves", ["diff", fixture("diff", "two-roots.jsonl"), "--leaves", "--context", "--json"]);
   });
 
+  it("secrets: json, ndjson and sarif on a session with secrets sent and not", async () => {
+    const leak = fixture("secrets", "leak.jsonl");
+    await expectOutput("secrets", ["secrets", leak, "--json"]);
+    await expectOutput("secrets", ["secrets", leak, "--format", "json", "--show-secret", "--pattern", "acme=acme_live_[0-9a-f]{24}"]);
+    expect(await expectOutput("secrets.ndjson-line", ["secrets", leak, "--format", "ndjson"])).toBeGreaterThan(0);
+    await expectOutput("secrets.sarif", ["secrets", leak, "--format", "sarif"]);
+  });
+
   it("ls, usage, sql over the fleet fixture", async () => {
     expect(await expectOutput("ls.ndjson-line", ["ls", FLEET, "--ndjson"])).toBeGreaterThan(0);
     await expectOutput("ls", ["ls", FLEET, "--json"]);
@@ -282,6 +290,11 @@ const OUTPUTS: Record<string, string[]> = {
   "validate --format json": ["validate"],
   "validate --format ndjson": ["validate.ndjson-line"],
   "validate --format sarif": ["validate.sarif"],
+  "secrets --format json": ["secrets"],
+  // The same document as --format json.
+  "secrets --json": [],
+  "secrets --format ndjson": ["secrets.ndjson-line"],
+  "secrets --format sarif": ["secrets.sarif"],
   "bloat --json": ["bloat"],
   "compactions --json": ["compactions"],
   "budget --json": ["budget"],

@@ -137,6 +137,8 @@ describe("read-only guarantee, every command", () => {
     ["show", faults, "leaf", "--raw"],
     ["validate", branched, "--strict"],
     ["validate", sessions, "--format", "sarif"],
+    ["secrets", sessions, "--format", "sarif"],
+    ["export", branched, "--redact", "--format", "markdown"],
     ["diff", faults, "--leaves"],
     ["diff", v1, v2],
     ["diff", branched, "@3", "@7"],

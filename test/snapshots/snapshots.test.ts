@@ -74,7 +74,13 @@ interface Files {
   names?: Record<string, string>;
   forkOfMain?: true;
 }
+const LEAK = { names: { "s.jsonl": "fixtures/secrets/leak.jsonl" } };
 const EXAMPLE_FILES: Record<string, Files> = {
+  "pisess secrets s.jsonl --pattern 'acme=acme_live_[0-9a-f]{24}'": LEAK,
+  'pisess secrets s.jsonl --format ndjson | jq -r \'select(.code == "secret-sent") | "\\(.line) \\(.args.rule) \\(.args.requests)"\'': LEAK,
+  "pisess secrets s.jsonl --format github --fail-on error": LEAK,
+  "pisess export s.jsonl --redact --redact-pattern 'acme_live_[0-9a-f]{24}' | grep -c 'REDACTED'": LEAK,
+  "pisess export s.jsonl --redact | grep -n 'REDACTED'                # what was masked in the shared copy": LEAK,
   'pisess validate sessions/ --format ndjson | jq -r \'select(.code=="pi-would-refuse" or .code=="pi-would-overwrite") | "\\(.code)\\t\\(.file)"\'':
     { names: { "fork.jsonl": "fixtures/validate/header-missing.jsonl" } },
   'pisess validate s.jsonl --format ndjson | jq -r \'select(.code=="malformed-json") | "\\(.line):\\(.column)"\'': {

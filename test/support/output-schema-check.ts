@@ -82,6 +82,10 @@ export function outputSchemaFor(args: readonly string[]): string | null {
       const format = optionValue(args, "format", "f");
       return format === "json" ? "validate" : format === "ndjson" ? "validate.ndjson-line" : format === "sarif" ? "validate.sarif" : null;
     }
+    case "secrets": {
+      const format = json ? "json" : optionValue(args, "format", "f");
+      return format === "json" ? "secrets" : format === "ndjson" ? "secrets.ndjson-line" : format === "sarif" ? "secrets.sarif" : null;
+    }
     case "export": {
       const out = optionValue(args, "output", "o");
       const toStdout = out === undefined || out === "-";

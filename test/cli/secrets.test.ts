@@ -1,0 +1,61 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { fixture, runCli } from "../support/helpers.js";
+import { secretSession, VALUES } from "../support/secret-session.js";
+
+const dir = mkdtempSync(join(tmpdir(), "pisess-secrets-cli-"));
+const file = join(dir, "planted.jsonl");
+writeFileSync(file, secretSession().text);
+const clean = fixture("corpus", "gen-v3-branchy.jsonl");
+
+describe("pisess secrets: formats and exit status", () => {
+  it("every format masks every value; --show-secret prints them", async () => {
+    for (const format of ["text", "json", "ndjson", "github", "sarif"]) {
+      const r = await runCli(["secrets", file, "--format", format]);
+      expect(r.code, `${format}: ${r.stderr}`).toBe(1);
+      for (const [rule, v] of Object.entries(VALUES)) expect(r.stdout.includes(v.slice(4)), `${format} ${rule}`).toBe(false);
+    }
+    const shown = await runCli(["secrets", file, "--json", "--show-secret"]);
+    expect(shown.stdout).toContain(VALUES.github);
+  });
+
+  it("exit 0 without secrets, 1 with (unsent ones too, unless --fail-on error), 2 for an unreadable input", async () => {
+    expect((await runCli(["secrets", clean])).code).toBe(0);
+    expect((await runCli(["secrets", file, "--fail-on", "error"])).code).toBe(1);
+    const unsent = join(dir, "unsent.jsonl");
+    writeFileSync(unsent, `${secretSession().text.split("\n")[0]}\n`);
+    expect((await runCli(["secrets", unsent])).code).toBe(1);
+    expect((await runCli(["secrets", unsent, "--fail-on", "error"])).code).toBe(0);
+    const missing = await runCli(["secrets", join(dir, "nope.jsonl")]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/nope\.jsonl/);
+  });
+
+  it("sarif: the two secret codes are its rules; github: one annotation per place", async () => {
+    const sarif = JSON.parse((await runCli(["secrets", file, "--format", "sarif"])).stdout) as {
+      runs: { tool: { driver: { rules: { id: string }[] } }; results: { ruleId: string; properties: { args: { rule: string } } }[] }[];
+    };
+    const run = sarif.runs[0];
+    expect(run?.tool.driver.rules.map((x) => x.id)).toEqual(["secret-sent", "secret-unsent"]);
+    expect(run?.results).toHaveLength(24);
+    expect(new Set(run?.results.map((x) => x.properties.args.rule)).size).toBe(Object.keys(VALUES).length);
+    const gh = (await runCli(["secrets", file, "--format", "github"])).stdout.trim().split("\n");
+    expect(gh).toHaveLength(24);
+    expect(gh[0]).toMatch(/^::warning file=.*planted\.jsonl,line=1,title=secret-unsent::npm secret npm_… \(40 chars\) in header at \/cwd/);
+  });
+
+  it("usage errors: a --pattern without NAME=, a preset rule's name, a bad regex (exit 2, one line)", async () => {
+    for (const args of [
+      ["--pattern", "nameless"],
+      ["--pattern", "github=x"],
+      ["--pattern", "a=("],
+      ["--allow", "("],
+    ]) {
+      const r = await runCli(["secrets", file, ...args]);
+      expect(r.code, args.join(" ")).toBe(2);
+      expect(r.stderr.trim().split("\n"), args.join(" ")).toHaveLength(1);
+    }
+  });
+});
