@@ -27,7 +27,7 @@ interface SqlArgs extends GlobalArgs {
 
 export const sqlCommand: CommandModule<object, SqlArgs> = {
   command: "sql <query> [targets..]",
-  describe: "Run a SQL query (DuckDB) over the sessions as tables: sessions, entries, messages, tool_calls, usage",
+  describe: "Run a SQL query (DuckDB) over the sessions as tables: sessions, entries, messages, tool_calls, usage, leaves",
   builder: (y: Argv) =>
     y
       .positional("query", { describe: "The query", type: "string" })

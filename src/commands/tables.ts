@@ -24,7 +24,7 @@ interface TablesArgs extends GlobalArgs {
 
 export const tablesCommand: CommandModule<object, TablesArgs> = {
   command: "tables [targets..]",
-  describe: "Write sessions, entries, messages, tool_calls and usage as flat tables (parquet or NDJSON) for SQL engines",
+  describe: "Write sessions, entries, messages, tool_calls, usage and leaves as flat tables (parquet or NDJSON) for SQL engines",
   builder: (y: Argv) =>
     y
       .positional("targets", {
