@@ -89,6 +89,11 @@ export const commandLoaders: readonly (readonly [command: string, describe: stri
     async () => (await import("./schema.js")).schemaCommand,
   ],
   [
+    "index [targets..]",
+    "Build or update the index database (DuckDB, in the cache dir) that usage and sql answer from",
+    async () => (await import("./index-command.js")).indexCommand,
+  ],
+  [
     "usage [targets..]",
     "Tokens and cost across sessions by day, week, month, model, project, session or leaf; fork copies counted once",
     async () => (await import("./usage.js")).usageCommand,

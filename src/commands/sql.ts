@@ -4,6 +4,7 @@ import { fleetProgress } from "../render/usage-progress.js";
 import { type SqlWriter, sqlCsvWriter, sqlJsonWriter, sqlNdjsonWriter, sqlTextWriter } from "../render/sql.js";
 import { fleetNoteLines } from "../render/usage.js";
 import { type SqlHead, sqlStream } from "../reports/sql.js";
+import { DB_OPTION, INDEX_OPTION, indexArgs } from "./index-command.js";
 import {
   ALLOW_UNREADABLE,
   requestExit,
@@ -17,6 +18,8 @@ import {
 
 interface SqlArgs extends GlobalArgs {
   allowUnreadable?: boolean;
+  index?: boolean;
+  db?: string;
   query: string;
   targets?: string[];
   tables?: string;
@@ -45,6 +48,9 @@ export const sqlCommand: CommandModule<object, SqlArgs> = {
       .conflicts("json", ["ndjson", "csv"])
       .conflicts("ndjson", "csv")
       .option("allow-unreadable", ALLOW_UNREADABLE)
+      .option("index", INDEX_OPTION)
+      .option("db", DB_OPTION)
+      .conflicts("db", "tables")
       .example('$0 sql "SELECT tool, count(*) FROM tool_calls WHERE is_error GROUP BY 1 ORDER BY 2 DESC"', "the tools that error most")
       .example('$0 sql --tables /tmp/pi-tables "SELECT count(*) FROM sessions"', "over tables written before") as unknown as Argv<SqlArgs>,
   handler: async (args) => {
@@ -71,6 +77,7 @@ export const sqlCommand: CommandModule<object, SqlArgs> = {
           env: runIo().env,
           cwd: runIo().cwd(),
           ...(progress ? { onProgress: progress.update } : {}),
+          ...(args.tables === undefined ? indexArgs(args) : {}),
         },
         // The rows are written as DuckDB makes them (one chunk at a time), not gathered first.
         async (d, rows) => {

@@ -4,6 +4,7 @@ import { GROUP_KEYS, type GroupKey } from "../ops/fleet-usage.js";
 import { fleetNoteLines, usageJson, usageNdjson, usageText } from "../render/usage.js";
 import { fleetProgress } from "../render/usage-progress.js";
 import { usageReport } from "../reports/usage.js";
+import { DB_OPTION, INDEX_OPTION, indexArgs } from "./index-command.js";
 import {
   ALLOW_UNREADABLE,
   CliError,
@@ -19,6 +20,8 @@ import {
 
 interface UsageArgs extends GlobalArgs {
   allowUnreadable?: boolean;
+  index?: boolean;
+  db?: string;
   targets?: string[];
   by?: string[];
   since?: string;
@@ -54,6 +57,8 @@ export const usageCommand: CommandModule<object, UsageArgs> = {
       .option("ndjson", { describe: "One row per line", type: "boolean" })
       .conflicts("json", "ndjson")
       .option("allow-unreadable", ALLOW_UNREADABLE)
+      .option("index", INDEX_OPTION)
+      .option("db", DB_OPTION)
       .example("$0 usage --by day", "tokens and cost per day, every project")
       .example("$0 usage --by week,model --since 2026-01-01 --json", "per ISO week and model")
       .example("$0 usage --by project --breakdown", "per project, with each model inside") as unknown as Argv<UsageArgs>,
@@ -78,6 +83,7 @@ export const usageCommand: CommandModule<object, UsageArgs> = {
         env: runIo().env,
         cwd: runIo().cwd(),
         ...(progress ? { onProgress: progress.update } : {}),
+        ...indexArgs(args),
       });
     } finally {
       progress?.stop();

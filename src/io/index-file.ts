@@ -1,0 +1,105 @@
+import { createHash } from "node:crypto";
+import { closeSync, readSync, realpathSync, statSync } from "node:fs";
+import { homedir } from "node:os";
+import { dirname, join, relative, resolve, sep } from "node:path";
+import type { PiEnv } from "./discover.js";
+import { openRegularSync } from "./fsp.js";
+
+/**
+ * What `pisess index` needs of a file's bytes and of the cache folder: the marks that tell an unchanged, grown or
+ * rewritten session apart without loading it, and where the index database lives (never beside sessions).
+ */
+
+/** A header line longer than this is fingerprinted by its first bytes (a header is a few hundred bytes). */
+const HEADER_LIMIT = 64 * 1024;
+/** How far back from the end the last line end is looked for, a chunk at a time. */
+const TAIL_CHUNK = 64 * 1024;
+
+export interface FileMarks {
+  size: number;
+  mtimeMs: number;
+  /** SHA-256 (hex, first 32) of the first line's bytes, its newline included when there is one. */
+  fingerprint: string;
+  /** Byte offset just after the last newline: where a read of what is appended would start. */
+  lastLineEnd: number;
+}
+
+function headerFingerprint(fd: number, size: number): string {
+  const buf = Buffer.alloc(Math.min(size, HEADER_LIMIT));
+  let n = 0;
+  while (n < buf.length) {
+    const got = readSync(fd, buf, n, buf.length - n, n);
+    if (got === 0) break;
+    n += got;
+  }
+  const nl = buf.subarray(0, n).indexOf(0x0a);
+  return createHash("sha256")
+    .update(buf.subarray(0, nl === -1 ? n : nl + 1))
+    .digest("hex")
+    .slice(0, 32);
+}
+
+function lastLineEnd(fd: number, size: number): number {
+  const buf = Buffer.alloc(TAIL_CHUNK);
+  for (let end = size; end > 0; ) {
+    const start = Math.max(0, end - TAIL_CHUNK);
+    const n = readSync(fd, buf, 0, end - start, start);
+    const nl = buf.subarray(0, n).lastIndexOf(0x0a);
+    if (nl !== -1) return start + nl + 1;
+    end = start;
+  }
+  return 0;
+}
+
+/** A session file's marks, read through one read-only descriptor (sizes as its fstat gives them). */
+export function fileMarks(path: string): FileMarks {
+  const { fd, st } = openRegularSync(path);
+  try {
+    return { size: st.size, mtimeMs: st.mtimeMs, fingerprint: headerFingerprint(fd, st.size), lastLineEnd: lastLineEnd(fd, st.size) };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** `$XDG_CACHE_HOME/pisess`, else `~/.cache/pisess`. */
+export function cacheDir(env: PiEnv): string {
+  const xdg = env.XDG_CACHE_HOME;
+  if (xdg && xdg.startsWith("/")) return join(xdg, "pisess");
+  return join(env.HOME || homedir(), ".cache", "pisess");
+}
+
+/** The default index database. */
+export function defaultIndexPath(env: PiEnv): string {
+  return join(cacheDir(env), "index.duckdb");
+}
+
+/** Whether an index database is there (a regular file). */
+export function indexExists(db: string): boolean {
+  try {
+    return statSync(db).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** The real path of `p`, or of its nearest existing ancestor with the rest appended (a path yet to be made). */
+function realish(p: string): string {
+  let head = resolve(p);
+  const rest: string[] = [];
+  for (;;) {
+    try {
+      return join(realpathSync(head), ...rest.reverse());
+    } catch {
+      const up = dirname(head);
+      if (up === head) return resolve(p);
+      rest.push(head.slice(up.length + (up.endsWith(sep) ? 0 : 1)));
+      head = up;
+    }
+  }
+}
+
+/** Whether `p` is `dir` or inside it, both taken as real paths (symbolic links followed). */
+export function isInside(p: string, dir: string): boolean {
+  const r = relative(realish(dir), realish(p));
+  return r === "" || (!r.startsWith("..") && !r.startsWith(sep) && r !== "..");
+}

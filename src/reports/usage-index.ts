@@ -1,0 +1,110 @@
+import type { DamageNote } from "../ops/fleet-files.js";
+import type { SpendRecord, UsageAggregator } from "../ops/fleet-usage.js";
+import type { Duck } from "./duck.js";
+import type { IndexState } from "./index-db.js";
+import { BATCH } from "./pool.js";
+import type { CountNotes, CountSettings } from "./usage-count.js";
+
+/** The usage rows usage counts, per session, numbers as numbers (DOUBLE: every count and cost fits exactly). */
+const SPEND_SQL = `SELECT session, CAST(epoch_ms(timestamp) AS DOUBLE), source = 'assistant', provider || '/' || model,
+  CAST(input AS DOUBLE), CAST(output AS DOUBLE), CAST(cache_read AS DOUBLE), CAST(cache_write AS DOUBLE),
+  CAST(cache_write_1h AS DOUBLE), CAST(reasoning AS DOUBLE), cost, is_copied, CAST(leaf_line AS DOUBLE)
+  FROM idx.usage ORDER BY session, line`;
+
+async function spendBySession(duck: Duck): Promise<Map<string, SpendRecord[]>> {
+  const cols = (await duck.conn.runAndReadAll(SPEND_SQL)).getColumnsJS();
+  const col = (i: number) => cols[i] as unknown[];
+  const out = new Map<string, SpendRecord[]>();
+  const [session, time, assistant, model] = [col(0), col(1), col(2), col(3)];
+  const n = session.length;
+  for (let i = 0; i < n; i++) {
+    const name = session[i] as string;
+    let list = out.get(name);
+    if (!list) {
+      list = [];
+      out.set(name, list);
+    }
+    const input = col(4)[i] as number;
+    const output = col(5)[i] as number;
+    const cacheRead = col(6)[i] as number;
+    const cacheWrite = col(7)[i] as number;
+    list.push({
+      time: time[i] === null ? Number.NaN : (time[i] as number),
+      assistant: assistant[i] === true,
+      model: model[i] as string,
+      usage: {
+        input,
+        output,
+        cacheRead,
+        cacheWrite,
+        cacheWrite1h: col(8)[i] as number,
+        reasoning: col(9)[i] as number,
+        totalTokens: input + output + cacheRead + cacheWrite,
+        cost: col(10)[i] as number,
+      },
+      copied: col(11)[i] === true,
+      leafLine: col(12)[i] as number,
+    });
+  }
+  return out;
+}
+
+interface FileFacts {
+  status: string;
+  cwd: string | null;
+  problems: DamageNote[];
+}
+
+/** By absolute path: what was found of each file, and its session's cwd. */
+async function fileFacts(duck: Duck): Promise<Map<string, FileFacts>> {
+  const rows = (
+    await duck.conn.runAndReadAll("SELECT f.path, f.status, s.cwd, f.problems FROM idx.files f LEFT JOIN idx.sessions s ON s.file = f.path")
+  ).getRowsJS();
+  const out = new Map<string, FileFacts>();
+  for (const r of rows)
+    out.set(String(r[0]), {
+      status: String(r[1]),
+      cwd: r[2] === null ? null : String(r[2]),
+      problems: JSON.parse(String(r[3])) as DamageNote[],
+    });
+  return out;
+}
+
+/**
+ * Counts the index's rows of the files asked about into `agg`, as countFiles counts the sessions themselves: in
+ * file order, a part aggregator per batch of files (so that costs are summed in the same order, to the bit), the
+ * same project filter and notes.
+ */
+export async function countFromIndex(
+  duck: Duck,
+  state: IndexState,
+  s: CountSettings,
+  agg: UsageAggregator,
+  part: () => UsageAggregator,
+  notes: CountNotes,
+): Promise<void> {
+  const spends = await spendBySession(duck);
+  const facts = await fileFacts(duck);
+  for (let i = 0; i < state.scope.length; i += BATCH) {
+    const p = part();
+    for (const f of state.scope.slice(i, i + BATCH)) {
+      const fact = facts.get(f.path);
+      if (fact === undefined) continue;
+      if (fact.status === "skipped") {
+        notes.skipped.push(f.name);
+        continue;
+      }
+      const project = fact.cwd;
+      if (s.project !== undefined && (project === null || !project.includes(s.project))) continue;
+      for (const d of fact.problems) notes.damage.push({ ...d, file: f.name });
+      p.addRecords(spends.get(f.path) ?? [], {
+        project,
+        name: f.name,
+        includeCopied: s.includeCopied,
+        ...(s.since !== undefined ? { since: s.since } : {}),
+        ...(s.until !== undefined ? { until: s.until } : {}),
+      });
+    }
+    agg.merge(p.snapshot());
+  }
+}
