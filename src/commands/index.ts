@@ -89,11 +89,6 @@ export const commandLoaders: readonly (readonly [command: string, describe: stri
     async () => (await import("./schema.js")).schemaCommand,
   ],
   [
-    "index [targets..]",
-    "Build or update the index database (DuckDB, in the cache dir) that usage and sql answer from",
-    async () => (await import("./index-command.js")).indexCommand,
-  ],
-  [
     "usage [targets..]",
     "Tokens and cost across sessions by day, week, month, model, project, session or leaf; fork copies counted once",
     async () => (await import("./usage.js")).usageCommand,
@@ -107,6 +102,11 @@ export const commandLoaders: readonly (readonly [command: string, describe: stri
     "sql <query> [targets..]",
     "Run a SQL query (DuckDB) over the sessions as tables: sessions, entries, messages, tool_calls, usage, leaves",
     async () => (await import("./sql.js")).sqlCommand,
+  ],
+  [
+    "index [targets..]",
+    "Build or update the index database (DuckDB, in the cache dir) that usage and sql answer from",
+    async () => (await import("./fleet-index.js")).indexCommand,
   ],
 ];
 

@@ -4,9 +4,11 @@ import { fleetProgress } from "../render/usage-progress.js";
 import { type SqlWriter, sqlCsvWriter, sqlJsonWriter, sqlNdjsonWriter, sqlTextWriter } from "../render/sql.js";
 import { fleetNoteLines } from "../render/usage.js";
 import { type SqlHead, sqlStream } from "../reports/sql.js";
-import { DB_OPTION, INDEX_OPTION, indexArgs } from "./index-command.js";
 import {
   ALLOW_UNREADABLE,
+  DB_OPTION,
+  INDEX_OPTION,
+  indexArgs,
   requestExit,
   styleFor,
   writeOut,

@@ -4,9 +4,11 @@ import { GROUP_KEYS, type GroupKey } from "../ops/fleet-usage.js";
 import { fleetNoteLines, usageJson, usageNdjson, usageText } from "../render/usage.js";
 import { fleetProgress } from "../render/usage-progress.js";
 import { usageReport } from "../reports/usage.js";
-import { DB_OPTION, INDEX_OPTION, indexArgs } from "./index-command.js";
 import {
   ALLOW_UNREADABLE,
+  DB_OPTION,
+  INDEX_OPTION,
+  indexArgs,
   CliError,
   requestExit,
   styleFor,

@@ -64,7 +64,7 @@ export function fileMarks(path: string): FileMarks {
 /** `$XDG_CACHE_HOME/pisess`, else `~/.cache/pisess`. */
 export function cacheDir(env: PiEnv): string {
   const xdg = env.XDG_CACHE_HOME;
-  if (xdg && xdg.startsWith("/")) return join(xdg, "pisess");
+  if (xdg?.startsWith("/")) return join(xdg, "pisess");
   return join(env.HOME || homedir(), ".cache", "pisess");
 }
 

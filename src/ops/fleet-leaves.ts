@@ -1,9 +1,11 @@
 import type { EntryRec } from "../model/detail.js";
 import type { MessageBody } from "../model/types.js";
-import type { Row } from "./fleet-rows.js";
 import { treeShape } from "./leaves.js";
 import { isAssistant, spendModels, type SpendSession } from "./totals.js";
 import type { SessionTree, TreeNode } from "./tree.js";
+
+/** A row of the leaves table (fleet-rows.ts Row; written out here, which fleet-rows imports). */
+type Row = (string | number | boolean | null)[];
 
 /** A model seen on a path, linked to the ones seen above it (shared by every entry below, up to the next new one). */
 interface ModelLink {

@@ -137,11 +137,12 @@ interface Known {
   status: string;
   parent: string | null;
   parentStat: string | null;
+  lastLineEnd: number;
 }
 
 async function knownFiles(conn: Connection): Promise<Map<string, Known>> {
   const rows = (
-    await conn.runAndReadAll("SELECT path, size, mtime_ms, fingerprint, status, parent, parent_stat FROM idx.files")
+    await conn.runAndReadAll("SELECT path, size, mtime_ms, fingerprint, status, parent, parent_stat, last_line_end FROM idx.files")
   ).getRowsJS();
   const out = new Map<string, Known>();
   for (const r of rows)
@@ -152,6 +153,7 @@ async function knownFiles(conn: Connection): Promise<Map<string, Known>> {
       status: String(r[4]),
       parent: r[5] === null ? null : String(r[5]),
       parentStat: r[6] === null ? null : String(r[6]),
+      lastLineEnd: Number(r[7]),
     });
   return out;
 }
@@ -223,8 +225,10 @@ function plan(found: readonly ScopeFile[], known: Map<string, Known>, failures: 
     if (!m) continue;
     const k = known.get(f.path);
     if (!k) added++;
+    // A file that ended in a half-written line is read again (the snapshot rule held it back, or it was damage).
     const same =
       k !== undefined &&
+      k.lastLineEnd === k.size &&
       k.size === m.size &&
       k.mtimeMs === m.mtimeMs &&
       k.fingerprint === m.fingerprint &&

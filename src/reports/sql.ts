@@ -122,7 +122,7 @@ export async function sqlStream(opts: SqlOptions, consume: (head: SqlHead, rows:
 
 /** sqlStream over the index: views over its rows of the files asked about (index-db.ts scopeViews). */
 async function sqlIndexed(opts: SqlOptions, consume: (head: SqlHead, rows: SqlRows) => Promise<void>): Promise<Report<SqlHead>> {
-  const { withIndex } = await import("./index-report.js");
+  const { withIndex } = await import("./fleet-index.js");
   const { scopeViews, indexDamage } = await import("./index-db.js");
   const indexOpts = {
     db: opts.db as string,

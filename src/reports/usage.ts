@@ -149,7 +149,7 @@ async function usageIndexed(
     ...(days.until !== undefined ? { until: days.until } : {}),
     ...(opts.project !== undefined ? { project: opts.project } : {}),
   };
-  const { withIndex } = await import("./index-report.js");
+  const { withIndex } = await import("./fleet-index.js");
   const { countFromIndex } = await import("./usage-index.js");
   const indexOpts = {
     db: opts.db as string,
