@@ -15,6 +15,8 @@ async function spendBySession(duck: Duck): Promise<Map<string, SpendRecord[]>> {
   const cols = (await duck.conn.runAndReadAll(SPEND_SQL)).getColumnsJS();
   const col = (i: number) => cols[i] as unknown[];
   const out = new Map<string, SpendRecord[]>();
+  // No rows: no columns either.
+  if (cols.length === 0) return out;
   const [session, time, assistant, model] = [col(0), col(1), col(2), col(3)];
   const n = session.length;
   for (let i = 0; i < n; i++) {
