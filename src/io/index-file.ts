@@ -24,15 +24,27 @@ export interface FileMarks {
   lastLineEnd: number;
 }
 
-function headerFingerprint(fd: number, size: number): string {
-  const buf = Buffer.alloc(Math.min(size, HEADER_LIMIT));
-  let n = 0;
-  while (n < buf.length) {
-    const got = readSync(fd, buf, n, buf.length - n, n);
+/** A header is a few hundred bytes: this much is read first, and more (up to HEADER_LIMIT) only without a newline. */
+const HEADER_FIRST = 4096;
+
+function readAt(fd: number, buf: Buffer, from: number, to: number): number {
+  let n = from;
+  while (n < to) {
+    const got = readSync(fd, buf, n, to - n, n);
     if (got === 0) break;
     n += got;
   }
-  const nl = buf.subarray(0, n).indexOf(0x0a);
+  return n;
+}
+
+function headerFingerprint(fd: number, size: number): string {
+  const buf = Buffer.alloc(Math.min(size, HEADER_LIMIT));
+  let n = readAt(fd, buf, 0, Math.min(buf.length, HEADER_FIRST));
+  let nl = buf.subarray(0, n).indexOf(0x0a);
+  if (nl === -1 && n < buf.length) {
+    n = readAt(fd, buf, n, buf.length);
+    nl = buf.subarray(0, n).indexOf(0x0a);
+  }
   return createHash("sha256")
     .update(buf.subarray(0, nl === -1 ? n : nl + 1))
     .digest("hex")
@@ -51,11 +63,16 @@ function lastLineEnd(fd: number, size: number): number {
   return 0;
 }
 
-/** A session file's marks, read through one read-only descriptor (sizes as its fstat gives them). */
-export function fileMarks(path: string): FileMarks {
+/**
+ * A session file's marks, read through one read-only descriptor (sizes as its fstat gives them). `known`: the marks
+ * of the last run; when the size and mtime are still those, its last line end is too (the end is not read again).
+ */
+export function fileMarks(path: string, known?: { size: number; mtimeMs: number; lastLineEnd: number }): FileMarks {
   const { fd, st } = openRegularSync(path);
   try {
-    return { size: st.size, mtimeMs: st.mtimeMs, fingerprint: headerFingerprint(fd, st.size), lastLineEnd: lastLineEnd(fd, st.size) };
+    const same = known !== undefined && known.size === st.size && known.mtimeMs === st.mtimeMs;
+    const end = same ? known.lastLineEnd : lastLineEnd(fd, st.size);
+    return { size: st.size, mtimeMs: st.mtimeMs, fingerprint: headerFingerprint(fd, st.size), lastLineEnd: end };
   } finally {
     closeSync(fd);
   }

@@ -212,7 +212,7 @@ function plan(found: readonly ScopeFile[], known: Map<string, Known>, failures: 
   const failed = new Set<string>();
   for (const f of found) {
     try {
-      marks.set(f.path, fileMarks(f.path));
+      marks.set(f.path, fileMarks(f.path, known.get(f.path)));
     } catch (err) {
       failed.add(f.path);
       failures.push({ path: f.name, reason: ioReason(err) });

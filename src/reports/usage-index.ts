@@ -5,26 +5,41 @@ import type { IndexState } from "./index-db.js";
 import { BATCH } from "./pool.js";
 import type { CountNotes, CountSettings } from "./usage-count.js";
 
-/** The usage rows usage counts, per session, numbers as numbers (DOUBLE: every count and cost fits exactly). */
-const SPEND_SQL = `SELECT session, CAST(epoch_ms(timestamp) AS DOUBLE), source = 'assistant', provider || '/' || model,
-  CAST(input AS DOUBLE), CAST(output AS DOUBLE), CAST(cache_read AS DOUBLE), CAST(cache_write AS DOUBLE),
-  CAST(cache_write_1h AS DOUBLE), CAST(reasoning AS DOUBLE), cost, is_copied, CAST(leaf_line AS DOUBLE)
-  FROM idx.usage ORDER BY session, line`;
+/**
+ * The usage rows usage counts, in file order, numbers as numbers (DOUBLE: every count and cost fits exactly). The
+ * session and the model come as numbers into small dictionaries: texts decoded for every row were most of the time.
+ */
+const SPEND_SQL = `WITH f AS (SELECT path, CAST(row_number() OVER (ORDER BY path) - 1 AS DOUBLE) AS k FROM idx.files),
+  m AS (SELECT name, CAST(row_number() OVER (ORDER BY name) - 1 AS DOUBLE) AS k FROM (SELECT DISTINCT provider || '/' || model AS name FROM idx.usage))
+  SELECT f.k, CAST(epoch_ms(u.timestamp) AS DOUBLE), u.source = 'assistant', m.k,
+  CAST(u.input AS DOUBLE), CAST(u.output AS DOUBLE), CAST(u.cache_read AS DOUBLE), CAST(u.cache_write AS DOUBLE),
+  CAST(u.cache_write_1h AS DOUBLE), CAST(u.reasoning AS DOUBLE), u.cost, u.is_copied, CAST(u.leaf_line AS DOUBLE)
+  FROM idx.usage u JOIN f ON f.path = u.session JOIN m ON m.name = u.provider || '/' || u.model ORDER BY f.k, u.line`;
+
+async function dictionary(duck: Duck, sql: string): Promise<string[]> {
+  return (await duck.conn.runAndReadAll(sql)).getRowsJS().map((r) => String(r[0]));
+}
 
 async function spendBySession(duck: Duck): Promise<Map<string, SpendRecord[]>> {
+  const paths = await dictionary(duck, "SELECT path FROM idx.files ORDER BY path");
+  const models = await dictionary(duck, "SELECT DISTINCT provider || '/' || model AS name FROM idx.usage ORDER BY name");
   const cols = (await duck.conn.runAndReadAll(SPEND_SQL)).getColumnsJS();
-  const col = (i: number) => cols[i] as unknown[];
   const out = new Map<string, SpendRecord[]>();
   // No rows: no columns either.
   if (cols.length === 0) return out;
-  const [session, time, assistant, model] = [col(0), col(1), col(2), col(3)];
+  const col = (i: number) => cols[i] as number[];
+  const [session, time, model] = [col(0), col(1), col(3)];
+  const assistant = cols[2] as boolean[];
+  const copied = cols[11] as boolean[];
   const n = session.length;
+  let list: SpendRecord[] = [];
+  let at = -1;
   for (let i = 0; i < n; i++) {
-    const name = session[i] as string;
-    let list = out.get(name);
-    if (!list) {
+    const k = session[i] as number;
+    if (k !== at) {
+      at = k;
       list = [];
-      out.set(name, list);
+      out.set(paths[k] as string, list);
     }
     const input = col(4)[i] as number;
     const output = col(5)[i] as number;
@@ -33,7 +48,7 @@ async function spendBySession(duck: Duck): Promise<Map<string, SpendRecord[]>> {
     list.push({
       time: time[i] === null ? Number.NaN : (time[i] as number),
       assistant: assistant[i] === true,
-      model: model[i] as string,
+      model: models[model[i] as number] as string,
       usage: {
         input,
         output,
@@ -44,7 +59,7 @@ async function spendBySession(duck: Duck): Promise<Map<string, SpendRecord[]>> {
         totalTokens: input + output + cacheRead + cacheWrite,
         cost: col(10)[i] as number,
       },
-      copied: col(11)[i] === true,
+      copied: copied[i] === true,
       leafLine: col(12)[i] as number,
     });
   }
