@@ -5,25 +5,40 @@ import type { IndexState } from "./index-db.js";
 import { BATCH } from "./pool.js";
 import type { CountNotes, CountSettings } from "./usage-count.js";
 
+/** What a count reads of each record besides its spend (the rest is left unread: see spendSql). */
+export interface SpendNeeds {
+  time: boolean;
+  model: boolean;
+  leaf: boolean;
+  /** Copies are counted too (else the index leaves them out before they are read). */
+  copied: boolean;
+}
+
 /**
- * The usage rows usage counts, in file order, numbers as numbers (DOUBLE: every count and cost fits exactly). The
- * session and the model come as numbers into small dictionaries: texts decoded for every row were most of the time.
+ * The usage rows a count reads, in file order, numbers as numbers (DOUBLE: every count and cost fits exactly). The
+ * session and the model come as numbers into small dictionaries (texts decoded for every row were most of the
+ * time), and what the count does not look at is a constant (`need`), not read.
  */
-const SPEND_SQL = `WITH f AS (SELECT path, CAST(row_number() OVER (ORDER BY path) - 1 AS DOUBLE) AS k FROM idx.files),
+function spendSql(need: SpendNeeds): string {
+  return `WITH f AS (SELECT path, CAST(row_number() OVER (ORDER BY path) - 1 AS DOUBLE) AS k FROM idx.files),
   m AS (SELECT name, CAST(row_number() OVER (ORDER BY name) - 1 AS DOUBLE) AS k FROM (SELECT DISTINCT provider || '/' || model AS name FROM idx.usage))
-  SELECT f.k, CAST(epoch_ms(u.timestamp) AS DOUBLE), u.source = 'assistant', m.k,
+  SELECT f.k, ${need.time ? "CAST(epoch_ms(u.timestamp) AS DOUBLE)" : "CAST(0 AS DOUBLE)"}, u.source = 'assistant', ${need.model ? "m.k" : "CAST(0 AS DOUBLE)"},
   CAST(u.input AS DOUBLE), CAST(u.output AS DOUBLE), CAST(u.cache_read AS DOUBLE), CAST(u.cache_write AS DOUBLE),
-  CAST(u.cache_write_1h AS DOUBLE), CAST(u.reasoning AS DOUBLE), u.cost, u.is_copied, CAST(u.leaf_line AS DOUBLE)
-  FROM idx.usage u JOIN f ON f.path = u.session JOIN m ON m.name = u.provider || '/' || u.model ORDER BY f.k, u.line`;
+  CAST(u.cache_write_1h AS DOUBLE), CAST(u.reasoning AS DOUBLE), u.cost, u.is_copied, ${need.leaf ? "CAST(u.leaf_line AS DOUBLE)" : "CAST(0 AS DOUBLE)"}
+  FROM idx.usage u JOIN f ON f.path = u.session ${need.model ? "JOIN m ON m.name = u.provider || '/' || u.model" : ""}
+  ${need.copied ? "" : "WHERE NOT u.is_copied"} ORDER BY f.k, u.line`;
+}
 
 async function dictionary(duck: Duck, sql: string): Promise<string[]> {
   return (await duck.conn.runAndReadAll(sql)).getRowsJS().map((r) => String(r[0]));
 }
 
-async function spendBySession(duck: Duck): Promise<Map<string, SpendRecord[]>> {
+async function spendBySession(duck: Duck, need: SpendNeeds): Promise<Map<string, SpendRecord[]>> {
   const paths = await dictionary(duck, "SELECT path FROM idx.files ORDER BY path");
-  const models = await dictionary(duck, "SELECT DISTINCT provider || '/' || model AS name FROM idx.usage ORDER BY name");
-  const cols = (await duck.conn.runAndReadAll(SPEND_SQL)).getColumnsJS();
+  const models = need.model
+    ? await dictionary(duck, "SELECT DISTINCT provider || '/' || model AS name FROM idx.usage ORDER BY name")
+    : ["?"];
+  const cols = (await duck.conn.runAndReadAll(spendSql(need))).getColumnsJS();
   const out = new Map<string, SpendRecord[]>();
   // No rows: no columns either.
   if (cols.length === 0) return out;
@@ -99,8 +114,9 @@ export async function countFromIndex(
   agg: UsageAggregator,
   part: () => UsageAggregator,
   notes: CountNotes,
+  need: SpendNeeds,
 ): Promise<void> {
-  const spends = await spendBySession(duck);
+  const spends = await spendBySession(duck, need);
   const facts = await fileFacts(duck);
   for (let i = 0; i < state.scope.length; i += BATCH) {
     const p = part();

@@ -163,7 +163,13 @@ async function usageIndexed(
   };
   return withIndex(indexOpts, async (duck, state) => {
     const notes: CountNotes = { failures: state.failures, damage: [], skipped: [] };
-    await countFromIndex(duck, state, settings, agg, () => new UsageAggregator(by, cal, breakdown), notes);
+    const need = {
+      time: by.some((k) => k === "day" || k === "week" || k === "month") || days.since !== undefined || days.until !== undefined,
+      model: breakdown || by.includes("model"),
+      leaf: by.includes("leaf"),
+      copied: settings.includeCopied,
+    };
+    await countFromIndex(duck, state, settings, agg, () => new UsageAggregator(by, cal, breakdown), notes, need);
     const { rows, totals } = agg.result();
     const data: UsageData = { by, rows, totals, failures: notes.failures, damage: notes.damage, skipped: notes.skipped };
     if (state.root !== undefined) data.root = state.root;
