@@ -37,8 +37,12 @@ function readAt(fd: number, buf: Buffer, from: number, to: number): number {
   return n;
 }
 
+/** One buffer for every header read (the reads are synchronous): a new 64 KB per file was a third of a scan. */
+let headerBuf: Buffer | undefined;
+
 function headerFingerprint(fd: number, size: number): string {
-  const buf = Buffer.alloc(Math.min(size, HEADER_LIMIT));
+  headerBuf ??= Buffer.allocUnsafe(HEADER_LIMIT);
+  const buf = headerBuf.subarray(0, Math.min(size, HEADER_LIMIT));
   let n = readAt(fd, buf, 0, Math.min(buf.length, HEADER_FIRST));
   let nl = buf.subarray(0, n).indexOf(0x0a);
   if (nl === -1 && n < buf.length) {
@@ -52,7 +56,7 @@ function headerFingerprint(fd: number, size: number): string {
 }
 
 function lastLineEnd(fd: number, size: number): number {
-  const buf = Buffer.alloc(TAIL_CHUNK);
+  const buf = Buffer.allocUnsafe(TAIL_CHUNK);
   for (let end = size; end > 0; ) {
     const start = Math.max(0, end - TAIL_CHUNK);
     const n = readSync(fd, buf, 0, end - start, start);
