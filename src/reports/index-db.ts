@@ -366,10 +366,12 @@ export async function updateIndex(duck: Duck, opts: IndexOptions): Promise<Index
  * Views named as the tables in the main schema, over the index's rows of the files asked about, each named as found
  * (so that an answer is the one `--no-index` gives). Over the whole index as it is when nothing needs renaming.
  */
-export async function scopeViews(duck: Duck, scope: readonly ScopeFile[]): Promise<void> {
+export async function scopeViews(duck: Duck, state: Pick<IndexState, "scope" | "failures">): Promise<void> {
   const conn = duck.conn;
+  const scope = state.scope;
   const read = (await conn.runAndReadAll("SELECT count(*) FROM idx.files")).getRowsJS();
-  const whole = Number(read[0]?.[0]) === scope.length && scope.every((f) => f.path === f.name);
+  // Every file asked about is in the index after an update without failures: as many files means the same ones.
+  const whole = state.failures.length === 0 && Number(read[0]?.[0]) === scope.length && scope.every((f) => f.path === f.name);
   if (whole) {
     for (const t of TABLE_NAMES) await conn.run(`CREATE VIEW ${t} AS SELECT * FROM idx.${t}`);
     await conn.run("CREATE VIEW files AS SELECT * FROM idx.files");

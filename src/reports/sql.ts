@@ -134,7 +134,7 @@ async function sqlIndexed(opts: SqlOptions, consume: (head: SqlHead, rows: SqlRo
     ...(opts.inTransaction ? { inTransaction: opts.inTransaction } : {}),
   };
   return withIndex(indexOpts, async (duck, state) => {
-    await scopeViews(duck, state.scope);
+    await scopeViews(duck, state);
     const head: SqlHead = { columns: [], types: [], failures: state.failures, damage: await indexDamage(duck, state.scope) };
     if (state.missingRoot !== undefined) head.missingRoot = state.missingRoot;
     return runQuery(duck, opts, head, consume);
