@@ -343,7 +343,19 @@ export async function updateIndex(duck: Duck, opts: IndexOptions): Promise<Index
     const t = await writeTables(redo.length > 0 ? redo : [csvDir], csvDir, "csv", opts.env, opts.cwd, opts.onProgress, opts.threads);
     for (const f of t.failures) failures.push({ path: scope.find((s) => s.path === f.path)?.name ?? f.path, reason: f.reason });
     const files = await fileRows(conn, csvDir, redo, marks, t);
-    if (redo.length > 0 || gone.length > 0) await apply(conn, csvDir, [...redo, ...gone], files, t, opts.inTransaction);
+    if (redo.length > 0 || gone.length > 0) {
+      // For the update only (queries after it keep DuckDB's defaults: rows in order, memory as needed): rows are
+      // looked up by session, never by their order of insertion, so DuckDB may insert them in parallel; and a bound
+      // on its memory (10,000 sessions: 25.7 -> 19.3 s CPU, 488 -> 551 MB peak; without the bound 688 MB).
+      await conn.run("SET preserve_insertion_order = false");
+      await conn.run("SET memory_limit = '512MB'");
+      try {
+        await apply(conn, csvDir, [...redo, ...gone], files, t, opts.inTransaction);
+      } finally {
+        await conn.run("RESET preserve_insertion_order");
+        await conn.run("RESET memory_limit");
+      }
+    }
     const update: IndexUpdate = {
       db: opts.db,
       files: scope.length,
