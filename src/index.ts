@@ -84,6 +84,7 @@ export type { GrepJson, GrepHitJson } from "./render/grep.js";
 export type { ShowSkippedJson } from "./render/show.js";
 export { usageReport, type UsageOptions, type UsageData } from "./reports/usage.js";
 export { tablesReport, type TablesOptions, type TablesData } from "./reports/tables.js";
+export { indexReport, type IndexData } from "./reports/fleet-index.js";
 export { sqlReport, type SqlOptions, type SqlData } from "./reports/sql.js";
 export { TABLES, TABLE_NAMES, tableSchema, type TableName } from "./ops/fleet-tables.js";
 export {

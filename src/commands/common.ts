@@ -8,6 +8,7 @@ import { makeStyle, type Style } from "../render/style.js";
 import { ReportError as CliError } from "../reports/report.js";
 import { ioReason, NotRegularFile } from "../io/errors.js";
 import { statOf } from "../io/fsp.js";
+import { defaultIndexPath, indexExists } from "../io/index-file.js";
 import { problemTally } from "../ops/problems.js";
 import { readingProblemsLine } from "../render/problems.js";
 import { type OutForm, sanitizeLine, TerminalFilter, terminalText } from "../render/sanitize.js";
@@ -493,4 +494,51 @@ export async function writeOutputFile(target: OutputTarget, chunks: Iterable<str
       throw new CliError(`${target.shown}: ${ioReason(err)}`);
     throw err;
   }
+}
+
+// The index (pisess index) as usage and sql choose it.
+
+/** The index a fleet command uses: --db, else the one in the cache dir (src/io/index-file.ts). */
+export function indexPath(db: string | undefined): string {
+  return db ?? defaultIndexPath(runIo().env);
+}
+
+/** The options usage and sql take to answer from the index. */
+export const INDEX_OPTION = {
+  describe: "Answer from the index (pisess index), brought up to date first, when it exists; --no-index reads the files",
+  type: "boolean",
+  default: true,
+} as const;
+export const DB_OPTION = {
+  describe: "The index database to use (made if missing; default: the one in the cache dir)",
+  type: "string",
+} as const;
+
+/** The index a usage or sql run answers from: --db, else the default one when it exists; none with --no-index. */
+export function chosenIndex(args: { index?: boolean; db?: string }): string | undefined {
+  if (args.index === false) return undefined;
+  if (args.db !== undefined) return args.db;
+  const db = defaultIndexPath(runIo().env);
+  return indexExists(db) ? db : undefined;
+}
+
+/**
+ * A test hook, not an option: with PISESS_TEST_INDEX_PAUSE_MS set, an update says so on stderr once inside its
+ * transaction and waits that long before committing (the killed-mid-update test kills it there).
+ */
+export function testPause(): (() => Promise<void>) | undefined {
+  const ms = Number(runIo().env.PISESS_TEST_INDEX_PAUSE_MS);
+  if (!Number.isFinite(ms) || ms <= 0) return undefined;
+  return async () => {
+    writeErr("pisess: paused inside the update (PISESS_TEST_INDEX_PAUSE_MS)\n");
+    await new Promise((r) => setTimeout(r, ms));
+  };
+}
+
+/** The report options of the chosen index (none: read the files), the test pause among them. */
+export function indexArgs(args: { index?: boolean; db?: string }): { db?: string; inTransaction?: () => Promise<void> } {
+  const db = chosenIndex(args);
+  if (db === undefined) return {};
+  const pause = testPause();
+  return { db, ...(pause ? { inTransaction: pause } : {}) };
 }

@@ -105,13 +105,18 @@ export const commandLoaders: readonly (readonly [command: string, describe: stri
   ],
   [
     "tables [targets..]",
-    "Write sessions, entries, messages, tool_calls and usage as flat tables (parquet or NDJSON) for SQL engines",
+    "Write sessions, entries, messages, tool_calls, usage and leaves as flat tables (parquet or NDJSON) for SQL engines",
     async () => (await import("./tables.js")).tablesCommand,
   ],
   [
     "sql <query> [targets..]",
-    "Run a SQL query (DuckDB) over the sessions as tables: sessions, entries, messages, tool_calls, usage",
+    "Run a SQL query (DuckDB) over the sessions as tables: sessions, entries, messages, tool_calls, usage, leaves",
     async () => (await import("./sql.js")).sqlCommand,
+  ],
+  [
+    "index [targets..]",
+    "Build or update the index database (DuckDB, in the cache dir) that usage and sql answer from",
+    async () => (await import("./fleet-index.js")).indexCommand,
   ],
 ];
 

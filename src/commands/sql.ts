@@ -6,6 +6,9 @@ import { fleetNoteLines } from "../render/usage.js";
 import { type SqlHead, sqlStream } from "../reports/sql.js";
 import {
   ALLOW_UNREADABLE,
+  DB_OPTION,
+  INDEX_OPTION,
+  indexArgs,
   requestExit,
   styleFor,
   writeOut,
@@ -17,6 +20,8 @@ import {
 
 interface SqlArgs extends GlobalArgs {
   allowUnreadable?: boolean;
+  index?: boolean;
+  db?: string;
   query: string;
   targets?: string[];
   tables?: string;
@@ -27,7 +32,7 @@ interface SqlArgs extends GlobalArgs {
 
 export const sqlCommand: CommandModule<object, SqlArgs> = {
   command: "sql <query> [targets..]",
-  describe: "Run a SQL query (DuckDB) over the sessions as tables: sessions, entries, messages, tool_calls, usage",
+  describe: "Run a SQL query (DuckDB) over the sessions as tables: sessions, entries, messages, tool_calls, usage, leaves",
   builder: (y: Argv) =>
     y
       .positional("query", { describe: "The query", type: "string" })
@@ -45,6 +50,9 @@ export const sqlCommand: CommandModule<object, SqlArgs> = {
       .conflicts("json", ["ndjson", "csv"])
       .conflicts("ndjson", "csv")
       .option("allow-unreadable", ALLOW_UNREADABLE)
+      .option("index", INDEX_OPTION)
+      .option("db", DB_OPTION)
+      .conflicts("db", "tables")
       .example('$0 sql "SELECT tool, count(*) FROM tool_calls WHERE is_error GROUP BY 1 ORDER BY 2 DESC"', "the tools that error most")
       .example('$0 sql --tables /tmp/pi-tables "SELECT count(*) FROM sessions"', "over tables written before") as unknown as Argv<SqlArgs>,
   handler: async (args) => {
@@ -71,6 +79,7 @@ export const sqlCommand: CommandModule<object, SqlArgs> = {
           env: runIo().env,
           cwd: runIo().cwd(),
           ...(progress ? { onProgress: progress.update } : {}),
+          ...(args.tables === undefined ? indexArgs(args) : {}),
         },
         // The rows are written as DuckDB makes them (one chunk at a time), not gathered first.
         async (d, rows) => {

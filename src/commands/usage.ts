@@ -6,6 +6,9 @@ import { fleetProgress } from "../render/usage-progress.js";
 import { usageReport } from "../reports/usage.js";
 import {
   ALLOW_UNREADABLE,
+  DB_OPTION,
+  INDEX_OPTION,
+  indexArgs,
   CliError,
   requestExit,
   styleFor,
@@ -19,6 +22,8 @@ import {
 
 interface UsageArgs extends GlobalArgs {
   allowUnreadable?: boolean;
+  index?: boolean;
+  db?: string;
   targets?: string[];
   by?: string[];
   since?: string;
@@ -54,6 +59,8 @@ export const usageCommand: CommandModule<object, UsageArgs> = {
       .option("ndjson", { describe: "One row per line", type: "boolean" })
       .conflicts("json", "ndjson")
       .option("allow-unreadable", ALLOW_UNREADABLE)
+      .option("index", INDEX_OPTION)
+      .option("db", DB_OPTION)
       .example("$0 usage --by day", "tokens and cost per day, every project")
       .example("$0 usage --by week,model --since 2026-01-01 --json", "per ISO week and model")
       .example("$0 usage --by project --breakdown", "per project, with each model inside") as unknown as Argv<UsageArgs>,
@@ -78,6 +85,7 @@ export const usageCommand: CommandModule<object, UsageArgs> = {
         env: runIo().env,
         cwd: runIo().cwd(),
         ...(progress ? { onProgress: progress.update } : {}),
+        ...indexArgs(args),
       });
     } finally {
       progress?.stop();

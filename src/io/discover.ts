@@ -9,6 +9,8 @@ export interface PiEnv {
   PI_CODING_AGENT_DIR?: string | undefined;
   PI_CODING_AGENT_SESSION_DIR?: string | undefined;
   HOME?: string | undefined;
+  /** Where `pisess index` keeps its database (src/io/index-file.ts). */
+  XDG_CACHE_HOME?: string | undefined;
 }
 
 function expandHome(p: string, home: string): string {

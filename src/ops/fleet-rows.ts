@@ -6,6 +6,8 @@ import { readEntry } from "../model/session.js";
 import type { MessageBody, Usage } from "../model/types.js";
 import type { EntryRec } from "../model/detail.js";
 import { TABLES, type TableName } from "./fleet-tables.js";
+import { ownerLeaves } from "./fleet-leaf.js";
+import { emitLeafRows } from "./fleet-leaves.js";
 import { leafRecs } from "./leaves.js";
 import { pathTo } from "./path.js";
 import { spendModels, spendOf } from "./totals.js";
@@ -151,6 +153,7 @@ export function emitSessionRows(session: SpendSession, facts: FileFacts, sink: R
   let calls = 0;
   let compactions = 0;
   let copiedEntries = 0;
+  let owner: Int32Array | undefined;
   for (const rec of entries) {
     const timestamp = ms(rec.time);
     const id = rec.id ?? null;
@@ -215,9 +218,12 @@ export function emitSessionRows(session: SpendSession, facts: FileFacts, sink: R
       usageRow[7] = timestamp;
       setUsage(usageRow, 8, rec.usage);
       usageRow[16] = isCopied;
+      owner ??= ownerLeaves(session, tree);
+      usageRow[17] = (entries[owner[rec.index] as number] as EntryRec).line;
       sink("usage", usageRow);
     }
   }
+  emitLeafRows(session, tree, file, bodies, facts.copied, (row) => sink("leaves", row));
   const h = session.header;
   sink("sessions", [
     file,
@@ -243,7 +249,7 @@ export function emitSessionRows(session: SpendSession, facts: FileFacts, sink: R
 
 /** Every table's rows for one session, collected (emitSessionRows). */
 export function sessionRows(session: SpendSession, facts: FileFacts, body?: BodyReader): TableRows {
-  const rows: TableRows = { sessions: [], entries: [], messages: [], tool_calls: [], usage: [] };
+  const rows: TableRows = { sessions: [], entries: [], messages: [], tool_calls: [], usage: [], leaves: [] };
   emitSessionRows(session, facts, (table, row) => rows[table].push([...row]), body);
   return rows;
 }

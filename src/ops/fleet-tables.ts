@@ -23,7 +23,7 @@ export interface TableDef {
   columns: Column[];
 }
 
-export const TABLE_NAMES = ["sessions", "entries", "messages", "tool_calls", "usage"] as const;
+export const TABLE_NAMES = ["sessions", "entries", "messages", "tool_calls", "usage", "leaves"] as const;
 export type TableName = (typeof TABLE_NAMES)[number];
 
 const c = (name: string, type: ColumnType, nullable: boolean, description: string): Column => ({ name, type, nullable, description });
@@ -141,6 +141,35 @@ export const TABLES: Record<TableName, TableDef> = {
       c("timestamp", "timestamp", true, "Entry timestamp"),
       ...USAGE_COLUMNS,
       c("is_copied", "boolean", false, "Copied from the fork parent: counted there, not here"),
+      c("leaf_line", "integer", false, "Line of the leaf `usage --by leaf` counts this spend under (the oldest branch through it)"),
+    ],
+  },
+  leaves: {
+    name: "leaves",
+    description:
+      "One row per leaf of a session's tree, with its path's totals as `pisess leaves` prints them (a fork's copies of its parent left out: they count in the parent).",
+    columns: [
+      SESSION,
+      c("line", "integer", false, "1-based line of the leaf"),
+      c("id", "string", true, "Leaf entry id"),
+      c("depth", "integer", false, "Entries above the leaf (0 for a root)"),
+      c("is_default", "boolean", false, "The default leaf (the last entry), the one pi opens"),
+      c("cycle", "boolean", false, "On or below a parent cycle (pi cannot build its path; sums cover the part below the cut)"),
+      c("first_time", "timestamp", true, "Timestamp of the path's root entry"),
+      c("last_time", "timestamp", true, "Timestamp of the leaf"),
+      c("models", "json", false, 'Models of the assistant messages on the path, "provider/model", sorted (JSON array)'),
+      c("turns", "integer", false, "Assistant messages on the path"),
+      c("tool_calls", "integer", false, "Tool calls in assistant messages on the path"),
+      c("errors", "integer", false, "Tool results with isError true on the path"),
+      c("compactions", "integer", false, "Compaction entries on the path"),
+      c("input", "integer", false, "Input tokens of the path"),
+      c("output", "integer", false, "Output tokens of the path"),
+      c("cache_read", "integer", false, "Tokens read from the prompt cache on the path"),
+      c("cache_write", "integer", false, "Tokens written to the prompt cache on the path"),
+      c("cache_write_1h", "integer", false, "Of cache_write, written with one-hour retention"),
+      c("reasoning", "integer", false, "Of output, spent on reasoning"),
+      c("total_tokens", "integer", false, "input + output + cache_read + cache_write"),
+      c("cost", "number", false, "Cost of the path (usage.cost.total summed, as pisess leaves prints it)"),
     ],
   },
 };

@@ -1,4 +1,5 @@
-import type { SpendRec, SpendSession } from "./totals.js";
+import type { Usage } from "../model/types.js";
+import type { SpendSession } from "./totals.js";
 import type { EntryRec } from "../model/detail.js";
 import { ownerLeaves } from "./fleet-leaf.js";
 import type { calendar } from "./fleet-time.js";
@@ -67,6 +68,19 @@ interface RowAcc extends Acc {
   models: Map<string, Acc>;
 }
 
+/** A record of spend as the index's usage table holds it (the fields usage counts). */
+export interface SpendRecord {
+  /** Milliseconds since the epoch, NaN without a valid timestamp. */
+  time: number;
+  assistant: boolean;
+  /** "provider/model" as spendModels names it. */
+  model: string;
+  usage: Usage | undefined;
+  copied: boolean;
+  /** Line of the leaf it counts under (ownerLeaves). */
+  leafLine: number;
+}
+
 export interface SessionScope {
   /** Whole days "YYYY-MM-DD" in the zone, both ends included; entries without a valid timestamp are then left out. */
   since?: string;
@@ -97,37 +111,61 @@ export class UsageAggregator {
     const modelOf = spendModels(session);
     const needLeaf = this.by.includes("leaf");
     let owner: Int32Array | undefined;
-    const filtered = scope.since !== undefined || scope.until !== undefined;
     for (const rec of session.entries) {
       const kind = spendOf(rec);
       if (kind === undefined) continue;
-      if (!scope.includeCopied && scope.copied?.[rec.index] === 1) continue;
-      const bucket = Number.isFinite(rec.time) ? this.cal(rec.time) : null;
-      if (filtered) {
-        if (bucket === null) continue;
-        if (scope.since !== undefined && bucket.day < scope.since) continue;
-        if (scope.until !== undefined && bucket.day > scope.until) continue;
-      }
+      const copied = scope.copied?.[rec.index] === 1;
+      // Left out before its model is looked up (the model setter walk is the costly part).
+      if (copied && !scope.includeCopied) continue;
       const m = modelOf(rec);
-      const model = `${m.provider}/${m.model}`;
-      const keys: UsageKeys = {};
-      for (const k of this.by) {
-        if (k === "day" || k === "week" || k === "month") keys[k] = bucket === null ? null : bucket[k];
-        else if (k === "model") keys[k] = model;
-        else if (k === "project") keys[k] = scope.project;
-        else if (k === "session") keys[k] = scope.name;
-        else if (needLeaf) {
-          owner ??= ownerLeaves(session, buildTree(session));
-          const leaf = session.entries[owner[rec.index] as number] as EntryRec;
-          keys[k] = `${scope.name}@${leaf.line}`;
-        }
+      let leafLine = -1;
+      if (needLeaf) {
+        owner ??= ownerLeaves(session, buildTree(session));
+        leafLine = (session.entries[owner[rec.index] as number] as EntryRec).line;
       }
-      const row = this.row(this.by.map((k) => keys[k] ?? "\u0001").join("\u0000"), keys);
-      const assistant = kind.source === "assistant";
-      add(row, rec, assistant, ord);
-      add(this.total, rec, assistant, ord);
-      if (this.breakdown) add(modelAcc(row, model), rec, assistant, ord);
+      this.count(scope, ord, rec.time, kind.source === "assistant", `${m.provider}/${m.model}`, rec.usage, copied, leafLine);
     }
+  }
+
+  /**
+   * Adds one session's records of spend as the index holds them (the usage table's rows, in file order): the same
+   * count as addSession of the session they were made from.
+   */
+  addRecords(records: readonly SpendRecord[], scope: SessionScope): void {
+    const ord = this.ordinal++;
+    for (const r of records) this.count(scope, ord, r.time, r.assistant, r.model, r.usage, r.copied, r.leafLine);
+  }
+
+  /** Counts one record of spend of the session numbered `ord`: the one rule for what a row adds. */
+  private count(
+    scope: SessionScope,
+    ord: number,
+    time: number,
+    assistant: boolean,
+    model: string,
+    usage: Usage | undefined,
+    copied: boolean,
+    leafLine: number,
+  ): void {
+    if (!scope.includeCopied && copied) return;
+    const bucket = Number.isFinite(time) ? this.cal(time) : null;
+    if (scope.since !== undefined || scope.until !== undefined) {
+      if (bucket === null) return;
+      if (scope.since !== undefined && bucket.day < scope.since) return;
+      if (scope.until !== undefined && bucket.day > scope.until) return;
+    }
+    const keys: UsageKeys = {};
+    for (const k of this.by) {
+      if (k === "day" || k === "week" || k === "month") keys[k] = bucket === null ? null : bucket[k];
+      else if (k === "model") keys[k] = model;
+      else if (k === "project") keys[k] = scope.project;
+      else if (k === "session") keys[k] = scope.name;
+      else keys[k] = `${scope.name}@${leafLine}`;
+    }
+    const row = this.row(this.by.map((k) => keys[k] ?? "\u0001").join("\u0000"), keys);
+    add(row, usage, assistant, ord);
+    add(this.total, usage, assistant, ord);
+    if (this.breakdown) add(modelAcc(row, model), usage, assistant, ord);
   }
 
   /** The row of `key` (its group keys joined), made on first use: the one place rows are made, counted or merged. */
@@ -212,14 +250,13 @@ function addSums(s: UsageSums, o: UsageSums): void {
   for (const k of Object.keys(s) as (keyof UsageSums)[]) s[k] += o[k];
 }
 
-function add(acc: Acc, rec: SpendRec, assistant: boolean, ord: number): void {
+function add(acc: Acc, u: Usage | undefined, assistant: boolean, ord: number): void {
   const s = acc.sums;
   if (acc.lastSession !== ord) {
     acc.lastSession = ord;
     s.sessions++;
   }
   if (assistant) s.turns++;
-  const u = rec.usage;
   if (!u) return;
   s.input += u.input;
   s.output += u.output;

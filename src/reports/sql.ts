@@ -42,6 +42,11 @@ export interface SqlOptions {
   env: PiEnv;
   cwd: string;
   onProgress?: (done: number, total: number) => void;
+  /** Answer from this index database, brought up to date first (src/reports/index-db.ts). */
+  db?: string;
+  waitMs?: number;
+  /** Test hook: awaited inside the index update's transaction. */
+  inTransaction?: () => Promise<void>;
 }
 
 /** What is known of a query's result before its rows: its columns, and the notes of the sessions read. */
@@ -93,6 +98,7 @@ async function* resultRows(result: Awaited<ReturnType<Connection["stream"]>>, in
 export async function sqlStream(opts: SqlOptions, consume: (head: SqlHead, rows: SqlRows) => Promise<void>): Promise<Report<SqlHead>> {
   if (opts.tables !== undefined && (opts.targets ?? []).length > 0)
     throw new ReportError("--tables reads written tables: give no session paths with it");
+  if (opts.db !== undefined && opts.tables === undefined) return sqlIndexed(opts, consume);
   const duck = await openDuck();
   let work: string | undefined;
   const head: SqlHead = { columns: [], types: [], failures: [], damage: [] };
@@ -107,26 +113,56 @@ export async function sqlStream(opts: SqlOptions, consume: (head: SqlHead, rows:
       for (const name of TABLE_NAMES)
         await duck.conn.run(`CREATE VIEW ${name} AS ${selectCsv(name, join(work, `${name}.csv`), t.longest[name])}`);
     }
-    let result: Awaited<ReturnType<Connection["stream"]>>;
-    try {
-      result = await duck.conn.stream(opts.query);
-    } catch (err) {
-      throw queryError(err);
-    }
-    head.columns = result.columnNames();
-    head.types = result.columnTypes().map(String);
-    await consume(
-      head,
-      resultRows(
-        result,
-        head.types.map((t) => INTEGER.test(t)),
-      ),
-    );
-    return { data: head, diagnostics: [], exitCode: head.failures.length > 0 && opts.allowUnreadable !== true ? 2 : 0 };
+    return await runQuery(duck, opts, head, consume);
   } finally {
     duck.close();
     if (work !== undefined) await dropScratch(work);
   }
+}
+
+/** sqlStream over the index: views over its rows of the files asked about (index-db.ts scopeViews). */
+async function sqlIndexed(opts: SqlOptions, consume: (head: SqlHead, rows: SqlRows) => Promise<void>): Promise<Report<SqlHead>> {
+  const { withIndex } = await import("./fleet-index.js");
+  const { scopeViews, indexDamage } = await import("./index-db.js");
+  const indexOpts = {
+    db: opts.db as string,
+    targets: opts.targets ?? [],
+    env: opts.env,
+    cwd: opts.cwd,
+    ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
+    ...(opts.waitMs !== undefined ? { waitMs: opts.waitMs } : {}),
+    ...(opts.inTransaction ? { inTransaction: opts.inTransaction } : {}),
+  };
+  return withIndex(indexOpts, async (duck, state) => {
+    await scopeViews(duck, state);
+    const head: SqlHead = { columns: [], types: [], failures: state.failures, damage: await indexDamage(duck, state.scope) };
+    if (state.missingRoot !== undefined) head.missingRoot = state.missingRoot;
+    return runQuery(duck, opts, head, consume);
+  });
+}
+
+async function runQuery(
+  duck: Duck,
+  opts: SqlOptions,
+  head: SqlHead,
+  consume: (head: SqlHead, rows: SqlRows) => Promise<void>,
+): Promise<Report<SqlHead>> {
+  let result: Awaited<ReturnType<Connection["stream"]>>;
+  try {
+    result = await duck.conn.stream(opts.query);
+  } catch (err) {
+    throw queryError(err);
+  }
+  head.columns = result.columnNames();
+  head.types = result.columnTypes().map(String);
+  await consume(
+    head,
+    resultRows(
+      result,
+      head.types.map((t) => INTEGER.test(t)),
+    ),
+  );
+  return { data: head, diagnostics: [], exitCode: head.failures.length > 0 && opts.allowUnreadable !== true ? 2 : 0 };
 }
 
 /** `pisess sql` with the whole result in memory (sqlStream streams it). */

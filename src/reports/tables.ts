@@ -13,6 +13,9 @@ import type { RowText } from "./tables-text.js";
 
 export const TABLE_FORMATS = ["parquet", "ndjson"] as const;
 export type TableFormat = (typeof TABLE_FORMATS)[number];
+/** files: one file per table; hive: a folder per table, Parquet partitioned by day (`messages/day=2026-11-30/…`). */
+export const TABLE_LAYOUTS = ["files", "hive"] as const;
+export type TableLayout = (typeof TABLE_LAYOUTS)[number];
 
 export interface TablesOptions {
   /** Unreadable folders and files are still reported, but do not make the exit status 2 (--allow-unreadable). */
@@ -21,6 +24,7 @@ export interface TablesOptions {
   /** A new or empty directory. */
   out: string;
   format?: TableFormat;
+  layout?: TableLayout;
   env: PiEnv;
   cwd: string;
   onProgress?: (done: number, total: number) => void;
@@ -31,6 +35,7 @@ export interface TablesOptions {
 export interface TablesData {
   out: string;
   format: TableFormat;
+  layout: TableLayout;
   /** Rows written per table. */
   rows: Record<TableName, number>;
   files: string[];
@@ -148,7 +153,10 @@ export async function writeTables(
 /** `pisess tables`: the sessions as flat tables (parquet through DuckDB, or NDJSON), one file per table. */
 export async function tablesReport(opts: TablesOptions): Promise<Report<TablesData>> {
   const format = opts.format ?? "parquet";
+  const layout = opts.layout ?? "files";
   if (!TABLE_FORMATS.includes(format)) throw new ReportError(`--format: one of ${TABLE_FORMATS.join(", ")}`);
+  if (!TABLE_LAYOUTS.includes(layout)) throw new ReportError(`--layout: one of ${TABLE_LAYOUTS.join(", ")}`);
+  if (layout === "hive" && format !== "parquet") throw new ReportError("--layout hive writes Parquet: give no --format ndjson with it");
   // DuckDB is checked before anything is written.
   const duck = format === "parquet" ? await (await import("./duck.js")).openDuck() : undefined;
   let stage: string | undefined;
@@ -161,7 +169,8 @@ export async function tablesReport(opts: TablesOptions): Promise<Report<TablesDa
     const work = csvDir ?? stage;
     const as = format === "ndjson" ? "ndjson" : "csv";
     const t = await writeTables(opts.targets ?? [], work, as, opts.env, opts.cwd, opts.onProgress, opts.threads);
-    if (duck) {
+    if (duck && layout === "hive") await (await import("./tables-hive.js")).writeHive(duck, work, stage, t.longest);
+    else if (duck) {
       // One DuckDB thread per statement: a second thread in one copy nearly doubled its peak memory (505 vs 344 MB
       // on 10,000 sessions) for little gain. Two copies at a time instead, on two connections, the largest tables
       // first, so that neither core waits while the other writes the last table.
@@ -182,8 +191,17 @@ export async function tablesReport(opts: TablesOptions): Promise<Report<TablesDa
     }
     await outPlace(stage, opts.out);
     stage = undefined;
-    const files = TABLE_NAMES.map((n) => join(opts.out, `${n}.${format}`));
-    const data: TablesData = { out: opts.out, format, rows: t.rows, files, failures: t.failures, damage: t.damage, skipped: t.skipped };
+    const files = TABLE_NAMES.map((n) => join(opts.out, layout === "hive" ? n : `${n}.${format}`));
+    const data: TablesData = {
+      out: opts.out,
+      format,
+      layout,
+      rows: t.rows,
+      files,
+      failures: t.failures,
+      damage: t.damage,
+      skipped: t.skipped,
+    };
     if (t.root !== undefined) data.root = t.root;
     if (t.missingRoot !== undefined) data.missingRoot = t.missingRoot;
     return { data, diagnostics: [], exitCode: t.failures.length > 0 && opts.allowUnreadable !== true ? 2 : 0 };

@@ -33,6 +33,12 @@ export interface UsageOptions {
    * more. Workers need the compiled usage-worker.js beside this module; without it the count stays in this thread.
    */
   threads?: number;
+  /** Answer from this index database, brought up to date first (src/reports/index-db.ts); undefined: read the files. */
+  db?: string;
+  /** How long to wait for another run's update of the index (ms). */
+  waitMs?: number;
+  /** Test hook: awaited inside the index update's transaction. */
+  inTransaction?: () => Promise<void>;
 }
 
 export interface UsageData {
@@ -82,6 +88,7 @@ function usageSettings(opts: UsageOptions): { by: GroupKey[]; since?: string; un
 /** `pisess usage`: tokens and cost across sessions, each model call counted once (fork copies left out). */
 export async function usageReport(opts: UsageOptions): Promise<Report<UsageData>> {
   const { by, since, until } = usageSettings(opts);
+  if (opts.db !== undefined) return usageIndexed(opts, by, { since, until });
   const found = await fleetFiles(opts.targets ?? [], opts.env, opts.cwd);
   const breakdown = opts.breakdown === true;
   const agg = new UsageAggregator(by, calendar(opts.timezone), breakdown);
@@ -125,4 +132,48 @@ export async function usageReport(opts: UsageOptions): Promise<Report<UsageData>
   if (found.root !== undefined) data.root = found.root;
   if (found.missingRoot !== undefined) data.missingRoot = found.missingRoot;
   return { data, diagnostics: [], exitCode: notes.failures.length > 0 && opts.allowUnreadable !== true ? 2 : 0 };
+}
+
+/** usageReport answered from the index: the same count over the rows the index holds (usage-index.ts). */
+async function usageIndexed(
+  opts: UsageOptions,
+  by: GroupKey[],
+  days: { since?: string | undefined; until?: string | undefined },
+): Promise<Report<UsageData>> {
+  const breakdown = opts.breakdown === true;
+  const cal = calendar(opts.timezone);
+  const agg = new UsageAggregator(by, cal, breakdown);
+  const settings: CountSettings = {
+    includeCopied: opts.includeCopied === true,
+    ...(days.since !== undefined ? { since: days.since } : {}),
+    ...(days.until !== undefined ? { until: days.until } : {}),
+    ...(opts.project !== undefined ? { project: opts.project } : {}),
+  };
+  const { withIndex } = await import("./fleet-index.js");
+  const { countFromIndex } = await import("./usage-index.js");
+  const indexOpts = {
+    db: opts.db as string,
+    targets: opts.targets ?? [],
+    env: opts.env,
+    cwd: opts.cwd,
+    ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
+    ...(opts.threads !== undefined ? { threads: opts.threads } : {}),
+    ...(opts.waitMs !== undefined ? { waitMs: opts.waitMs } : {}),
+    ...(opts.inTransaction ? { inTransaction: opts.inTransaction } : {}),
+  };
+  return withIndex(indexOpts, async (duck, state) => {
+    const notes: CountNotes = { failures: state.failures, damage: [], skipped: [] };
+    const need = {
+      time: by.some((k) => k === "day" || k === "week" || k === "month") || days.since !== undefined || days.until !== undefined,
+      model: breakdown || by.includes("model"),
+      leaf: by.includes("leaf"),
+      copied: settings.includeCopied,
+    };
+    await countFromIndex(duck, state, settings, agg, () => new UsageAggregator(by, cal, breakdown), notes, need);
+    const { rows, totals } = agg.result();
+    const data: UsageData = { by, rows, totals, failures: notes.failures, damage: notes.damage, skipped: notes.skipped };
+    if (state.root !== undefined) data.root = state.root;
+    if (state.missingRoot !== undefined) data.missingRoot = state.missingRoot;
+    return { data, diagnostics: [], exitCode: notes.failures.length > 0 && opts.allowUnreadable !== true ? 2 : 0 };
+  });
 }

@@ -10,7 +10,7 @@ describe("pisess with no command", () => {
     expect(r.stdout).toBe("");
     expect(r.stderr).toBe(
       "pisess: no command given; one of: tree, path, context, export, diff, follow, ls, info, leaves, show, labels, " +
-        "lineage, grep, bloat, budget, compactions, validate, schema, usage, tables, sql (pisess --help describes each)\n",
+        "lineage, grep, bloat, budget, compactions, validate, secrets, schema, usage, tables, sql, index (pisess --help describes each)\n",
     );
     expect(r.code).toBe(2);
   });

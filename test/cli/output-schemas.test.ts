@@ -345,6 +345,7 @@ describe("output schemas: no JSON output without a schema", () => {
   it("the tables ndjson rows have their schemas in schemas/tables", () => {
     expect(readdirSync(join(ROOT, "schemas", "tables")).sort()).toEqual([
       "entries.json",
+      "leaves.json",
       "messages.json",
       "sessions.json",
       "tool_calls.json",

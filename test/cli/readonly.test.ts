@@ -70,7 +70,12 @@ const symHtml = join(sessions, "out.html");
 symlinkSync(forks[0] as string, symHtml);
 // Where the outputs go (export -o, tables --out): outside the tree that is checked.
 const outDir = mkdtempSync(join(tmpdir(), "pisess-readonly-out-"));
-const env = { PI_CODING_AGENT_DIR: join(dir, "agent"), PI_CODING_AGENT_SESSION_DIR: join(dir, "sessions") };
+// The index (pisess index, and usage and sql through it) lives in the cache dir, outside the tree too.
+const env = {
+  PI_CODING_AGENT_DIR: join(dir, "agent"),
+  PI_CODING_AGENT_SESSION_DIR: join(dir, "sessions"),
+  XDG_CACHE_HOME: join(outDir, "cache"),
+};
 
 afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
@@ -164,12 +169,18 @@ describe("read-only guarantee, every command", () => {
     ["ls", "--json", "--all-projects"],
     ["validate", forks[2] as string],
     // Fleet commands over the tree (forks, links); outputs outside it.
+    ["usage", sessions, "--json", "--no-index"],
+    ["index", sessions],
+    ["index"],
+    // Refused: a database inside the sessions tree.
+    ["index", sessions, "--db", join(sessions, "pi.duckdb")],
     ["usage", sessions, "--json"],
     ["usage", "--by", "session"],
     ["tables", sessions, "--out", join(outDir, "tables-ndjson"), "--format", "ndjson"],
     ["tables", "--out", join(outDir, "tables-parquet")],
     ["sql", "select count(*) as n from sessions", sessions, "--json"],
     ["sql", "select type, count(*) from entries group by 1 order by 1"],
+    ["sql", "select count(*) from leaves", sessions, "--no-index"],
     // export in every format, to stdout and to -o (a new file, then replaced with --force)…
     ["export", branched, "--format", "html"],
     ["export", forks[1] as string, "--format", "markdown"],
@@ -229,7 +240,8 @@ describe("read-only guarantee, every command", () => {
       expect([0, 1, 2], `${args.join(" ")}: ${r.stderr}`).toContain(r.code);
       expect(r.stderr, args.join(" ")).not.toMatch(/\n\s+at /);
       // The fleet commands read every file here: they must get through them (exit 0 or 1) to prove anything.
-      if (["usage", "tables", "sql"].includes(args[0] as string)) expect([0, 1], `${args.join(" ")}: ${r.stderr}`).toContain(r.code);
+      if (["usage", "tables", "sql"].includes(args[0] as string) || (args[0] === "index" && !args.includes("--db")))
+        expect([0, 1], `${args.join(" ")}: ${r.stderr}`).toContain(r.code);
     }
     expect(files.map(fingerprint)).toEqual(before);
     expect(listing()).toEqual(names);
@@ -255,7 +267,15 @@ describe("read-only guarantee, every command", () => {
     }
     for (const [args, r] of results)
       if (args.startsWith("export") && !REFUSED.includes(args)) expect([0, 1], `${args}: ${r.stderr}`).toContain(r.code);
-    expect(readdirSync(outDir).sort()).toEqual(["branch.md", "clean.jsonl", "link.jsonl", "page.html", "tables-ndjson", "tables-parquet"]);
+    expect(readdirSync(outDir).sort()).toEqual([
+      "branch.md",
+      "cache",
+      "clean.jsonl",
+      "link.jsonl",
+      "page.html",
+      "tables-ndjson",
+      "tables-parquet",
+    ]);
     expect(readFileSync(join(outDir, "page.html"), "utf8")).toMatch(/^<!doctype html>/);
     // Replaced with --force: the second export's (v2's) facts, not the first's.
     expect(readFileSync(join(outDir, "branch.md"), "utf8")).toContain("7724831b-7ce5-44a8-980e-4ec6b25b007d");

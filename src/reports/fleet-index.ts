@@ -1,0 +1,42 @@
+import { sessionsDir } from "../io/discover.js";
+import type { FleetFailure } from "../ops/fleet-files.js";
+import { checkDbPath, type IndexOptions, type IndexUpdate, openIndex, updateIndex } from "./index-db.js";
+import type { Report } from "./report.js";
+
+export interface IndexData extends IndexUpdate {
+  root?: string;
+  missingRoot?: string;
+  failures: FleetFailure[];
+}
+
+/** The folders the database must never be in: the sessions dir, and every folder given. */
+export async function sessionRoots(opts: Pick<IndexOptions, "targets" | "env">): Promise<string[]> {
+  return [await sessionsDir(opts.env), ...opts.targets];
+}
+
+/**
+ * Opens the index (made if missing; waiting for another run's update) and brings it up to date for `targets`, then
+ * hands it to `use` while it is open (views over the files asked about are made by the caller).
+ */
+export async function withIndex<T>(
+  opts: IndexOptions & { allowUnreadable?: boolean },
+  use: (duck: Awaited<ReturnType<typeof openIndex>>, state: Awaited<ReturnType<typeof updateIndex>>) => Promise<T>,
+): Promise<T> {
+  checkDbPath(opts.db, await sessionRoots(opts));
+  const duck = await openIndex(opts.db, opts.waitMs);
+  try {
+    return await use(duck, await updateIndex(duck, opts));
+  } finally {
+    duck.close();
+  }
+}
+
+/** `pisess index`: builds or updates the index database, and says what it read. */
+export async function indexReport(opts: IndexOptions & { allowUnreadable?: boolean }): Promise<Report<IndexData>> {
+  return withIndex(opts, async (_duck, state) => {
+    const data: IndexData = { ...state.update, failures: state.failures };
+    if (state.root !== undefined) data.root = state.root;
+    if (state.missingRoot !== undefined) data.missingRoot = state.missingRoot;
+    return { data, diagnostics: [], exitCode: state.failures.length > 0 && opts.allowUnreadable !== true ? 2 : 0 };
+  });
+}

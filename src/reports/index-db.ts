@@ -1,0 +1,414 @@
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import type { PiEnv } from "../io/discover.js";
+import { type FileMarks, fileMarks, isInside } from "../io/index-file.js";
+import { ioReason } from "../io/errors.js";
+import { dropScratch, scratchDir } from "../io/scratch.js";
+import { type DamageNote, type FleetFailure, fleetFiles } from "../ops/fleet-files.js";
+import { TABLE_NAMES, TABLES, type TableName } from "../ops/fleet-tables.js";
+import { type Connection, type Duck, DUCK_TYPE, openDuck, quote, selectCsv } from "./duck.js";
+import { ReportError } from "./report.js";
+import { writeTables } from "./tables.js";
+
+/**
+ * The index: one DuckDB file holding the rows of `pisess tables` (and `files`, what was read of each session file),
+ * brought up to date by re-reading only the sessions that changed, in one transaction per update. It is attached as
+ * `idx`; views named as the tables (restricted to the files asked about) sit in the in-memory main schema.
+ */
+
+/** The key column of each table: the session file its rows come from. */
+const KEY: Record<TableName, string> = {
+  sessions: "file",
+  entries: "session",
+  messages: "session",
+  tool_calls: "session",
+  usage: "session",
+  leaves: "session",
+};
+
+const FILES_COLUMNS = [
+  "path VARCHAR PRIMARY KEY",
+  "size BIGINT NOT NULL",
+  "mtime_ms DOUBLE NOT NULL",
+  "fingerprint VARCHAR NOT NULL",
+  "bytes_ingested BIGINT",
+  "last_line_end BIGINT NOT NULL",
+  "status VARCHAR NOT NULL",
+  "problems VARCHAR NOT NULL",
+  "parent VARCHAR",
+  "parent_stat VARCHAR",
+  "indexed_at TIMESTAMPTZ NOT NULL",
+];
+
+/** Tables' shapes: an index made by a pisess with other columns is rebuilt whole. */
+const SCHEMA_VERSION = createHash("sha256")
+  .update(JSON.stringify([TABLE_NAMES.map((t) => TABLES[t].columns.map((c) => [c.name, c.type])), FILES_COLUMNS]))
+  .digest("hex")
+  .slice(0, 16);
+
+/** How long a run waits for another one's update to end before saying so (exit 2). */
+const DEFAULT_WAIT_MS = 10_000;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function isLockError(err: unknown): boolean {
+  return /lock/i.test(err instanceof Error ? err.message : String(err));
+}
+
+/**
+ * Refuses a database path inside a folder of sessions or onto a session file: DuckDB writes the file (and its
+ * `.wal`) itself, so this is the check output-file.ts would make.
+ */
+export function checkDbPath(db: string, sessionRoots: readonly string[]): void {
+  for (const root of sessionRoots) {
+    if (isInside(db, root)) throw new ReportError(`--db ${db}: is inside ${root}, a folder of sessions (the index lives in the cache dir)`);
+  }
+  if (/\.jsonl$/i.test(db)) throw new ReportError(`--db ${db}: a .jsonl path is a session file's name`);
+}
+
+/** DuckDB (in memory) with the index attached as `idx`: waits up to `waitMs` for another run holding its lock. */
+export async function openIndex(db: string, waitMs = DEFAULT_WAIT_MS): Promise<Duck> {
+  const duck = await openDuck();
+  try {
+    mkdirSync(dirname(resolve(db)), { recursive: true });
+  } catch (err) {
+    duck.close();
+    throw new ReportError(`--db ${db}: ${ioReason(err)}`);
+  }
+  const until = Date.now() + waitMs;
+  for (;;) {
+    try {
+      await duck.conn.run(`ATTACH ${quote(resolve(db))} AS idx`);
+      break;
+    } catch (err) {
+      if (isLockError(err) && Date.now() < until) {
+        await sleep(100);
+        continue;
+      }
+      duck.close();
+      if (isLockError(err)) throw new ReportError(`another pisess index is updating ${db}: try again when it has finished`);
+      throw new ReportError(`--db ${db}: not a pisess index (${(err instanceof Error ? err.message : String(err)).split("\n")[0]})`);
+    }
+  }
+  return duck;
+}
+
+function createTables(): string[] {
+  const out = TABLE_NAMES.map(
+    (t) => `CREATE TABLE idx.${t} (${TABLES[t].columns.map((c) => `${c.name} ${DUCK_TYPE[c.type]}`).join(", ")})`,
+  );
+  out.push(`CREATE TABLE idx.files (${FILES_COLUMNS.join(", ")})`);
+  out.push("CREATE TABLE idx.meta (key VARCHAR PRIMARY KEY, value VARCHAR)");
+  out.push(`INSERT INTO idx.meta VALUES ('schema', ${quote(SCHEMA_VERSION)})`);
+  return out;
+}
+
+/** Makes the tables of a new index, or of one another pisess made with other columns (dropped first). */
+async function ensureSchema(conn: Connection): Promise<void> {
+  const names = (await conn.runAndReadAll("SELECT table_name FROM duckdb_tables() WHERE database_name = 'idx'")).getRowsJS();
+  const have = new Set(names.map((r) => String(r[0])));
+  if (have.has("meta")) {
+    const v = (await conn.runAndReadAll("SELECT value FROM idx.meta WHERE key = 'schema'")).getRowsJS();
+    if (v[0]?.[0] === SCHEMA_VERSION) return;
+  }
+  await conn.run("BEGIN TRANSACTION");
+  try {
+    for (const t of have) await conn.run(`DROP TABLE idx.${t}`);
+    for (const s of createTables()) await conn.run(s);
+    await conn.run("COMMIT");
+  } catch (err) {
+    await conn.run("ROLLBACK");
+    throw err;
+  }
+}
+
+/** One file asked about: its absolute path (the index's key) and the path as found (how outputs name it). */
+export interface ScopeFile {
+  path: string;
+  name: string;
+}
+
+interface Known {
+  size: number;
+  mtimeMs: number;
+  fingerprint: string;
+  status: string;
+  parent: string | null;
+  parentStat: string | null;
+  lastLineEnd: number;
+}
+
+async function knownFiles(conn: Connection): Promise<Map<string, Known>> {
+  const rows = (
+    await conn.runAndReadAll("SELECT path, size, mtime_ms, fingerprint, status, parent, parent_stat, last_line_end FROM idx.files")
+  ).getRowsJS();
+  const out = new Map<string, Known>();
+  for (const r of rows)
+    out.set(String(r[0]), {
+      size: Number(r[1]),
+      mtimeMs: Number(r[2]),
+      fingerprint: String(r[3]),
+      status: String(r[4]),
+      parent: r[5] === null ? null : String(r[5]),
+      parentStat: r[6] === null ? null : String(r[6]),
+      lastLineEnd: Number(r[7]),
+    });
+  return out;
+}
+
+/** A parent's size and mtime as text ("missing" when it is not a file): a fork is re-read when it changes. */
+function statSig(path: string, marks: ReadonlyMap<string, FileMarks>): string {
+  const m = marks.get(path);
+  if (m) return `${m.size}:${m.mtimeMs}`;
+  try {
+    const st = statSync(path);
+    return st.isFile() ? `${st.size}:${st.mtimeMs}` : "missing";
+  } catch {
+    return "missing";
+  }
+}
+
+export interface IndexOptions {
+  /** The database file. */
+  db: string;
+  targets: string[];
+  env: PiEnv;
+  cwd: string;
+  onProgress?: (done: number, total: number) => void;
+  threads?: number;
+  /** How long to wait for another run's update (ms). */
+  waitMs?: number;
+  /** Awaited inside the update's transaction, before it commits (tests kill the run there). */
+  inTransaction?: () => Promise<void>;
+}
+
+/** What an update did. */
+export interface IndexUpdate {
+  db: string;
+  /** Session files asked about. */
+  files: number;
+  unchanged: number;
+  added: number;
+  /** Re-read: grown, shrunk, rewritten, or a fork whose parent changed. */
+  changed: number;
+  removed: number;
+  /** Rows written per table by this update. */
+  rows: Record<TableName, number>;
+}
+
+export interface IndexState {
+  update: IndexUpdate;
+  scope: ScopeFile[];
+  root?: string;
+  missingRoot?: string;
+  failures: FleetFailure[];
+}
+
+/** Which files to re-read and which to drop: the format's rules (a file only grows; its header names it). */
+function plan(found: readonly ScopeFile[], known: Map<string, Known>, failures: FleetFailure[]) {
+  const marks = new Map<string, FileMarks>();
+  const failed = new Set<string>();
+  for (const f of found) {
+    try {
+      marks.set(f.path, fileMarks(f.path, known.get(f.path)));
+    } catch (err) {
+      failed.add(f.path);
+      failures.push({ path: f.name, reason: ioReason(err) });
+    }
+  }
+  const redo: string[] = [];
+  let added = 0;
+  for (const f of found) {
+    const m = marks.get(f.path);
+    if (!m) continue;
+    const k = known.get(f.path);
+    if (!k) added++;
+    // A file that ended in a half-written line is read again (the snapshot rule held it back, or it was damage).
+    const same =
+      k !== undefined &&
+      k.lastLineEnd === k.size &&
+      k.size === m.size &&
+      k.mtimeMs === m.mtimeMs &&
+      k.fingerprint === m.fingerprint &&
+      (k.parent === null || k.parentStat === statSig(k.parent, marks));
+    if (!same) redo.push(f.path);
+  }
+  const inScope = new Set(found.map((f) => f.path));
+  // Gone: no longer on disk (wherever it was found), or asked about and now unreadable.
+  const gone = [...known.keys()].filter((p) => failed.has(p) || (!inScope.has(p) && !existsSync(p)));
+  return { marks, redo, gone, added };
+}
+
+interface FileRow {
+  path: string;
+  size: number;
+  mtime_ms: number;
+  fingerprint: string;
+  last_line_end: number;
+  status: string;
+  problems: string;
+  parent: string | null;
+  parent_stat: string | null;
+}
+
+/** The files rows of the sessions just read (their marks from before the read: a later change is seen next run). */
+async function fileRows(
+  conn: Connection,
+  csvDir: string,
+  redo: readonly string[],
+  marks: Map<string, FileMarks>,
+  t: Awaited<ReturnType<typeof writeTables>>,
+) {
+  const parents = new Map<string, string | null>();
+  const sel = selectCsv("sessions", join(csvDir, "sessions.csv"), t.longest.sessions);
+  for (const r of (await conn.runAndReadAll(`SELECT file, parent FROM (${sel})`)).getRowsJS())
+    parents.set(String(r[0]), r[1] === null ? null : String(r[1]));
+  const problems = new Map<string, DamageNote[]>();
+  for (const d of t.damage) problems.set(d.file, [...(problems.get(d.file) ?? []), d]);
+  const skipped = new Set(t.skipped);
+  const failed = new Set(t.failures.map((f) => f.path));
+  const rows: FileRow[] = [];
+  for (const path of redo) {
+    const m = marks.get(path);
+    if (!m || failed.has(path)) continue;
+    const parent = parents.get(path) ?? null;
+    rows.push({
+      path,
+      size: m.size,
+      mtime_ms: m.mtimeMs,
+      fingerprint: m.fingerprint,
+      last_line_end: m.lastLineEnd,
+      status: skipped.has(path) ? "skipped" : "read",
+      problems: JSON.stringify(problems.get(path) ?? []),
+      parent,
+      parent_stat: parent === null ? null : statSig(parent, marks),
+    });
+  }
+  return rows;
+}
+
+const FILE_JSON_COLUMNS =
+  "{path: 'VARCHAR', size: 'BIGINT', mtime_ms: 'DOUBLE', fingerprint: 'VARCHAR', last_line_end: 'BIGINT', status: 'VARCHAR', problems: 'VARCHAR', parent: 'VARCHAR', parent_stat: 'VARCHAR'}";
+
+/** The update itself: drop the rows of every re-read or gone file, insert the new ones, one transaction. */
+async function apply(
+  conn: Connection,
+  csvDir: string,
+  drop: readonly string[],
+  files: readonly FileRow[],
+  t: Awaited<ReturnType<typeof writeTables>>,
+  inTransaction?: () => Promise<void>,
+): Promise<void> {
+  const dropFile = join(csvDir, "drop.ndjson");
+  writeFileSync(dropFile, drop.map((p) => `${JSON.stringify({ path: p })}\n`).join(""));
+  const filesFile = join(csvDir, "files.ndjson");
+  writeFileSync(filesFile, files.map((r) => `${JSON.stringify(r)}\n`).join(""));
+  // Read in each statement, not staged in a temporary table: one transaction writes to one database only.
+  const dropPaths = `SELECT path FROM read_json(${quote(dropFile)}, format = 'newline_delimited', columns = {path: 'VARCHAR'})`;
+  await conn.run("BEGIN TRANSACTION");
+  try {
+    for (const name of TABLE_NAMES) {
+      await conn.run(`DELETE FROM idx.${name} WHERE ${KEY[name]} IN (${dropPaths})`);
+      if (t.rows[name] > 0) await conn.run(`INSERT INTO idx.${name} ${selectCsv(name, join(csvDir, `${name}.csv`), t.longest[name])}`);
+    }
+    await conn.run(`DELETE FROM idx.files WHERE path IN (${dropPaths})`);
+    if (files.length > 0)
+      await conn.run(
+        `INSERT INTO idx.files SELECT j.path, j.size, j.mtime_ms, j.fingerprint, s.bytes, j.last_line_end, j.status, j.problems, j.parent, j.parent_stat, now() FROM read_json(${quote(filesFile)}, format = 'newline_delimited', columns = ${FILE_JSON_COLUMNS}) j LEFT JOIN idx.sessions s ON s.file = j.path`,
+      );
+    await inTransaction?.();
+    await conn.run("COMMIT");
+  } catch (err) {
+    await conn.run("ROLLBACK").catch(() => undefined);
+    throw err;
+  }
+}
+
+/** Brings the index up to date for the files of `targets` (or the whole sessions dir) and says what it did. */
+export async function updateIndex(duck: Duck, opts: IndexOptions): Promise<IndexState> {
+  const conn = duck.conn;
+  await ensureSchema(conn);
+  const found = await fleetFiles(opts.targets, opts.env, opts.cwd);
+  if (found.files.some((f) => resolve(opts.cwd, f) === resolve(opts.cwd, opts.db)))
+    throw new ReportError(`--db ${opts.db}: is one of the sessions`);
+  const failures = [...found.failures];
+  const scope: ScopeFile[] = found.files.map((name) => ({ path: resolve(opts.cwd, name), name }));
+  const known = await knownFiles(conn);
+  const { marks, redo, gone, added } = plan(scope, known, failures);
+  const csvDir = await scratchDir(join(tmpdir(), "pisess-index-"));
+  try {
+    // No files to read is not no targets (which would read the whole sessions dir).
+    const t = await writeTables(redo.length > 0 ? redo : [csvDir], csvDir, "csv", opts.env, opts.cwd, opts.onProgress, opts.threads);
+    for (const f of t.failures) failures.push({ path: scope.find((s) => s.path === f.path)?.name ?? f.path, reason: f.reason });
+    const files = await fileRows(conn, csvDir, redo, marks, t);
+    if (redo.length > 0 || gone.length > 0) {
+      // For the update only (queries after it keep DuckDB's defaults: rows in order, memory as needed): rows are
+      // looked up by session, never by their order of insertion, so DuckDB may insert them in parallel; and a bound
+      // on its memory (10,000 sessions: 25.7 -> 19.3 s CPU, 488 -> 551 MB peak; without the bound 688 MB).
+      await conn.run("SET preserve_insertion_order = false");
+      await conn.run("SET memory_limit = '512MB'");
+      try {
+        await apply(conn, csvDir, [...redo, ...gone], files, t, opts.inTransaction);
+      } finally {
+        await conn.run("RESET preserve_insertion_order");
+        await conn.run("RESET memory_limit");
+      }
+    }
+    const update: IndexUpdate = {
+      db: opts.db,
+      files: scope.length,
+      unchanged: marks.size - redo.length,
+      added,
+      changed: redo.length - added,
+      removed: gone.length,
+      rows: t.rows,
+    };
+    const state: IndexState = { update, scope, failures };
+    if (found.root !== undefined) state.root = found.root;
+    if (found.missingRoot !== undefined) state.missingRoot = found.missingRoot;
+    return state;
+  } finally {
+    await dropScratch(csvDir);
+  }
+}
+
+/**
+ * Views named as the tables in the main schema, over the index's rows of the files asked about, each named as found
+ * (so that an answer is the one `--no-index` gives). Over the whole index as it is when nothing needs renaming.
+ */
+export async function scopeViews(duck: Duck, state: Pick<IndexState, "scope" | "failures">): Promise<void> {
+  const conn = duck.conn;
+  const scope = state.scope;
+  const read = (await conn.runAndReadAll("SELECT count(*) FROM idx.files")).getRowsJS();
+  // Every file asked about is in the index after an update without failures: as many files means the same ones.
+  const whole = state.failures.length === 0 && Number(read[0]?.[0]) === scope.length && scope.every((f) => f.path === f.name);
+  if (whole) {
+    for (const t of TABLE_NAMES) await conn.run(`CREATE VIEW ${t} AS SELECT * FROM idx.${t}`);
+    await conn.run("CREATE VIEW files AS SELECT * FROM idx.files");
+    return;
+  }
+  const dir = await scratchDir(join(tmpdir(), "pisess-scope-"));
+  try {
+    const file = join(dir, "scope.ndjson");
+    writeFileSync(file, scope.map((f) => `${JSON.stringify(f)}\n`).join(""));
+    await conn.run(
+      `CREATE TEMP TABLE scope AS SELECT * FROM read_json(${quote(file)}, format = 'newline_delimited', columns = {path: 'VARCHAR', name: 'VARCHAR'})`,
+    );
+  } finally {
+    await dropScratch(dir);
+  }
+  for (const t of TABLE_NAMES) {
+    const cols = TABLES[t].columns.map((c) => (c.name === KEY[t] ? `scope.name AS ${c.name}` : `x.${c.name}`)).join(", ");
+    await conn.run(`CREATE VIEW ${t} AS SELECT ${cols} FROM idx.${t} x JOIN scope ON scope.path = x.${KEY[t]}`);
+  }
+  await conn.run("CREATE VIEW files AS SELECT x.* FROM idx.files x JOIN scope ON scope.path = x.path");
+}
+
+/** The damage notes the index holds of the files asked about, in their order, named as found. */
+export async function indexDamage(duck: Duck, scope: readonly ScopeFile[]): Promise<DamageNote[]> {
+  const rows = (await duck.conn.runAndReadAll("SELECT path, problems FROM idx.files WHERE problems <> '[]'")).getRowsJS();
+  const by = new Map(rows.map((r) => [String(r[0]), JSON.parse(String(r[1])) as DamageNote[]]));
+  return scope.flatMap((f) => (by.get(f.path) ?? []).map((d) => ({ ...d, file: f.name })));
+}

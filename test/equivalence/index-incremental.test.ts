@@ -1,0 +1,136 @@
+import { mkdtempSync, rmSync, truncateSync, unlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import fc from "fast-check";
+import { afterAll, describe, expect, it } from "vitest";
+import { indexReport } from "../../src/reports/fleet-index.js";
+import { usageReport } from "../../src/reports/usage.js";
+import { age, appendTo, dumpIndex, entryLine, headerLine, writeSession } from "../support/index-fleet.js";
+
+/**
+ * The incremental index equals a full rebuild, row for row, after any sequence of what happens to session files
+ * (appends, half lines and their rest, new files, forks, truncations, replacements, deletions), and usage through it
+ * equals usage --no-index. The reference is a fresh index of the same files, and the files read directly.
+ */
+
+const made: string[] = [];
+afterAll(() => {
+  for (const d of made) rmSync(d, { recursive: true, force: true });
+});
+const env = { HOME: "/nonexistent", PI_CODING_AGENT_DIR: "/nonexistent" };
+
+const KINDS = ["append", "half", "rest", "new", "fork", "truncate", "replace", "delete"] as const;
+type Step = { kind: (typeof KINDS)[number]; pick: number; n: number };
+
+interface File {
+  path: string;
+  tag: string;
+  /** Complete lines after the header, and the id of the last one. */
+  lines: string[];
+  last: string | null;
+  next: number;
+  /** The part written of a half-written line, and the whole line. */
+  half?: { written: string; whole: string };
+  header: string;
+}
+
+function textOf(f: File): string {
+  return f.header + f.lines.join("") + (f.half?.written ?? "");
+}
+
+/** Applies one step to the fleet on disk and in the model. */
+function apply(dir: string, files: File[], s: Step, serial: { n: number }): void {
+  const f = files.length > 0 ? files[s.pick % files.length] : undefined;
+  const fresh = (parent?: File): File => {
+    const tag = `t${serial.n++}`;
+    const header = headerLine(`00000000-0000-4000-8000-${String(serial.n).padStart(12, "0")}`, `/p/${tag}`, parent?.path);
+    return {
+      path: join(dir, `--p--`, `${tag}.jsonl`),
+      tag,
+      lines: [...(parent?.lines ?? [])],
+      last: parent?.last ?? null,
+      next: parent?.next ?? 0,
+      header,
+    };
+  };
+  const grow = (g: File) => {
+    const line = entryLine(g.tag, g.next, g.last);
+    g.last = `${g.tag}-${g.next}`;
+    g.next++;
+    return line;
+  };
+  if (s.kind === "new" || f === undefined) {
+    const g = fresh();
+    for (let i = 0; i < s.n; i++) g.lines.push(grow(g));
+    files.push(g);
+    writeSession(g.path, textOf(g));
+  } else if (s.kind === "append" && f.half === undefined) {
+    const add: string[] = [];
+    for (let i = 0; i < s.n; i++) add.push(grow(f));
+    f.lines.push(...add);
+    appendTo(f.path, add.join(""));
+  } else if (s.kind === "half" && f.half === undefined) {
+    const whole = grow(f);
+    f.half = { written: whole.slice(0, 10 + s.n * 7), whole };
+    appendTo(f.path, f.half.written);
+  } else if (s.kind === "rest" && f.half !== undefined) {
+    appendTo(f.path, f.half.whole.slice(f.half.written.length));
+    f.lines.push(f.half.whole);
+    delete f.half;
+  } else if (s.kind === "fork" && f.half === undefined) {
+    const g = fresh(f);
+    g.lines.push(grow(g));
+    files.push(g);
+    writeSession(g.path, textOf(g));
+  } else if (s.kind === "truncate") {
+    f.lines = f.lines.slice(0, Math.max(0, f.lines.length - s.n));
+    delete f.half;
+    const keep = textOf(f);
+    truncateSync(f.path, Buffer.byteLength(keep));
+    age(f.path);
+    // Later lines continue from the last one kept.
+    f.last = f.lines.length > 0 ? (JSON.parse(f.lines[f.lines.length - 1] as string).id as string) : null;
+  } else if (s.kind === "replace") {
+    const g = fresh();
+    g.path = f.path;
+    for (let i = 0; i < s.n; i++) g.lines.push(grow(g));
+    files[files.indexOf(f)] = g;
+    writeFileSync(g.path, textOf(g));
+    age(g.path);
+  } else if (s.kind === "delete") {
+    unlinkSync(f.path);
+    files.splice(files.indexOf(f), 1);
+  }
+}
+
+const step = fc.record({ kind: fc.constantFrom(...KINDS), pick: fc.nat({ max: 20 }), n: fc.integer({ min: 1, max: 3 }) });
+
+describe("the incremental index", () => {
+  it("equals a full rebuild after any sequence of changes, and usage through it equals usage --no-index", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 7 }), async (steps) => {
+        const root = mkdtempSync(join(tmpdir(), "pisess-index-prop-"));
+        made.push(root);
+        const dir = join(root, "sessions");
+        const db = join(root, "index.duckdb");
+        const files: File[] = [];
+        const serial = { n: 0 };
+        apply(dir, files, { kind: "new", pick: 0, n: 2 }, serial);
+        await indexReport({ db, targets: [dir], env, cwd: "/" });
+        for (const s of steps) {
+          apply(dir, files, s, serial);
+          await indexReport({ db, targets: [dir], env, cwd: "/" });
+        }
+        const fresh = join(root, "fresh.duckdb");
+        await indexReport({ db: fresh, targets: [dir], env, cwd: "/" });
+        expect(await dumpIndex(db)).toEqual(await dumpIndex(fresh));
+        for (const by of [[], ["session", "leaf"], ["day", "model"]] as const) {
+          const direct = await usageReport({ targets: [dir], by: [...by], env, cwd: "/", threads: 1 });
+          expect(await usageReport({ targets: [dir], by: [...by], env, cwd: "/", db })).toEqual(direct);
+        }
+        rmSync(root, { recursive: true, force: true });
+      }),
+      { numRuns: 12, seed: 29 },
+    );
+  }, 300_000);
+});
