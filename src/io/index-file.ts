@@ -109,7 +109,7 @@ function realish(p: string): string {
   const rest: string[] = [];
   for (;;) {
     try {
-      return join(realpathSync(head), ...rest.reverse());
+      return join(realpathSync(head), rest.reverse().join(sep));
     } catch {
       const up = dirname(head);
       if (up === head) return resolve(p);
