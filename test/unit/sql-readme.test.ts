@@ -126,7 +126,9 @@ describe("the README's sql examples (26.17)", () => {
     const col = (name: string) => r.data.columns.indexOf(name);
     expect(col("cost")).toBeGreaterThanOrEqual(0);
     // The example's session, leaf line and cost columns.
-    const got = (r.data.rows as unknown[][]).map((row) => [row[col("session")], row[col("line")], row[col("cost")]] as [string, number, number]);
+    const got = (r.data.rows as unknown[][]).map(
+      (row) => [row[col("session")], row[col("line")], row[col("cost")]] as [string, number, number],
+    );
     expect(got.map((x) => [x[0], x[1]])).toEqual(h.expected.map((x) => [x[0], x[1]]));
     for (const [i, row] of got.entries()) expect(row[2]).toBeCloseTo((h.expected[i] as [string, number, number])[2], 3);
   });
