@@ -313,7 +313,8 @@ function tasksFor(group) {
 
 /** Exit 1 means findings or differences for validate and diff, not a failure. */
 function okRun(t, r) {
-  return r.status === 0 || (r.status === 1 && (t.pisess === "validate" || t.pisess === "diff" || t.pisess === "secrets"));
+  // Exit 1 is a complete run that found something (findings, differences, no match): only 2 and signals failed.
+  return r.status === 0 || (r.status === 1 && t.pisess !== undefined);
 }
 
 const f2 = (x, d = 2) => (Number.isFinite(x) ? x.toFixed(d) : "–");
