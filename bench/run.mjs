@@ -311,7 +311,7 @@ function tasksFor(group) {
   return TASK_FILTER ? tasks.filter((t) => TASK_FILTER.some((s) => t.name.includes(s))) : tasks;
 }
 
-/** Exit 1 means findings or differences for validate and diff, not a failure. */
+/** Whether a run completed. */
 function okRun(t, r) {
   // Exit 1 is a complete run that found something (findings, differences, no match): only 2 and signals failed.
   return r.status === 0 || (r.status === 1 && t.pisess !== undefined);
