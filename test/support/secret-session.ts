@@ -4,19 +4,10 @@
  * credential, and the prefixes are split so that this file itself holds no value a scanner would report.
  */
 
-/** mulberry32: the same values on every run. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { rng } from "./fuzz/rng.js";
 
-const next = random(30);
+// mulberry32 (the fuzz harness's): the same values on every run.
+const next = rng(30);
 function chars(set: string, n: number): string {
   let s = "";
   for (let i = 0; i < n; i++) s += set[Math.floor(next() * set.length)];
