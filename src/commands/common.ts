@@ -1,4 +1,5 @@
 import type { Stats } from "node:fs";
+import type { Argv } from "yargs";
 import { loadSession, type LoadOptions } from "../model/load.js";
 import type { Session } from "../model/session.js";
 import type { Detail } from "../model/detail.js";
@@ -121,6 +122,21 @@ export function allProjectsArg(what: string): { alias: "a"; describe: string; ty
 }
 
 /** A yargs check: --all-projects says where to look, so it goes without the folders or files `operand` names. */
+/**
+ * The operands of the fleet commands (tables, sql, usage, index): the folders or files to read, and -a for the whole
+ * sessions dir (the default without them).
+ */
+export function fleetTargets<T>(y: Argv<T>): Argv<T> {
+  return y
+    .positional("targets", {
+      describe: "Folders (searched recursively) or files; default: the whole sessions dir",
+      type: "string",
+      array: true,
+    })
+    .option("all-projects", allProjectsArg("what is read without targets (the default)"))
+    .check(allProjectsAlone("targets")) as unknown as Argv<T>;
+}
+
 export function allProjectsAlone(operand: string): (argv: Record<string, unknown>) => true {
   return (argv) => {
     const given = argv[operand];

@@ -6,8 +6,6 @@ import { fleetNoteLines } from "../render/usage.js";
 import { indexReport } from "../reports/fleet-index.js";
 import {
   ALLOW_UNREADABLE,
-  allProjectsAlone,
-  allProjectsArg,
   type GlobalArgs,
   indexPath,
   numberArg,
@@ -16,6 +14,7 @@ import {
   wholeNumbers,
   writeErr,
   writeOut,
+  fleetTargets,
 } from "./common.js";
 
 interface IndexArgs extends GlobalArgs {
@@ -29,14 +28,7 @@ export const indexCommand: CommandModule<object, IndexArgs> = {
   command: "index [targets..]",
   describe: "Build or update the index database (DuckDB, in the cache dir) that usage and sql answer from",
   builder: (y: Argv) =>
-    y
-      .positional("targets", {
-        describe: "Folders (searched recursively) or files; default: the whole sessions dir",
-        type: "string",
-        array: true,
-      })
-      .option("all-projects", allProjectsArg("what is read without targets (the default)"))
-      .check(allProjectsAlone("targets"))
+    fleetTargets(y)
       .option("db", { describe: "The database file (default: $XDG_CACHE_HOME/pisess/index.duckdb)", type: "string" })
       .option("wait", { describe: "Seconds to wait for another run's update to end", ...numberArg, default: 10 })
       .check(wholeNumbers({ wait: { min: 0 } }))

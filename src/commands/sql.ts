@@ -13,9 +13,8 @@ import {
   styleFor,
   writeOut,
   type GlobalArgs,
-  allProjectsAlone,
-  allProjectsArg,
   writeErr,
+  fleetTargets,
 } from "./common.js";
 
 interface SqlArgs extends GlobalArgs {
@@ -34,15 +33,7 @@ export const sqlCommand: CommandModule<object, SqlArgs> = {
   command: "sql <query> [targets..]",
   describe: "Run a SQL query (DuckDB) over the sessions as tables: sessions, entries, messages, tool_calls, usage, leaves",
   builder: (y: Argv) =>
-    y
-      .positional("query", { describe: "The query", type: "string" })
-      .positional("targets", {
-        describe: "Folders (searched recursively) or files; default: the whole sessions dir",
-        type: "string",
-        array: true,
-      })
-      .option("all-projects", allProjectsArg("what is read without targets (the default)"))
-      .check(allProjectsAlone("targets"))
+    fleetTargets(y.positional("query", { describe: "The query", type: "string" }))
       .option("tables", { describe: "Query tables written by pisess tables instead of reading sessions", type: "string" })
       .option("json", { describe: 'One document {"columns":[…],"rows":[{…}]}', type: "boolean" })
       .option("ndjson", { describe: "One row object per line", type: "boolean" })

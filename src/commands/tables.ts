@@ -4,16 +4,7 @@ import { fleetProgress } from "../render/usage-progress.js";
 import { fleetNoteLines } from "../render/usage.js";
 import { tablesText } from "../render/tables.js";
 import { TABLE_FORMATS, TABLE_LAYOUTS, type TableFormat, type TableLayout, tablesReport } from "../reports/tables.js";
-import {
-  ALLOW_UNREADABLE,
-  requestExit,
-  styleFor,
-  writeOut,
-  type GlobalArgs,
-  allProjectsAlone,
-  allProjectsArg,
-  writeErr,
-} from "./common.js";
+import { ALLOW_UNREADABLE, requestExit, styleFor, writeOut, type GlobalArgs, writeErr, fleetTargets } from "./common.js";
 
 interface TablesArgs extends GlobalArgs {
   allowUnreadable?: boolean;
@@ -27,14 +18,7 @@ export const tablesCommand: CommandModule<object, TablesArgs> = {
   command: "tables [targets..]",
   describe: "Write sessions, entries, messages, tool_calls, usage and leaves as flat tables (parquet or NDJSON) for SQL engines",
   builder: (y: Argv) =>
-    y
-      .positional("targets", {
-        describe: "Folders (searched recursively) or files; default: the whole sessions dir",
-        type: "string",
-        array: true,
-      })
-      .option("all-projects", allProjectsArg("what is read without targets (the default)"))
-      .check(allProjectsAlone("targets"))
+    fleetTargets(y)
       .option("out", { describe: "A new or empty directory to write the tables to", type: "string", demandOption: true })
       .option("format", { describe: "parquet (through DuckDB) or ndjson", choices: TABLE_FORMATS, default: "parquet" as TableFormat })
       .option("layout", {

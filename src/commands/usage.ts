@@ -14,10 +14,9 @@ import {
   styleFor,
   writeOut,
   type GlobalArgs,
-  allProjectsAlone,
-  allProjectsArg,
   listArg,
   writeErr,
+  fleetTargets,
 } from "./common.js";
 
 interface UsageArgs extends GlobalArgs {
@@ -40,14 +39,7 @@ export const usageCommand: CommandModule<object, UsageArgs> = {
   command: "usage [targets..]",
   describe: "Tokens and cost across sessions by day, week, month, model, project, session or leaf; fork copies counted once",
   builder: (y: Argv) =>
-    y
-      .positional("targets", {
-        describe: "Folders (searched recursively) or files; default: the whole sessions dir",
-        type: "string",
-        array: true,
-      })
-      .option("all-projects", allProjectsArg("what is read without targets (the default)"))
-      .check(allProjectsAlone("targets"))
+    fleetTargets(y)
       .option("by", { describe: `Group by (several: --by day,model or repeated): ${GROUP_KEYS.join(", ")}`, ...listArg })
       .option("since", { describe: "From this day (YYYY-MM-DD, in --timezone)", type: "string" })
       .option("until", { describe: "To this day, included (YYYY-MM-DD, in --timezone)", type: "string" })
