@@ -158,6 +158,34 @@ const FILE_KEYS = ["path", "file_path", "filePath"];
  * messages that context holds; editedOut = those a `replacement: null` edit took out of it; dropped = the other
  * entries before it that would add messages but are not in it.
  */
+/** What one entry a compaction dropped adds to its tally: its messages' roles, tokens, tool calls, files, images. */
+export interface DroppedFacts {
+  roles: string[];
+  tokens: number;
+  tools: string[];
+  files: string[];
+  images: number;
+}
+
+function droppedFacts(rec: EntryRec, o: Obj): DroppedFacts {
+  const f: DroppedFacts = { roles: [], tokens: 0, tools: [], files: [], images: 0 };
+  for (const m of ownMessages(rec, o)) {
+    if (!isObj(m)) continue;
+    f.roles.push(typeof m.role === "string" ? m.role : "?");
+    f.tokens += estimateTokens(m);
+    if (!Array.isArray(m.content)) continue;
+    for (const b of m.content) {
+      if (!isObj(b)) continue;
+      if (b.type === "image") f.images++;
+      if (b.type === "toolCall") {
+        f.tools.push(String(b.name ?? "?"));
+        if (isObj(b.arguments)) for (const k of FILE_KEYS) if (typeof b.arguments[k] === "string") f.files.push(b.arguments[k] as string);
+      }
+    }
+  }
+  return f;
+}
+
 export function describeCompaction(
   session: Session,
   path: readonly EntryRec[],
@@ -165,6 +193,8 @@ export function describeCompaction(
   c: EntryRec,
   read: (rec: EntryRec) => Obj,
   sizeOf: (upTo: number) => { ctx: SessionContext; path: EntryRec[] },
+  /** What each entry a compaction drops adds up to, kept across the compactions of one path (each later one drops the earlier one's entries again). */
+  facts: Map<EntryRec, DroppedFacts> = new Map(),
 ): CompactionFacts {
   const pos = path.indexOf(c);
   const body = read(c);
@@ -200,21 +230,17 @@ export function describeCompaction(
   let images = 0;
   for (const rec of dropped) {
     droppedBytes += rec.length;
-    for (const m of ownMessages(rec, read(rec))) {
-      if (!isObj(m)) continue;
-      droppedMessages++;
-      droppedTokens += estimateTokens(m);
-      bump(byRole, typeof m.role === "string" ? m.role : "?");
-      if (!Array.isArray(m.content)) continue;
-      for (const b of m.content) {
-        if (!isObj(b)) continue;
-        if (b.type === "image") images++;
-        if (b.type === "toolCall") {
-          bump(tools, String(b.name ?? "?"));
-          if (isObj(b.arguments)) for (const k of FILE_KEYS) if (typeof b.arguments[k] === "string") files.add(b.arguments[k] as string);
-        }
-      }
+    let f = facts.get(rec);
+    if (f === undefined) {
+      f = droppedFacts(rec, read(rec));
+      facts.set(rec, f);
     }
+    droppedMessages += f.roles.length;
+    droppedTokens += f.tokens;
+    images += f.images;
+    for (const r of f.roles) bump(byRole, r);
+    for (const t of f.tools) bump(tools, t);
+    for (const file of f.files) files.add(file);
   }
 
   const before = sizeOf(pos - 1);

@@ -43,8 +43,9 @@ export function compactionsReport(session: Session, opts: CompactionsOptions = {
   const judge = (path: EntryRec[], recs: EntryRec[], onPath: boolean) => {
     const ctx = buildContext(session, path, read);
     const sizeOf = prefixContexts(session, path, read);
+    const facts = new Map();
     for (const c of recs) {
-      const d = describeCompaction(session, path, ctx, c, read, sizeOf);
+      const d = describeCompaction(session, path, ctx, c, read, sizeOf, facts);
       data.compactions.push({ ...d, onPath, inEffect: onPath && d.inEffect });
     }
   };
