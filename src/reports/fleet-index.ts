@@ -14,6 +14,20 @@ export async function sessionRoots(opts: Pick<IndexOptions, "targets" | "env">):
   return [await sessionsDir(opts.env), ...opts.targets];
 }
 
+/** What a fleet report's options say of the index it answers from (usage and sql; `db` is set: the caller chose the index). */
+export function indexOptionsOf(opts: Partial<IndexOptions> & Pick<IndexOptions, "env" | "cwd">): IndexOptions {
+  return {
+    db: opts.db as string,
+    targets: opts.targets ?? [],
+    env: opts.env,
+    cwd: opts.cwd,
+    ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
+    ...(opts.threads !== undefined ? { threads: opts.threads } : {}),
+    ...(opts.waitMs !== undefined ? { waitMs: opts.waitMs } : {}),
+    ...(opts.inTransaction ? { inTransaction: opts.inTransaction } : {}),
+  };
+}
+
 /**
  * Opens the index (made if missing; waiting for another run's update) and brings it up to date for `targets`, then
  * hands it to `use` while it is open (views over the files asked about are made by the caller).

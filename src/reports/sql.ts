@@ -122,18 +122,9 @@ export async function sqlStream(opts: SqlOptions, consume: (head: SqlHead, rows:
 
 /** sqlStream over the index: views over its rows of the files asked about (index-db.ts scopeViews). */
 async function sqlIndexed(opts: SqlOptions, consume: (head: SqlHead, rows: SqlRows) => Promise<void>): Promise<Report<SqlHead>> {
-  const { withIndex } = await import("./fleet-index.js");
+  const { indexOptionsOf, withIndex } = await import("./fleet-index.js");
   const { scopeViews, indexDamage } = await import("./index-db.js");
-  const indexOpts = {
-    db: opts.db as string,
-    targets: opts.targets ?? [],
-    env: opts.env,
-    cwd: opts.cwd,
-    ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
-    ...(opts.waitMs !== undefined ? { waitMs: opts.waitMs } : {}),
-    ...(opts.inTransaction ? { inTransaction: opts.inTransaction } : {}),
-  };
-  return withIndex(indexOpts, async (duck, state) => {
+  return withIndex(indexOptionsOf(opts), async (duck, state) => {
     await scopeViews(duck, state);
     const head: SqlHead = { columns: [], types: [], failures: state.failures, damage: await indexDamage(duck, state.scope) };
     if (state.missingRoot !== undefined) head.missingRoot = state.missingRoot;

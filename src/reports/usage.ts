@@ -149,19 +149,9 @@ async function usageIndexed(
     ...(days.until !== undefined ? { until: days.until } : {}),
     ...(opts.project !== undefined ? { project: opts.project } : {}),
   };
-  const { withIndex } = await import("./fleet-index.js");
+  const { indexOptionsOf, withIndex } = await import("./fleet-index.js");
   const { countFromIndex } = await import("./usage-index.js");
-  const indexOpts = {
-    db: opts.db as string,
-    targets: opts.targets ?? [],
-    env: opts.env,
-    cwd: opts.cwd,
-    ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
-    ...(opts.threads !== undefined ? { threads: opts.threads } : {}),
-    ...(opts.waitMs !== undefined ? { waitMs: opts.waitMs } : {}),
-    ...(opts.inTransaction ? { inTransaction: opts.inTransaction } : {}),
-  };
-  return withIndex(indexOpts, async (duck, state) => {
+  return withIndex(indexOptionsOf(opts), async (duck, state) => {
     const notes: CountNotes = { failures: state.failures, damage: [], skipped: [] };
     const need = {
       time: by.some((k) => k === "day" || k === "week" || k === "month") || days.since !== undefined || days.until !== undefined,
