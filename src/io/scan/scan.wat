@@ -378,7 +378,7 @@
   ;; else the number n of numbers listed at 0 (start and end each): yes if each of them prints as written (the
   ;; caller checks those few in JS; n = 0: yes). Escapes are JSON.stringify's: \" \\ \b \f \n \r \t, \u00xx
   ;; (lowercase) for the other control characters.
-  (global $nums (export "nums") (mut i32) (i32.const 0))
+  (global $nums (mut i32) (i32.const 0))
 
   ;; The end of the number at p when it is as JSON.stringify prints it, listed for the caller when that is not sure
   ;; here; -1 when it is not a number.

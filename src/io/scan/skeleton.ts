@@ -87,9 +87,9 @@ const DATA = 131072;
 const TABLES = 16000;
 const TABLES_END = 32000;
 const SPANS = 32000;
-/** Buffer over the whole wasm memory (remade after it grows), and the numbers `form` lists. */
+/** Buffer over the whole wasm memory (remade after it grows), and the spans of the numbers `form` lists. */
 let wbuf: Buffer = Buffer.alloc(0);
-let records = new Int32Array(0);
+let numberSpans = new Int32Array(0);
 /** Where the next key table goes. */
 let tablesEnd = TABLES;
 
@@ -119,7 +119,7 @@ function toWasm(b: Uint8Array, start: number, end: number): Buffer | null {
     if (n > have) wasm.memory.grow(Math.ceil((n - have) / 65536));
     const ab = wasm.memory.buffer;
     wbuf = Buffer.from(ab, 0, ab.byteLength);
-    records = new Int32Array(ab, 0, TABLES / 4);
+    numberSpans = new Int32Array(ab, 0, TABLES / 4);
     spanStart = new Int32Array(ab, SPANS, MAX_SLOTS);
     spanEnd = new Int32Array(ab, SPANS + 4 * MAX_SLOTS, MAX_SLOTS);
   }
@@ -158,15 +158,19 @@ function scanString(q: number, end: number): number {
  * structure or escapes are not JSON.stringify's, else the numbers (start and end, offsets from `from`) whose
  * printing is still to compare; null without wasm.
  */
-export function formScan(b: Buffer, from: number, to: number): false | number[] | null {
+export function formScan(b: Buffer, from: number, to: number): false | readonly number[] | null {
   const w = toWasm(b, from, to);
   if (w === null) return null;
   const n = (wasm as ScanWasm).form(DATA, DATA + to - from);
   if (n < 0) return false;
+  // Most messages leave no number to JS: no array is made for them (a million on a long path).
+  if (n === 0) return NO_NUMBERS;
   const numbers: number[] = [];
-  for (let i = 0; i < 2 * n; i++) numbers.push((records[i] as number) - DATA);
+  for (let i = 0; i < 2 * n; i++) numbers.push((numberSpans[i] as number) - DATA);
   return numbers;
 }
+
+const NO_NUMBERS: readonly number[] = Object.freeze([]);
 
 function matches(b: Uint8Array, from: number, to: number, name: Uint8Array): boolean {
   if (to - from !== name.length) return false;
