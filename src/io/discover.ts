@@ -1,4 +1,4 @@
-import type { Dirent } from "node:fs";
+import { type Dirent, readdirSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { assertRegular, NotRegularFile } from "./errors.js";
@@ -112,7 +112,9 @@ export const discoverHook: { readdir: ((dir: string) => Promise<Dirent[]>) | nul
 
 async function readFolder(d: string): Promise<Dirent[]> {
   if (discoverHook.readdir !== null) return discoverHook.readdir(d);
-  return (await fsp()).readdir(d, { withFileTypes: true });
+  // Synchronous: nothing else runs while a fleet is listed, and the thread pool's round trip per folder was most of
+  // the listing (10,000 sessions in 630 folders: 85 -> 15 ms).
+  return readdirSync(d, { withFileTypes: true });
 }
 
 /** The first line of a file, read in bounded pieces (a header is small; a huge first line is not a header). */

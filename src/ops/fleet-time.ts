@@ -15,33 +15,87 @@ export function isTimeZone(tz: string): boolean {
   }
 }
 
-/** The buckets of one zone; the formatter is built once (it is the costly part). */
-export function calendar(timeZone: string | undefined): (ms: number) => { day: string; week: string; month: string } {
-  const fmt = new Intl.DateTimeFormat("en-CA", {
+export const QUARTER_MS = 900_000;
+
+/** The quarter hour of UTC an instant falls in (what the calendar buckets by). */
+export function quarterOf(ms: number): number {
+  return Math.floor(ms / QUARTER_MS);
+}
+
+export interface Buckets {
+  day: string;
+  week: string;
+  month: string;
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * The buckets of one zone. An instant's buckets are those of its quarter hour's first instant (zone offsets are whole
+ * quarter hours), so they are a function of the quarter alone: the index sums spend per quarter hour before it is
+ * bucketed (src/reports/usage-index.ts) and gets the buckets every record would. Asking Intl for every quarter was
+ * most of a count: the zone's offset is asked at the first and last quarter of each UTC day, and when they are the
+ * same (every day but those a clock change falls on) it holds for the whole day.
+ */
+export function calendar(timeZone: string | undefined): (ms: number) => Buckets {
+  const fmt = new Intl.DateTimeFormat("en-US", {
     ...(timeZone !== undefined ? { timeZone } : {}),
+    hourCycle: "h23",
     year: "numeric",
-    month: "2-digit",
-    day: "2-digit",
+    month: "numeric",
+    day: "numeric",
+    hour: "numeric",
+    minute: "numeric",
+    second: "numeric",
   });
-  // Many entries share a local day: cache by the UTC hour (zone offsets are whole quarter hours, so cache by minute/15).
-  const cache = new Map<number, { day: string; week: string; month: string }>();
-  return (ms) => {
-    const slot = Math.floor(ms / 900_000);
-    const hit = cache.get(slot);
-    if (hit) return hit;
-    let y = 0;
-    let m = 0;
-    let d = 0;
-    for (const p of fmt.formatToParts(new Date(ms))) {
-      if (p.type === "year") y = Number(p.value);
-      else if (p.type === "month") m = Number(p.value);
-      else if (p.type === "day") d = Number(p.value);
+  const offsets = new Map<number, number | null>();
+  const byDay = new Map<number, Buckets>();
+  const changeQuarters = new Map<number, number>();
+  const offsetAt = (ms: number) => wallClock(fmt, ms) - ms;
+  const dayOffset = (utcDay: number): number | null => {
+    let off = offsets.get(utcDay);
+    if (off === undefined) {
+      const first = utcDay * DAY_MS;
+      const a = offsetAt(first);
+      off = a === offsetAt(first + DAY_MS - QUARTER_MS) ? a : null;
+      if (offsets.size > 100_000) offsets.clear();
+      offsets.set(utcDay, off);
     }
-    const out = { day: `${pad(y, 4)}-${pad(m, 2)}-${pad(d, 2)}`, week: isoWeek(y, m, d), month: `${pad(y, 4)}-${pad(m, 2)}` };
-    if (cache.size > 100_000) cache.clear();
-    cache.set(slot, out);
+    return off;
+  };
+  return (ms) => {
+    const quarter = quarterOf(ms);
+    const start = quarter * QUARTER_MS;
+    const off = dayOffset(Math.floor(start / DAY_MS));
+    let local: number;
+    if (off !== null) local = start + off;
+    else {
+      local = changeQuarters.get(quarter) ?? wallClock(fmt, start);
+      if (changeQuarters.size > 100_000) changeQuarters.clear();
+      changeQuarters.set(quarter, local);
+    }
+    const localDay = Math.floor(local / DAY_MS);
+    let out = byDay.get(localDay);
+    if (!out) {
+      const t = new Date(localDay * DAY_MS);
+      const [y, m, d] = [t.getUTCFullYear(), t.getUTCMonth() + 1, t.getUTCDate()];
+      out = { day: `${pad(y, 4)}-${pad(m, 2)}-${pad(d, 2)}`, week: isoWeek(y, m, d), month: `${pad(y, 4)}-${pad(m, 2)}` };
+      if (byDay.size > 100_000) byDay.clear();
+      byDay.set(localDay, out);
+    }
     return out;
   };
+}
+
+/** The zone's wall clock at `ms`, as milliseconds on the UTC axis (its offset is the difference). */
+function wallClock(fmt: Intl.DateTimeFormat, ms: number): number {
+  const v: Record<string, number> = {};
+  for (const p of fmt.formatToParts(new Date(ms))) if (p.type !== "literal") v[p.type] = Number(p.value);
+  const t = new Date(0);
+  // setUTCFullYear, not Date.UTC, which reads years 0–99 as 1900–1999.
+  t.setUTCFullYear(v.year ?? 1970, (v.month ?? 1) - 1, v.day ?? 1);
+  t.setUTCHours(v.hour ?? 0, v.minute ?? 0, v.second ?? 0, 0);
+  return t.getTime();
 }
 
 function pad(n: number, w: number): string {

@@ -2,9 +2,10 @@ import type { Usage } from "../model/types.js";
 import type { SpendSession } from "./totals.js";
 import type { EntryRec } from "../model/detail.js";
 import { ownerLeaves } from "./fleet-leaf.js";
-import type { calendar } from "./fleet-time.js";
+import { type calendar, QUARTER_MS } from "./fleet-time.js";
 import { roundCost, spendModels, spendOf } from "./totals.js";
 import { buildTree } from "./tree.js";
+import { addExact, addFixed, addSum, type ExactSum, exactValue, exactZero } from "./exact-sum.js";
 
 /**
  * Spend across many sessions, grouped by calendar bucket, model, project, session or leaf. The rule for what is
@@ -42,7 +43,13 @@ export interface UsageRow extends UsageSums {
   models?: (UsageSums & { model: string })[];
 }
 
-function emptySums(): UsageSums {
+/** UsageSums as they are counted: costs summed exactly (so the order of the count does not matter, to the bit). */
+export interface ExactSums extends Omit<UsageSums, "cost" | "summaryCost"> {
+  cost: ExactSum;
+  summaryCost: ExactSum;
+}
+
+function emptySums(): ExactSums {
   return {
     input: 0,
     output: 0,
@@ -50,15 +57,15 @@ function emptySums(): UsageSums {
     cacheWrite: 0,
     cacheWrite1h: 0,
     totalTokens: 0,
-    cost: 0,
-    summaryCost: 0,
+    cost: exactZero(),
+    summaryCost: exactZero(),
     sessions: 0,
     turns: 0,
   };
 }
 
 interface Acc {
-  sums: UsageSums;
+  sums: ExactSums;
   /** The last session (by ordinal) counted in `sessions`. */
   lastSession: number;
 }
@@ -80,6 +87,40 @@ export interface SpendRecord {
   /** Line of the leaf it counts under (ownerLeaves). */
   leafLine: number;
 }
+
+/**
+ * Records of spend of one session summed by the index (src/reports/usage-index.ts): those of one quarter hour of
+ * UTC (the calendar's unit), source kind, model, leaf and copy state, so that they count as the records would.
+ */
+export interface SpendGroup {
+  /** The quarter hour (quarterOf), null for records without a valid timestamp. */
+  quarter: number | null;
+  assistant: boolean;
+  model: string;
+  copied: boolean;
+  leafLine: number;
+  records: number;
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  cacheWrite1h: number;
+  /** Cost in units of 2^-80 (exact-sum.ts fixedUnits, summed). */
+  cost: bigint;
+}
+
+/** What one record or group adds; `cost` a double (added exactly) or a sum of fixed units. */
+interface Amounts {
+  records: number;
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  cacheWrite1h: number;
+  cost: number | bigint;
+}
+
+const NO_USAGE: Amounts = { records: 1, input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cacheWrite1h: 0, cost: 0 };
 
 export interface SessionScope {
   /** Whole days "YYYY-MM-DD" in the zone, both ends included; entries without a valid timestamp are then left out. */
@@ -123,7 +164,7 @@ export class UsageAggregator {
         owner ??= ownerLeaves(session, buildTree(session));
         leafLine = (session.entries[owner[rec.index] as number] as EntryRec).line;
       }
-      this.count(scope, ord, rec.time, kind.source === "assistant", `${m.provider}/${m.model}`, rec.usage, copied, leafLine);
+      this.count(scope, ord, rec.time, kind.source === "assistant", `${m.provider}/${m.model}`, amountsOf(rec.usage), copied, leafLine);
     }
   }
 
@@ -131,9 +172,11 @@ export class UsageAggregator {
    * Adds one session's records of spend as the index holds them (the usage table's rows, in file order): the same
    * count as addSession of the session they were made from.
    */
-  addRecords(records: readonly SpendRecord[], scope: SessionScope): void {
+  addRecords(records: readonly SpendRecord[], scope: SessionScope, groups: readonly SpendGroup[] = []): void {
     const ord = this.ordinal++;
-    for (const r of records) this.count(scope, ord, r.time, r.assistant, r.model, r.usage, r.copied, r.leafLine);
+    for (const r of records) this.count(scope, ord, r.time, r.assistant, r.model, amountsOf(r.usage), r.copied, r.leafLine);
+    for (const g of groups)
+      this.count(scope, ord, g.quarter === null ? Number.NaN : g.quarter * QUARTER_MS, g.assistant, g.model, g, g.copied, g.leafLine);
   }
 
   /** Counts one record of spend of the session numbered `ord`: the one rule for what a row adds. */
@@ -143,7 +186,7 @@ export class UsageAggregator {
     time: number,
     assistant: boolean,
     model: string,
-    usage: Usage | undefined,
+    amounts: Amounts,
     copied: boolean,
     leafLine: number,
   ): void {
@@ -154,18 +197,21 @@ export class UsageAggregator {
       if (scope.since !== undefined && bucket.day < scope.since) return;
       if (scope.until !== undefined && bucket.day > scope.until) return;
     }
-    const keys: UsageKeys = {};
-    for (const k of this.by) {
-      if (k === "day" || k === "week" || k === "month") keys[k] = bucket === null ? null : bucket[k];
-      else if (k === "model") keys[k] = model;
-      else if (k === "project") keys[k] = scope.project;
-      else if (k === "session") keys[k] = scope.name;
-      else keys[k] = `${scope.name}@${leafLine}`;
+    // The row's key first, its keys object only for a new row (a fleet's count makes few rows of many records).
+    let key = "";
+    for (let i = 0; i < this.by.length; i++) {
+      const v = keyOf(this.by[i] as GroupKey, bucket, model, scope, leafLine);
+      key = i === 0 ? (v ?? "\u0001") : `${key}\u0000${v ?? "\u0001"}`;
     }
-    const row = this.row(this.by.map((k) => keys[k] ?? "\u0001").join("\u0000"), keys);
-    add(row, usage, assistant, ord);
-    add(this.total, usage, assistant, ord);
-    if (this.breakdown) add(modelAcc(row, model), usage, assistant, ord);
+    let row = this.rows.get(key);
+    if (!row) {
+      const keys: UsageKeys = {};
+      for (const k of this.by) keys[k] = keyOf(k, bucket, model, scope, leafLine);
+      row = this.row(key, keys);
+    }
+    add(row, amounts, assistant, ord);
+    add(this.total, amounts, assistant, ord);
+    if (this.breakdown) add(modelAcc(row, model), amounts, assistant, ord);
   }
 
   /** The row of `key` (its group keys joined), made on first use: the one place rows are made, counted or merged. */
@@ -230,10 +276,25 @@ export class UsageAggregator {
   }
 }
 
+/** A record's value of one group key. */
+function keyOf(
+  k: GroupKey,
+  bucket: { day: string; week: string; month: string } | null,
+  model: string,
+  scope: SessionScope,
+  leafLine: number,
+): string | null {
+  if (k === "day" || k === "week" || k === "month") return bucket === null ? null : bucket[k];
+  if (k === "model") return model;
+  if (k === "project") return scope.project;
+  if (k === "session") return scope.name;
+  return `${scope.name}@${leafLine}`;
+}
+
 /** What UsageAggregator.snapshot hands over: plain data (it crosses a worker thread's message channel). */
 export interface UsageSnapshot {
-  rows: { key: string; keys: UsageKeys; sums: UsageSums; models: { model: string; sums: UsageSums }[] }[];
-  total: UsageSums;
+  rows: { key: string; keys: UsageKeys; sums: ExactSums; models: { model: string; sums: ExactSums }[] }[];
+  total: ExactSums;
 }
 
 /** A row's sums for one model (--breakdown), made on first use. */
@@ -246,28 +307,54 @@ function modelAcc(row: RowAcc, model: string): Acc {
   return sub;
 }
 
-function addSums(s: UsageSums, o: UsageSums): void {
-  for (const k of Object.keys(s) as (keyof UsageSums)[]) s[k] += o[k];
+function addSums(s: ExactSums, o: ExactSums): void {
+  s.input += o.input;
+  s.output += o.output;
+  s.cacheRead += o.cacheRead;
+  s.cacheWrite += o.cacheWrite;
+  s.cacheWrite1h += o.cacheWrite1h;
+  s.totalTokens += o.totalTokens;
+  s.sessions += o.sessions;
+  s.turns += o.turns;
+  addSum(s.cost, o.cost);
+  addSum(s.summaryCost, o.summaryCost);
 }
 
-function add(acc: Acc, u: Usage | undefined, assistant: boolean, ord: number): void {
+function amountsOf(u: Usage | undefined): Amounts {
+  if (!u) return NO_USAGE;
+  return {
+    records: 1,
+    input: u.input,
+    output: u.output,
+    cacheRead: u.cacheRead,
+    cacheWrite: u.cacheWrite,
+    cacheWrite1h: u.cacheWrite1h,
+    cost: u.cost,
+  };
+}
+
+function addCost(s: ExactSum, cost: number | bigint): void {
+  if (typeof cost === "bigint") addFixed(s, cost);
+  else addExact(s, cost);
+}
+
+function add(acc: Acc, a: Amounts, assistant: boolean, ord: number): void {
   const s = acc.sums;
   if (acc.lastSession !== ord) {
     acc.lastSession = ord;
     s.sessions++;
   }
-  if (assistant) s.turns++;
-  if (!u) return;
-  s.input += u.input;
-  s.output += u.output;
-  s.cacheRead += u.cacheRead;
-  s.cacheWrite += u.cacheWrite;
-  s.cacheWrite1h += u.cacheWrite1h;
-  s.totalTokens += u.input + u.output + u.cacheRead + u.cacheWrite;
-  s.cost += u.cost;
-  if (!assistant) s.summaryCost += u.cost;
+  if (assistant) s.turns += a.records;
+  s.input += a.input;
+  s.output += a.output;
+  s.cacheRead += a.cacheRead;
+  s.cacheWrite += a.cacheWrite;
+  s.cacheWrite1h += a.cacheWrite1h;
+  s.totalTokens += a.input + a.output + a.cacheRead + a.cacheWrite;
+  addCost(s.cost, a.cost);
+  if (!assistant) addCost(s.summaryCost, a.cost);
 }
 
-function finish(s: UsageSums): UsageSums {
-  return { ...s, cost: roundCost(s.cost), summaryCost: roundCost(s.summaryCost) };
+function finish(s: ExactSums): UsageSums {
+  return { ...s, cost: roundCost(exactValue(s.cost)), summaryCost: roundCost(exactValue(s.summaryCost)) };
 }

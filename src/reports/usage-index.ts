@@ -1,8 +1,9 @@
 import type { DamageNote } from "../ops/fleet-files.js";
-import type { SpendRecord, UsageAggregator } from "../ops/fleet-usage.js";
+import { FIXED_BITS, FIXED_MAX_BITS } from "../ops/exact-sum.js";
+import { QUARTER_MS } from "../ops/fleet-time.js";
+import type { SpendGroup, SpendRecord, UsageAggregator } from "../ops/fleet-usage.js";
 import type { Duck } from "./duck.js";
 import type { IndexState } from "./index-db.js";
-import { BATCH } from "./pool.js";
 import type { CountNotes, CountSettings } from "./usage-count.js";
 
 /** What a count reads of each record besides its spend (the rest is left unread: see spendSql). */
@@ -12,73 +13,137 @@ export interface SpendNeeds {
   leaf: boolean;
   /** Copies are counted too (else the index leaves them out before they are read). */
   copied: boolean;
+  /** The session's project (its header cwd): grouped or filtered by. */
+  project: boolean;
+}
+
+/** 2^80 as DuckDB reads it (a DOUBLE): the unit of exact-sum.ts's fixed sums, and its bound (2^20). */
+const FIXED_SCALE_SQL = `CAST('${String(2n ** BigInt(FIXED_BITS))}' AS DOUBLE)`;
+/** Whether `col` is an exact multiple of 2^-80 below 2^20 (exact-sum.ts fixedUnits), and the multiple. */
+export function fixedSql(col: string): { test: string; units: string } {
+  return {
+    test: `(abs(${col}) < ${2 ** FIXED_MAX_BITS} AND floor(${col} * ${FIXED_SCALE_SQL}) = ${col} * ${FIXED_SCALE_SQL})`,
+    units: `CAST(${col} * ${FIXED_SCALE_SQL} AS HUGEINT)`,
+  };
+}
+const FIXED_SQL = fixedSql("u.cost").test;
+
+/** The spend rows a count reads (what it does not look at is a constant, not read), each with whether its cost is fixed. */
+function spendRows(need: SpendNeeds): string {
+  return `SELECT u.session, ${need.time ? `floor(CAST(epoch_ms(u.timestamp) AS DOUBLE) / ${QUARTER_MS})` : "CAST(NULL AS DOUBLE)"} AS quarter,
+  ${need.time ? "CAST(epoch_ms(u.timestamp) AS DOUBLE)" : "CAST(NULL AS DOUBLE)"} AS time,
+  u.source = 'assistant' AS assistant, ${need.model ? "u.provider || '/' || u.model" : "'?'"} AS model, ${need.copied ? "u.is_copied" : "false"} AS copied,
+  ${need.leaf ? "CAST(u.leaf_line AS DOUBLE)" : "CAST(-1 AS DOUBLE)"} AS leaf, u.line, u.input, u.output, u.cache_read, u.cache_write, u.cache_write_1h, u.cost,
+  ${FIXED_SQL} AS fixed
+  FROM idx.usage u ${need.copied ? "" : "WHERE NOT u.is_copied"}`;
+}
+
+/** Sessions and models as numbers into the dictionaries (texts decoded for every row were most of the time). */
+function numbered(sql: string, cols: string): string {
+  return `WITH f AS (SELECT path, CAST(row_number() OVER (ORDER BY path) - 1 AS DOUBLE) AS k FROM idx.files),
+  m AS (SELECT name, CAST(row_number() OVER (ORDER BY name) - 1 AS DOUBLE) AS k FROM (SELECT DISTINCT provider || '/' || model AS name FROM idx.usage)),
+  g AS (${sql})
+  SELECT ${cols} FROM g JOIN f ON f.path = g.session LEFT JOIN m ON m.name = g.model`;
 }
 
 /**
- * The usage rows a count reads, in file order, numbers as numbers (DOUBLE: every count and cost fits exactly). The
- * session and the model come as numbers into small dictionaries (texts decoded for every row were most of the
- * time), and what the count does not look at is a constant (`need`), not read.
+ * The spend of every session, summed in DuckDB per quarter hour of UTC (the calendar's unit: fleet-time.ts), kind,
+ * model, leaf and copy state, costs as exact integers of 2^-80: sums the count then adds as it would add each record
+ * (exact-sum.ts), a few groups per session instead of every record moved into JavaScript. Numbers as DOUBLE
+ * (every count fits exactly). Summed first, then numbered: joins on texts cost more than the sums.
  */
-function spendSql(need: SpendNeeds): string {
-  return `WITH f AS (SELECT path, CAST(row_number() OVER (ORDER BY path) - 1 AS DOUBLE) AS k FROM idx.files),
-  m AS (SELECT name, CAST(row_number() OVER (ORDER BY name) - 1 AS DOUBLE) AS k FROM (SELECT DISTINCT provider || '/' || model AS name FROM idx.usage))
-  SELECT f.k, ${need.time ? "CAST(epoch_ms(u.timestamp) AS DOUBLE)" : "CAST(0 AS DOUBLE)"}, u.source = 'assistant', ${need.model ? "m.k" : "CAST(0 AS DOUBLE)"},
-  CAST(u.input AS DOUBLE), CAST(u.output AS DOUBLE), CAST(u.cache_read AS DOUBLE), CAST(u.cache_write AS DOUBLE),
-  CAST(u.cache_write_1h AS DOUBLE), CAST(u.reasoning AS DOUBLE), u.cost, u.is_copied, ${need.leaf ? "CAST(u.leaf_line AS DOUBLE)" : "CAST(0 AS DOUBLE)"}
-  FROM idx.usage u JOIN f ON f.path = u.session ${need.model ? "JOIN m ON m.name = u.provider || '/' || u.model" : ""}
-  ${need.copied ? "" : "WHERE NOT u.is_copied"} ORDER BY f.k, u.line`;
+function groupSql(need: SpendNeeds): string {
+  const sums = `SELECT session, quarter, assistant, model, copied, leaf, CAST(count(*) AS DOUBLE) AS n, CAST(sum(input) AS DOUBLE) AS i,
+  CAST(sum(output) AS DOUBLE) AS o, CAST(sum(cache_read) AS DOUBLE) AS cr, CAST(sum(cache_write) AS DOUBLE) AS cw,
+  CAST(sum(cache_write_1h) AS DOUBLE) AS cw1, sum(CASE WHEN fixed THEN ${fixedSql("cost").units} END) AS c, fixed
+  FROM (${spendRows(need)}) GROUP BY ALL`;
+  return numbered(sums, "f.k, g.quarter, g.assistant, coalesce(m.k, 0), g.copied, g.leaf, g.n, g.i, g.o, g.cr, g.cw, g.cw1, g.c, g.fixed");
+}
+
+/** The records whose cost is not a fixed sum's (none, for realistic prices), one by one. */
+function restSql(need: SpendNeeds): string {
+  const rows = `SELECT * FROM (${spendRows(need)}) WHERE NOT fixed`;
+  return `${numbered(rows, "f.k, g.time, g.assistant, coalesce(m.k, 0), g.copied, g.leaf, CAST(g.input AS DOUBLE), CAST(g.output AS DOUBLE), CAST(g.cache_read AS DOUBLE), CAST(g.cache_write AS DOUBLE), CAST(g.cache_write_1h AS DOUBLE), g.cost")} ORDER BY f.k, g.line`;
 }
 
 async function dictionary(duck: Duck, sql: string): Promise<string[]> {
   return (await duck.conn.runAndReadAll(sql)).getRowsJS().map((r) => String(r[0]));
 }
 
-async function spendBySession(duck: Duck, need: SpendNeeds): Promise<Map<string, SpendRecord[]>> {
+interface SessionSpend {
+  groups: SpendGroup[];
+  rest: SpendRecord[];
+}
+
+async function columns(duck: Duck, sql: string): Promise<unknown[][]> {
+  return (await duck.conn.runAndReadAll(sql)).getColumnsJS() as unknown[][];
+}
+
+/** Every indexed file (absolute paths, sorted) and the spend of each that has any. */
+async function spendBySession(duck: Duck, need: SpendNeeds): Promise<{ paths: string[]; spends: Map<string, SessionSpend> }> {
   const paths = await dictionary(duck, "SELECT path FROM idx.files ORDER BY path");
   const models = need.model
     ? await dictionary(duck, "SELECT DISTINCT provider || '/' || model AS name FROM idx.usage ORDER BY name")
     : ["?"];
-  const cols = (await duck.conn.runAndReadAll(spendSql(need))).getColumnsJS();
-  const out = new Map<string, SpendRecord[]>();
-  // No rows: no columns either.
-  if (cols.length === 0) return out;
-  const col = (i: number) => cols[i] as number[];
-  const [session, time, model] = [col(0), col(1), col(3)];
-  const assistant = cols[2] as boolean[];
-  const copied = cols[11] as boolean[];
-  const n = session.length;
-  let list: SpendRecord[] = [];
-  let at = -1;
-  for (let i = 0; i < n; i++) {
-    const k = session[i] as number;
-    if (k !== at) {
-      at = k;
-      list = [];
-      out.set(paths[k] as string, list);
+  const out = new Map<string, SessionSpend>();
+  const of = (k: number): SessionSpend => {
+    const path = paths[k] as string;
+    let s = out.get(path);
+    if (!s) {
+      s = { groups: [], rest: [] };
+      out.set(path, s);
     }
-    const input = col(4)[i] as number;
-    const output = col(5)[i] as number;
-    const cacheRead = col(6)[i] as number;
-    const cacheWrite = col(7)[i] as number;
-    list.push({
-      time: time[i] === null ? Number.NaN : (time[i] as number),
-      assistant: assistant[i] === true,
-      model: models[model[i] as number] as string,
+    return s;
+  };
+  const g = await columns(duck, groupSql(need));
+  const num = (c: unknown[] | undefined, i: number) => (c as number[])[i] as number;
+  // No rows: no columns either.
+  let rest = false;
+  for (let i = 0; i < (g[0]?.length ?? 0); i++) {
+    if ((g[13] as boolean[])[i] !== true) {
+      rest = true;
+      continue;
+    }
+    const quarter = (g[1] as (number | null)[])[i] ?? null;
+    of(num(g[0], i)).groups.push({
+      quarter,
+      assistant: (g[2] as boolean[])[i] === true,
+      model: models[num(g[3], i)] as string,
+      copied: (g[4] as boolean[])[i] === true,
+      leafLine: num(g[5], i),
+      records: num(g[6], i),
+      input: num(g[7], i),
+      output: num(g[8], i),
+      cacheRead: num(g[9], i),
+      cacheWrite: num(g[10], i),
+      cacheWrite1h: num(g[11], i),
+      cost: (g[12] as bigint[])[i] as bigint,
+    });
+  }
+  if (!rest) return { paths, spends: out };
+  const r = await columns(duck, restSql(need));
+  for (let i = 0; i < (r[0]?.length ?? 0); i++) {
+    const time = (r[1] as (number | null)[])[i] ?? null;
+    const [input, output, cacheRead, cacheWrite] = [num(r[6], i), num(r[7], i), num(r[8], i), num(r[9], i)];
+    of(num(r[0], i)).rest.push({
+      time: time === null ? Number.NaN : time,
+      assistant: (r[2] as boolean[])[i] === true,
+      model: models[num(r[3], i)] as string,
       usage: {
         input,
         output,
         cacheRead,
         cacheWrite,
-        cacheWrite1h: col(8)[i] as number,
-        reasoning: col(9)[i] as number,
+        cacheWrite1h: num(r[10], i),
+        reasoning: 0,
         totalTokens: input + output + cacheRead + cacheWrite,
-        cost: col(10)[i] as number,
+        cost: num(r[11], i),
       },
-      copied: copied[i] === true,
-      leafLine: col(12)[i] as number,
+      copied: (r[4] as boolean[])[i] === true,
+      leafLine: num(r[5], i),
     });
   }
-  return out;
+  return { paths, spends: out };
 }
 
 interface FileFacts {
@@ -87,57 +152,61 @@ interface FileFacts {
   problems: DamageNote[];
 }
 
-/** By absolute path: what was found of each file, and its session's cwd. */
-async function fileFacts(duck: Duck): Promise<Map<string, FileFacts>> {
+/**
+ * By absolute path: what was found of each file, and its session's cwd when the count looks at it. Files read
+ * whole with nothing to say are most of a fleet and are not listed.
+ */
+async function fileFacts(duck: Duck, project: boolean): Promise<Map<string, FileFacts>> {
   const rows = (
-    await duck.conn.runAndReadAll("SELECT f.path, f.status, s.cwd, f.problems FROM idx.files f LEFT JOIN idx.sessions s ON s.file = f.path")
+    await duck.conn.runAndReadAll(
+      `SELECT f.path, f.status, ${project ? "s.cwd" : "NULL"}, f.problems FROM idx.files f LEFT JOIN idx.sessions s ON s.file = f.path${project ? "" : " WHERE f.status <> 'read' OR f.problems <> '[]'"}`,
+    )
   ).getRowsJS();
-  const out = new Map<string, FileFacts>();
+  const facts = new Map<string, FileFacts>();
   for (const r of rows)
-    out.set(String(r[0]), {
+    facts.set(String(r[0]), {
       status: String(r[1]),
       cwd: r[2] === null ? null : String(r[2]),
       problems: JSON.parse(String(r[3])) as DamageNote[],
     });
-  return out;
+  return facts;
 }
 
+const READ_CLEAN: FileFacts = { status: "read", cwd: null, problems: [] };
+
 /**
- * Counts the index's rows of the files asked about into `agg`, as countFiles counts the sessions themselves: in
- * file order, a part aggregator per batch of files (so that costs are summed in the same order, to the bit), the
- * same project filter and notes.
+ * Counts the index's rows of the files asked about into `agg`, as countFiles counts the sessions themselves: the
+ * same project filter and notes, in file order (costs are summed exactly: in any order, the same to the bit).
  */
 export async function countFromIndex(
   duck: Duck,
   state: IndexState,
   s: CountSettings,
   agg: UsageAggregator,
-  part: () => UsageAggregator,
   notes: CountNotes,
   need: SpendNeeds,
 ): Promise<void> {
-  const spends = await spendBySession(duck, need);
-  const facts = await fileFacts(duck);
-  for (let i = 0; i < state.scope.length; i += BATCH) {
-    const p = part();
-    for (const f of state.scope.slice(i, i + BATCH)) {
-      const fact = facts.get(f.path);
-      if (fact === undefined) continue;
-      if (fact.status === "skipped") {
-        notes.skipped.push(f.name);
-        continue;
-      }
-      const project = fact.cwd;
-      if (s.project !== undefined && (project === null || !project.includes(s.project))) continue;
-      for (const d of fact.problems) notes.damage.push({ ...d, file: f.name });
-      p.addRecords(spends.get(f.path) ?? [], {
-        project,
-        name: f.name,
-        includeCopied: s.includeCopied,
-        ...(s.since !== undefined ? { since: s.since } : {}),
-        ...(s.until !== undefined ? { until: s.until } : {}),
-      });
+  const { paths, spends } = await spendBySession(duck, need);
+  const indexed = new Set(paths);
+  const facts = await fileFacts(duck, need.project);
+  for (const f of state.scope) {
+    if (!indexed.has(f.path)) continue;
+    const fact = facts.get(f.path) ?? READ_CLEAN;
+    if (fact.status === "skipped") {
+      notes.skipped.push(f.name);
+      continue;
     }
-    agg.merge(p.snapshot());
+    const project = fact.cwd;
+    if (s.project !== undefined && (project === null || !project.includes(s.project))) continue;
+    for (const d of fact.problems) notes.damage.push({ ...d, file: f.name });
+    const spend = spends.get(f.path);
+    const scope = {
+      project,
+      name: f.name,
+      includeCopied: s.includeCopied,
+      ...(s.since !== undefined ? { since: s.since } : {}),
+      ...(s.until !== undefined ? { until: s.until } : {}),
+    };
+    agg.addRecords(spend?.rest ?? [], scope, spend?.groups ?? []);
   }
 }

@@ -158,8 +158,9 @@ async function usageIndexed(
       model: breakdown || by.includes("model"),
       leaf: by.includes("leaf"),
       copied: settings.includeCopied,
+      project: by.includes("project") || settings.project !== undefined,
     };
-    await countFromIndex(duck, state, settings, agg, () => new UsageAggregator(by, cal, breakdown), notes, need);
+    await countFromIndex(duck, state, settings, agg, notes, need);
     const { rows, totals } = agg.result();
     const data: UsageData = { by, rows, totals, failures: notes.failures, damage: notes.damage, skipped: notes.skipped };
     if (state.root !== undefined) data.root = state.root;
