@@ -9,7 +9,7 @@
 //   pisess sql leaf-cost query DIR --db DB        on the leaves table
 // Whole processes; wall time, CPU and peak RSS from /usr/bin/time. Prints a Markdown section.
 //
-//   node bench/index-bench.mjs [--sessions N] [--size 2G] [--data DIR] [--rounds 2]
+//   node bench/index-bench.mjs [--sessions N] [--size 2G] [--data DIR] [--rounds 2] [--json-out FILE]
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -156,4 +156,10 @@ const lines = [
   `The same queries in DuckDB alone over the index file: group-by ${groupByDuck.toFixed(3)} s, leaf-cost ${leafCostDuck.toFixed(3)} s. usage through the index = usage --no-index: ${same ? "yes, byte for byte" : "NO"}.`,
 ];
 console.log(lines.join("\n"));
+// For bench/run.mjs: the numbers its targets read.
+if (opt["json-out"])
+  fs.writeFileSync(
+    opt["json-out"],
+    JSON.stringify({ ccWall, first, again, usage, usageAgain, usageDirect, groupBy, leafCost, groupByDuck, leafCostDuck, same, sessions: N, mb }, (k, v) => (k === "stdout" ? undefined : v)),
+  );
 fs.rmSync(HOME, { recursive: true, force: true });

@@ -9,7 +9,7 @@
 //   npm run bench -- --sizes 10M --runs 5            a quick subset
 //   options: --sizes LIST  --runs N  --shapes chain,siblings,comb|none  --shape-runs N  --startup-runs N|0
 //            --typical SIZE|none  --inputs realistic,ascii  --tasks SUBSTR,...  --no-pi  --no-build  --seed S
-//            --out FILE  --data DIR
+//            --out FILE  --data DIR  --fleet N|0 (the index rows: bench/index-bench.mjs on N sessions, 2 GB)
 //
 // Needs `npm install --no-save` in bench/ (pins pi 1.6.0 and 0.73.1); without it the pi rows are skipped.
 // pi only ever sees a copy of a file (SessionManager.open may rewrite a file; a valid v3 header is left alone).
@@ -47,6 +47,7 @@ const opt = {
   seed: "7",
   out: path.join(HERE, "RESULTS.md"),
   data: path.join(HERE, "data"),
+  fleet: "10000",
 };
 const flags = new Set();
 for (let i = 0; i < argv.length; i++) {
@@ -504,6 +505,29 @@ if (missing.length) md += `- Skipped (command does not exist yet): ${missing.map
 if (quick.split("\n").length > 3) md += `\n## Start-up and a typical session\n\nEach pisess row against \`node -e 0\` in the same interleaved run (${STARTUP_RUNS || RUNS} runs each).\n\n${quick}`;
 md += `\n## Results\n\n${table}`;
 if (shapeGroups.length) md += `\n## Shapes\n\nEvery command on each shape, stdout to /dev/null (${SHAPE_RUNS} run${SHAPE_RUNS > 1 ? "s" : ""} each, stopped after ${SHAPE_TIMEOUT_MS / 1000} s). ❌: 5 s or more, over 1 GB, or failed.\n\n${shapes}`;
+// Issue 29's rows: the index on a generated fleet, against ccusage in the same run (bench/index-bench.mjs).
+const FLEET = Number(opt.fleet);
+if (FLEET > 0 && fs.existsSync(path.join(HERE, "node_modules", "ccusage"))) {
+  log(`index rows: ${FLEET} sessions`);
+  const out = path.join(os.tmpdir(), `pisess-index-bench-${process.pid}.json`);
+  const r = spawnSync(process.execPath, [path.join(HERE, "index-bench.mjs"), "--sessions", String(FLEET), "--size", `${(FLEET / 5000).toFixed(3)}G`, "--data", path.join(opt.data, "fleet"), "--json-out", out], {
+    encoding: "utf8",
+    maxBuffer: 1 << 26,
+  });
+  if (r.status === 0) {
+    const x = JSON.parse(fs.readFileSync(out, "utf8"));
+    fs.rmSync(out, { force: true });
+    md += `\n${r.stdout.replace(/^### /, "## ")}`;
+    const vs = (v) => `${(v.wall / x.ccWall).toFixed(2)}× ccusage (${v.wall.toFixed(2)} s / ${x.ccWall.toFixed(2)} s)`;
+    check("index: first `pisess index` ≤ 1.5× `ccusage pi daily --json`'s wall", x.first.wall <= 1.5 * x.ccWall, vs(x.first));
+    check("index: `pisess usage` after 20 sessions grew and 10 were added (update + answer) ≤ 0.1× ccusage", x.usage.wall <= 0.1 * x.ccWall, vs(x.usage));
+    check("index: `sql` group-by on the index ≤ 0.3 s", x.groupBy.wall <= 0.3, `${x.groupBy.wall.toFixed(2)} s through the CLI (update check + query), ${x.groupByDuck.toFixed(3)} s the query alone`);
+    check("index: the leaf-cost query ≤ 1 s", x.leafCost.wall <= 1, `${x.leafCost.wall.toFixed(2)} s through the CLI, ${x.leafCostDuck.toFixed(3)} s alone`);
+    const peak = Math.max(...[x.first, x.again, x.usage, x.usageAgain, x.usageDirect, x.groupBy, x.leafCost].map((v) => v.rssMB));
+    check("index: peak memory ≤ 1 GB throughout", peak <= 1024, `${peak.toFixed(0)} MB`);
+    check("index: usage through the index = usage --no-index", x.same, x.same ? "byte for byte" : "they differ");
+  } else log(`index rows failed (exit ${r.status}): ${r.stderr.slice(-500)}`);
+}
 md += `\n## Targets\n\n`;
 md += checks.length ? checks.map((c) => `- ${c.pass ? "✅" : "❌"} ${c.what}: ${c.detail}`).join("\n") + "\n" : "(no target applies to this subset)\n";
 md += `\n## Reproduce\n\n\`\`\`sh\nnpm ci && (cd bench && npm install --no-save)\n${cmdline}\n# all of it: npm run bench   (subset: npm run bench -- --sizes 10M,100M --runs 3 --shapes none)\n\`\`\`\n`;
