@@ -9,6 +9,7 @@ import { dropScratch, scratchDir } from "../io/scratch.js";
 import { type DamageNote, type FleetFailure, fleetFiles } from "../ops/fleet-files.js";
 import { TABLE_NAMES, TABLES, type TableName } from "../ops/fleet-tables.js";
 import { type Connection, type Duck, DUCK_TYPE, openDuck, quote, selectCsv } from "./duck.js";
+import { refreshSpendSums, SPEND_COLUMNS, SPEND_TABLE } from "./index-spend.js";
 import { ReportError } from "./report.js";
 import { writeTables } from "./tables.js";
 
@@ -44,7 +45,7 @@ const FILES_COLUMNS = [
 
 /** Tables' shapes: an index made by a pisess with other columns is rebuilt whole. */
 const SCHEMA_VERSION = createHash("sha256")
-  .update(JSON.stringify([TABLE_NAMES.map((t) => TABLES[t].columns.map((c) => [c.name, c.type])), FILES_COLUMNS]))
+  .update(JSON.stringify([TABLE_NAMES.map((t) => TABLES[t].columns.map((c) => [c.name, c.type])), FILES_COLUMNS, SPEND_COLUMNS]))
   .digest("hex")
   .slice(0, 16);
 
@@ -100,6 +101,7 @@ function createTables(): string[] {
     (t) => `CREATE TABLE idx.${t} (${TABLES[t].columns.map((c) => `${c.name} ${DUCK_TYPE[c.type]}`).join(", ")})`,
   );
   out.push(`CREATE TABLE idx.files (${FILES_COLUMNS.join(", ")})`);
+  out.push(`CREATE TABLE idx.${SPEND_TABLE} (${SPEND_COLUMNS.join(", ")})`);
   out.push("CREATE TABLE idx.meta (key VARCHAR PRIMARY KEY, value VARCHAR)");
   out.push(`INSERT INTO idx.meta VALUES ('schema', ${quote(SCHEMA_VERSION)})`);
   return out;
@@ -313,6 +315,7 @@ async function apply(
       await conn.run(`DELETE FROM idx.${name} WHERE ${KEY[name]} IN (${dropPaths})`);
       if (t.rows[name] > 0) await conn.run(`INSERT INTO idx.${name} ${selectCsv(name, join(csvDir, `${name}.csv`), t.longest[name])}`);
     }
+    await refreshSpendSums(conn, dropPaths);
     await conn.run(`DELETE FROM idx.files WHERE path IN (${dropPaths})`);
     if (files.length > 0)
       await conn.run(

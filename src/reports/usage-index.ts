@@ -1,9 +1,8 @@
 import type { DamageNote } from "../ops/fleet-files.js";
-import { FIXED_BITS, FIXED_MAX_BITS } from "../ops/exact-sum.js";
-import { QUARTER_MS } from "../ops/fleet-time.js";
 import type { SpendGroup, SpendRecord, UsageAggregator } from "../ops/fleet-usage.js";
 import type { Duck } from "./duck.js";
 import type { IndexState } from "./index-db.js";
+import { fixedSql, QUARTER_SQL, SPEND_TABLE } from "./index-spend.js";
 import type { CountNotes, CountSettings } from "./usage-count.js";
 
 /** What a count reads of each record besides its spend (the rest is left unread: see spendSql). */
@@ -17,20 +16,11 @@ export interface SpendNeeds {
   project: boolean;
 }
 
-/** 2^80 as DuckDB reads it (a DOUBLE): the unit of exact-sum.ts's fixed sums, and its bound (2^20). */
-const FIXED_SCALE_SQL = `CAST('${String(2n ** BigInt(FIXED_BITS))}' AS DOUBLE)`;
-/** Whether `col` is an exact multiple of 2^-80 below 2^20 (exact-sum.ts fixedUnits), and the multiple. */
-export function fixedSql(col: string): { test: string; units: string } {
-  return {
-    test: `(abs(${col}) < ${2 ** FIXED_MAX_BITS} AND floor(${col} * ${FIXED_SCALE_SQL}) = ${col} * ${FIXED_SCALE_SQL})`,
-    units: `CAST(${col} * ${FIXED_SCALE_SQL} AS HUGEINT)`,
-  };
-}
 const FIXED_SQL = fixedSql("u.cost").test;
 
 /** The spend rows a count reads (what it does not look at is a constant, not read), each with whether its cost is fixed. */
 function spendRows(need: SpendNeeds): string {
-  return `SELECT u.session, ${need.time ? `floor(CAST(epoch_ms(u.timestamp) AS DOUBLE) / ${QUARTER_MS})` : "CAST(NULL AS DOUBLE)"} AS quarter,
+  return `SELECT u.session, ${need.time ? QUARTER_SQL : "CAST(NULL AS DOUBLE)"} AS quarter,
   ${need.time ? "CAST(epoch_ms(u.timestamp) AS DOUBLE)" : "CAST(NULL AS DOUBLE)"} AS time,
   u.source = 'assistant' AS assistant, ${need.model ? "u.provider || '/' || u.model" : "'?'"} AS model, ${need.copied ? "u.is_copied" : "false"} AS copied,
   ${need.leaf ? "CAST(u.leaf_line AS DOUBLE)" : "CAST(-1 AS DOUBLE)"} AS leaf, u.line, u.input, u.output, u.cache_read, u.cache_write, u.cache_write_1h, u.cost,
@@ -47,17 +37,26 @@ function numbered(sql: string, cols: string): string {
 }
 
 /**
- * The spend of every session, summed in DuckDB per quarter hour of UTC (the calendar's unit: fleet-time.ts), kind,
- * model, leaf and copy state, costs as exact integers of 2^-80: sums the count then adds as it would add each record
- * (exact-sum.ts), a few groups per session instead of every record moved into JavaScript. Numbers as DOUBLE
- * (every count fits exactly). Summed first, then numbered: joins on texts cost more than the sums.
+ * The spend of every session summed per quarter hour of UTC (the calendar's unit: fleet-time.ts), kind, model, leaf
+ * and copy state, costs as exact integers of 2^-80: the count adds the sums as it would add each record
+ * (exact-sum.ts), a few groups per session instead of every record moved into JavaScript. Without leaves, the
+ * index's sums (index-spend.ts) are summed further over what the count does not look at; by leaf, the usage rows.
+ * Numbers as DOUBLE (every count fits exactly). Summed first, then numbered: joins on texts cost more than the sums.
  */
 function groupSql(need: SpendNeeds): string {
+  const cols = "f.k, g.quarter, g.assistant, coalesce(m.k, 0), g.copied, g.leaf, g.n, g.i, g.o, g.cr, g.cw, g.cw1, g.c, g.fixed";
+  if (!need.leaf) {
+    const sums = `SELECT session, ${need.time ? "quarter" : "CAST(NULL AS DOUBLE)"} AS quarter, assistant, ${need.model ? "model" : "'?'"} AS model,
+    ${need.copied ? "copied" : "false"} AS copied, CAST(-1 AS DOUBLE) AS leaf, sum(n) AS n, sum(input) AS i, sum(output) AS o,
+    sum(cache_read) AS cr, sum(cache_write) AS cw, sum(cache_write_1h) AS cw1, sum(cost) AS c, fixed
+    FROM idx.${SPEND_TABLE} ${need.copied ? "" : "WHERE NOT copied"} GROUP BY ALL`;
+    return numbered(sums, cols);
+  }
   const sums = `SELECT session, quarter, assistant, model, copied, leaf, CAST(count(*) AS DOUBLE) AS n, CAST(sum(input) AS DOUBLE) AS i,
   CAST(sum(output) AS DOUBLE) AS o, CAST(sum(cache_read) AS DOUBLE) AS cr, CAST(sum(cache_write) AS DOUBLE) AS cw,
   CAST(sum(cache_write_1h) AS DOUBLE) AS cw1, sum(CASE WHEN fixed THEN ${fixedSql("cost").units} END) AS c, fixed
   FROM (${spendRows(need)}) GROUP BY ALL`;
-  return numbered(sums, "f.k, g.quarter, g.assistant, coalesce(m.k, 0), g.copied, g.leaf, g.n, g.i, g.o, g.cr, g.cw, g.cw1, g.c, g.fixed");
+  return numbered(sums, cols);
 }
 
 /** The records whose cost is not a fixed sum's (none, for realistic prices), one by one. */

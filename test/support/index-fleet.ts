@@ -1,6 +1,7 @@
 import { appendFileSync, mkdirSync, readdirSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { TABLE_NAMES } from "../../src/ops/fleet-tables.js";
+import { SPEND_TABLE } from "../../src/reports/index-spend.js";
 
 /** A small generated fleet for the index tests: sessions written line by line, as pi appends them. */
 
@@ -83,6 +84,8 @@ export async function dumpIndex(db: string): Promise<Record<string, unknown[][]>
     const out: Record<string, unknown[][]> = {};
     for (const t of TABLE_NAMES) out[t] = (await conn.runAndReadAll(`SELECT * FROM ${t} ORDER BY ALL`)).getRowsJson() as unknown[][];
     out.files = (await conn.runAndReadAll("SELECT * EXCLUDE (indexed_at) FROM files ORDER BY ALL")).getRowsJson() as unknown[][];
+    // The spend sums usage answers from: kept by every update, they must be what a rebuild sums.
+    out[SPEND_TABLE] = (await conn.runAndReadAll(`SELECT * FROM ${SPEND_TABLE} ORDER BY ALL`)).getRowsJson() as unknown[][];
     return out;
   } finally {
     conn.closeSync();

@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { addExact, addFixed, exactValue, exactZero, fixedUnits } from "../../src/ops/exact-sum.js";
 import { openDuck } from "../../src/reports/duck.js";
-import { fixedSql } from "../../src/reports/usage-index.js";
+import { fixedSql } from "../../src/reports/index-spend.js";
 
 function sum(xs: readonly number[]): number {
   const s = exactZero();

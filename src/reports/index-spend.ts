@@ -1,0 +1,59 @@
+import { FIXED_BITS, FIXED_MAX_BITS } from "../ops/exact-sum.js";
+import { QUARTER_MS } from "../ops/fleet-time.js";
+import type { Connection } from "./duck.js";
+
+/**
+ * The index's spend per quarter hour: each session's usage rows summed per quarter hour of UTC (the calendar's unit,
+ * fleet-time.ts), kind, model and copy state, costs as exact integers of 2^-80 (exact-sum.ts). `usage` answers from
+ * it (src/reports/usage-index.ts): a few rows per session instead of every record, summed once per update instead
+ * of once per question. Kept by the update beside the rows it sums, in the same transaction.
+ */
+
+/** 2^80 as DuckDB reads it (a DOUBLE): the unit of exact-sum.ts's fixed sums, and its bound (2^20). */
+const FIXED_SCALE_SQL = `CAST('${String(2n ** BigInt(FIXED_BITS))}' AS DOUBLE)`;
+
+/** Whether `col` is an exact multiple of 2^-80 below 2^20 (exact-sum.ts fixedUnits), and the multiple. */
+export function fixedSql(col: string): { test: string; units: string } {
+  return {
+    test: `(abs(${col}) < ${2 ** FIXED_MAX_BITS} AND floor(${col} * ${FIXED_SCALE_SQL}) = ${col} * ${FIXED_SCALE_SQL})`,
+    units: `CAST(${col} * ${FIXED_SCALE_SQL} AS HUGEINT)`,
+  };
+}
+
+/** The quarter hour of a usage row's timestamp (fleet-time.ts quarterOf, in SQL: the same double division). */
+export const QUARTER_SQL = `floor(CAST(epoch_ms(u.timestamp) AS DOUBLE) / ${QUARTER_MS})`;
+
+export const SPEND_TABLE = "spend_quarters";
+
+export const SPEND_COLUMNS = [
+  "session VARCHAR NOT NULL",
+  "quarter DOUBLE",
+  "assistant BOOLEAN NOT NULL",
+  "model VARCHAR NOT NULL",
+  "copied BOOLEAN NOT NULL",
+  /** Whether the rows' costs are fixed units (else cost is NULL and usage-index.ts reads those rows one by one). */
+  "fixed BOOLEAN NOT NULL",
+  "n DOUBLE NOT NULL",
+  "input DOUBLE NOT NULL",
+  "output DOUBLE NOT NULL",
+  "cache_read DOUBLE NOT NULL",
+  "cache_write DOUBLE NOT NULL",
+  "cache_write_1h DOUBLE NOT NULL",
+  "cost HUGEINT",
+];
+
+/** The sums of the usage rows `where` selects (`u` is idx.usage). */
+export function spendSumsSql(where: string): string {
+  const fixed = fixedSql("u.cost");
+  return `SELECT u.session, ${QUARTER_SQL} AS quarter, u.source = 'assistant' AS assistant, u.provider || '/' || u.model AS model,
+  u.is_copied AS copied, ${fixed.test} AS fixed, CAST(count(*) AS DOUBLE), CAST(sum(u.input) AS DOUBLE), CAST(sum(u.output) AS DOUBLE),
+  CAST(sum(u.cache_read) AS DOUBLE), CAST(sum(u.cache_write) AS DOUBLE), CAST(sum(u.cache_write_1h) AS DOUBLE),
+  sum(CASE WHEN ${fixed.test} THEN ${fixed.units} END)
+  FROM idx.usage u WHERE ${where} GROUP BY ALL`;
+}
+
+/** Sums again the sessions `paths` (an SQL query of one column `path`) names: their usage rows were just replaced. */
+export async function refreshSpendSums(conn: Connection, paths: string): Promise<void> {
+  await conn.run(`DELETE FROM idx.${SPEND_TABLE} WHERE session IN (${paths})`);
+  await conn.run(`INSERT INTO idx.${SPEND_TABLE} ${spendSumsSql(`u.session IN (${paths})`)}`);
+}
