@@ -88,29 +88,8 @@ export interface SpendRecord {
   leafLine: number;
 }
 
-/**
- * Records of spend of one session summed by the index (src/reports/usage-index.ts): those of one quarter hour of
- * UTC (the calendar's unit), source kind, model, leaf and copy state, so that they count as the records would.
- */
-export interface SpendGroup {
-  /** The quarter hour (quarterOf), null for records without a valid timestamp. */
-  quarter: number | null;
-  assistant: boolean;
-  model: string;
-  copied: boolean;
-  leafLine: number;
-  records: number;
-  input: number;
-  output: number;
-  cacheRead: number;
-  cacheWrite: number;
-  cacheWrite1h: number;
-  /** Cost in units of 2^-80 (exact-sum.ts fixedUnits, summed). */
-  cost: bigint;
-}
-
 /** What one record or group adds; `cost` a double (added exactly) or a sum of fixed units. */
-interface Amounts {
+export interface Amounts {
   records: number;
   input: number;
   output: number;
@@ -118,6 +97,21 @@ interface Amounts {
   cacheWrite: number;
   cacheWrite1h: number;
   cost: number | bigint;
+}
+
+/**
+ * Records of spend of one session summed by the index (src/reports/usage-index.ts): those of one quarter hour of
+ * UTC (the calendar's unit), source kind, model, leaf and copy state, so that they count as the records would.
+ */
+export interface SpendGroup extends Amounts {
+  /** The quarter hour (quarterOf), null for records without a valid timestamp. */
+  quarter: number | null;
+  assistant: boolean;
+  model: string;
+  copied: boolean;
+  leafLine: number;
+  /** Cost in units of 2^-80 (exact-sum.ts fixedUnits, summed). */
+  cost: bigint;
 }
 
 const NO_USAGE: Amounts = { records: 1, input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cacheWrite1h: 0, cost: 0 };
