@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { sqlReport } from "../../src/reports/sql.js";
 import { ROOT } from "../support/helpers.js";
+import { jsonl, turnUsage } from "../support/small-session.js";
 
 /**
  * Issue 26.17: the `pisess sql` examples of docs/commands/sql.md, run as written (taken from the page, so the two cannot drift
@@ -21,14 +22,7 @@ function readmeQueries(): string[] {
   return [...text.matchAll(/^pisess sql "([^"]*)"/gm)].map((m) => m[1] as string);
 }
 
-const usage = (total: number) => ({
-  input: 10,
-  output: 5,
-  cacheRead: 0,
-  cacheWrite: 0,
-  totalTokens: 15,
-  cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total },
-});
+const usage = (total: number) => turnUsage({ total });
 
 /** The cost of the main answer of turn i in session `scale` (1 or 2), and of its side answer (a leaf). */
 const mainCost = (scale: number, i: number) => scale * 0.001 * (i + 1);
@@ -84,7 +78,7 @@ function home(): { dir: string; expected: [string, number, number][] } {
       parent = `a${i}`;
     }
     leaves.push([file, lines.length - 1, above]);
-    writeFileSync(file, `${lines.map((l) => JSON.stringify(l)).join("\n")}\n`);
+    writeFileSync(file, jsonl(lines));
   }
   leaves.sort((x, y) => y[2] - x[2]);
   return { dir, expected: leaves.slice(0, 10) };
@@ -151,7 +145,7 @@ describe("the README's sql examples (26.17)", () => {
       m("z", "x", 8),
       m("leaf", "r", 16),
     ];
-    writeFileSync(join(dir, "c.jsonl"), `${lines.map((l) => JSON.stringify(l)).join("\n")}\n`);
+    writeFileSync(join(dir, "c.jsonl"), jsonl(lines));
     const q = queries.find((x) => x.includes("FROM leaves")) as string;
     const r = await sqlReport({ query: q, targets: [dir], env, cwd: "/" });
     const col = (name: string) => r.data.columns.indexOf(name);
