@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { TABLE_NAMES, TABLES, tableSchema } from "../../src/ops/fleet-tables.js";
 import { sqlReport } from "../../src/reports/sql.js";
 import { tablesReport } from "../../src/reports/tables.js";
-import { fingerprint, fixture, ROOT, runCli, spawnCli } from "../support/helpers.js";
+import { fingerprint, fixture, jsonObjects, ROOT, runCli, sessionFiles, spawnCli } from "../support/helpers.js";
 import { expectEqual } from "../support/expect-fast.js";
 
 /** `pisess tables` and `pisess sql`, read back with DuckDB; expected values from the fixture files (JSON.parse). */
@@ -15,22 +15,8 @@ type Json = Record<string, any>;
 const SESSIONS = fixture("fleet", "sessions");
 const env = { HOME: "/nonexistent", PI_CODING_AGENT_DIR: "/nonexistent" };
 
-function files(): string[] {
-  return (readdirSync(SESSIONS, { recursive: true }) as string[]).filter((f) => f.endsWith(".jsonl")).map((f) => join(SESSIONS, f));
-}
-
-function objects(path: string): Json[] {
-  const out: Json[] = [];
-  for (const l of readFileSync(path, "utf8").split("\n")) {
-    try {
-      const o = JSON.parse(l);
-      if (o && typeof o === "object" && !Array.isArray(o)) out.push(o);
-    } catch {
-      // damaged line
-    }
-  }
-  return out;
-}
+const files = (): string[] => sessionFiles(SESSIONS);
+const objects = (path: string): Json[] => jsonObjects<Json>(path);
 
 const ENTRIES = files().flatMap((f) => objects(f).slice(1));
 const EXPECT = {

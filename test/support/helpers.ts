@@ -31,6 +31,23 @@ export function sessionFiles(dir = fixture()): string[] {
   return out.sort();
 }
 
+/**
+ * The JSON objects of a JSONL file's lines, read with plain JSON.parse (the oracle's reading, not pisess's): a line
+ * that does not parse, or holds no object, is left out.
+ */
+export function jsonObjects<T = Record<string, unknown>>(path: string): T[] {
+  const out: T[] = [];
+  for (const l of readFileSync(path, "utf8").split("\n")) {
+    try {
+      const o: unknown = JSON.parse(l);
+      if (o && typeof o === "object" && !Array.isArray(o)) out.push(o as T);
+    } catch {
+      // a damaged line
+    }
+  }
+  return out;
+}
+
 export interface CliResult {
   code: number;
   stdout: string;
