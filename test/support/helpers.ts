@@ -32,6 +32,12 @@ export function sessionFiles(dir = fixture()): string[] {
 }
 
 /**
+ * The amounts of a count in the order info, leaves and ls --json write them (docs/commands/info.md, `totals`),
+ * written here by hand: a test that compares keys with it fails when the code reorders them.
+ */
+export const AMOUNT_KEYS: readonly string[] = ["input", "output", "cacheRead", "cacheWrite", "cost", "cacheWrite1h", "reasoning"];
+
+/**
  * The JSON objects of a JSONL file's lines, read with plain JSON.parse (the oracle's reading, not pisess's): a line
  * that does not parse, or holds no object, is left out.
  */
