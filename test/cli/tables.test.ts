@@ -8,6 +8,7 @@ import { sqlReport } from "../../src/reports/sql.js";
 import { tablesReport } from "../../src/reports/tables.js";
 import { fingerprint, fixture, jsonObjects, ROOT, runCli, sessionFiles, spawnCli } from "../support/helpers.js";
 import { expectEqual } from "../support/expect-fast.js";
+import { tooLargeForParquet } from "../support/small-session.js";
 
 /** `pisess tables` and `pisess sql`, read back with DuckDB; expected values from the fixture files (JSON.parse). */
 
@@ -174,23 +175,7 @@ describe("tables", () => {
 
   it("a value Parquet's column cannot hold fails in one line naming the column", async () => {
     const dir = tmp();
-    const lines = [
-      { type: "session", version: 3, id: "h", timestamp: "2025-01-01T10:00:00.000Z", cwd: "/x" },
-      {
-        type: "message",
-        id: "a",
-        parentId: null,
-        timestamp: "2025-01-01T10:00:01.000Z",
-        message: {
-          role: "assistant",
-          provider: "p",
-          model: "m",
-          content: [],
-          usage: { input: 1, output: 1e20, cacheRead: 0, cacheWrite: 0, cost: { total: 0.5 } },
-        },
-      },
-    ];
-    writeFileSync(join(dir, "big.jsonl"), `${lines.map((l) => JSON.stringify(l)).join("\n")}\n`);
+    writeFileSync(join(dir, "big.jsonl"), tooLargeForParquet());
     const err = await tablesReport({ targets: [join(dir, "big.jsonl")], out: join(dir, "out"), format: "parquet", env, cwd: "/" }).catch(
       (e: unknown) => e,
     );

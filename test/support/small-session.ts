@@ -50,3 +50,26 @@ export function oneTurnSession(id: string, opts: { version?: number; user?: stri
     },
   ]);
 }
+
+/**
+ * A session of one assistant turn whose output is 1e20 tokens: more than a Parquet integer column (`output`) holds,
+ * so `tables --format parquet` and `sql` fail partway through writing it.
+ */
+export function tooLargeForParquet(): string {
+  return jsonl([
+    { type: "session", version: 3, id: "big", timestamp: "2025-01-01T10:00:00.000Z", cwd: "/p" },
+    {
+      type: "message",
+      id: "m",
+      parentId: null,
+      timestamp: "2025-01-01T10:00:01.000Z",
+      message: {
+        role: "assistant",
+        provider: "p",
+        model: "m",
+        content: [],
+        usage: { input: 1, output: 1e20, cacheRead: 0, cacheWrite: 0, cost: { total: 0.5 } },
+      },
+    },
+  ]);
+}
