@@ -54,6 +54,14 @@ export function jsonObjects<T = Record<string, unknown>>(path: string): T[] {
   return out;
 }
 
+/** The values of NDJSON text (a command's --ndjson stdout), one a non-empty line. */
+export function ndjsonValues(text: string): unknown[] {
+  return text
+    .split("\n")
+    .filter(Boolean)
+    .map((s) => JSON.parse(s) as unknown);
+}
+
 export interface CliResult {
   code: number;
   stdout: string;
