@@ -6,14 +6,17 @@
 /** An environment in which no command finds pi's own folders (HOME and pi's agent and session folders). */
 export const NO_PI_ENV = { HOME: "/nonexistent", PI_CODING_AGENT_DIR: "/nonexistent", PI_CODING_AGENT_SESSION_DIR: "/nonexistent" };
 
-/** The usage of an assistant turn as pi writes it: 10 tokens in, 5 out, none cached, at the cost given (0 by default). */
-export function turnUsage(cost: { input?: number; output?: number; total: number }) {
+/**
+ * The usage of an assistant turn as pi writes it: `tokens` in and out (10 and 5 unless given), none cached, at the
+ * cost given (input and output 0 unless given).
+ */
+export function turnUsage(cost: { input?: number; output?: number; total: number }, tokens = { input: 10, output: 5 }) {
   return {
-    input: 10,
-    output: 5,
+    input: tokens.input,
+    output: tokens.output,
     cacheRead: 0,
     cacheWrite: 0,
-    totalTokens: 15,
+    totalTokens: tokens.input + tokens.output,
     cost: { input: cost.input ?? 0, output: cost.output ?? 0, cacheRead: 0, cacheWrite: 0, total: cost.total },
   };
 }
