@@ -105,11 +105,11 @@ function entries(M: string): Record<string, unknown>[] {
   add({ type: M, [M]: M });
   add({ type: "message", message: { role: "user", content: `second ${M}`, timestamp: 9 } });
   const fork = prev;
-  add({
+  const answer = (text: string) => ({
     type: "message",
     message: {
       role: "assistant",
-      content: [{ type: "text", text: M }],
+      content: [{ type: "text", text }],
       api: M,
       provider: M,
       model: M,
@@ -118,23 +118,9 @@ function entries(M: string): Record<string, unknown>[] {
       timestamp: 9,
     },
   });
+  add(answer(M));
   // A second branch from the same user message: two leaves (diff --leaves, leaves), its leaf's timestamp MARK.
-  add(
-    {
-      type: "message",
-      message: {
-        role: "assistant",
-        content: [{ type: "text", text: `other ${M}` }],
-        api: M,
-        provider: M,
-        model: M,
-        usage: USAGE,
-        stopReason: "stop",
-        timestamp: 9,
-      },
-    },
-    fork,
-  );
+  add(answer(`other ${M}`), fork);
   (out[out.length - 1] as Record<string, unknown>).timestamp = M;
   return out;
 }
