@@ -1,14 +1,14 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { TABLE_NAMES, TABLES, tableSchema } from "../../src/ops/fleet-tables.js";
 import { sqlReport } from "../../src/reports/sql.js";
 import { tablesReport } from "../../src/reports/tables.js";
 import { fingerprint, fixture, jsonObjects, ROOT, runCli, sessionFiles, spawnCli } from "../support/helpers.js";
 import { expectEqual } from "../support/expect-fast.js";
 import { tooLargeForParquet } from "../support/small-session.js";
+import { tempDirs } from "../support/temp-dirs.js";
 
 /** `pisess tables` and `pisess sql`, read back with DuckDB; expected values from the fixture files (JSON.parse). */
 
@@ -35,15 +35,7 @@ const EXPECT = {
   }, 0),
 };
 
-const made: string[] = [];
-const tmp = () => {
-  const d = mkdtempSync(join(tmpdir(), "pisess-tables-test-"));
-  made.push(d);
-  return d;
-};
-afterAll(() => {
-  for (const d of made) rmSync(d, { recursive: true, force: true });
-});
+const tmp = tempDirs("pisess-tables-test-");
 
 async function query(sql: string) {
   return (await sqlReport({ query: sql, tables: OUT_PARQUET, env, cwd: "/" })).data;

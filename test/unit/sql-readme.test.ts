@@ -1,10 +1,10 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { sqlReport } from "../../src/reports/sql.js";
 import { ROOT } from "../support/helpers.js";
 import { jsonl, turnUsage } from "../support/small-session.js";
+import { tempDirs } from "../support/temp-dirs.js";
 
 /**
  * Issue 26.17: the `pisess sql` examples of docs/commands/sql.md, run as written (taken from the page, so the two cannot drift
@@ -15,6 +15,7 @@ import { jsonl, turnUsage } from "../support/small-session.js";
 
 const env = { HOME: "/nonexistent", PI_CODING_AGENT_DIR: "/nonexistent" };
 const TURNS = 700;
+const tempDir = tempDirs("pisess-sql-readme-");
 
 /** The `pisess sql "…"` queries of the sql page (the reference moved out of README.md), in order. */
 function readmeQueries(): string[] {
@@ -33,8 +34,7 @@ const sideCost = (scale: number) => scale * 0.01;
  * 701 leaves; session b's costs are twice a's.
  */
 function home(): { dir: string; expected: [string, number, number][] } {
-  const dir = mkdtempSync(join(tmpdir(), "pisess-sql-readme-"));
-  made.push(dir);
+  const dir = tempDir();
   const leaves: [string, number, number][] = [];
   for (const [name, scale] of [
     ["a", 1],
@@ -84,11 +84,6 @@ function home(): { dir: string; expected: [string, number, number][] } {
   return { dir, expected: leaves.slice(0, 10) };
 }
 
-const made: string[] = [];
-afterAll(() => {
-  for (const d of made) rmSync(d, { recursive: true, force: true });
-});
-
 describe("the README's sql examples (26.17)", () => {
   const h = home();
   const queries = readmeQueries();
@@ -128,8 +123,7 @@ describe("the README's sql examples (26.17)", () => {
   });
 
   it("the most expensive leaves: a leaf below a parent cycle is listed as pisess leaves lists it (its walk up to the cycle)", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "pisess-sql-readme-cycle-"));
-    made.push(dir);
+    const dir = tempDir();
     const m = (id: string, parentId: string | null, cost: number) => ({
       type: "message",
       id,
