@@ -54,6 +54,14 @@ export function jsonObjects<T = Record<string, unknown>>(path: string): T[] {
   return out;
 }
 
+/**
+ * pi's folder for the sessions of working directory `cwd` (absolute): the leading "/" dropped, "/" as "-", wrapped
+ * in "--" (written here from pi's rule, not taken from src).
+ */
+export function piSessionFolder(cwd: string): string {
+  return `--${cwd.slice(1).replaceAll("/", "-")}--`;
+}
+
 /** The values of NDJSON text (a command's --ndjson stdout), one a non-empty line. */
 export function ndjsonValues(text: string): unknown[] {
   return text
