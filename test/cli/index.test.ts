@@ -1,26 +1,18 @@
 import { spawn } from "node:child_process";
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, truncateSync, unlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpSync, existsSync, readFileSync, truncateSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { indexReport } from "../../src/reports/fleet-index.js";
 import { sqlReport } from "../../src/reports/sql.js";
 import { usageReport } from "../../src/reports/usage.js";
 import type { GroupKey } from "../../src/ops/fleet-usage.js";
 import { BIN, fixture, runCli } from "../support/helpers.js";
 import { age, ageAll, appendTo, dumpIndex, entryLine, headerLine, writeSession } from "../support/index-fleet.js";
+import { tempDirs } from "../support/temp-dirs.js";
 
 /** `pisess index`: incremental updates equal a full rebuild; usage and sql answer the same through it. */
 
-const made: string[] = [];
-const tmp = () => {
-  const d = mkdtempSync(join(tmpdir(), "pisess-index-test-"));
-  made.push(d);
-  return d;
-};
-afterAll(() => {
-  for (const d of made) rmSync(d, { recursive: true, force: true });
-});
+const tmp = tempDirs("pisess-index-test-");
 const env = { HOME: "/nonexistent", PI_CODING_AGENT_DIR: "/nonexistent" };
 
 async function index(dir: string, db: string) {

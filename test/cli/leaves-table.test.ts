@@ -1,16 +1,14 @@
-import { readdirSync } from "node:fs";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadSession } from "../../src/model/load.js";
 import { leavesReport } from "../../src/reports/leaves.js";
 import { sqlReport } from "../../src/reports/sql.js";
-import { fixture } from "../support/helpers.js";
+import { fixture, sessionFiles } from "../support/helpers.js";
 
 /** The `leaves` table of `pisess sql` holds the numbers `pisess leaves` prints, leaf for leaf. */
 
 const SESSIONS = fixture("fleet", "sessions");
 const env = { HOME: "/nonexistent", PI_CODING_AGENT_DIR: "/nonexistent" };
-const FILES = (readdirSync(SESSIONS, { recursive: true }) as string[]).filter((f) => f.endsWith(".jsonl")).map((f) => join(SESSIONS, f));
+const FILES = sessionFiles(SESSIONS);
 
 async function leafTable(): Promise<Record<string, unknown>[]> {
   const r = await sqlReport({ query: "SELECT * FROM leaves ORDER BY session, line", targets: [SESSIONS], env, cwd: "/" });

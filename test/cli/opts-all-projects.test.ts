@@ -2,7 +2,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { fixture, runCli, spawnCli } from "../support/helpers.js";
+import { fixture, piSessionFolder, runCli, spawnCli } from "../support/helpers.js";
 
 // Issue 26, item 10: one "every project" flag, -a/--all-projects, with one meaning (every project folder in the
 // sessions dir instead of the current directory's) in every command that falls back to the sessions dir: grep and
@@ -13,9 +13,7 @@ const root = mkdtempSync(join(tmpdir(), "pisess-opts-all-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 const sessions = join(root, "sessions");
 const here = join(root, "proj");
-// pi's folder name for a working directory: the leading "/" dropped, "/" as "-", wrapped in "--".
-const folderOf = (cwd: string): string => `--${cwd.slice(1).replaceAll("/", "-")}--`;
-const mine = join(sessions, folderOf(here));
+const mine = join(sessions, piSessionFolder(here));
 const other = join(sessions, "--elsewhere--");
 mkdirSync(mine, { recursive: true });
 mkdirSync(other, { recursive: true });

@@ -3,7 +3,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { BIN, fixture, ROOT, runCli } from "../support/helpers.js";
+import { BIN, fixture, piSessionFolder, ROOT, runCli } from "../support/helpers.js";
 
 // Issue 26, item 11: `ls` ignored the terminal width (rows of 250 columns in a 120-column terminal). It fits the
 // table as tree fits its lines: the file, fork-of, title and cwd columns give way (the file keeping its end), and
@@ -12,8 +12,7 @@ const root = mkdtempSync(join(tmpdir(), "pisess-opts-ls-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 const sessions = join(root, "sessions");
 const here = join(root, "proj");
-const folderOf = (cwd: string): string => `--${cwd.slice(1).replaceAll("/", "-")}--`;
-const mine = join(sessions, folderOf(here));
+const mine = join(sessions, piSessionFolder(here));
 mkdirSync(mine, { recursive: true });
 mkdirSync(here);
 const LONG = `2026-01-01T10-00-00-000Z_0194bbbb-0000-7000-8000-000000000001${"-x".repeat(60)}-end.jsonl`;
@@ -66,16 +65,18 @@ describe("ls with no sessions for the current directory", () => {
     const r = await runCli(["ls"], { cwd: elsewhere, env });
     expect(r.code).toBe(0);
     expect(r.stderr).toBe(
-      `pisess: no sessions folder ${join(sessions, folderOf(elsewhere))} for ${elsewhere}; pisess ls -a lists every project\n`,
+      `pisess: no sessions folder ${join(sessions, piSessionFolder(elsewhere))} for ${elsewhere}; pisess ls -a lists every project\n`,
     );
   });
 
   it("an empty folder: the same", async () => {
     const empty = join(root, "empty");
-    mkdirSync(join(sessions, folderOf(empty)));
+    mkdirSync(join(sessions, piSessionFolder(empty)));
     const r = await runCli(["ls"], { cwd: empty, env });
     expect(r.code).toBe(0);
     expect(r.stdout).toBe("");
-    expect(r.stderr).toBe(`pisess: no sessions for ${empty} in ${join(sessions, folderOf(empty))}; pisess ls -a lists every project\n`);
+    expect(r.stderr).toBe(
+      `pisess: no sessions for ${empty} in ${join(sessions, piSessionFolder(empty))}; pisess ls -a lists every project\n`,
+    );
   });
 });

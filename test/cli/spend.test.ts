@@ -8,7 +8,7 @@ import { forkCopy } from "../../src/ops/fork-copy.js";
 import { sessionTotals, type KindTotals, type Totals } from "../../src/ops/totals.js";
 import { buildTree } from "../../src/ops/tree.js";
 import { expectGolden } from "../support/golden.js";
-import { corpus, fixture, ROOT, spawnCli, expectedOf } from "../support/helpers.js";
+import { AMOUNT_KEYS, corpus, fixture, ROOT, spawnCli, expectedOf } from "../support/helpers.js";
 import { infoOut, leavesNdjsonOut, lsOut } from "../support/inproc.js";
 import { expectEqual } from "../support/expect-fast.js";
 
@@ -335,18 +335,7 @@ describe("spend of a fork and its parent", () => {
     expectTotals(info.totals, own.total, "info");
     expectKinds(info.byKind, own.kinds, "info");
     expectKinds(info.copied.byKind, sumOf(fe.filter((en) => parentKeys.has(key(en)))).kinds, "info copied");
-    expectEqual(Object.keys(info.byKind[0]), [
-      "source",
-      "kind",
-      "entries",
-      "input",
-      "output",
-      "cacheRead",
-      "cacheWrite",
-      "cost",
-      "cacheWrite1h",
-      "reasoning",
-    ]);
+    expectEqual(Object.keys(info.byKind[0]), ["source", "kind", "entries", ...AMOUNT_KEYS]);
     expectKinds(info.leaves[0].ownByKind, own.kinds, "info leaf");
     const leaves = JSON.parse((await leavesNdjsonOut(forkPath, { includeCopied: true })).stdout.split("\n")[0] as string) as Json;
     expectKinds(leaves.byKind, sumOf(fe).kinds, "leaves --include-copied");

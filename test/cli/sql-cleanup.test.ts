@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BIN, spawnCli } from "../support/helpers.js";
+import { tooLargeForParquet, turnUsage } from "../support/small-session.js";
 
 /**
  * Issue 32.4: `sql` and `tables` stage copies of session data in temporary folders; a run ended by SIGINT or
@@ -13,14 +14,7 @@ import { BIN, spawnCli } from "../support/helpers.js";
 
 let base = "";
 let fleet = "";
-const usage = {
-  input: 10,
-  output: 5,
-  cacheRead: 0,
-  cacheWrite: 0,
-  totalTokens: 15,
-  cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0.01 },
-};
+const usage = turnUsage({ total: 0.01 });
 
 beforeAll(() => {
   base = mkdtempSync(join(tmpdir(), "pisess-sql-cleanup-"));
@@ -154,18 +148,7 @@ describe("tables --out (32.4)", () => {
     const parent = mkdtempSync(join(base, "parent-"));
     const tmp = mkdtempSync(join(base, "tmp-"));
     const big = join(base, "big.jsonl");
-    const u = { input: 1, output: 1e20, cacheRead: 0, cacheWrite: 0, cost: { total: 0.5 } };
-    const lines = [
-      { type: "session", version: 3, id: "big", timestamp: "2025-01-01T10:00:00.000Z", cwd: "/p" },
-      {
-        type: "message",
-        id: "m",
-        parentId: null,
-        timestamp: "2025-01-01T10:00:01.000Z",
-        message: { role: "assistant", provider: "p", model: "m", content: [], usage: u },
-      },
-    ];
-    writeFileSync(big, `${lines.map((l) => JSON.stringify(l)).join("\n")}\n`);
+    writeFileSync(big, tooLargeForParquet());
     const r = spawnCli(["tables", big, "--out", join(parent, "t"), "--format", "parquet"], { env: { ...env, TMPDIR: tmp } });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/(messages|leaves)\.parquet/);

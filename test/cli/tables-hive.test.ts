@@ -1,25 +1,18 @@
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
-import { hostname, tmpdir } from "node:os";
+import { cpSync, mkdirSync, readdirSync } from "node:fs";
+import { hostname } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { TABLE_NAMES } from "../../src/ops/fleet-tables.js";
 import { sqlReport } from "../../src/reports/sql.js";
 import { tablesReport } from "../../src/reports/tables.js";
 import { fixture } from "../support/helpers.js";
+import { tempDirs } from "../support/temp-dirs.js";
 
 /** `tables --layout hive`: Parquet partitioned by day, read back by DuckDB's read_parquet(…, hive_partitioning). */
 
 const SESSIONS = fixture("fleet", "sessions");
 const env = { HOME: "/nonexistent", PI_CODING_AGENT_DIR: "/nonexistent" };
-const made: string[] = [];
-const tmp = () => {
-  const d = mkdtempSync(join(tmpdir(), "pisess-hive-test-"));
-  made.push(d);
-  return d;
-};
-afterAll(() => {
-  for (const d of made) rmSync(d, { recursive: true, force: true });
-});
+const tmp = tempDirs("pisess-hive-test-");
 
 /** A query over the Parquet files (the session tables it also has are not used). */
 async function query(sql: string) {

@@ -1,13 +1,14 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { TABLE_NAMES, TABLES, tableSchema } from "../../src/ops/fleet-tables.js";
 import { sqlReport } from "../../src/reports/sql.js";
 import { tablesReport } from "../../src/reports/tables.js";
-import { fingerprint, fixture, ROOT, runCli, spawnCli } from "../support/helpers.js";
+import { fingerprint, fixture, jsonObjects, ROOT, runCli, sessionFiles, spawnCli } from "../support/helpers.js";
 import { expectEqual } from "../support/expect-fast.js";
+import { tooLargeForParquet } from "../support/small-session.js";
+import { tempDirs } from "../support/temp-dirs.js";
 
 /** `pisess tables` and `pisess sql`, read back with DuckDB; expected values from the fixture files (JSON.parse). */
 
@@ -15,22 +16,8 @@ type Json = Record<string, any>;
 const SESSIONS = fixture("fleet", "sessions");
 const env = { HOME: "/nonexistent", PI_CODING_AGENT_DIR: "/nonexistent" };
 
-function files(): string[] {
-  return (readdirSync(SESSIONS, { recursive: true }) as string[]).filter((f) => f.endsWith(".jsonl")).map((f) => join(SESSIONS, f));
-}
-
-function objects(path: string): Json[] {
-  const out: Json[] = [];
-  for (const l of readFileSync(path, "utf8").split("\n")) {
-    try {
-      const o = JSON.parse(l);
-      if (o && typeof o === "object" && !Array.isArray(o)) out.push(o);
-    } catch {
-      // damaged line
-    }
-  }
-  return out;
-}
+const files = (): string[] => sessionFiles(SESSIONS);
+const objects = (path: string): Json[] => jsonObjects<Json>(path);
 
 const ENTRIES = files().flatMap((f) => objects(f).slice(1));
 const EXPECT = {
@@ -48,15 +35,7 @@ const EXPECT = {
   }, 0),
 };
 
-const made: string[] = [];
-const tmp = () => {
-  const d = mkdtempSync(join(tmpdir(), "pisess-tables-test-"));
-  made.push(d);
-  return d;
-};
-afterAll(() => {
-  for (const d of made) rmSync(d, { recursive: true, force: true });
-});
+const tmp = tempDirs("pisess-tables-test-");
 
 async function query(sql: string) {
   return (await sqlReport({ query: sql, tables: OUT_PARQUET, env, cwd: "/" })).data;
@@ -188,23 +167,7 @@ describe("tables", () => {
 
   it("a value Parquet's column cannot hold fails in one line naming the column", async () => {
     const dir = tmp();
-    const lines = [
-      { type: "session", version: 3, id: "h", timestamp: "2025-01-01T10:00:00.000Z", cwd: "/x" },
-      {
-        type: "message",
-        id: "a",
-        parentId: null,
-        timestamp: "2025-01-01T10:00:01.000Z",
-        message: {
-          role: "assistant",
-          provider: "p",
-          model: "m",
-          content: [],
-          usage: { input: 1, output: 1e20, cacheRead: 0, cacheWrite: 0, cost: { total: 0.5 } },
-        },
-      },
-    ];
-    writeFileSync(join(dir, "big.jsonl"), `${lines.map((l) => JSON.stringify(l)).join("\n")}\n`);
+    writeFileSync(join(dir, "big.jsonl"), tooLargeForParquet());
     const err = await tablesReport({ targets: [join(dir, "big.jsonl")], out: join(dir, "out"), format: "parquet", env, cwd: "/" }).catch(
       (e: unknown) => e,
     );

@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync } from "node:fs";
+import { cpSync, mkdtempSync, rmSync, utimesSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { Writable } from "node:stream";
 import { dirname, join, resolve } from "node:path";
@@ -6,7 +6,7 @@ import { describe, expect, it, vi } from "vitest";
 import { isoWeek } from "../../src/ops/fleet-time.js";
 import { fleetProgress } from "../../src/render/usage-progress.js";
 import { usageReport, type UsageOptions } from "../../src/reports/usage.js";
-import { fingerprint, fixture, runCli, spawnCli } from "../support/helpers.js";
+import { fingerprint, fixture, jsonObjects, runCli, sessionFiles, spawnCli } from "../support/helpers.js";
 
 /**
  * `pisess usage` against an oracle written here with plain JSON.parse: what counts as spend (assistant messages,
@@ -18,22 +18,8 @@ type Json = Record<string, any>;
 const SESSIONS = fixture("fleet", "sessions");
 const env = { HOME: "/nonexistent", PI_CODING_AGENT_DIR: "/nonexistent" };
 
-function files(dir: string): string[] {
-  return (readdirSync(dir, { recursive: true }) as string[]).filter((f) => f.endsWith(".jsonl")).map((f) => join(dir, f));
-}
-
-function lines(path: string): Json[] {
-  const out: Json[] = [];
-  for (const l of readFileSync(path, "utf8").split("\n")) {
-    try {
-      const o = JSON.parse(l);
-      if (o && typeof o === "object" && !Array.isArray(o)) out.push(o);
-    } catch {
-      // a damaged line: not counted
-    }
-  }
-  return out;
-}
+const files = sessionFiles;
+const lines = (path: string): Json[] => jsonObjects<Json>(path);
 
 interface Spend {
   file: string;

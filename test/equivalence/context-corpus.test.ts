@@ -7,7 +7,7 @@ import { buildContext } from "../../src/ops/context.js";
 import { convertToLlm, convertToLlmMapped } from "../../src/ops/llm.js";
 import { pathTo } from "../../src/ops/path.js";
 import { findByLine } from "../../src/ops/refs.js";
-import { corpus, fingerprint, ROOT, runCli, expectedOf } from "../support/helpers.js";
+import { corpus, expectedOf, fingerprint, ndjsonValues, ROOT, runCli } from "../support/helpers.js";
 import { contextJsonOut } from "../support/inproc.js";
 import { expectEqual, expectSame } from "../support/expect-fast.js";
 
@@ -178,13 +178,7 @@ async function checkJsonOutputs(f: string, leaf: Leaf): Promise<void> {
 
   const nd = await contextJsonOut(path, { leaf: ref, llm: true, ndjson: true });
   expect(nd.code).toBe(0);
-  expectEqual(
-    nd.stdout
-      .split("\n")
-      .filter(Boolean)
-      .map((s) => JSON.parse(s)),
-    leaf.llm,
-  );
+  expectEqual(ndjsonValues(nd.stdout), leaf.llm);
 }
 
 describe("context --json / --llm --json / --llm --ndjson output (in process, the command's renderer)", () => {
@@ -247,12 +241,6 @@ describe("pisess context --json / --llm --json / --llm --ndjson (the CLI)", () =
     const nd = await runCli(["context", path, "--llm", "--ndjson"]);
     expect(nd.code, nd.stderr).toBe(0);
     expect(nd.stdout).toBe((await contextJsonOut(path, { llm: true, ndjson: true })).stdout);
-    expectEqual(
-      nd.stdout
-        .split("\n")
-        .filter(Boolean)
-        .map((s) => JSON.parse(s)),
-      leaf.llm,
-    );
+    expectEqual(ndjsonValues(nd.stdout), leaf.llm);
   });
 });

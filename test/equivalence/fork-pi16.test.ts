@@ -88,18 +88,15 @@ describe("forkCopy: the one rule, on the files pi wrote", () => {
   });
 });
 
+/** The lines of a diff side's own entries. */
+const sideLines = (side: Json): number[] => side.entries.map((e: Json) => e.line);
+
 describe("diff FORK PARENT: the fork point is the entry /fork was made at", () => {
   it("fork.jsonl against parent.jsonl: base @13 (parent @18); only each side's own turns diverge", async () => {
     const d = await json(["diff", f("fork.jsonl"), f("parent.jsonl"), "--json"]);
     expectEqual(d.base, { id: "a0000011", line: 13, right: { id: "a0000011", line: 18 } });
-    expectEqual(
-      d.left.entries.map((e: Json) => e.line),
-      [16, 17],
-    );
-    expectEqual(
-      d.right.entries.map((e: Json) => e.line),
-      [19, 20],
-    );
+    expectEqual(sideLines(d.left), [16, 17]);
+    expectEqual(sideLines(d.right), [19, 20]);
     // The parent's cost before the fork point is on neither side.
     expect(d.left.stats.cost).toBeCloseTo(0.5, 10);
     expect(d.right.stats.cost).toBeCloseTo(0.06, 10);
@@ -108,23 +105,14 @@ describe("diff FORK PARENT: the fork point is the entry /fork was made at", () =
   it("the other way round, the same fork point", async () => {
     const d = await json(["diff", f("parent.jsonl"), f("fork.jsonl"), "--json"]);
     expectEqual(d.base, { id: "a0000011", line: 18, right: { id: "a0000011", line: 13 } });
-    expectEqual(
-      d.left.entries.map((e: Json) => e.line),
-      [19, 20],
-    );
-    expectEqual(
-      d.right.entries.map((e: Json) => e.line),
-      [16, 17],
-    );
+    expectEqual(sideLines(d.left), [19, 20]);
+    expectEqual(sideLines(d.right), [16, 17]);
   });
 
   it("a fork of the fork: base at the fork's last entry; the re-created labels are not divergent", async () => {
     const d = await json(["diff", f("fork2.jsonl"), f("fork.jsonl"), "--json"]);
     expectEqual(d.base, { id: "a0000017", line: 15, right: { id: "a0000017", line: 17 } });
-    expectEqual(
-      d.left.entries.map((e: Json) => e.line),
-      [18, 19],
-    );
+    expectEqual(sideLines(d.left), [18, 19]);
     expectEqual(d.right.entries, []);
     expect(d.left.stats.cost).toBeCloseTo(0.7, 10);
   });
@@ -132,10 +120,7 @@ describe("diff FORK PARENT: the fork point is the entry /fork was made at", () =
   it("pi --fork (every entry copied): base at the parent's last entry", async () => {
     const d = await json(["diff", f("clone.jsonl"), f("parent.jsonl"), "--json"]);
     expectEqual(d.base, { id: "a0000013", line: 20, right: { id: "a0000013", line: 20 } });
-    expectEqual(
-      d.left.entries.map((e: Json) => e.line),
-      [21, 22],
-    );
+    expectEqual(sideLines(d.left), [21, 22]);
     expectEqual(d.right.entries, []);
   });
 

@@ -1,11 +1,11 @@
-import { mkdtempSync, rmSync, truncateSync, unlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync, truncateSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { indexReport } from "../../src/reports/fleet-index.js";
 import { usageReport } from "../../src/reports/usage.js";
 import { age, appendTo, dumpIndex, entryLine, headerLine, writeSession } from "../support/index-fleet.js";
+import { tempDirs } from "../support/temp-dirs.js";
 
 /**
  * The incremental index equals a full rebuild, row for row, after any sequence of what happens to session files
@@ -13,10 +13,7 @@ import { age, appendTo, dumpIndex, entryLine, headerLine, writeSession } from ".
  * equals usage --no-index. The reference is a fresh index of the same files, and the files read directly.
  */
 
-const made: string[] = [];
-afterAll(() => {
-  for (const d of made) rmSync(d, { recursive: true, force: true });
-});
+const tempDir = tempDirs("pisess-index-prop-");
 const env = { HOME: "/nonexistent", PI_CODING_AGENT_DIR: "/nonexistent" };
 
 const KINDS = ["append", "half", "rest", "new", "fork", "truncate", "replace", "delete"] as const;
@@ -109,8 +106,7 @@ describe("the incremental index", () => {
   it("equals a full rebuild after any sequence of changes, and usage through it equals usage --no-index", async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 7 }), async (steps) => {
-        const root = mkdtempSync(join(tmpdir(), "pisess-index-prop-"));
-        made.push(root);
+        const root = tempDir();
         const dir = join(root, "sessions");
         const db = join(root, "index.duckdb");
         const files: File[] = [];

@@ -11,6 +11,7 @@ import { exportJsonl } from "../../src/reports/export.js";
 import { openSession } from "../../src/reports/open.js";
 import { sessionFiles } from "../support/helpers.js";
 import { expectEqual } from "../support/expect-fast.js";
+import { turnUsage } from "../support/small-session.js";
 
 const T0 = Date.UTC(2025, 5, 1, 12);
 const id = (i: number) => (0x10000000 + i).toString(16);
@@ -30,14 +31,7 @@ function warnedChain(n: number, late = false): string {
             api: "a",
             provider: "p",
             model: "m",
-            usage: {
-              input: 1,
-              output: 1,
-              cacheRead: 0,
-              cacheWrite: 0,
-              totalTokens: 2,
-              cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-            },
+            usage: turnUsage({ total: 0 }, { input: 1, output: 1 }),
             stopReason: "stop",
             timestamp: ms,
           };

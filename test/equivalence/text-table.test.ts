@@ -28,20 +28,22 @@ const piece = fc.constantFrom(
 );
 const line = fc.array(piece, { maxLength: 4 }).map((p) => p.join(""));
 const lines = fc.array(line, { minLength: 1, maxLength: 3 }).map((l) => l.join("\n"));
+/** A table of 1 to 4 columns: `table(n)` draws its parts. */
+const columns = <T>(table: (n: number) => fc.Arbitrary<T>): fc.Arbitrary<T> => fc.integer({ min: 1, max: 4 }).chain(table);
+/** One row (or the header, or the alignments) of a table of `n` columns. */
+const cells = <T>(n: number, cell: fc.Arbitrary<T>): fc.Arbitrary<T[]> => fc.array(cell, { minLength: n, maxLength: n });
 
 describe("text tables drawn without cli-table3", () => {
   it("alignedLayout matches cli-table3's borderless layout", () => {
     fc.assert(
       fc.property(
-        fc
-          .integer({ min: 1, max: 4 })
-          .chain((n) =>
-            fc.tuple(
-              fc.array(line, { minLength: n, maxLength: n }),
-              fc.option(fc.array(fc.constantFrom("left" as const, "right" as const), { minLength: n, maxLength: n }), { nil: undefined }),
-              fc.array(fc.array(line, { minLength: n, maxLength: n }), { maxLength: 12 }),
-            ),
+        columns((n) =>
+          fc.tuple(
+            cells(n, line),
+            fc.option(cells(n, fc.constantFrom("left" as const, "right" as const)), { nil: undefined }),
+            fc.array(cells(n, line), { maxLength: 12 }),
           ),
+        ),
         ([head, aligns, rows]) => {
           expect(alignedLayout(head, aligns, rows)).toBe(cliTable3Layout(head, aligns, rows));
         },
@@ -53,14 +55,7 @@ describe("text tables drawn without cli-table3", () => {
   it("boxedTable matches cli-table3's default boxed layout, cells of several lines included", () => {
     fc.assert(
       fc.property(
-        fc
-          .integer({ min: 1, max: 4 })
-          .chain((n) =>
-            fc.tuple(
-              fc.array(line, { minLength: n, maxLength: n }),
-              fc.array(fc.array(lines, { minLength: n, maxLength: n }), { maxLength: 12 }),
-            ),
-          ),
+        columns((n) => fc.tuple(cells(n, line), fc.array(cells(n, lines), { maxLength: 12 }))),
         ([head, rows]) => {
           expect(boxedTable(head, rows)).toBe(boxedTableCli3(head, rows));
         },

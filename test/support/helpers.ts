@@ -31,6 +31,45 @@ export function sessionFiles(dir = fixture()): string[] {
   return out.sort();
 }
 
+/**
+ * The amounts of a count in the order info, leaves and ls --json write them (docs/commands/info.md, `totals`),
+ * written here by hand: a test that compares keys with it fails when the code reorders them.
+ */
+export const AMOUNT_KEYS: readonly string[] = ["input", "output", "cacheRead", "cacheWrite", "cost", "cacheWrite1h", "reasoning"];
+
+/**
+ * The JSON objects of a JSONL file's lines, read with plain JSON.parse (the oracle's reading, not pisess's): a line
+ * that does not parse, or holds no object, is left out.
+ */
+export function jsonObjects<T = Record<string, unknown>>(path: string): T[] {
+  const out: T[] = [];
+  for (const l of readFileSync(path, "utf8").split("\n")) {
+    try {
+      const o: unknown = JSON.parse(l);
+      if (o && typeof o === "object" && !Array.isArray(o)) out.push(o as T);
+    } catch {
+      // a damaged line
+    }
+  }
+  return out;
+}
+
+/**
+ * pi's folder for the sessions of working directory `cwd` (absolute): the leading "/" dropped, "/" as "-", wrapped
+ * in "--" (written here from pi's rule, not taken from src).
+ */
+export function piSessionFolder(cwd: string): string {
+  return `--${cwd.slice(1).replaceAll("/", "-")}--`;
+}
+
+/** The values of NDJSON text (a command's --ndjson stdout), one a non-empty line. */
+export function ndjsonValues(text: string): unknown[] {
+  return text
+    .split("\n")
+    .filter(Boolean)
+    .map((s) => JSON.parse(s) as unknown);
+}
+
 export interface CliResult {
   code: number;
   stdout: string;

@@ -1,6 +1,5 @@
 import { runCli } from "./helpers.js";
 import type { Session } from "../../src/model/session.js";
-import type { FilterMode } from "../../src/ops/view.js";
 import type { PiEnv } from "../../src/io/discover.js";
 import { contextJsonChunks } from "../../src/render/context-json.js";
 import { DiffLeavesFrame, diffItemChunks, LEAVES_MAX_ENTRIES } from "../../src/render/diff.js";
@@ -28,7 +27,7 @@ import { lineageReport } from "../../src/reports/lineage.js";
 import { lsReport, type LsOptions } from "../../src/reports/ls.js";
 import { showReport } from "../../src/reports/show.js";
 import { openFile, openSession } from "../../src/reports/open.js";
-import { treeReport, treeJsonReport } from "../../src/reports/tree.js";
+import { type TreeOptions, treeReport, treeJsonReport } from "../../src/reports/tree.js";
 import { pathReport } from "../../src/reports/path.js";
 import { validateReport } from "../../src/reports/validate.js";
 
@@ -57,16 +56,8 @@ async function withSession<D extends "skeleton" | "spend" | "full", T>(
   }
 }
 
-export interface TreeArgs {
-  leaf?: string;
-  filter?: FilterMode;
-  search?: string[];
-  depth?: number;
-  from?: string;
-  output?: "text" | "json" | "ndjson";
-  width?: number;
-  color?: boolean;
-}
+/** The tree command's options: the report's (but `stream`), and the text renderer's width and colour. */
+export type TreeArgs = Omit<TreeOptions, "stream"> & { width?: number; color?: boolean };
 
 /** `pisess tree FILE …`: treeReport, then tree-json.ts or tree.ts, as the tree command wires them. */
 export function treeOut(file: string, a: TreeArgs = {}): Promise<Out> {

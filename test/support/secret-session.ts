@@ -5,6 +5,7 @@
  */
 
 import { rng } from "./fuzz/rng.js";
+import { jsonl, turnUsage } from "./small-session.js";
 
 // mulberry32 (the fuzz harness's): the same values on every run.
 const next = rng(30);
@@ -73,14 +74,7 @@ export interface Planted {
 }
 
 const T0 = Date.parse("2026-11-30T10:00:00.000Z");
-const usage = {
-  input: 10,
-  output: 5,
-  cacheRead: 0,
-  cacheWrite: 0,
-  totalTokens: 15,
-  cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-};
+const usage = turnUsage({ total: 0 });
 
 /** The session's lines (header first) and what was planted where. */
 export function secretSession(): { text: string; planted: Planted[] } {
@@ -173,7 +167,7 @@ export function secretSession(): { text: string; planted: Planted[] } {
     /* 20 */ assistant("a6", "ed", [{ type: "text", text: "edited" }]),
   ];
   // The AWS key as a JSON escape: found after decoding, as pi reads it.
-  const text = `${lines.map((l) => JSON.stringify(l)).join("\n")}\n`.replace(V.aws, `\\u0041${V.aws.slice(1)}`);
+  const text = jsonl(lines).replace(V.aws, `\\u0041${V.aws.slice(1)}`);
   const planted: Planted[] = [
     { rule: "npm", line: 1, pointer: "/cwd", place: "header", sentIn: [] },
     { rule: "aws", line: 2, pointer: "/message/content", place: "user-text", sentIn: [3, 6, 12, 15] },

@@ -1,5 +1,6 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { turnUsage } from "./small-session.js";
 
 /**
  * Hostile session files for the terminal tests (term-*.test.ts): a marker escape in every string field of every
@@ -10,14 +11,7 @@ import { join } from "node:path";
 /** An OSC 52 clipboard write and a right-to-left mark: what no terminal output may carry raw. */
 export const MARK = "\u001b]52;c;PWNED\u0007\u200f";
 
-const USAGE = {
-  input: 1,
-  output: 1,
-  cacheRead: 0,
-  cacheWrite: 0,
-  totalTokens: 2,
-  cost: { input: 0.1, output: 0.1, cacheRead: 0, cacheWrite: 0, total: 0.2 },
-};
+const USAGE = turnUsage({ input: 0.1, output: 0.1, total: 0.2 }, { input: 1, output: 1 });
 
 /** Every entry type pi writes (and an unknown one), every string field MARK; one root, two leaves. */
 function entries(M: string): Record<string, unknown>[] {
@@ -111,11 +105,11 @@ function entries(M: string): Record<string, unknown>[] {
   add({ type: M, [M]: M });
   add({ type: "message", message: { role: "user", content: `second ${M}`, timestamp: 9 } });
   const fork = prev;
-  add({
+  const answer = (text: string) => ({
     type: "message",
     message: {
       role: "assistant",
-      content: [{ type: "text", text: M }],
+      content: [{ type: "text", text }],
       api: M,
       provider: M,
       model: M,
@@ -124,23 +118,9 @@ function entries(M: string): Record<string, unknown>[] {
       timestamp: 9,
     },
   });
+  add(answer(M));
   // A second branch from the same user message: two leaves (diff --leaves, leaves), its leaf's timestamp MARK.
-  add(
-    {
-      type: "message",
-      message: {
-        role: "assistant",
-        content: [{ type: "text", text: `other ${M}` }],
-        api: M,
-        provider: M,
-        model: M,
-        usage: USAGE,
-        stopReason: "stop",
-        timestamp: 9,
-      },
-    },
-    fork,
-  );
+  add(answer(`other ${M}`), fork);
   (out[out.length - 1] as Record<string, unknown>).timestamp = M;
   return out;
 }

@@ -3,7 +3,16 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectGolden } from "../support/golden.js";
-import { fingerprint, fixture, piBogusLines, runCli, type CliResult, type FileFingerprint, expectedOf } from "../support/helpers.js";
+import {
+  AMOUNT_KEYS,
+  fingerprint,
+  fixture,
+  piBogusLines,
+  runCli,
+  type CliResult,
+  type FileFingerprint,
+  expectedOf,
+} from "../support/helpers.js";
 import type { GrepOptions } from "../../src/reports/grep.js";
 import type { LsOptions } from "../../src/reports/ls.js";
 import { cliOut, grepNdjsonOut, infoOut, labelsOut, leavesNdjsonOut, lineageOut, lsOut, type Out, showJsonOut } from "../support/inproc.js";
@@ -335,21 +344,9 @@ describe("info", () => {
       const o = byModel.get(`${m.provider}/${m.model}`)!;
       expectTotals(m as unknown as Totals, o);
       expect(m.assistantMessages).toBe(o.n);
-      expectEqual(Object.keys(m), [
-        "provider",
-        "model",
-        "assistantMessages",
-        "input",
-        "output",
-        "cacheRead",
-        "cacheWrite",
-        "cost",
-        "cacheWrite1h",
-        "reasoning",
-        "byKind",
-      ]);
+      expectEqual(Object.keys(m), ["provider", "model", "assistantMessages", ...AMOUNT_KEYS, "byKind"]);
     }
-    expectEqual(Object.keys(info.totals), ["input", "output", "cacheRead", "cacheWrite", "cost", "cacheWrite1h", "reasoning"]);
+    expectEqual(Object.keys(info.totals), AMOUNT_KEYS);
     expect(info.header).toMatchObject({ version: 3, cwd: appCwd, parentSession: null, parentExists: null });
     expectEqual(info.branchPoints, [{ id: "l1000000", line: 7, children: 2 }]);
     expectEqual(info.compactions, [{ id: "c1000000", line: 13, tokensBefore: 12345, timestamp: "2025-03-01T10:12:00.000Z" }]);

@@ -5,44 +5,16 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadSession } from "../../src/model/load.js";
 import { checkSession } from "../../src/check/validate.js";
 import { runCli } from "../support/helpers.js";
+import { NO_PI_ENV, oneTurnSession } from "../support/small-session.js";
 
 /**
  * Issue 26 points 3 and 5, issue 27's file rule: one rule for which files pisess reads (model/readable.ts), and
  * validate telling what pi 1.6 (not 0.73) does with a file without a valid header.
  */
-const env = { HOME: "/nonexistent", PI_CODING_AGENT_DIR: "/nonexistent", PI_CODING_AGENT_SESSION_DIR: "/nonexistent" };
+const env = NO_PI_ENV;
 let tmp: string;
 const T = "2025-01-01T09:00:00.000Z";
-const usage = {
-  input: 10,
-  output: 5,
-  cacheRead: 0,
-  cacheWrite: 0,
-  totalTokens: 15,
-  cost: { input: 1, output: 2, cacheRead: 0, cacheWrite: 0, total: 3 },
-};
-const session = (version: number, id: string): string =>
-  `${[
-    { type: "session", version, id, timestamp: T, cwd: "/home/dev/app" },
-    { type: "message", id: "a1", parentId: null, timestamp: T, message: { role: "user", content: "hi", timestamp: 1 } },
-    {
-      type: "message",
-      id: "a2",
-      parentId: "a1",
-      timestamp: T,
-      message: {
-        role: "assistant",
-        content: [{ type: "text", text: "yo" }],
-        provider: "p",
-        model: "m",
-        usage,
-        stopReason: "stop",
-        timestamp: 2,
-      },
-    },
-  ]
-    .map((o) => JSON.stringify(o))
-    .join("\n")}\n`;
+const session = (version: number, id: string): string => oneTurnSession(id, { version });
 
 beforeAll(() => {
   tmp = mkdtempSync(join(tmpdir(), "pisess-input-"));

@@ -4,22 +4,16 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { snapshotHook } from "../../src/io/scan/index.js";
 import { runCli } from "../support/helpers.js";
+import { jsonl, NO_PI_ENV, turnUsage } from "../support/small-session.js";
 
 /**
  * Issue 32 point 11: a file that shrinks while it is read (pi rewrites a v1/v2 file in place when it opens it) stops
  * every command with "file shrank while being read", exit 2: none answers from what is no longer the file.
  */
-const env = { HOME: "/nonexistent", PI_CODING_AGENT_DIR: "/nonexistent", PI_CODING_AGENT_SESSION_DIR: "/nonexistent" };
+const env = NO_PI_ENV;
 const T = "2025-01-01T09:00:00.000Z";
 let tmp: string;
-const usage = {
-  input: 10,
-  output: 5,
-  cacheRead: 0,
-  cacheWrite: 0,
-  totalTokens: 15,
-  cost: { input: 1, output: 2, cacheRead: 0, cacheWrite: 0, total: 3 },
-};
+const usage = turnUsage({ input: 1, output: 2, total: 3 });
 
 /** A version-2 session of `n` turns (pi would migrate and rewrite it), as text. */
 function v2(n: number): string {
@@ -52,7 +46,7 @@ function v2(n: number): string {
     });
     parent = a;
   }
-  return `${lines.map((o) => JSON.stringify(o)).join("\n")}\n`;
+  return jsonl(lines);
 }
 
 beforeAll(() => {

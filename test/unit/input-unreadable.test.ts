@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { discoverHook } from "../../src/io/discover.js";
 import { runCli } from "../support/helpers.js";
+import { NO_PI_ENV, oneTurnSession } from "../support/small-session.js";
 
 /**
  * Issue 32 point 9: an unreadable folder below a scanned one is reported by every command that scans folders (a
@@ -12,39 +13,8 @@ import { runCli } from "../support/helpers.js";
  * The tests run as root, which no mode keeps out of a folder: the folder's listing fails through discovery's one
  * readdir (discoverHook), as EACCES does for a user.
  */
-const env = { HOME: "/nonexistent", PI_CODING_AGENT_DIR: "/nonexistent", PI_CODING_AGENT_SESSION_DIR: "/nonexistent" };
-const T = "2025-01-01T09:00:00.000Z";
-const usage = {
-  input: 10,
-  output: 5,
-  cacheRead: 0,
-  cacheWrite: 0,
-  totalTokens: 15,
-  cost: { input: 1, output: 2, cacheRead: 0, cacheWrite: 0, total: 3 },
-};
-const session = (id: string): string =>
-  `${[
-    { type: "session", version: 3, id, timestamp: T, cwd: "/home/dev/app" },
-    { type: "message", id: "a1", parentId: null, timestamp: T, message: { role: "user", content: "needle", timestamp: 1 } },
-    {
-      type: "message",
-      id: "a2",
-      parentId: "a1",
-      timestamp: T,
-      message: {
-        role: "assistant",
-        content: [{ type: "text", text: "yo" }],
-        api: "anthropic-messages",
-        provider: "p",
-        model: "m",
-        usage,
-        stopReason: "stop",
-        timestamp: 2,
-      },
-    },
-  ]
-    .map((o) => JSON.stringify(o))
-    .join("\n")}\n`;
+const env = NO_PI_ENV;
+const session = (id: string): string => oneTurnSession(id, { user: "needle" });
 
 let tmp: string;
 let root: string;

@@ -40,6 +40,22 @@ function imports(text: string): string[] {
   return found;
 }
 
+/** A module's text without its comments (a comment may name what the code must not use). */
+function withoutComments(text: string): string {
+  return text.replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, "");
+}
+
+/** The modules of `layers` whose code matches `processUse` or that import chalk or yargs, with what they use. */
+function processOrCliUses(layers: readonly string[], processUse: RegExp): string[] {
+  const bad: string[] = [];
+  for (const { layer, file, text } of modules()) {
+    if (!layers.includes(layer)) continue;
+    if (processUse.test(withoutComments(text))) bad.push(`${file}: process`);
+    for (const spec of imports(text)) if (/^(chalk|yargs)/.test(spec)) bad.push(`${file}: ${spec}`);
+  }
+  return bad;
+}
+
 describe("layers point one way", () => {
   it("the order is the one docs/ARCHITECTURE.md states, and names every folder of src/", () => {
     expect(LAYERS).toEqual(["io", "model", "ops", "check", "reports", "render", "commands"]);
@@ -100,32 +116,18 @@ describe("layers point one way", () => {
   });
 
   it("model and ops never touch process, chalk or yargs", () => {
-    const bad: string[] = [];
-    for (const { layer, file, text } of modules()) {
-      if (layer !== "model" && layer !== "ops") continue;
-      const code = text.replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, "");
-      if (/\bprocess\./.test(code)) bad.push(`${file}: process`);
-      for (const spec of imports(text)) if (/^(chalk|yargs)/.test(spec)) bad.push(`${file}: ${spec}`);
-    }
-    expect(bad).toEqual([]);
+    expect(processOrCliUses(["model", "ops"], /\bprocess\./)).toEqual([]);
   });
 
   it("reports never touch process, chalk or yargs (the library runs them without a CLI)", () => {
-    const bad: string[] = [];
-    for (const { layer, file, text } of modules()) {
-      if (layer !== "reports") continue;
-      const code = text.replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, "");
-      if (/\bprocess\b/.test(code)) bad.push(`${file}: process`);
-      for (const spec of imports(text)) if (/^(chalk|yargs)/.test(spec)) bad.push(`${file}: ${spec}`);
-    }
-    expect(bad).toEqual([]);
+    expect(processOrCliUses(["reports"], /\bprocess\b/)).toEqual([]);
   });
 
   it("no command module computes: no node:fs, no process.exitCode, no helper another command imports", () => {
     const bad: string[] = [];
     for (const { layer, file, text } of modules()) {
       if (layer !== "commands") continue;
-      const code = text.replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, "");
+      const code = withoutComments(text);
       for (const spec of imports(text)) {
         // common.ts is the CLI's input plumbing (stdin, the progress bar's file size); command modules read nothing.
         if (/^(node:)?fs(\/promises)?$/.test(spec) && file !== "commands/common.ts") bad.push(`${file}: imports ${spec}`);

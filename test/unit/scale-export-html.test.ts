@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { runCli } from "../support/helpers.js";
+import { turnUsage } from "../support/small-session.js";
 
 // #32.15: the HTML page embeds every entry's line; a session of huge tool outputs made a page larger than the
 // input and several times that in memory. Strings longer than --body-limit KiB (default 256) are cut, with a note.
@@ -12,14 +13,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const T0 = Date.UTC(2025, 5, 1, 12);
 const ts = (i: number) => new Date(T0 + 1000 * i).toISOString();
-const USAGE = {
-  input: 1,
-  output: 1,
-  cacheRead: 0,
-  cacheWrite: 0,
-  totalTokens: 2,
-  cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-};
+const USAGE = turnUsage({ total: 0 }, { input: 1, output: 1 });
 const PNG = "iVBORw0KGgo".padEnd(400_000, "A"); // image data longer than the limit: never cut
 
 /** Four turns, each reading a file of 1 MB (a tool result of one long string), the last with a large image. */

@@ -3,6 +3,7 @@ import { readFileSync, readdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Ajv, type ErrorObject, type Options, type ValidateFunction } from "ajv";
+import { turnUsage } from "../support/small-session.js";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const schemaDir = join(root, "schemas");
@@ -181,14 +182,7 @@ describe("faulty fixtures", () => {
 });
 
 const ts = "2025-01-01T00:00:00.000Z";
-const usage = {
-  input: 1,
-  output: 2,
-  cacheRead: 0,
-  cacheWrite: 0,
-  totalTokens: 3,
-  cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-};
+const usage = turnUsage({ total: 0 }, { input: 1, output: 2 });
 const assistant = (over: Json = {}): Json => ({
   role: "assistant",
   content: [

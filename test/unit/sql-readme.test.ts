@@ -1,9 +1,10 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { sqlReport } from "../../src/reports/sql.js";
 import { ROOT } from "../support/helpers.js";
+import { jsonl, turnUsage } from "../support/small-session.js";
+import { tempDirs } from "../support/temp-dirs.js";
 
 /**
  * Issue 26.17: the `pisess sql` examples of docs/commands/sql.md, run as written (taken from the page, so the two cannot drift
@@ -14,6 +15,7 @@ import { ROOT } from "../support/helpers.js";
 
 const env = { HOME: "/nonexistent", PI_CODING_AGENT_DIR: "/nonexistent" };
 const TURNS = 700;
+const tempDir = tempDirs("pisess-sql-readme-");
 
 /** The `pisess sql "…"` queries of the sql page (the reference moved out of README.md), in order. */
 function readmeQueries(): string[] {
@@ -21,14 +23,7 @@ function readmeQueries(): string[] {
   return [...text.matchAll(/^pisess sql "([^"]*)"/gm)].map((m) => m[1] as string);
 }
 
-const usage = (total: number) => ({
-  input: 10,
-  output: 5,
-  cacheRead: 0,
-  cacheWrite: 0,
-  totalTokens: 15,
-  cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total },
-});
+const usage = (total: number) => turnUsage({ total });
 
 /** The cost of the main answer of turn i in session `scale` (1 or 2), and of its side answer (a leaf). */
 const mainCost = (scale: number, i: number) => scale * 0.001 * (i + 1);
@@ -39,8 +34,7 @@ const sideCost = (scale: number) => scale * 0.01;
  * 701 leaves; session b's costs are twice a's.
  */
 function home(): { dir: string; expected: [string, number, number][] } {
-  const dir = mkdtempSync(join(tmpdir(), "pisess-sql-readme-"));
-  made.push(dir);
+  const dir = tempDir();
   const leaves: [string, number, number][] = [];
   for (const [name, scale] of [
     ["a", 1],
@@ -84,16 +78,11 @@ function home(): { dir: string; expected: [string, number, number][] } {
       parent = `a${i}`;
     }
     leaves.push([file, lines.length - 1, above]);
-    writeFileSync(file, `${lines.map((l) => JSON.stringify(l)).join("\n")}\n`);
+    writeFileSync(file, jsonl(lines));
   }
   leaves.sort((x, y) => y[2] - x[2]);
   return { dir, expected: leaves.slice(0, 10) };
 }
-
-const made: string[] = [];
-afterAll(() => {
-  for (const d of made) rmSync(d, { recursive: true, force: true });
-});
 
 describe("the README's sql examples (26.17)", () => {
   const h = home();
@@ -134,8 +123,7 @@ describe("the README's sql examples (26.17)", () => {
   });
 
   it("the most expensive leaves: a leaf below a parent cycle is listed as pisess leaves lists it (its walk up to the cycle)", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "pisess-sql-readme-cycle-"));
-    made.push(dir);
+    const dir = tempDir();
     const m = (id: string, parentId: string | null, cost: number) => ({
       type: "message",
       id,
@@ -151,7 +139,7 @@ describe("the README's sql examples (26.17)", () => {
       m("z", "x", 8),
       m("leaf", "r", 16),
     ];
-    writeFileSync(join(dir, "c.jsonl"), `${lines.map((l) => JSON.stringify(l)).join("\n")}\n`);
+    writeFileSync(join(dir, "c.jsonl"), jsonl(lines));
     const q = queries.find((x) => x.includes("FROM leaves")) as string;
     const r = await sqlReport({ query: q, targets: [dir], env, cwd: "/" });
     const col = (name: string) => r.data.columns.indexOf(name);

@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { sqlReport } from "../../src/reports/sql.js";
 import { tablesReport } from "../../src/reports/tables.js";
 import { wellFormedJson } from "../../src/reports/tables-text.js";
+import { turnUsage } from "../support/small-session.js";
 
 /**
  * Issue 32.6: a carriage return (or any other awkward character) in one session's strings must not break `sql` or
@@ -24,14 +25,7 @@ afterAll(() => {
 });
 
 const ts = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s)).toISOString();
-const usage = {
-  input: 1,
-  output: 2,
-  cacheRead: 0,
-  cacheWrite: 0,
-  totalTokens: 3,
-  cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0.5 },
-};
+const usage = turnUsage({ total: 0.5 }, { input: 1, output: 2 });
 
 /** A fleet of two sessions: a plain one and one with the hostile tail in every string it has. */
 function fleet(): { dir: string; hostile: string; plain: string } {
