@@ -14,6 +14,23 @@ export interface SecretScanOptions {
   patterns?: readonly SecretPattern[];
   /** Values matching any of these are known test values, not findings (`--allow`). */
   allow?: readonly RegExp[];
+  /**
+   * Lints batches in another thread (reports/secrets-pool.ts), built with the same `patterns`; without one, or when
+   * it has no room, the scanner lints them itself.
+   */
+  remote?: BatchLinter;
+}
+
+/** What secretlint reported in a source: the range and the rule's full id. */
+export interface LintMessage {
+  start: number;
+  end: number;
+  ruleId: string;
+}
+
+/** A linter of batches elsewhere: `offer` takes a batch, or answers undefined when it is full (the scanner lints it). */
+export interface BatchLinter {
+  offer(text: string): Promise<LintMessage[]> | undefined;
 }
 
 /**
@@ -40,6 +57,13 @@ const PATTERN_PREFIX = "pisess-pattern/";
 const FILTER_RULE = `${PRESET_PREFIX}filter-comments`;
 /** The AWS rule finds access key ids (AKIA…) only when asked: in a session an id next to its secret is half a key. */
 const AWS_RULE = `${PRESET_PREFIX}aws`;
+/**
+ * The GCP rule looks only at a source named *.json (a service-account key file: JSON.parse of the whole source, with
+ * `private_key_id` and a `private_key` holding a PEM header) or *.p12 (which it reads from disk by the source's path).
+ * A batch is neither; a string that is a JSON object is linted alone as a .json source by this rule only
+ * (mayBeServiceAccount). A .p12 key is a binary file read by path, never a session's string: it cannot be found here.
+ */
+const GCP_RULE = `${PRESET_PREFIX}gcp`;
 
 /** The short ids of the preset's rules (aws, github, privatekey, …): what `--pattern` names may not reuse. */
 export const PRESET_RULE_IDS: readonly string[] = presetRules
@@ -67,6 +91,25 @@ function patternRule(p: SecretPattern): SecretLintRuleCreator {
   };
 }
 
+/** The engine's configuration for the preset (comment filter left out, AWS ids on) and the user's patterns. */
+export function secretlintConfig(patterns: readonly SecretPattern[] = []): SecretLintCoreConfig {
+  silenceProfiler();
+  const rules = presetRules
+    .filter((r) => r.meta.id !== FILTER_RULE && r.meta.id !== GCP_RULE)
+    .map((rule) => ({ id: rule.meta.id, rule, ...(rule.meta.id === AWS_RULE ? { options: { enableIDScanRule: true } } : {}) }));
+  const own = patterns.map((p) => ({ id: `${PATTERN_PREFIX}${p.name}`, rule: patternRule(p) }));
+  return { rules: [...rules, ...own] };
+}
+
+/** Lints one text as a source; the engine's work is done before this returns (its rules are synchronous). */
+export async function lintText(config: SecretLintCoreConfig, content: string, ext = ""): Promise<LintMessage[]> {
+  const result = await lintSource({
+    source: { filePath: `session${ext}`, content, contentType: "text", ext },
+    options: { config, noPhysicFilePath: true },
+  });
+  return result.messages.map((m) => ({ start: m.range[0], end: m.range[1], ruleId: m.ruleId }));
+}
+
 function shortRule(ruleId: string): string {
   if (ruleId.startsWith(PATTERN_PREFIX)) return ruleId.slice(PATTERN_PREFIX.length);
   return ruleId.startsWith(PRESET_PREFIX) ? ruleId.slice(PRESET_PREFIX.length) : ruleId;
@@ -86,14 +129,32 @@ interface Piece {
 }
 
 /**
+ * Whether the GCP rule could report `text` as a .json source. It needs JSON.parse(text) to give an object (after a
+ * BOM, which the engine strips, and JSON's whitespace, the first character is "{") with a key `private_key_id`, and
+ * a `private_key` matching `-----BEGIN…PRIVATE KEY`: in JSON text those are written as themselves or with \u
+ * escapes (JSON has no other escape for a letter, "_" or a space).
+ */
+export function mayBeServiceAccount(text: string): boolean {
+  let i = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+  for (let c = text.charCodeAt(i); c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d; c = text.charCodeAt(++i));
+  if (text.charCodeAt(i) !== 0x7b) return false;
+  return text.includes("\\u") || (text.includes("private_key_id") && text.includes("PRIVATE KEY"));
+}
+
+/**
  * The secrets scan: every string of every value added, batched into secretlint sources (the strings of many
  * entries, one per line), each match mapped back to its string. A match that runs across two strings (a rule's
- * pattern spanning the line between them) is not one: those strings are linted again one by one.
+ * pattern spanning the line between them) is not one: those strings are linted again one by one. A full batch
+ * goes to the `remote` linter (another thread) while this one goes on reading, or is linted here when it is full.
  */
 export class SecretScanner {
   private readonly config: SecretLintCoreConfig;
+  private readonly gcp: SecretLintCoreConfig;
   private readonly allow: readonly RegExp[];
   private readonly minChars: number;
+  private readonly remote: BatchLinter | undefined;
+  /** Whether a batch went to `remote`: the last, partial batch then goes there too. */
+  private offered = false;
   private pieces: Piece[] = [];
   private parts: string[] = [];
   private chars = 0;
@@ -101,67 +162,67 @@ export class SecretScanner {
   private readonly hits: SecretHit[] = [];
 
   constructor(opts: SecretScanOptions = {}) {
-    silenceProfiler();
-    const rules = presetRules
-      .filter((r) => r.meta.id !== FILTER_RULE)
-      .map((rule) => ({ id: rule.meta.id, rule, ...(rule.meta.id === AWS_RULE ? { options: { enableIDScanRule: true } } : {}) }));
-    const own = (opts.patterns ?? []).map((p) => ({ id: `${PATTERN_PREFIX}${p.name}`, rule: patternRule(p) }));
-    this.config = { rules: [...rules, ...own] };
+    const patterns = opts.patterns ?? [];
+    this.config = secretlintConfig(patterns);
+    const gcp = presetRules.find((r) => r.meta.id === GCP_RULE);
+    this.gcp = { rules: gcp === undefined ? [] : [{ id: GCP_RULE, rule: gcp }] };
     this.allow = (opts.allow ?? []).map((r) => new RegExp(r.source, r.flags.replace(/[gy]/g, "")));
-    this.minChars = own.length > 0 ? 1 : PRESET_MIN_CHARS;
+    this.minChars = patterns.length > 0 ? 1 : PRESET_MIN_CHARS;
+    this.remote = opts.remote;
   }
 
   /** Scans every string of `value` (an entry, a header); `owner` comes back on its hits. */
   add(owner: number, value: unknown): void {
     entryStrings(value, this.minChars, (ordinal, text) => {
-      this.pieces.push({ owner, ordinal, text, start: this.chars });
+      const piece = { owner, ordinal, text, start: this.chars };
+      this.pieces.push(piece);
       this.parts.push(text);
       this.chars += text.length + 1;
+      if (mayBeServiceAccount(text)) this.pending.push(this.lintAlone(piece, this.gcp, ".json"));
     });
-    if (this.chars >= BATCH_CHARS) this.flush();
+    if (this.chars >= BATCH_CHARS) this.flush(true);
   }
 
   /** Every hit, in the order the values were added. */
   async finish(): Promise<SecretHit[]> {
-    this.flush();
+    this.flush(this.offered);
     await Promise.all(this.pending);
     return this.hits.sort((a, b) => a.owner - b.owner || comparePlace(a, b));
   }
 
-  private flush(): void {
+  /** `full`: a whole batch (worth another thread); the last of a small file is linted here. */
+  private flush(full: boolean): void {
     if (this.pieces.length === 0) return;
     const pieces = this.pieces;
     const text = this.parts.join("\n");
     this.pieces = [];
     this.parts = [];
     this.chars = 0;
-    this.pending.push(this.lint(pieces, text));
+    const away = full ? this.remote?.offer(text) : undefined;
+    if (away !== undefined) this.offered = true;
+    const done = (away ?? lintText(this.config, text)).then((messages) => this.mapBack(pieces, messages));
+    // finish awaits it; until then (or when a failed load means finish is never called) its failure is not unhandled.
+    done.catch(() => {});
+    this.pending.push(done);
   }
 
-  private async lint(pieces: Piece[], text: string): Promise<void> {
-    const result = await lintSource({
-      source: { filePath: "session", content: text, contentType: "text" },
-      options: { config: this.config, noPhysicFilePath: true },
-    });
+  private async mapBack(pieces: Piece[], messages: readonly LintMessage[]): Promise<void> {
     const again = new Set<Piece>();
-    for (const m of result.messages) {
-      const [start, end] = m.range;
-      const piece = pieceAt(pieces, start);
+    for (const m of messages) {
+      const piece = pieceAt(pieces, m.start);
       if (piece === undefined) continue;
-      const from = start - piece.start;
-      if (end - piece.start > piece.text.length) {
-        for (let i = pieces.indexOf(piece); i < pieces.length && (pieces[i] as Piece).start < end; i++) again.add(pieces[i] as Piece);
+      if (m.end - piece.start > piece.text.length) {
+        for (let i = pieces.indexOf(piece); i < pieces.length && (pieces[i] as Piece).start < m.end; i++) again.add(pieces[i] as Piece);
         continue;
       }
-      this.keep(piece, from, end - piece.start, shortRule(m.ruleId), false);
+      this.keep(piece, m.start - piece.start, m.end - piece.start, shortRule(m.ruleId), false);
     }
-    for (const piece of again) {
-      const alone = await lintSource({
-        source: { filePath: "session", content: piece.text, contentType: "text" },
-        options: { config: this.config, noPhysicFilePath: true },
-      });
-      for (const m of alone.messages) this.keep(piece, m.range[0], m.range[1], shortRule(m.ruleId), true);
-    }
+    for (const piece of again) await this.lintAlone(piece, this.config, "");
+  }
+
+  /** Lints one string as a source of its own (after a match across strings; a .json source for the GCP rule). */
+  private async lintAlone(piece: Piece, config: SecretLintCoreConfig, ext: string): Promise<void> {
+    for (const m of await lintText(config, piece.text, ext)) this.keep(piece, m.start, m.end, shortRule(m.ruleId), ext === "");
   }
 
   /** `again`: the piece was linted alone after a match across strings; what the batch found in it is there already. */
