@@ -28,9 +28,22 @@ export interface LintMessage {
   ruleId: string;
 }
 
-/** A linter of batches elsewhere: `offer` takes a batch, or answers undefined when it is full (the scanner lints it). */
+/** A match in a batch: which of its strings (`piece`, an index into the batch's strings), where in it, which rule. */
+export interface BatchHit {
+  piece: number;
+  start: number;
+  end: number;
+  ruleId: string;
+  /** The string (a hit needs it; the batch's other strings need not come back from another thread). */
+  text: string;
+}
+
+/**
+ * A linter of batches elsewhere: `offer` takes a batch (its strings, for lintBatch), or answers undefined when it
+ * is full (the scanner then lints it).
+ */
 export interface BatchLinter {
-  offer(text: string): Promise<LintMessage[]> | undefined;
+  offer(parts: readonly string[]): Promise<BatchHit[]> | undefined;
 }
 
 /**
@@ -110,6 +123,55 @@ export async function lintText(config: SecretLintCoreConfig, content: string, ex
   return result.messages.map((m) => ({ start: m.range[0], end: m.range[1], ruleId: m.ruleId }));
 }
 
+/**
+ * Lints the strings of a batch as one source, one string per line, and maps each match back to its string. A match
+ * that runs across two strings (a rule's pattern spanning the line between them) is not one: those strings are
+ * linted again one by one. Run by the scanning thread or a worker (reports/secrets-worker.ts), the same way.
+ */
+export async function lintBatch(config: SecretLintCoreConfig, parts: readonly string[]): Promise<BatchHit[]> {
+  const starts = new Array<number>(parts.length);
+  let at = 0;
+  for (let i = 0; i < parts.length; i++) {
+    starts[i] = at;
+    at += (parts[i] as string).length + 1;
+  }
+  const hits: BatchHit[] = [];
+  const again = new Set<number>();
+  for (const m of await lintText(config, parts.join("\n"))) {
+    const i = pieceAt(starts, parts, m.start);
+    if (i < 0) continue;
+    const from = starts[i] as number;
+    const text = parts[i] as string;
+    if (m.end - from > text.length) {
+      for (let j = i; j < parts.length && (starts[j] as number) < m.end; j++) again.add(j);
+      continue;
+    }
+    hits.push({ piece: i, start: m.start - from, end: m.end - from, ruleId: m.ruleId, text });
+  }
+  for (const i of again) {
+    const text = parts[i] as string;
+    for (const m of await lintText(config, text)) {
+      // What the batch found in it is there already.
+      const same = (h: BatchHit) => h.piece === i && h.start === m.start && h.end === m.end && h.ruleId === m.ruleId;
+      if (!hits.some(same)) hits.push({ piece: i, start: m.start, end: m.end, ruleId: m.ruleId, text });
+    }
+  }
+  return hits;
+}
+
+/** The string whose text holds offset `at` of the batch (binary search on the starts), or -1. */
+function pieceAt(starts: readonly number[], parts: readonly string[], at: number): number {
+  let lo = 0;
+  let hi = starts.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if ((starts[mid] as number) <= at) lo = mid;
+    else hi = mid - 1;
+  }
+  const start = starts[lo];
+  return start !== undefined && start <= at && at <= start + (parts[lo] as string).length ? lo : -1;
+}
+
 function shortRule(ruleId: string): string {
   if (ruleId.startsWith(PATTERN_PREFIX)) return ruleId.slice(PATTERN_PREFIX.length);
   return ruleId.startsWith(PRESET_PREFIX) ? ruleId.slice(PRESET_PREFIX.length) : ruleId;
@@ -119,14 +181,6 @@ function shortRule(ruleId: string): string {
 const BATCH_CHARS = 1 << 20;
 /** No preset rule matches fewer characters (basic auth in a URL, the shortest, takes 15). */
 const PRESET_MIN_CHARS = 8;
-
-interface Piece {
-  owner: number;
-  ordinal: number;
-  text: string;
-  /** Offset of the string in the batch's text. */
-  start: number;
-}
 
 /**
  * Whether the GCP rule could report `text` as a .json source. It needs JSON.parse(text) to give an object (after a
@@ -143,9 +197,8 @@ export function mayBeServiceAccount(text: string): boolean {
 
 /**
  * The secrets scan: every string of every value added, batched into secretlint sources (the strings of many
- * entries, one per line), each match mapped back to its string. A match that runs across two strings (a rule's
- * pattern spanning the line between them) is not one: those strings are linted again one by one. A full batch
- * goes to the `remote` linter (another thread) while this one goes on reading, or is linted here when it is full.
+ * entries, lintBatch), each hit given back its value and string. A full batch goes to the `remote` linter (another
+ * thread) while this one goes on reading; what stays here of it is the owner and ordinal of each string.
  */
 export class SecretScanner {
   private readonly config: SecretLintCoreConfig;
@@ -155,7 +208,9 @@ export class SecretScanner {
   private readonly remote: BatchLinter | undefined;
   /** Whether a batch went to `remote`: the last, partial batch then goes there too. */
   private offered = false;
-  private pieces: Piece[] = [];
+  /** The batch being filled: per string, its owner and ordinal (SecretHit's), and the string. */
+  private owners: number[] = [];
+  private ordinals: number[] = [];
   private parts: string[] = [];
   private chars = 0;
   private readonly pending: Promise<void>[] = [];
@@ -174,11 +229,11 @@ export class SecretScanner {
   /** Scans every string of `value` (an entry, a header); `owner` comes back on its hits. */
   add(owner: number, value: unknown): void {
     entryStrings(value, this.minChars, (ordinal, text) => {
-      const piece = { owner, ordinal, text, start: this.chars };
-      this.pieces.push(piece);
+      this.owners.push(owner);
+      this.ordinals.push(ordinal);
       this.parts.push(text);
       this.chars += text.length + 1;
-      if (mayBeServiceAccount(text)) this.pending.push(this.lintAlone(piece, this.gcp, ".json"));
+      if (mayBeServiceAccount(text)) this.watch(this.lintAsJson(owner, ordinal, text));
     });
     if (this.chars >= BATCH_CHARS) this.flush(true);
   }
@@ -192,61 +247,37 @@ export class SecretScanner {
 
   /** `full`: a whole batch (worth another thread); the last of a small file is linted here. */
   private flush(full: boolean): void {
-    if (this.pieces.length === 0) return;
-    const pieces = this.pieces;
-    const text = this.parts.join("\n");
-    this.pieces = [];
+    if (this.parts.length === 0) return;
+    const { owners, ordinals, parts } = this;
+    this.owners = [];
+    this.ordinals = [];
     this.parts = [];
     this.chars = 0;
-    const away = full ? this.remote?.offer(text) : undefined;
+    const away = full ? this.remote?.offer(parts) : undefined;
     if (away !== undefined) this.offered = true;
-    const done = (away ?? lintText(this.config, text)).then((messages) => this.mapBack(pieces, messages));
-    // finish awaits it; until then (or when a failed load means finish is never called) its failure is not unhandled.
-    done.catch(() => {});
-    this.pending.push(done);
+    this.watch(
+      (away ?? lintBatch(this.config, parts)).then((hits) => {
+        for (const h of hits) this.keep(owners[h.piece] as number, ordinals[h.piece] as number, h.text, h.start, h.end, h.ruleId);
+      }),
+    );
   }
 
-  private async mapBack(pieces: Piece[], messages: readonly LintMessage[]): Promise<void> {
-    const again = new Set<Piece>();
-    for (const m of messages) {
-      const piece = pieceAt(pieces, m.start);
-      if (piece === undefined) continue;
-      if (m.end - piece.start > piece.text.length) {
-        for (let i = pieces.indexOf(piece); i < pieces.length && (pieces[i] as Piece).start < m.end; i++) again.add(pieces[i] as Piece);
-        continue;
-      }
-      this.keep(piece, m.start - piece.start, m.end - piece.start, shortRule(m.ruleId), false);
-    }
-    for (const piece of again) await this.lintAlone(piece, this.config, "");
+  /** finish awaits it; until then (or when a failed load means finish is never called) its failure is not unhandled. */
+  private watch(p: Promise<void>): void {
+    p.catch(() => {});
+    this.pending.push(p);
   }
 
-  /** Lints one string as a source of its own (after a match across strings; a .json source for the GCP rule). */
-  private async lintAlone(piece: Piece, config: SecretLintCoreConfig, ext: string): Promise<void> {
-    for (const m of await lintText(config, piece.text, ext)) this.keep(piece, m.start, m.end, shortRule(m.ruleId), ext === "");
+  /** Lints a string that may be a service-account key file as one (.json), by the GCP rule alone. */
+  private async lintAsJson(owner: number, ordinal: number, text: string): Promise<void> {
+    for (const m of await lintText(this.gcp, text, ".json")) this.keep(owner, ordinal, text, m.start, m.end, m.ruleId);
   }
 
-  /** `again`: the piece was linted alone after a match across strings; what the batch found in it is there already. */
-  private keep(piece: Piece, start: number, end: number, rule: string, again: boolean): void {
-    const value = piece.text.slice(start, end);
+  private keep(owner: number, ordinal: number, text: string, start: number, end: number, ruleId: string): void {
+    const value = text.slice(start, end);
     if (this.allow.some((r) => r.test(value))) return;
-    const same = (h: SecretHit) =>
-      h.owner === piece.owner && h.ordinal === piece.ordinal && h.start === start && h.end === end && h.rule === rule;
-    if (again && this.hits.some(same)) return;
-    this.hits.push({ owner: piece.owner, ordinal: piece.ordinal, text: piece.text, start, end, rule, value });
+    this.hits.push({ owner, ordinal, text, start, end, rule: shortRule(ruleId), value });
   }
-}
-
-/** The piece whose text holds offset `at` of the batch (binary search on the starts). */
-function pieceAt(pieces: readonly Piece[], at: number): Piece | undefined {
-  let lo = 0;
-  let hi = pieces.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if ((pieces[mid] as Piece).start <= at) lo = mid;
-    else hi = mid - 1;
-  }
-  const p = pieces[lo];
-  return p !== undefined && p.start <= at && at <= p.start + p.text.length ? p : undefined;
 }
 
 /**

@@ -1,13 +1,16 @@
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
-import type { BatchLinter, LintMessage, SecretPattern } from "../check/secrets.js";
+import type { BatchHit, BatchLinter, SecretPattern } from "../check/secrets.js";
 
-/** A batch to lint, and its answer. */
+/**
+ * A batch to lint (its strings: posting copies them anyway, so the worker joins them, not this thread), and its
+ * answer (lintBatch's hits).
+ */
 export interface ToLinter {
   id: number;
-  text: string;
+  parts: readonly string[];
 }
-export type FromLinter = { id: number; messages: LintMessage[] } | { id: number; error: string };
+export type FromLinter = { id: number; hits: BatchHit[] } | { id: number; error: string };
 
 /**
  * Batches the worker holds at most (the one it lints and those queued behind it). The scanning thread lints a
@@ -30,7 +33,7 @@ export function lintThreads(threads: number | undefined): number {
  */
 export class WorkerLinter implements BatchLinter {
   private workers: { worker: Worker; busy: number }[] = [];
-  private readonly waiting = new Map<number, { resolve: (m: LintMessage[]) => void; reject: (e: Error) => void }>();
+  private readonly waiting = new Map<number, { resolve: (m: BatchHit[]) => void; reject: (e: Error) => void }>();
   private next = 0;
   private failed: Error | undefined;
 
@@ -40,14 +43,14 @@ export class WorkerLinter implements BatchLinter {
     private readonly patterns: readonly SecretPattern[],
   ) {}
 
-  offer(text: string): Promise<LintMessage[]> | undefined {
+  offer(parts: readonly string[]): Promise<BatchHit[]> | undefined {
     if (this.failed !== undefined) return Promise.reject(this.failed);
     if (this.workers.length === 0) this.start();
     const w = this.workers.reduce((a, b) => (b.busy < a.busy ? b : a));
     if (w.busy >= IN_FLIGHT) return undefined;
     w.busy++;
     const id = this.next++;
-    return new Promise<LintMessage[]>((resolve, reject) => {
+    return new Promise<BatchHit[]>((resolve, reject) => {
       this.waiting.set(id, {
         resolve: (m) => {
           w.busy--;
@@ -55,7 +58,7 @@ export class WorkerLinter implements BatchLinter {
         },
         reject,
       });
-      w.worker.postMessage({ id, text } satisfies ToLinter);
+      w.worker.postMessage({ id, parts } satisfies ToLinter);
     });
   }
 
@@ -74,7 +77,7 @@ export class WorkerLinter implements BatchLinter {
         const p = this.waiting.get(a.id);
         this.waiting.delete(a.id);
         if ("error" in a) p?.reject(new Error(a.error));
-        else p?.resolve(a.messages);
+        else p?.resolve(a.hits);
       });
       worker.on("error", (err) => this.fail(err));
       worker.on("messageerror", (err) => this.fail(err));

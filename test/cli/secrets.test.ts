@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { fixture, runCli } from "../support/helpers.js";
 import { bigSecretSession, foundFacts, plantedFacts, secretSession, VALUES } from "../support/secret-session.js";
 import { WorkerLinter } from "../../src/reports/secrets-pool.js";
-import { type LintMessage, lintText, secretlintConfig } from "../../src/check/secrets.js";
+import { type BatchHit, lintBatch, secretlintConfig } from "../../src/check/secrets.js";
 
 const dir = mkdtempSync(join(tmpdir(), "pisess-secrets-cli-"));
 const file = join(dir, "planted.jsonl");
@@ -87,14 +87,20 @@ describe("pisess secrets: batches linted in a worker thread", () => {
     const linter = new WorkerLinter(url, 1, [{ name: "acme", regex: /acme_[0-9]{6}/ }]);
     try {
       const texts = [`x ${VALUES.github} acme_123456`, `${VALUES.npm}\n${VALUES.slack}`, "nothing", "more"];
-      const answers = texts.map((t) => linter.offer(t));
+      const answers = texts.map((t) => linter.offer(t.split("\n")));
       expect(answers.map((a) => a !== undefined)).toEqual([true, true, true, false]);
       const config = secretlintConfig([{ name: "acme", regex: /acme_[0-9]{6}/ }]);
-      const here = await Promise.all(texts.slice(0, 3).map((t) => lintText(config, t)));
+      const here = await Promise.all(texts.slice(0, 3).map((t) => lintBatch(config, t.split("\n"))));
       expect(await Promise.all(answers.slice(0, 3))).toEqual(here);
-      expect((here[0] as LintMessage[]).map((m) => m.ruleId).sort()).toEqual(["@secretlint/secretlint-rule-github", "pisess-pattern/acme"]);
+      expect((here[1] as BatchHit[]).map((h) => [h.piece, h.start])).toEqual([
+        [0, 0],
+        [1, 0],
+      ]);
+      expect((here[0] as BatchHit[]).map((m) => m.ruleId).sort()).toEqual(["@secretlint/secretlint-rule-github", "pisess-pattern/acme"]);
       // Answered: room again.
-      expect(await linter.offer("again")).toEqual([]);
+      expect(await linter.offer(["again", `x ${VALUES.npm}`])).toEqual([
+        { piece: 1, start: 2, end: 2 + VALUES.npm.length, ruleId: "@secretlint/secretlint-rule-npm", text: `x ${VALUES.npm}` },
+      ]);
     } finally {
       await linter.close();
     }

@@ -58,14 +58,14 @@ describe.skipIf(!hasPi)("secrets: sent to the model, as pi 1.6.0 builds each req
     const file = join(dir, "planted.jsonl");
     writeFileSync(file, text);
     // Each rule's value, and a value found inside another (the service account's key).
-    const valueOf = (p: (typeof planted)[number]): string => p.value ?? VALUES[p.rule];
-    const values = [...new Set(planted.map(valueOf))];
+    const plantedValue = (p: (typeof planted)[number]): string => p.value ?? VALUES[p.rule];
+    const values = [...new Set(planted.map(plantedValue))];
     expect(values).toEqual(expect.arrayContaining(Object.values(VALUES)));
     const pi = await piRequests(file, values);
     // Per value: the requests of all its places together are pi's (the hand-written table is pi's answer).
     for (const v of values) {
-      const rule = planted.find((p) => valueOf(p) === v)?.rule;
-      const lines = new Set(planted.filter((p) => valueOf(p) === v).flatMap((p) => p.sentIn));
+      const rule = planted.find((p) => plantedValue(p) === v)?.rule;
+      const lines = new Set(planted.filter((p) => plantedValue(p) === v).flatMap((p) => p.sentIn));
       expect(
         [...lines].sort((a, b) => a - b),
         rule,

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { rules as presetRules } from "@secretlint/secretlint-rule-preset-recommend";
-import { type LintMessage, lintText, mayBeServiceAccount, SecretScanner, secretlintConfig } from "../../src/check/secrets.js";
+import { type BatchHit, lintBatch, mayBeServiceAccount, SecretScanner, secretlintConfig } from "../../src/check/secrets.js";
 import { openFile } from "../../src/reports/open.js";
 import { type SecretFinding, secretsReport } from "../../src/reports/secrets.js";
 import { bigSecretSession, foundFacts, plantedFacts, secretSession, VALUES } from "../support/secret-session.js";
@@ -238,10 +238,11 @@ describe("secrets: batches linted elsewhere (another thread's linter)", () => {
     const texts: string[] = [];
     const s = new SecretScanner({
       remote: {
-        offer(text: string): Promise<LintMessage[]> {
+        offer(parts: readonly string[]): Promise<BatchHit[]> {
+          const text = parts.join("\n");
           texts.push(text);
           const delay = 30 - 5 * texts.length;
-          return lintText(secretlintConfig(), text).then((m) => new Promise((done) => setTimeout(() => done(m), delay)));
+          return lintBatch(secretlintConfig(), parts).then((h) => new Promise((done) => setTimeout(() => done(h), delay)));
         },
       },
     });
