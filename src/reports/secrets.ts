@@ -231,7 +231,9 @@ async function scanFile(input: string, opts: SecretsOptions, remote: BatchLinter
     ...(opts.allow ? { allow: opts.allow } : {}),
     ...(remote ? { remote } : {}),
   });
-  const session = await opts.open(input, { detail: "skeleton", onEntry: (rec, value) => scanner.add(rec.index, value) });
+  // The check detail: every line is parsed whole for the scan anyway, and its records are the skeleton's and
+  // little more, where a skeleton load parsed whole fills every field (1 GB: 240 against 430 MB of records).
+  const session = await opts.open(input, { detail: "check", onEntry: (rec, value) => scanner.add(rec.index, value) });
   try {
     if (session.header !== null) scanner.add(HEADER_OWNER, session.header);
     await addUnparsed(session, scanner);
