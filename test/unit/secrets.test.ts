@@ -284,6 +284,27 @@ describe("secrets: batches linted elsewhere (another thread's linter)", () => {
     expect(offered).toBe(0);
   });
 
+  it("a short string remembered as clean is one without a hit: a token repeated in every batch is found every time", async () => {
+    let keys = 0;
+    const s = new SecretScanner({
+      remote: {
+        offer(parts: readonly string[]): Promise<BatchHit[]> {
+          keys += parts.filter((p) => p === "timestamp").length;
+          return lintBatch(secretlintConfig(), parts);
+        },
+      },
+    });
+    for (let i = 0; i < 9000; i++) {
+      s.add(i, { timestamp: "2026-11-30T10:00:00.000Z", token: i % 1000 === 7 ? VALUES.npm : "no token", text: "y".repeat(500) });
+      // As the loader does between chunks: the answers of the batches linted so far come in.
+      if (i % 100 === 0) await new Promise((done) => setImmediate(done));
+    }
+    expect((await s.finish()).map((h) => [h.owner, h.value])).toEqual(want);
+    // The key went in the first batch (and those filled before its answer), not in each of the nine thousand.
+    expect(keys).toBeGreaterThan(0);
+    expect(keys).toBeLessThan(3000);
+  });
+
   it("a linter's failure fails the scan", async () => {
     const s = new SecretScanner({ remote: { offer: () => Promise.reject(new Error("worker gone")) } });
     fill(s);
