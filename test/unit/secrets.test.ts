@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -142,6 +142,29 @@ describe("secrets: a session of several batches, in this thread", () => {
 });
 
 describe("secrets: the scanner", () => {
+  it("the proofs that let strings skip rules are for the preset's version 12.0.0: re-read its rules when it changes", () => {
+    // check/secrets.ts: AWS_WORDS (the AWS rule's words), CLEAN_CHARS (what a rule's match reads beside it),
+    // mayBeServiceAccount (what the GCP rule parses).
+    const pkg = JSON.parse(
+      readFileSync(join("node_modules", "@secretlint", "secretlint-rule-preset-recommend", "package.json"), "utf8"),
+    ) as { version: string };
+    expect(pkg.version).toBe("12.0.0");
+  });
+
+  it("the AWS rule's three patterns, in a batch of other strings: each found (it sees the strings with its words)", async () => {
+    const s = new SecretScanner();
+    const secret = ["wJalrXUtnFEMI/K7MDENG", "/bPxRfiCYzzzzzzzzzzzzzzzzzz"].join("").slice(0, 40);
+    const texts = [`aws_account_id = 1234-5678-9012`, `AWS_SECRET_ACCESS_KEY="${secret}"`, `key ${VALUES.aws}`, "Account: 1234"];
+    for (let i = 0; i < 200; i++) s.add(i, { text: `filler ${i} words` });
+    texts.forEach((t, i) => s.add(1000 + i, { t }));
+    const hits = await s.finish();
+    expect(hits.map((h) => [h.owner, h.rule, h.value])).toEqual([
+      [1000, "aws", "aws_account_id = 1234-5678-9012"],
+      // The rule reports the key's length from the start of its whole match (secretlint 12.0.0's range), not the key.
+      [1001, "aws", `AWS_SECRET_ACCESS_KEY="${secret}"`.slice(0, 40)],
+      [1002, "aws", VALUES.aws],
+    ]);
+  });
   it("a secretlint-disable comment in a session hides nothing", async () => {
     const s = new SecretScanner();
     s.add(0, { text: `// secretlint-disable\n${VALUES.github}` });
