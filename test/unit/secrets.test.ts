@@ -156,7 +156,9 @@ describe("secrets: the scanner", () => {
     const secret = ["wJalrXUtnFEMI/K7MDENG", "/bPxRfiCYzzzzzzzzzzzzzzzzzz"].join("").slice(0, 40);
     const texts = [`aws_account_id = 1234-5678-9012`, `AWS_SECRET_ACCESS_KEY="${secret}"`, `key ${VALUES.aws}`, "Account: 1234"];
     for (let i = 0; i < 200; i++) s.add(i, { text: `filler ${i} words` });
-    texts.forEach((t, i) => s.add(1000 + i, { t }));
+    texts.forEach((t, i) => {
+      s.add(1000 + i, { t });
+    });
     const hits = await s.finish();
     expect(hits.map((h) => [h.owner, h.rule, h.value])).toEqual([
       [1000, "aws", "aws_account_id = 1234-5678-9012"],
