@@ -139,7 +139,27 @@ export async function lintText(config: SecretLintCoreConfig, content: string, ex
     source: { filePath: `session${ext}`, content, contentType: "text", ext },
     options: { config, noPhysicFilePath: true },
   });
-  return result.messages.map((m) => ({ start: m.range[0], end: m.range[1], ruleId: m.ruleId }));
+  return result.messages.map((m) => {
+    const [start, end] = secretRange(content, m.messageId, m.range, m.data);
+    return { start, end, ruleId: m.ruleId };
+  });
+}
+
+/**
+ * Where the secret of a message is. The AWS rule (preset 12.0.0) reports a secret access key with the range of its
+ * whole match's start and the key's length (`AWS_SECRET_ACCESS_KEY="wJal…` cut at 40 characters): a redacted copy
+ * would mask the variable's name and leave the key's end. The key it matched is in the message's data; it begins
+ * within the match, after the name (at most ~40 characters of name, quotes and spaces; 300 bounds the search).
+ */
+function secretRange(content: string, messageId: string | undefined, range: readonly [number, number], data: unknown): [number, number] {
+  const key = messageId === "AWSSecretAccessKey" && isRecord(data) ? data.KEY : undefined;
+  if (typeof key !== "string" || key.length === 0) return [range[0], range[1]];
+  const at = content.indexOf(key, range[0]);
+  return at >= 0 && at <= range[0] + 300 ? [at, at + key.length] : [range[0], range[1]];
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null;
 }
 
 /** Lints the strings of a batch (lintJoined) with every rule; the AWS rule sees only those that hold its words. */

@@ -41,10 +41,10 @@ describe("pisess secrets: formats and exit status", () => {
     };
     const run = sarif.runs[0];
     expect(run?.tool.driver.rules.map((x) => x.id)).toEqual(["secret-sent", "secret-unsent"]);
-    expect(run?.results).toHaveLength(27);
+    expect(run?.results).toHaveLength(29);
     expect(new Set(run?.results.map((x) => x.properties.args.rule)).size).toBe(Object.keys(VALUES).length);
     const gh = (await runCli(["secrets", file, "--format", "github"])).stdout.trim().split("\n");
-    expect(gh).toHaveLength(27);
+    expect(gh).toHaveLength(29);
     expect(gh[0]).toMatch(/^::warning file=.*planted\.jsonl,line=1,title=secret-unsent::npm secret npm_… \(40 chars\) in header at \/cwd/);
   });
 

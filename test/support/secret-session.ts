@@ -104,6 +104,14 @@ export const VALUES = {
 
 export type PlantedRule = keyof typeof VALUES;
 
+/**
+ * The AWS rule's two other formats (with access key ids on, as pisess runs it): a secret access key and an account
+ * id, each after its variable's name; the findings are the key itself and the whole assignment (the rule's ranges).
+ */
+// Its last character a letter or digit: the rule wants a word boundary after the key.
+export const AWS_SECRET = chars(`${ALNUM}/+`, 39) + chars(ALNUM, 1);
+export const AWS_ACCOUNT = `aws_account_id = ${chars(DIGITS, 4)}-${chars(DIGITS, 4)}-${chars(DIGITS, 4)}`;
+
 /** The service account's key as its file's text holds it (backslash-n escapes), header to footer: privatekey's match. */
 export const GCP_KEY = (() => {
   const escaped = JSON.stringify((JSON.parse(VALUES.gcp) as { private_key: string }).private_key).slice(1, -1);
@@ -244,7 +252,12 @@ export function secretSession(): { text: string; planted: Planted[] } {
       role: "toolResult",
       toolCallId: "c4",
       toolName: "bash",
-      content: [{ type: "text", text: `OP_SERVICE_ACCOUNT_TOKEN=${V["1password"]}\n` }],
+      content: [
+        {
+          type: "text",
+          text: `OP_SERVICE_ACCOUNT_TOKEN=${V["1password"]}\nAWS_SECRET_ACCESS_KEY="${AWS_SECRET}"\n${AWS_ACCOUNT}\n`,
+        },
+      ],
       isError: false,
     }),
     /* 24 */ assistant("a8", "r4", [{ type: "text", text: "read the key" }]),
@@ -309,6 +322,15 @@ export function secretSession(): { text: string; planted: Planted[] } {
       value: GCP_KEY,
     },
     { rule: "1password", line: 23, pointer: "/message/content/0/text", place: "tool-result", from: "bash op whoami", sentIn: [24] },
+    ...[AWS_SECRET, AWS_ACCOUNT].map((value) => ({
+      rule: "aws" as const,
+      line: 23,
+      pointer: "/message/content/0/text",
+      place: "tool-result",
+      from: "bash op whoami",
+      sentIn: [24],
+      value,
+    })),
   ];
   return { text, planted };
 }
