@@ -105,4 +105,14 @@ describe("pisess secrets: batches linted in a worker thread", () => {
       await linter.close();
     }
   });
+
+  it("a worker that fails (here: its module throws) fails the batches offered to it and those after", async () => {
+    const linter = new WorkerLinter(new URL("data:text/javascript,throw new Error('no engine')"), 1, []);
+    try {
+      await expect(linter.offer(["x"])).rejects.toThrow("no engine");
+      await expect(linter.offer(["y"])).rejects.toThrow("no engine");
+    } finally {
+      await linter.close();
+    }
+  });
 });
