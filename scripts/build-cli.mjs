@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // Bundles the CLI (src/cli.ts and everything it imports) into dist/bundle/: CommonJS files that load on demand,
 // cli.cjs (yargs and the command table), one per command, help.cjs (help layout), each with a V8 code cache made
-// from a sample run; plus the fleet commands' worker threads (ES modules). A run opens two or three files instead of
-// hundreds. bin/pisess.js loads dist/bundle/cli.cjs; the library entry (dist/index.js) stays tsc's unbundled output.
+// from a sample run; plus the worker threads of the fleet commands and of secrets (ES modules). A run opens two or
+// three files instead of hundreds. bin/pisess.js loads dist/bundle/cli.cjs; the library entry (dist/index.js) stays
+// tsc's unbundled output.
 // The code caches (and the CommonJS files they need) and yargs's lazy help layout are the start-up tricks that pay:
 // bench/RESULTS.md ("Start-up tricks") has what each saves; the others were measured and deleted.
 //
@@ -49,11 +50,12 @@ const COMMON = {
   minifySyntax: true,
   logLevel: "warning",
 };
-// The fleet commands' worker threads load these by name from beside the code that starts them (src/reports/pool.ts).
+// The worker threads load these by name from beside the code that starts them (src/reports/pool.ts).
 const ENTRIES = {
   cli: join(ROOT, "src", "cli.ts"),
   "usage-worker": join(ROOT, "src", "reports", "usage-worker.ts"),
   "tables-worker": join(ROOT, "src", "reports", "tables-worker.ts"),
+  "secrets-worker": join(ROOT, "src", "reports", "secrets-worker.ts"),
 };
 const SPLIT = {
   ...COMMON,
@@ -206,10 +208,14 @@ const builds = await Promise.all([
       plugins: [fromCore, lazyYargs],
     }),
   ),
-  // The fleet commands' worker threads are ES modules, started by URL (src/reports/pool.ts) beside the commands.
+  // The worker threads (fleet commands, secrets) are ES modules, started by URL (src/reports/pool.ts) beside the commands.
   build({
     ...COMMON,
-    entryPoints: { "usage-worker": ENTRIES["usage-worker"], "tables-worker": ENTRIES["tables-worker"] },
+    entryPoints: {
+      "usage-worker": ENTRIES["usage-worker"],
+      "tables-worker": ENTRIES["tables-worker"],
+      "secrets-worker": ENTRIES["secrets-worker"],
+    },
     outdir: OUT,
     splitting: true,
     chunkNames: "chunk-[hash]",

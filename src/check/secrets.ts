@@ -14,6 +14,36 @@ export interface SecretScanOptions {
   patterns?: readonly SecretPattern[];
   /** Values matching any of these are known test values, not findings (`--allow`). */
   allow?: readonly RegExp[];
+  /**
+   * Lints batches in another thread (reports/secrets-pool.ts), built with the same `patterns`; without one, or when
+   * it has no room, the scanner lints them itself.
+   */
+  remote?: BatchLinter;
+}
+
+/** What secretlint reported in a source: the range and the rule's full id. */
+export interface LintMessage {
+  start: number;
+  end: number;
+  ruleId: string;
+}
+
+/** A match in a batch: which of its strings (`piece`, an index into the batch's strings), where in it, which rule. */
+export interface BatchHit {
+  piece: number;
+  start: number;
+  end: number;
+  ruleId: string;
+  /** The string (a hit needs it; the batch's other strings need not come back from another thread). */
+  text: string;
+}
+
+/**
+ * A linter of batches elsewhere: `offer` takes a batch (its strings, for lintBatch), or answers undefined when it
+ * is full (the scanner then lints it).
+ */
+export interface BatchLinter {
+  offer(parts: readonly string[]): Promise<BatchHit[]> | undefined;
 }
 
 /**
@@ -40,6 +70,13 @@ const PATTERN_PREFIX = "pisess-pattern/";
 const FILTER_RULE = `${PRESET_PREFIX}filter-comments`;
 /** The AWS rule finds access key ids (AKIA…) only when asked: in a session an id next to its secret is half a key. */
 const AWS_RULE = `${PRESET_PREFIX}aws`;
+/**
+ * The GCP rule looks only at a source named *.json (a service-account key file: JSON.parse of the whole source, with
+ * `private_key_id` and a `private_key` holding a PEM header) or *.p12 (which it reads from disk by the source's path).
+ * A batch is neither; a string that is a JSON object is linted alone as a .json source by this rule only
+ * (mayBeServiceAccount). A .p12 key is a binary file read by path, never a session's string: it cannot be found here.
+ */
+const GCP_RULE = `${PRESET_PREFIX}gcp`;
 
 /** The short ids of the preset's rules (aws, github, privatekey, …): what `--pattern` names may not reuse. */
 export const PRESET_RULE_IDS: readonly string[] = presetRules
@@ -67,6 +104,127 @@ function patternRule(p: SecretPattern): SecretLintRuleCreator {
   };
 }
 
+/**
+ * The engine's configurations of a scan: `all`, every rule of the preset but the comment filter, GCP (see GCP_RULE)
+ * and AWS, and the user's patterns; `aws`, the AWS rule (access key ids on), run only on the strings that hold one
+ * of its words (AWS_WORDS).
+ */
+export interface ScanConfig {
+  all: SecretLintCoreConfig;
+  aws: SecretLintCoreConfig;
+}
+
+/**
+ * The words one of which each of the AWS rule's patterns holds (access key id: A3T… or AKIA, AGPA, …; secret access
+ * key: SECRET, secret or Secret; account id: ACCOUNT, account or Account): a string without any has no AWS match.
+ * The account id pattern, which begins with optional groups, tries every position of every string; it was a fifth
+ * of the engine's time on a session's strings. These words are the rule's (preset 12.0.0, like the proofs beside
+ * CLEAN_CHARS and mayBeServiceAccount): test/unit/secrets.test.ts fails when the preset's version changes.
+ */
+const AWS_WORDS = /A3T|AKIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|ASIA|SECRET|[Ss]ecret|ACCOUNT|[Aa]ccount/;
+
+export function secretlintConfig(patterns: readonly SecretPattern[] = []): ScanConfig {
+  silenceProfiler();
+  const preset = presetRules.filter((r) => r.meta.id !== FILTER_RULE && r.meta.id !== GCP_RULE && r.meta.id !== AWS_RULE);
+  const own = patterns.map((p) => ({ id: `${PATTERN_PREFIX}${p.name}`, rule: patternRule(p) }));
+  const aws = presetRules
+    .filter((r) => r.meta.id === AWS_RULE)
+    .map((rule) => ({ id: rule.meta.id, rule, options: { enableIDScanRule: true } }));
+  return { all: { rules: [...preset.map((rule) => ({ id: rule.meta.id, rule })), ...own] }, aws: { rules: aws } };
+}
+
+/** Lints one text as a source; the engine's work is done before this returns (its rules are synchronous). */
+export async function lintText(config: SecretLintCoreConfig, content: string, ext = ""): Promise<LintMessage[]> {
+  const result = await lintSource({
+    source: { filePath: `session${ext}`, content, contentType: "text", ext },
+    options: { config, noPhysicFilePath: true },
+  });
+  return result.messages.map((m) => {
+    const [start, end] = secretRange(content, m.messageId, m.range, m.data);
+    return { start, end, ruleId: m.ruleId };
+  });
+}
+
+/**
+ * Where the secret of a message is. The AWS rule (preset 12.0.0) reports a secret access key with the range of its
+ * whole match's start and the key's length (`AWS_SECRET_ACCESS_KEY="wJal…` cut at 40 characters): a redacted copy
+ * would mask the variable's name and leave the key's end. The key it matched is in the message's data; it begins
+ * within the match, after the name (at most ~40 characters of name, quotes and spaces; 300 bounds the search).
+ */
+function secretRange(content: string, messageId: string | undefined, range: readonly [number, number], data: unknown): [number, number] {
+  const key = messageId === "AWSSecretAccessKey" && isRecord(data) ? data.KEY : undefined;
+  if (typeof key !== "string" || key.length === 0) return [range[0], range[1]];
+  const at = content.indexOf(key, range[0]);
+  return at >= 0 && at <= range[0] + 300 ? [at, at + key.length] : [range[0], range[1]];
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null;
+}
+
+/** Lints the strings of a batch (lintJoined) with every rule; the AWS rule sees only those that hold its words. */
+export async function lintBatch(config: ScanConfig, parts: readonly string[]): Promise<BatchHit[]> {
+  const hits = await lintJoined(config.all, parts);
+  const worded: number[] = [];
+  for (let i = 0; i < parts.length; i++) if (AWS_WORDS.test(parts[i] as string)) worded.push(i);
+  if (worded.length === 0) return hits;
+  const aws = await lintJoined(
+    config.aws,
+    worded.map((i) => parts[i] as string),
+  );
+  for (const h of aws) hits.push({ ...h, piece: worded[h.piece] as number });
+  return hits;
+}
+
+/**
+ * Lints strings as one source, one string per line, and maps each match back to its string. A match that runs
+ * across two strings (a rule's pattern spanning the line between them) is not one: those strings are linted again
+ * one by one. Run by the scanning thread or a worker (reports/secrets-worker.ts), the same way.
+ */
+async function lintJoined(config: SecretLintCoreConfig, parts: readonly string[]): Promise<BatchHit[]> {
+  const starts = new Array<number>(parts.length);
+  let at = 0;
+  for (let i = 0; i < parts.length; i++) {
+    starts[i] = at;
+    at += (parts[i] as string).length + 1;
+  }
+  const hits: BatchHit[] = [];
+  const again = new Set<number>();
+  for (const m of await lintText(config, parts.join("\n"))) {
+    const i = pieceAt(starts, parts, m.start);
+    if (i < 0) continue;
+    const from = starts[i] as number;
+    const text = parts[i] as string;
+    if (m.end - from > text.length) {
+      for (let j = i; j < parts.length && (starts[j] as number) < m.end; j++) again.add(j);
+      continue;
+    }
+    hits.push({ piece: i, start: m.start - from, end: m.end - from, ruleId: m.ruleId, text });
+  }
+  for (const i of again) {
+    const text = parts[i] as string;
+    for (const m of await lintText(config, text)) {
+      // What the batch found in it is there already.
+      const same = (h: BatchHit) => h.piece === i && h.start === m.start && h.end === m.end && h.ruleId === m.ruleId;
+      if (!hits.some(same)) hits.push({ piece: i, start: m.start, end: m.end, ruleId: m.ruleId, text });
+    }
+  }
+  return hits;
+}
+
+/** The string whose text holds offset `at` of the batch (binary search on the starts), or -1. */
+function pieceAt(starts: readonly number[], parts: readonly string[], at: number): number {
+  let lo = 0;
+  let hi = starts.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if ((starts[mid] as number) <= at) lo = mid;
+    else hi = mid - 1;
+  }
+  const start = starts[lo];
+  return start !== undefined && start <= at && at <= start + (parts[lo] as string).length ? lo : -1;
+}
+
 function shortRule(ruleId: string): string {
   if (ruleId.startsWith(PATTERN_PREFIX)) return ruleId.slice(PATTERN_PREFIX.length);
   return ruleId.startsWith(PRESET_PREFIX) ? ruleId.slice(PRESET_PREFIX.length) : ruleId;
@@ -76,116 +234,138 @@ function shortRule(ruleId: string): string {
 const BATCH_CHARS = 1 << 20;
 /** No preset rule matches fewer characters (basic auth in a URL, the shortest, takes 15). */
 const PRESET_MIN_CHARS = 8;
+/**
+ * Strings this short that a batch found nothing in are remembered (up to CLEAN_MAX of them) and not batched again:
+ * most strings of a session are the same few keys and values (timestamp, parentId, toolCallId, assistant, a model's
+ * name: 90% of the strings of a generated session, 18% of its characters), and each is a line of the engine's line
+ * index. Why a string found clean once is clean everywhere: see `clean` below.
+ */
+const CLEAN_CHARS = 64;
+const CLEAN_MAX = 1 << 14;
 
-interface Piece {
-  owner: number;
-  ordinal: number;
-  text: string;
-  /** Offset of the string in the batch's text. */
-  start: number;
+/**
+ * Whether the GCP rule could report `text` as a .json source. It needs JSON.parse(text) to give an object (after a
+ * BOM, which the engine strips, and JSON's whitespace, the first character is "{") with a key `private_key_id`, and
+ * a `private_key` matching `-----BEGIN…PRIVATE KEY`: in JSON text those are written as themselves or with \u
+ * escapes (JSON has no other escape for a letter, "_" or a space).
+ */
+export function mayBeServiceAccount(text: string): boolean {
+  let i = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+  for (let c = text.charCodeAt(i); c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d; c = text.charCodeAt(++i));
+  if (text.charCodeAt(i) !== 0x7b) return false;
+  return text.includes("\\u") || (text.includes("private_key_id") && text.includes("PRIVATE KEY"));
 }
 
 /**
  * The secrets scan: every string of every value added, batched into secretlint sources (the strings of many
- * entries, one per line), each match mapped back to its string. A match that runs across two strings (a rule's
- * pattern spanning the line between them) is not one: those strings are linted again one by one.
+ * entries, lintBatch), each hit given back its value and string. A full batch goes to the `remote` linter (another
+ * thread) while this one goes on reading; what stays here of it is the owner and ordinal of each string.
  */
 export class SecretScanner {
-  private readonly config: SecretLintCoreConfig;
+  private readonly config: ScanConfig;
+  private readonly gcp: SecretLintCoreConfig;
   private readonly allow: readonly RegExp[];
   private readonly minChars: number;
-  private pieces: Piece[] = [];
+  private readonly remote: BatchLinter | undefined;
+  /** Whether a batch went to `remote`: the last, partial batch then goes there too. */
+  private offered = false;
+  /** The batch being filled: per string, its owner and ordinal (SecretHit's), and the string. */
+  private owners: number[] = [];
+  private ordinals: number[] = [];
   private parts: string[] = [];
+  /** Which of the batch's strings are short enough to be remembered as clean. */
+  private short: number[] = [];
   private chars = 0;
+  /**
+   * Short strings a batch found nothing in. Each preset rule's match is a function of the matched text and of at
+   * most one character on either side (their lookarounds: (?<!\p{L}), (?![A-Za-z0-9_]), \b), and a string's
+   * neighbours are always a line break or the source's edge, which those read alike: so a string in which a batch
+   * found no match has none in any batch (a match that ran into a neighbour had the string linted alone, and
+   * found nothing there either, or it would be a hit). Not with --pattern: a user's regex may read further.
+   */
+  private readonly clean: Set<string> | undefined;
   private readonly pending: Promise<void>[] = [];
   private readonly hits: SecretHit[] = [];
 
   constructor(opts: SecretScanOptions = {}) {
-    silenceProfiler();
-    const rules = presetRules
-      .filter((r) => r.meta.id !== FILTER_RULE)
-      .map((rule) => ({ id: rule.meta.id, rule, ...(rule.meta.id === AWS_RULE ? { options: { enableIDScanRule: true } } : {}) }));
-    const own = (opts.patterns ?? []).map((p) => ({ id: `${PATTERN_PREFIX}${p.name}`, rule: patternRule(p) }));
-    this.config = { rules: [...rules, ...own] };
+    const patterns = opts.patterns ?? [];
+    this.config = secretlintConfig(patterns);
+    const gcp = presetRules.find((r) => r.meta.id === GCP_RULE);
+    this.gcp = { rules: gcp === undefined ? [] : [{ id: GCP_RULE, rule: gcp }] };
     this.allow = (opts.allow ?? []).map((r) => new RegExp(r.source, r.flags.replace(/[gy]/g, "")));
-    this.minChars = own.length > 0 ? 1 : PRESET_MIN_CHARS;
+    this.minChars = patterns.length > 0 ? 1 : PRESET_MIN_CHARS;
+    this.clean = patterns.length > 0 ? undefined : new Set();
+    this.remote = opts.remote;
   }
 
   /** Scans every string of `value` (an entry, a header); `owner` comes back on its hits. */
   add(owner: number, value: unknown): void {
     entryStrings(value, this.minChars, (ordinal, text) => {
-      this.pieces.push({ owner, ordinal, text, start: this.chars });
+      if (mayBeServiceAccount(text)) this.watch(this.lintAsJson(owner, ordinal, text));
+      if (text.length <= CLEAN_CHARS) {
+        if (this.clean?.has(text)) return;
+        this.short.push(this.parts.length);
+      }
+      this.owners.push(owner);
+      this.ordinals.push(ordinal);
       this.parts.push(text);
       this.chars += text.length + 1;
     });
-    if (this.chars >= BATCH_CHARS) this.flush();
+    if (this.chars >= BATCH_CHARS) this.flush(true);
   }
 
   /** Every hit, in the order the values were added. */
   async finish(): Promise<SecretHit[]> {
-    this.flush();
+    this.flush(this.offered);
     await Promise.all(this.pending);
     return this.hits.sort((a, b) => a.owner - b.owner || comparePlace(a, b));
   }
 
-  private flush(): void {
-    if (this.pieces.length === 0) return;
-    const pieces = this.pieces;
-    const text = this.parts.join("\n");
-    this.pieces = [];
+  /** `full`: a whole batch (worth another thread); the last of a small file is linted here. */
+  private flush(full: boolean): void {
+    if (this.parts.length === 0) return;
+    const { owners, ordinals, parts } = this;
+    const short = this.short.map((i) => parts[i] as string);
+    const shortAt = this.short;
+    this.owners = [];
+    this.ordinals = [];
     this.parts = [];
+    this.short = [];
     this.chars = 0;
-    this.pending.push(this.lint(pieces, text));
+    const away = full ? this.remote?.offer(parts) : undefined;
+    if (away !== undefined) this.offered = true;
+    this.watch(
+      (away ?? lintBatch(this.config, parts)).then((hits) => {
+        for (const h of hits) this.keep(owners[h.piece] as number, ordinals[h.piece] as number, h.text, h.start, h.end, h.ruleId);
+        this.remember(short, shortAt, hits);
+      }),
+    );
   }
 
-  private async lint(pieces: Piece[], text: string): Promise<void> {
-    const result = await lintSource({
-      source: { filePath: "session", content: text, contentType: "text" },
-      options: { config: this.config, noPhysicFilePath: true },
-    });
-    const again = new Set<Piece>();
-    for (const m of result.messages) {
-      const [start, end] = m.range;
-      const piece = pieceAt(pieces, start);
-      if (piece === undefined) continue;
-      const from = start - piece.start;
-      if (end - piece.start > piece.text.length) {
-        for (let i = pieces.indexOf(piece); i < pieces.length && (pieces[i] as Piece).start < end; i++) again.add(pieces[i] as Piece);
-        continue;
-      }
-      this.keep(piece, from, end - piece.start, shortRule(m.ruleId), false);
-    }
-    for (const piece of again) {
-      const alone = await lintSource({
-        source: { filePath: "session", content: piece.text, contentType: "text" },
-        options: { config: this.config, noPhysicFilePath: true },
-      });
-      for (const m of alone.messages) this.keep(piece, m.range[0], m.range[1], shortRule(m.ruleId), true);
-    }
+  /** The batch's short strings without a hit, as clean (while there is room). */
+  private remember(short: readonly string[], at: readonly number[], hits: readonly BatchHit[]): void {
+    const clean = this.clean;
+    if (clean === undefined) return;
+    const hit = new Set(hits.map((h) => h.piece));
+    for (let i = 0; i < short.length && clean.size < CLEAN_MAX; i++) if (!hit.has(at[i] as number)) clean.add(short[i] as string);
   }
 
-  /** `again`: the piece was linted alone after a match across strings; what the batch found in it is there already. */
-  private keep(piece: Piece, start: number, end: number, rule: string, again: boolean): void {
-    const value = piece.text.slice(start, end);
+  /** finish awaits it; until then (or when a failed load means finish is never called) its failure is not unhandled. */
+  private watch(p: Promise<void>): void {
+    p.catch(() => {});
+    this.pending.push(p);
+  }
+
+  /** Lints a string that may be a service-account key file as one (.json), by the GCP rule alone. */
+  private async lintAsJson(owner: number, ordinal: number, text: string): Promise<void> {
+    for (const m of await lintText(this.gcp, text, ".json")) this.keep(owner, ordinal, text, m.start, m.end, m.ruleId);
+  }
+
+  private keep(owner: number, ordinal: number, text: string, start: number, end: number, ruleId: string): void {
+    const value = text.slice(start, end);
     if (this.allow.some((r) => r.test(value))) return;
-    const same = (h: SecretHit) =>
-      h.owner === piece.owner && h.ordinal === piece.ordinal && h.start === start && h.end === end && h.rule === rule;
-    if (again && this.hits.some(same)) return;
-    this.hits.push({ owner: piece.owner, ordinal: piece.ordinal, text: piece.text, start, end, rule, value });
+    this.hits.push({ owner, ordinal, text, start, end, rule: shortRule(ruleId), value });
   }
-}
-
-/** The piece whose text holds offset `at` of the batch (binary search on the starts). */
-function pieceAt(pieces: readonly Piece[], at: number): Piece | undefined {
-  let lo = 0;
-  let hi = pieces.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if ((pieces[mid] as Piece).start <= at) lo = mid;
-    else hi = mid - 1;
-  }
-  const p = pieces[lo];
-  return p !== undefined && p.start <= at && at <= p.start + p.text.length ? p : undefined;
 }
 
 /**

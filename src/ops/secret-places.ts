@@ -24,10 +24,37 @@ export function pointerOf(s: Pick<StringAt, "container" | "key">): string {
  * ordinal again, for the few that a rule matched. Iterative: a deeply nested tool argument does not overflow.
  */
 export function entryStrings(value: unknown, minChars: number, into: (ordinal: number, text: string) => void): void {
-  walkStrings(value, (ordinal, text) => {
-    if (text.length >= minChars) into(ordinal, text);
-    return false;
-  });
+  // walkStrings's order without its pointers: a stack of the containers alone (no pair, no parent link per
+  // container), as this runs on every entry of the file. The planted-session tests find each hit's place with
+  // stringAt (walkStrings): an order that differed would give them the wrong pointers.
+  let n = 0;
+  if (typeof value === "string") {
+    if (value.length >= minChars) into(n, value);
+    return;
+  }
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) {
+        const x: unknown = v[i];
+        if (typeof x === "string") {
+          if (x.length >= minChars) into(n, x);
+          n++;
+        } else if (x !== null && typeof x === "object") stack.push(x);
+      }
+    } else if (isObject(v)) {
+      for (const k of Object.keys(v)) {
+        if (k.length >= minChars) into(n, k);
+        n++;
+        const x = v[k];
+        if (typeof x === "string") {
+          if (x.length >= minChars) into(n, x);
+          n++;
+        } else if (x !== null && typeof x === "object") stack.push(x);
+      }
+    }
+  }
 }
 
 /** The place of the string `ordinal` of entryStrings's walk of `value`, or null when there is none. */

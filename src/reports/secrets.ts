@@ -5,10 +5,11 @@ import type { EntryRec } from "../model/detail.js";
 import { isObject, type Obj } from "../model/json.js";
 import { readEntry, type Session } from "../model/session.js";
 import type { Diagnostic, Severity } from "../model/types.js";
-import type { SecretHit, SecretPattern } from "../check/secrets.js";
+import type { BatchLinter, SecretHit, SecretPattern } from "../check/secrets.js";
 import { type PlaceKind, placeOf, pointerOf, reachesModel, stringAt, toolCallWords } from "../ops/secret-places.js";
 import type { SentTo } from "../ops/secrets-sent.js";
 import type { OpenSession } from "./open.js";
+import type { WorkerLinter } from "./secrets-pool.js";
 import { ReportError, type Report } from "./report.js";
 import { expandInputs, NO_FILES } from "./validate.js";
 
@@ -23,6 +24,11 @@ export interface SecretsOptions {
   failOn?: Severity;
   allowEmpty?: boolean;
   allowUnreadable?: boolean;
+  /**
+   * Worker threads that lint while this one reads (0: none); default one where there is a core to spare. A session
+   * too small to fill a batch of strings starts none.
+   */
+  threads?: number;
   open: OpenSession;
   isStdin?: (input: string) => boolean;
   displayName?: (input: string) => string;
@@ -98,43 +104,17 @@ export interface SecretsData {
 export async function secretsReport(opts: SecretsOptions): Promise<Report<SecretsData>> {
   const [{ exitStatus }] = await Promise.all([import("../check/summary.js")]);
   const isStdin = opts.isStdin ?? ((i: string) => i === "-");
-  const displayName = opts.displayName ?? ((i: string) => i);
   if (opts.inputs.filter((i) => isStdin(i)).length > 1) throw new ReportError("stdin (-) can be read only once");
   const notes: string[] = [];
   const inputs = await expandInputs(opts.inputs, isStdin, notes, opts.allowEmpty === true);
   const findings: SecretFinding[] = [];
   const files: SecretsFileSummary[] = [];
   const results: FileResult[] = [];
-  for (const input of inputs) {
-    const name = displayName(input.name);
-    const failed = (reason: string) => {
-      results.push({ file: name, diagnostics: [], ioError: reason });
-      files.push({ file: name, error: reason, findings: 0, sent: 0, byRule: {} });
-    };
-    if (input.ioError !== undefined) {
-      notes.push(`${name}: ${input.ioError}`);
-      failed(input.ioError);
-      continue;
-    }
-    let found: SecretFinding[];
-    try {
-      found = await scanFile(input.name, opts);
-    } catch (err) {
-      if (err instanceof ReportError) {
-        notes.push(err.message);
-        failed(err.message.startsWith(`${name}: `) ? err.message.slice(name.length + 2) : err.message);
-        continue;
-      }
-      if ((err as NodeJS.ErrnoException)?.code === undefined) throw err;
-      notes.push(`${name}: ${ioReason(err)}`);
-      failed(ioReason(err));
-      continue;
-    }
-    for (const f of found) findings.push(f);
-    const byRule: Record<string, number> = {};
-    for (const f of found) byRule[f.rule] = (byRule[f.rule] ?? 0) + 1;
-    files.push({ file: found[0]?.file ?? name, findings: found.length, sent: found.filter((f) => f.requests > 0).length, byRule });
-    results.push({ file: found[0]?.file ?? name, diagnostics: found.map((f) => findingDiagnostic(f, opts.showSecret === true)) });
+  const remote = await lintPool(opts);
+  try {
+    for (const input of inputs) await scanInput(input, opts, remote, { notes, findings, files, results });
+  } finally {
+    await remote?.close();
   }
   const data: SecretsData = { findings, secrets: groupSecrets(findings, opts.showSecret === true), files, results, notes };
   const counted = opts.allowUnreadable === true ? results.filter((r) => r.ioError === undefined || r.ioError === NO_FILES) : results;
@@ -144,6 +124,59 @@ export async function secretsReport(opts: SecretsOptions): Promise<Report<Secret
     diagnostics: results.flatMap((r) => r.diagnostics),
     exitCode: exitStatus(counted, { failOn: opts.failOn ?? "warning", maxWarnings: -1 }),
   };
+}
+
+/** The worker threads that lint batches, when asked for and their module is there (it is beside the built code). */
+async function lintPool(opts: SecretsOptions): Promise<WorkerLinter | undefined> {
+  const [{ lintThreads, WorkerLinter }, { workerModule }] = await Promise.all([import("./secrets-pool.js"), import("./pool.js")]);
+  const n = lintThreads(opts.threads);
+  const url = n > 0 ? await workerModule("secrets-worker.js") : undefined;
+  return url === undefined ? undefined : new WorkerLinter(url, n, opts.patterns ?? []);
+}
+
+interface Collected {
+  notes: string[];
+  findings: SecretFinding[];
+  files: SecretsFileSummary[];
+  results: FileResult[];
+}
+
+async function scanInput(
+  input: { name: string; ioError?: string },
+  opts: SecretsOptions,
+  remote: BatchLinter | undefined,
+  { notes, findings, files, results }: Collected,
+): Promise<void> {
+  const displayName = opts.displayName ?? ((i: string) => i);
+  const name = displayName(input.name);
+  const failed = (reason: string) => {
+    results.push({ file: name, diagnostics: [], ioError: reason });
+    files.push({ file: name, error: reason, findings: 0, sent: 0, byRule: {} });
+  };
+  if (input.ioError !== undefined) {
+    notes.push(`${name}: ${input.ioError}`);
+    failed(input.ioError);
+    return;
+  }
+  let found: SecretFinding[];
+  try {
+    found = await scanFile(input.name, opts, remote);
+  } catch (err) {
+    if (err instanceof ReportError) {
+      notes.push(err.message);
+      failed(err.message.startsWith(`${name}: `) ? err.message.slice(name.length + 2) : err.message);
+      return;
+    }
+    if ((err as NodeJS.ErrnoException)?.code === undefined) throw err;
+    notes.push(`${name}: ${ioReason(err)}`);
+    failed(ioReason(err));
+    return;
+  }
+  for (const f of found) findings.push(f);
+  const byRule: Record<string, number> = {};
+  for (const f of found) byRule[f.rule] = (byRule[f.rule] ?? 0) + 1;
+  files.push({ file: found[0]?.file ?? name, findings: found.length, sent: found.filter((f) => f.requests > 0).length, byRule });
+  results.push({ file: found[0]?.file ?? name, diagnostics: found.map((f) => findingDiagnostic(f, opts.showSecret === true)) });
 }
 
 function findingDiagnostic(f: SecretFinding, show: boolean): Diagnostic {
@@ -187,7 +220,7 @@ export function maskValue(value: string): string {
 }
 
 /** Scans one session file: loads it once (every entry's strings scanned as the loader parses it), then places them. */
-async function scanFile(input: string, opts: SecretsOptions): Promise<SecretFinding[]> {
+async function scanFile(input: string, opts: SecretsOptions, remote: BatchLinter | undefined): Promise<SecretFinding[]> {
   const [{ SecretScanner }, { buildTree }, { requestsHolding }] = await Promise.all([
     import("../check/secrets.js"),
     import("../ops/tree.js"),
@@ -196,8 +229,11 @@ async function scanFile(input: string, opts: SecretsOptions): Promise<SecretFind
   const scanner = new SecretScanner({
     ...(opts.patterns ? { patterns: opts.patterns } : {}),
     ...(opts.allow ? { allow: opts.allow } : {}),
+    ...(remote ? { remote } : {}),
   });
-  const session = await opts.open(input, { detail: "skeleton", onEntry: (rec, value) => scanner.add(rec.index, value) });
+  // The check detail: every line is parsed whole for the scan anyway, and its records are the skeleton's and
+  // little more, where a skeleton load parsed whole fills every field (1 GB: 240 against 430 MB of records).
+  const session = await opts.open(input, { detail: "check", onEntry: (rec, value) => scanner.add(rec.index, value) });
   try {
     if (session.header !== null) scanner.add(HEADER_OWNER, session.header);
     await addUnparsed(session, scanner);

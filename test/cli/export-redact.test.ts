@@ -3,13 +3,19 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runCli } from "../support/helpers.js";
-import { secretSession, VALUES } from "../support/secret-session.js";
+import { AWS_ACCOUNT, AWS_SECRET, GCP_KEY, secretSession, VALUES } from "../support/secret-session.js";
 
 const dir = mkdtempSync(join(tmpdir(), "pisess-redact-"));
 const { text } = secretSession();
 const file = join(dir, "planted.jsonl");
 writeFileSync(file, text);
-const values = Object.entries(VALUES);
+// Each rule's value, and the values found beside them (AWS's other formats, the key inside the service account).
+const values: [string, string][] = [
+  ...Object.entries(VALUES),
+  ["aws secret", AWS_SECRET],
+  ["aws account", AWS_ACCOUNT],
+  ["gcp key", GCP_KEY],
+];
 type Json = Record<string, unknown>;
 
 /** A value as it can stand in an output: itself, or JSON-escaped (the private key's newlines). */
@@ -24,7 +30,7 @@ describe("export --redact: every finding of the same scan masked, in every forma
     for (const [rule, v] of values) expect(holds(r.stdout, v), rule).toBe(false);
     expect(r.stdout).toContain("here is my key [REDACTED:aws]");
     const row = r.stdout.split("\n").find((l) => l.startsWith("| redacted |"));
-    expect(row).toMatch(/^\| redacted \| 2\d masked as \\\[REDACTED:rule\\\] \(github ×3, /);
+    expect(row).toMatch(/^\| redacted \| 2\d masked as \\\[REDACTED:rule\\\] \(aws ×3, github ×3, /);
   });
 
   it("html: nothing of the values in the page (entries, previews, labels, the session name)", async () => {
@@ -33,6 +39,8 @@ describe("export --redact: every finding of the same scan masked, in every forma
     expect(r.code, r.stderr).toBe(0);
     const page = readFileSync(out, "utf8");
     for (const [rule, v] of values) expect(holds(page, v), rule).toBe(false);
+    // Not a part of one either: the AWS rule's range for a secret access key starts at the variable's name.
+    expect(page).not.toContain(AWS_SECRET.slice(20));
     expect(page).toContain("[REDACTED:databricks]");
     expect(page).toContain("[REDACTED:docker]");
   });

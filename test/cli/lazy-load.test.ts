@@ -131,13 +131,14 @@ l.load("cli.cjs").main(${JSON.stringify(["tree", FILE, "--json"])}).then((code) 
   });
 });
 
-describe("the bundle ships the fleet commands' worker threads", () => {
-  // pool.ts looks for them beside the code that starts them; without them usage and tables quietly stay on one thread.
-  it("usage-worker.js and tables-worker.js sit beside the chunks, built from their sources", () => {
+describe("the bundle ships the worker threads of the fleet commands and of secrets", () => {
+  // pool.ts looks for them beside the code that starts them; without them usage, tables and secrets quietly stay on
+  // one thread.
+  it("usage-worker.js, tables-worker.js and secrets-worker.js sit beside the chunks, built from their sources", () => {
     const meta = JSON.parse(readFileSync(join(BUNDLE, "meta.json"), "utf8")) as Meta & {
       outputs: Record<string, { entryPoint?: string }>;
     };
-    for (const name of ["usage", "tables"]) {
+    for (const name of ["usage", "tables", "secrets"]) {
       expect(meta.outputs[`dist/bundle/${name}-worker.js`]?.entryPoint).toBe(`src/reports/${name}-worker.ts`);
     }
   });

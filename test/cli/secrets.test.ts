@@ -3,7 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { fixture, runCli } from "../support/helpers.js";
-import { secretSession, VALUES } from "../support/secret-session.js";
+import { bigSecretSession, foundFacts, plantedFacts, secretSession, VALUES } from "../support/secret-session.js";
+import { WorkerLinter } from "../../src/reports/secrets-pool.js";
+import { type BatchHit, lintBatch, secretlintConfig } from "../../src/check/secrets.js";
 
 const dir = mkdtempSync(join(tmpdir(), "pisess-secrets-cli-"));
 const file = join(dir, "planted.jsonl");
@@ -39,10 +41,10 @@ describe("pisess secrets: formats and exit status", () => {
     };
     const run = sarif.runs[0];
     expect(run?.tool.driver.rules.map((x) => x.id)).toEqual(["secret-sent", "secret-unsent"]);
-    expect(run?.results).toHaveLength(24);
+    expect(run?.results).toHaveLength(29);
     expect(new Set(run?.results.map((x) => x.properties.args.rule)).size).toBe(Object.keys(VALUES).length);
     const gh = (await runCli(["secrets", file, "--format", "github"])).stdout.trim().split("\n");
-    expect(gh).toHaveLength(24);
+    expect(gh).toHaveLength(29);
     expect(gh[0]).toMatch(/^::warning file=.*planted\.jsonl,line=1,title=secret-unsent::npm secret npm_… \(40 chars\) in header at \/cwd/);
   });
 
@@ -56,6 +58,61 @@ describe("pisess secrets: formats and exit status", () => {
       const r = await runCli(["secrets", file, ...args]);
       expect(r.code, args.join(" ")).toBe(2);
       expect(r.stderr.trim().split("\n"), args.join(" ")).toHaveLength(1);
+    }
+  });
+});
+
+describe("pisess secrets: batches linted in a worker thread", () => {
+  // The built worker (tsc's dist/reports/; the bundle's is dist/bundle/secrets-worker.js, checked by lazy-load).
+  const url = new URL("../../dist/reports/secrets-worker.js", import.meta.url);
+
+  it("a session of several batches: every planted value found, as one thread finds them", async () => {
+    const big = join(dir, "big-planted.jsonl");
+    const { text, planted } = bigSecretSession(4000);
+    writeFileSync(big, text);
+    const r = await runCli(["secrets", big, "--json", "--show-secret"]);
+    expect(r.code, r.stderr).toBe(1);
+    const data = JSON.parse(r.stdout) as { findings: Parameters<typeof foundFacts>[0] };
+    expect(foundFacts(data.findings)).toEqual(plantedFacts(planted));
+    // The compiled report, whose worker module is beside it, on one worker thread and on none: the same data.
+    const dist = (await import("../../dist/reports/secrets.js")) as typeof import("../../src/reports/secrets.js");
+    const { openFile } = (await import("../../dist/reports/open.js")) as typeof import("../../src/reports/open.js");
+    const one = await dist.secretsReport({ inputs: [big], open: openFile, showSecret: true, threads: 1 });
+    const none = await dist.secretsReport({ inputs: [big], open: openFile, showSecret: true, threads: 0 });
+    expect(JSON.stringify(one.data)).toBe(JSON.stringify(none.data));
+    expect(foundFacts(one.data.findings)).toEqual(plantedFacts(planted));
+  });
+
+  it("the worker answers as secretlint does here; it holds three batches at most, then the scanner lints itself", async () => {
+    const linter = new WorkerLinter(url, 1, [{ name: "acme", regex: /acme_[0-9]{6}/ }]);
+    try {
+      const texts = [`x ${VALUES.github} acme_123456`, `${VALUES.npm}\n${VALUES.slack}`, "nothing", "more"];
+      const answers = texts.map((t) => linter.offer(t.split("\n")));
+      expect(answers.map((a) => a !== undefined)).toEqual([true, true, true, false]);
+      const config = secretlintConfig([{ name: "acme", regex: /acme_[0-9]{6}/ }]);
+      const here = await Promise.all(texts.slice(0, 3).map((t) => lintBatch(config, t.split("\n"))));
+      expect(await Promise.all(answers.slice(0, 3))).toEqual(here);
+      expect((here[1] as BatchHit[]).map((h) => [h.piece, h.start])).toEqual([
+        [0, 0],
+        [1, 0],
+      ]);
+      expect((here[0] as BatchHit[]).map((m) => m.ruleId).sort()).toEqual(["@secretlint/secretlint-rule-github", "pisess-pattern/acme"]);
+      // Answered: room again.
+      expect(await linter.offer(["again", `x ${VALUES.npm}`])).toEqual([
+        { piece: 1, start: 2, end: 2 + VALUES.npm.length, ruleId: "@secretlint/secretlint-rule-npm", text: `x ${VALUES.npm}` },
+      ]);
+    } finally {
+      await linter.close();
+    }
+  });
+
+  it("a worker that fails (here: its module throws) fails the batches offered to it and those after", async () => {
+    const linter = new WorkerLinter(new URL("data:text/javascript,throw new Error('no engine')"), 1, []);
+    try {
+      await expect(linter.offer(["x"])).rejects.toThrow("no engine");
+      await expect(linter.offer(["y"])).rejects.toThrow("no engine");
+    } finally {
+      await linter.close();
     }
   });
 });
