@@ -454,6 +454,13 @@ for (const group of [...new Set(results.filter((x) => x.kind === "size").map((x)
   for (const r of results.filter((x) => x.group === group && x.pisess && x.task !== tree.task && x.task !== "pisess context --json"))
     check(`${r.task} ${group}: wall ≤ 1.2 × pisess tree --json`, r.ok && r.wall <= 1.2 * tree.wall, r.ok ? `${f2(r.wall)} s vs ${f2(tree.wall)} s = ${f2(r.wall / tree.wall)}×` : r.error);
 }
+// Issue 30: secrets at most 2× validate's wall on the same file, with its peak memory beside validate's.
+for (const group of [...new Set(results.filter((x) => x.kind === "size").map((x) => x.group))]) {
+  const v = find(group, "pisess validate --format json");
+  const r = find(group, "pisess secrets --format json");
+  if (!v?.ok || !r) continue;
+  check(`pisess secrets ${group}: wall ≤ 2 × pisess validate`, r.ok && r.wall <= 2 * v.wall, r.ok ? `${f2(r.wall)} s vs ${f2(v.wall)} s = ${f2(r.wall / v.wall)}×; peak ${f2(r.rss, 0)} MB vs ${f2(v.rss, 0)} MB` : r.error);
+}
 {
   const r = find("chain-1M", "pisess context --json");
   const p = find("chain-1M", `${PI_MAIN} open+buildSessionContext+JSON out`);
