@@ -1,0 +1,120 @@
+import { createHash } from "node:crypto";
+import { deflateRawSync, inflateRawSync } from "node:zlib";
+import { packageVersion } from "../io/package.js";
+import { ENTRY_FIELDS, MESSAGE_COMMON, MESSAGE_FIELDS } from "../model/fields.js";
+import type { IndexerState } from "../model/load.js";
+import type { EntryFields, MessageBody } from "../model/types.js";
+
+/**
+ * The index's copy of what the loader needs to go on reading a session from its last line end (model/load.ts
+ * IndexerState), as compact bytes: the records column by column (a key's values in one array, integer columns as
+ * differences), deflated. Message bodies keep only what a later line can change rows by (a tool result's call id,
+ * isError and size; an assistant's call ids, and their number): the rows of the lines already read are in the
+ * index, and only their tree-dependent values are made again.
+ */
+
+/**
+ * The state's format: a pisess whose loader may fill records otherwise (another version, other field rules) reads the
+ * file whole instead of going on from a state it did not make.
+ */
+let version: string | undefined;
+function stateVersion(): string {
+  version ??= createHash("sha256")
+    .update(JSON.stringify([1, packageVersion(), [...ENTRY_FIELDS], [...MESSAGE_FIELDS], MESSAGE_COMMON]))
+    .digest("hex")
+    .slice(0, 16);
+  return version;
+}
+
+/** A message's body as the state keeps it: result, and call ids (each call's name and arguments are in its row). */
+type SlimBody = [MessageBody["result"], (string | null)[]];
+
+interface Column {
+  /** Gaps between the indexes of the records that have the key (runs of 1 for a key every record has). */
+  at: number[];
+  v: unknown[];
+  /** The values are differences from the one before (integer columns). */
+  d?: true;
+}
+
+interface Packed {
+  v: string;
+  s: Omit<IndexerState, "entries">;
+  n: number;
+  /** Leading entries copied from the fork parent (a fork's copies are a leading run), when the mask was known. */
+  c: number | null;
+  cols: Record<string, Column>;
+}
+
+/** What the index keeps to go on with a session: the loader's state, and its copied-entry count. */
+export interface KeptState {
+  state: IndexerState;
+  copied: number | undefined;
+}
+
+const slim = (b: MessageBody): SlimBody => [b.result, b.toolCalls.map((c) => c.id)];
+const unslim = ([result, ids]: SlimBody): MessageBody => ({
+  stopReason: null,
+  textLength: 0,
+  result,
+  toolCalls: ids.map((id) => ({ id, name: null, arguments: null })),
+});
+
+/** Made again on resuming (load.ts restore); body: below. */
+const DERIVED = new Set(["index", "time", "body"]);
+
+/** The state as bytes; `body` gives each message record's body facts (the ones the rows were made from). */
+export function encodeState(kept: KeptState, body: (rec: EntryFields) => MessageBody | undefined): Uint8Array {
+  const { entries, ...rest } = kept.state;
+  const cols = new Map<string, { at: number[]; v: unknown[]; last: number }>();
+  const put = (key: string, i: number, value: unknown): void => {
+    let col = cols.get(key);
+    if (col === undefined) {
+      col = { at: [], v: [], last: -1 };
+      cols.set(key, col);
+    }
+    col.at.push(i - col.last);
+    col.last = i;
+    col.v.push(value);
+  };
+  for (const [i, rec] of entries.entries()) {
+    for (const key of Object.keys(rec)) {
+      const value = (rec as unknown as Record<string, unknown>)[key];
+      if (!DERIVED.has(key) && value !== undefined) put(key, i, value);
+    }
+    // Every message's body facts, also where the rows read them back (the record has none).
+    const b = rec.type === "message" ? body(rec) : undefined;
+    if (b !== undefined) put("body", i, slim(b));
+  }
+  const packed: Packed = { v: stateVersion(), s: rest, n: entries.length, c: kept.copied ?? null, cols: {} };
+  for (const key of [...cols.keys()].sort()) {
+    const { at, v } = cols.get(key) as { at: number[]; v: unknown[] };
+    const ints = v.every((x) => Number.isSafeInteger(x));
+    packed.cols[key] = ints ? { at, v: v.map((x, k) => (x as number) - (k > 0 ? (v[k - 1] as number) : 0)), d: true } : { at, v };
+  }
+  return deflateRawSync(JSON.stringify(packed));
+}
+
+/** The state again, or undefined when it is not one this pisess made (the file is then read whole). */
+export function decodeState(bytes: Uint8Array): KeptState | undefined {
+  let packed: Packed;
+  try {
+    packed = JSON.parse(inflateRawSync(bytes).toString("utf8")) as Packed;
+  } catch {
+    return undefined;
+  }
+  if (packed.v !== stateVersion()) return undefined;
+  const entries = Array.from({ length: packed.n }, () => ({}) as Record<string, unknown>);
+  for (const [key, col] of Object.entries(packed.cols)) {
+    let i = -1;
+    let prev = 0;
+    for (let k = 0; k < col.at.length; k++) {
+      i += col.at[k] as number;
+      let value = col.v[k];
+      if (col.d) value = prev = prev + (value as number);
+      (entries[i] as Record<string, unknown>)[key] = key === "body" ? unslim(value as SlimBody) : value;
+    }
+  }
+  const state: IndexerState = { ...packed.s, entries: entries as unknown as EntryFields[] };
+  return { state, copied: packed.c ?? undefined };
+}
