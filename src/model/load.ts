@@ -206,6 +206,17 @@ export async function resumeSession<D extends Detail>(
   return readOn(ix, path, options, store, state.start);
 }
 
+/**
+ * The session as `state` left it, without reading the file: what a whole read of the lines before `state.start` gave
+ * (its records' message bodies as far as the state kept them).
+ */
+export function restoredSession<D extends Detail>(path: string, state: IndexerState, options: LoadOptions<D> & { detail: D }): Session<D> {
+  const ix = new Indexer(options.name ?? path, path, new FileStore(path), null, options, Number.POSITIVE_INFINITY);
+  ix.restore(state);
+  const { offset, line, bom } = state.start;
+  return ix.finish({ bom, bytes: offset, lines: line, finalNewline: true }) as unknown as Session<D>;
+}
+
 async function readOn<D extends Detail>(
   ix: Indexer,
   path: string,

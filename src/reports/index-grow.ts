@@ -10,8 +10,8 @@ import { type GrownFile, grownBatch, type ReadState, recycle, type TablesBatchRe
 /**
  * The part of an index update (index-db.ts) for the files that grew: each one's loader state is taken from the
  * index, only its appended bytes are read, the rows of its new lines are added and its tree-dependent rows made
- * again (leaves and sessions replaced; the values of the earlier lines' rows that depend on the tree updated where
- * they changed).
+ * again (leaves and sessions replaced; an earlier line's row whose tree-dependent values changed replaced by one
+ * with the new values: tables-batch.ts grownBatch finds which).
  */
 
 /** Per-line tables: their rows are keyed by (session, line), and tool calls also by their id. */
@@ -95,15 +95,26 @@ export async function applyGrown(conn: Connection, g: GrownRead, paths: string):
   for (const t of PATCHED) {
     if (g.patch.rows[t] === 0) continue;
     const key = PATCH_KEY[t];
-    const cols = TABLES[t].columns.map((c) => c.name).filter((c) => !key.includes(c) && !FROM_BODY[t].includes(c));
+    const names = TABLES[t].columns.map((c) => c.name);
+    const cols = names.filter((c) => !key.includes(c) && !FROM_BODY[t].includes(c));
     const sel = selectCsv(t, join(g.dir, `${t}.patch.csv`), g.patch.longest[t]);
-    // Rows of one key share their values (tool calls of one message with one id): one patch row each.
+    const on = key.map((k) => (k === "call_id" ? `x.${k} IS NOT DISTINCT FROM p.${k}` : `x.${k} = p.${k}`)).join(" AND ");
+    // A changed row is inserted anew and the old one deleted, not updated in place: DuckDB rewrites every column
+    // segment an UPDATE touches when it checkpoints (a grown fleet of 2,000 sessions: 0.70 s CPU and 7.6 MB more
+    // file with UPDATE, against 0.56 s and 2.1 MB reading them whole).
+    if (FROM_BODY[t].length === 0) {
+      // Every value of the row is made again: the patch row is the row.
+      await conn.run(`DELETE FROM idx.${t} AS x USING (SELECT DISTINCT ${key.join(", ")} FROM (${sel})) AS p WHERE ${on}`);
+      await conn.run(`INSERT INTO idx.${t} ${sel}`);
+      continue;
+    }
+    // The values made from the message body are the index's; the new row equals its patch row in the others, so the
+    // DELETE after it leaves it. Rows of one key share their values (tool calls of one message with one id).
     const patch = `(SELECT DISTINCT ${[...key, ...cols].join(", ")} FROM (${sel}))`;
-    await conn.run(
-      `UPDATE idx.${t} AS x SET ${cols.map((c) => `${c} = p.${c}`).join(", ")} FROM ${patch} AS p WHERE ${key
-        .map((k) => `x.${k} IS NOT DISTINCT FROM p.${k}`)
-        .join(" AND ")} AND (${cols.map((c) => `x.${c} IS DISTINCT FROM p.${c}`).join(" OR ")})`,
-    );
+    const differs = cols.map((c) => `x.${c} IS DISTINCT FROM p.${c}`).join(" OR ");
+    const values = names.map((c) => (cols.includes(c) ? `p.${c}` : `x.${c}`)).join(", ");
+    await conn.run(`INSERT INTO idx.${t} SELECT ${values} FROM idx.${t} AS x JOIN ${patch} AS p ON ${on} WHERE ${differs}`);
+    await conn.run(`DELETE FROM idx.${t} AS x USING ${patch} AS p WHERE ${on} AND (${differs})`);
   }
   for (const t of TABLE_NAMES)
     if (g.fresh.rows[t] > 0) await conn.run(`INSERT INTO idx.${t} ${selectCsv(t, join(g.dir, `${t}.csv`), g.fresh.longest[t])}`);

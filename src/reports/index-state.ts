@@ -29,13 +29,63 @@ function stateVersion(): string {
 /** A message's body as the state keeps it: result, and call ids (each call's name and arguments are in its row). */
 type SlimBody = [MessageBody["result"], (string | null)[]];
 
+/** A column's values, coded: as they are, integers as differences, ISO times as differences of ms, objects by key. */
+type Coded = { k: "v"; v: unknown[] } | { k: "i"; v: number[] } | { k: "t"; v: number[] } | { k: "o"; keys: string[]; v: Coded[] };
+
 interface Column {
   /** Gaps between the indexes of the records that have the key (runs of 1 for a key every record has). */
   at: number[];
-  v: unknown[];
-  /** The values are differences from the one before (integer columns). */
-  d?: true;
+  c: Coded;
 }
+
+const isIso = (x: unknown): x is string => {
+  if (typeof x !== "string" || x.length !== 24) return false;
+  const t = Date.parse(x);
+  return Number.isFinite(t) && new Date(t).toISOString() === x;
+};
+
+function deltas(xs: readonly number[]): number[] {
+  return xs.map((x, k) => x - (k > 0 ? (xs[k - 1] as number) : 0));
+}
+
+function sums(xs: readonly number[]): number[] {
+  let n = 0;
+  return xs.map((d) => (n += d));
+}
+
+/** Plain objects that all have the same keys in the same order. */
+function sameKeys(v: readonly unknown[]): string[] | undefined {
+  const first = v[0];
+  if (first === null || typeof first !== "object" || Array.isArray(first)) return undefined;
+  const keys = Object.keys(first);
+  const sig = keys.join("\u0000");
+  for (const x of v) if (x === null || typeof x !== "object" || Array.isArray(x) || Object.keys(x).join("\u0000") !== sig) return undefined;
+  return keys;
+}
+
+function code(v: readonly unknown[]): Coded {
+  // Differences of integers within 2^52 stay exact.
+  if (v.every((x) => Number.isSafeInteger(x) && Math.abs(x as number) <= 2 ** 52)) return { k: "i", v: deltas(v as number[]) };
+  if (v.every(isIso)) return { k: "t", v: deltas(v.map((x) => Date.parse(x as string))) };
+  const keys = sameKeys(v);
+  if (keys !== undefined) return { k: "o", keys, v: keys.map((key) => code(v.map((x) => (x as Record<string, unknown>)[key]))) };
+  return { k: "v", v: [...v] };
+}
+
+function decode(c: Coded, n: number): unknown[] {
+  if (c.k === "i") return sums(c.v);
+  if (c.k === "t") return sums(c.v).map((t) => new Date(t).toISOString());
+  if (c.k === "v") return c.v;
+  const objs = Array.from({ length: n }, () => ({}) as Record<string, unknown>);
+  for (const [j, key] of c.keys.entries()) {
+    const vals = decode(c.v[j] as Coded, n);
+    for (let k = 0; k < n; k++) (objs[k] as Record<string, unknown>)[key] = vals[k];
+  }
+  return objs;
+}
+
+/** A parentId that names the entry just before (most do) is kept as this. */
+const PREVIOUS = 0;
 
 interface Packed {
   v: string;
@@ -79,7 +129,8 @@ export function encodeState(kept: KeptState, body: (rec: EntryFields) => Message
   };
   for (const [i, rec] of entries.entries()) {
     for (const key of Object.keys(rec)) {
-      const value = (rec as unknown as Record<string, unknown>)[key];
+      let value = (rec as unknown as Record<string, unknown>)[key];
+      if (key === "parentId" && i > 0 && value !== undefined && value === entries[i - 1]?.id) value = PREVIOUS;
       if (!DERIVED.has(key) && value !== undefined) put(key, i, value);
     }
     // Every message's body facts, also where the rows read them back (the record has none).
@@ -89,8 +140,7 @@ export function encodeState(kept: KeptState, body: (rec: EntryFields) => Message
   const packed: Packed = { v: stateVersion(), s: rest, n: entries.length, c: kept.copied ?? null, cols: {} };
   for (const key of [...cols.keys()].sort()) {
     const { at, v } = cols.get(key) as { at: number[]; v: unknown[] };
-    const ints = v.every((x) => Number.isSafeInteger(x));
-    packed.cols[key] = ints ? { at, v: v.map((x, k) => (x as number) - (k > 0 ? (v[k - 1] as number) : 0)), d: true } : { at, v };
+    packed.cols[key] = { at, c: code(v) };
   }
   return deflateRawSync(JSON.stringify(packed));
 }
@@ -105,14 +155,18 @@ export function decodeState(bytes: Uint8Array): KeptState | undefined {
   }
   if (packed.v !== stateVersion()) return undefined;
   const entries = Array.from({ length: packed.n }, () => ({}) as Record<string, unknown>);
-  for (const [key, col] of Object.entries(packed.cols)) {
+  // The ids first: a parentId may name the entry before by PREVIOUS.
+  const keys = Object.keys(packed.cols).sort((a, b) => (a === "id" ? -1 : b === "id" ? 1 : 0));
+  for (const key of keys) {
+    const col = packed.cols[key] as Column;
+    const values = decode(col.c, col.at.length);
     let i = -1;
-    let prev = 0;
     for (let k = 0; k < col.at.length; k++) {
       i += col.at[k] as number;
-      let value = col.v[k];
-      if (col.d) value = prev = prev + (value as number);
-      (entries[i] as Record<string, unknown>)[key] = key === "body" ? unslim(value as SlimBody) : value;
+      let value = values[k];
+      if (key === "body") value = unslim(value as SlimBody);
+      else if (key === "parentId" && value === PREVIOUS) value = entries[i - 1]?.id;
+      (entries[i] as Record<string, unknown>)[key] = value;
     }
   }
   const state: IndexerState = { ...packed.s, entries: entries as unknown as EntryFields[] };

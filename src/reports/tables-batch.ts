@@ -1,13 +1,13 @@
 import { readFileSync } from "node:fs";
 import { ioReason } from "../io/errors.js";
 import type { FileStat } from "../model/store-text.js";
-import { type IndexerState, loadResumable, loadSession, resumeSession } from "../model/load.js";
+import { type IndexerState, loadResumable, loadSession, restoredSession, resumeSession } from "../model/load.js";
 import type { MessageBody } from "../model/types.js";
 import { parseEntry, type Session } from "../model/session.js";
 import { notReadFinding } from "../model/readable.js";
 import { damageNotes } from "../ops/fleet-files.js";
 import type { ParentCache } from "../ops/fleet-parents.js";
-import { type BodyReader, type EntryReader, emitSessionRows, loadedBodies, type RowSink } from "../ops/fleet-rows.js";
+import { type BodyReader, type EntryReader, emitSessionRows, loadedBodies, type Row, type RowSink } from "../ops/fleet-rows.js";
 import { encodeState, type KeptState } from "./index-state.js";
 import { TABLE_NAMES, type TableName } from "../ops/fleet-tables.js";
 import { giveBack, jsonColumns, ndjsonRow, type RowText, TableBytes } from "./tables-text.js";
@@ -207,11 +207,27 @@ export interface GrownFile {
   kept: KeptState;
 }
 
+/** The rows of the lines before `firstNew` (every table but leaves and sessions), copied, in the order made. */
+function earlierRows(session: Session<"tables">, path: string, copies: number | undefined, firstNew: number): Map<TableName, Row[]> {
+  const out = new Map<TableName, Row[]>();
+  const copied = copies === undefined ? undefined : new Uint8Array(session.entries.length).fill(1, 0, copies);
+  emitSessionRows(session, { file: path, bytes: 0, mtimeMs: 0, ...(copied ? { copied } : {}) }, (t, row) => {
+    if (t === "leaves" || t === "sessions" || (row[1] as number) >= firstNew) return;
+    let list = out.get(t);
+    if (list === undefined) out.set(t, (list = []));
+    list.push([...row]);
+  });
+  return out;
+}
+
+const sameRow = (a: Row | undefined, b: Row): boolean => a !== undefined && a.length === b.length && a.every((v, i) => v === b[i]);
+
 /**
  * The rows of sessions that grew, each read from its state on (only the bytes appended since): the new lines' rows
- * and every leaves and sessions row into `fresh`, and the rows of the lines read before (whose tree-dependent values
- * may have changed: leaf, default path, depth, label, owner leaf, model, tool results, copies) into `patch`, where only
- * those values are taken (their message bodies are the state's, without text, names or arguments).
+ * and every leaves and sessions row into `fresh`; into `patch`, the rows of the lines read before whose values
+ * changed (leaf, default path, depth, label, owner leaf, model, tool results, copies: the tree's), found by making
+ * them from the state as it was and from the grown session alike. Their message bodies are the state's (without
+ * text, names or arguments), so only their other values count. A file whose reading cannot go on is in `fallback`.
  */
 export async function grownBatch(
   files: readonly GrownFile[],
@@ -228,7 +244,11 @@ export async function grownBatch(
     const from = kept.state.start.offset;
     let session: Session<"tables">;
     let state: IndexerState | undefined;
+    let earlier: Map<TableName, Row[]>;
     try {
+      const old = restoredSession(path, kept.state, { detail: "tables" });
+      earlier = earlierRows(old, path, kept.copied, firstNew);
+      old.store.close();
       ({ session, state } = await resumeSession(path, kept.state, { detail: "tables" }));
     } catch {
       // Shrunk meanwhile, or gone: read whole, where its failure (if any) is reported as for any file.
@@ -236,11 +256,28 @@ export async function grownBatch(
       continue;
     }
     try {
-      for (const v of damageNotes(path, session.diagnostics)) notes.damage.push(v);
       const r = remembered(loadedBodies(session));
-      const route: RowSink = (t, row) =>
-        t === "leaves" || t === "sessions" || (row[1] as number) >= firstNew ? fresh.sink(t, row) : patch.sink(t, row);
-      const copies = await sessionRows(session, path, parents, route, r.body, { before, copies: kept.copied });
+      const at = new Map<TableName, number>();
+      const rows: { t: TableName; row: Row; fresh: boolean }[] = [];
+      const copies = await sessionRows(
+        session,
+        path,
+        parents,
+        (t, row) => {
+          if (t === "leaves" || t === "sessions" || (row[1] as number) >= firstNew) return rows.push({ t, row: [...row], fresh: true });
+          const k = at.get(t) ?? 0;
+          at.set(t, k + 1);
+          const was = earlier.get(t)?.[k];
+          // The same line's row (and call), made from the same records: only a tree-dependent value can differ.
+          if (was === undefined || was[1] !== row[1] || (t === "tool_calls" && was[2] !== row[2])) throw new Error("rows out of step");
+          if (!sameRow(was, row)) rows.push({ t, row: [...row], fresh: false });
+        },
+        r.body,
+        { before, copies: kept.copied },
+      );
+      // Written once the session is whole: a reading given up on leaves no rows.
+      for (const x of rows) (x.fresh ? fresh : patch).sink(x.t, x.row);
+      for (const v of damageNotes(path, session.diagnostics)) notes.damage.push(v);
       grown.push({
         path,
         state: state && encodeState({ state, copied: copies }, (rec) => r.seen[rec.index]),
