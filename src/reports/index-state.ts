@@ -50,7 +50,10 @@ function deltas(xs: readonly number[]): number[] {
 
 function sums(xs: readonly number[]): number[] {
   let n = 0;
-  return xs.map((d) => (n += d));
+  return xs.map((d) => {
+    n += d;
+    return n;
+  });
 }
 
 /** Plain objects that all have the same keys in the same order. */

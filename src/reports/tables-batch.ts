@@ -213,8 +213,8 @@ function earlierRows(session: Session<"tables">, path: string, copies: number | 
   const copied = copies === undefined ? undefined : new Uint8Array(session.entries.length).fill(1, 0, copies);
   emitSessionRows(session, { file: path, bytes: 0, mtimeMs: 0, ...(copied ? { copied } : {}) }, (t, row) => {
     if (t === "leaves" || t === "sessions" || (row[1] as number) >= firstNew) return;
-    let list = out.get(t);
-    if (list === undefined) out.set(t, (list = []));
+    const list = out.get(t) ?? [];
+    if (list.length === 0) out.set(t, list);
     list.push([...row]);
   });
   return out;
