@@ -345,18 +345,16 @@ async function apply(
   inTransaction?: () => Promise<void>,
 ): Promise<void> {
   // Read in each statement, not staged in a temporary table: one transaction writes to one database only.
-  const dropPaths = `SELECT path FROM ${ndjson(
-    csvDir,
-    "drop",
-    drop.map((path) => ({ path })),
-    "{path: 'VARCHAR'}",
-  )}`;
-  const grownPaths = `SELECT path FROM ${ndjson(
-    csvDir,
-    "grown",
-    g.appended.map((path) => ({ path })),
-    "{path: 'VARCHAR'}",
-  )}`;
+  const paths = (name: string, ps: readonly string[]) =>
+    `SELECT path FROM ${ndjson(
+      csvDir,
+      name,
+      ps.map((path) => ({ path })),
+      "{path: 'VARCHAR'}",
+    )}`;
+  const dropPaths = paths("drop", drop);
+  const grownPaths = paths("grown", g.appended);
+  const replaced = paths("replaced", [...drop, ...g.appended]);
   const filesRows = ndjson(csvDir, "files", files, FILE_JSON_COLUMNS);
   const states = [...t.states, ...g.states].flatMap((r) =>
     r.state === undefined || r.at === undefined
@@ -367,12 +365,13 @@ async function apply(
   await conn.run("BEGIN TRANSACTION");
   try {
     for (const name of TABLE_NAMES) {
-      await conn.run(`DELETE FROM idx.${name} WHERE ${KEY[name]} IN (${dropPaths})`);
+      // Each DELETE scans its table: none where nothing goes (an update that only appended).
+      if (drop.length > 0) await conn.run(`DELETE FROM idx.${name} WHERE ${KEY[name]} IN (${dropPaths})`);
       if (t.rows[name] > 0) await conn.run(`INSERT INTO idx.${name} ${selectCsv(name, join(csvDir, `${name}.csv`), t.longest[name])}`);
     }
     if (g.appended.length > 0) await applyGrown(conn, g, grownPaths);
-    for (const name of ["files", "resume"])
-      await conn.run(`DELETE FROM idx.${name} WHERE path IN (${dropPaths}) OR path IN (${grownPaths})`);
+    if (drop.length + g.appended.length > 0)
+      for (const name of ["files", "resume"]) await conn.run(`DELETE FROM idx.${name} WHERE path IN (${replaced})`);
     if (files.length > 0)
       await conn.run(
         `INSERT INTO idx.files SELECT j.path, j.size, j.mtime_ms, j.fingerprint, s.bytes, j.last_line_end, j.status, j.problems, j.parent, j.parent_stat, now() FROM ${filesRows} j LEFT JOIN idx.sessions s ON s.file = j.path`,

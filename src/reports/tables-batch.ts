@@ -211,12 +211,13 @@ export interface GrownFile {
 function earlierRows(session: Session<"tables">, path: string, copies: number | undefined, firstNew: number): Map<TableName, Row[]> {
   const out = new Map<TableName, Row[]>();
   const copied = copies === undefined ? undefined : new Uint8Array(session.entries.length).fill(1, 0, copies);
-  emitSessionRows(session, { file: path, bytes: 0, mtimeMs: 0, ...(copied ? { copied } : {}) }, (t, row) => {
-    if (t === "leaves" || t === "sessions" || (row[1] as number) >= firstNew) return;
+  const sink: RowSink = (t, row) => {
+    if ((row[1] as number) >= firstNew) return;
     const list = out.get(t) ?? [];
     if (list.length === 0) out.set(t, list);
     list.push([...row]);
-  });
+  };
+  emitSessionRows(session, { file: path, bytes: 0, mtimeMs: 0, ...(copied ? { copied } : {}) }, sink, loadedBodies(session), true);
   return out;
 }
 
