@@ -11,6 +11,7 @@ import { TABLE_NAMES, TABLES, type TableName } from "../ops/fleet-tables.js";
 import { type Connection, type Duck, DUCK_TYPE, openDuck, quote, selectCsv } from "./duck.js";
 import { ReportError } from "./report.js";
 import { applyGrown, type GrownRead, readGrown } from "./index-grow.js";
+import { RESUME_WINDOW_MS } from "./index-state.js";
 import { writeTables } from "./tables.js";
 
 /**
@@ -376,6 +377,8 @@ async function apply(
       await conn.run(
         `INSERT INTO idx.files SELECT j.path, j.size, j.mtime_ms, j.fingerprint, s.bytes, j.last_line_end, j.status, j.problems, j.parent, j.parent_stat, now() FROM ${filesRows} j LEFT JOIN idx.sessions s ON s.file = j.path`,
       );
+    // The states of files that have aged out of the window go (their next growth reads them whole).
+    await conn.run(`DELETE FROM idx.resume WHERE path IN (SELECT path FROM idx.files WHERE mtime_ms < ${Date.now() - RESUME_WINDOW_MS})`);
     if (states.length > 0) await conn.run(`INSERT INTO idx.resume SELECT path, start_offset, from_base64(state) FROM ${stateRows}`);
     await inTransaction?.();
     await conn.run("COMMIT");

@@ -8,7 +8,7 @@ import { notReadFinding } from "../model/readable.js";
 import { damageNotes } from "../ops/fleet-files.js";
 import type { ParentCache } from "../ops/fleet-parents.js";
 import { type BodyReader, type EntryReader, emitSessionRows, loadedBodies, type Row, type RowSink } from "../ops/fleet-rows.js";
-import { encodeState, type KeptState } from "./index-state.js";
+import { encodeState, type KeptState, keepsState } from "./index-state.js";
 import { TABLE_NAMES, type TableName } from "../ops/fleet-tables.js";
 import { giveBack, jsonColumns, ndjsonRow, type RowText, TableBytes } from "./tables-text.js";
 import type { CountNotes } from "./usage-count.js";
@@ -185,13 +185,15 @@ export async function tablesBatch(files: readonly string[], parents: ParentCache
       const r = remembered(loadedBodies(session, read));
       const copies = await sessionRows(session, path, parents, sink, r.body);
       flush();
-      if (states)
+      if (states) {
+        const keep = state !== undefined && keepsState((session.facts.stat as FileStat).mtimeMs) ? state : undefined;
         kept.push({
           path,
-          state: state && encodeState({ state, copied: copies }, (rec) => r.seen[rec.index]),
-          at: state?.start.offset,
+          state: keep && encodeState({ state: keep, copied: copies }, (rec) => r.seen[rec.index]),
+          at: keep?.start.offset,
           bytes: session.facts.bytes,
         });
+      }
     } finally {
       session.store.close();
     }
@@ -279,10 +281,11 @@ export async function grownBatch(
       // Written once the session is whole: a reading given up on leaves no rows.
       for (const x of rows) (x.fresh ? fresh : patch).sink(x.t, x.row);
       for (const v of damageNotes(path, session.diagnostics)) notes.damage.push(v);
+      const keep = state !== undefined && keepsState((session.facts.stat as FileStat).mtimeMs) ? state : undefined;
       grown.push({
         path,
-        state: state && encodeState({ state, copied: copies }, (rec) => r.seen[rec.index]),
-        at: state?.start.offset,
+        state: keep && encodeState({ state: keep, copied: copies }, (rec) => r.seen[rec.index]),
+        at: keep?.start.offset,
         bytes: session.facts.bytes - from,
       });
     } finally {

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { indexReport } from "../../src/reports/fleet-index.js";
+import { RESUME_WINDOW_MS } from "../../src/reports/index-state.js";
 import { age, appendTo, dumpIndex, entryLine, headerLine, writeSession } from "../support/index-fleet.js";
 
 /**
@@ -118,6 +119,18 @@ describe("index: a grown session", () => {
     inst.closeSync();
     appendTo(file, entryLine("s", 3, "s-2"));
     expect((await index(dir, db)).data).toMatchObject({ appended: 0, changed: 1 });
+    expect(await dumpIndex(db)).toEqual(await rebuilt(root, dir));
+  });
+
+  it("keeps no state for a file untouched for longer than the window: it is read whole once, then goes on", async () => {
+    const { root, dir, file, db } = setup();
+    const old = (Date.now() - RESUME_WINDOW_MS - 3_600_000) / 1000;
+    utimesSync(file, old, old);
+    await index(dir, db);
+    appendTo(file, entryLine("s", 3, "s-2"));
+    expect((await index(dir, db)).data).toMatchObject({ appended: 0, changed: 1 });
+    appendTo(file, entryLine("s", 4, "s-3"));
+    expect((await index(dir, db)).data).toMatchObject({ appended: 1, changed: 0 });
     expect(await dumpIndex(db)).toEqual(await rebuilt(root, dir));
   });
 
