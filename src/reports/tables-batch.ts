@@ -254,7 +254,7 @@ export async function grownBatch(
       old.store.close();
       ({ session, state } = await resumeSession(path, kept.state, { detail: "tables" }));
     } catch {
-      // Shrunk meanwhile, or gone: read whole, where its failure (if any) is reported as for any file.
+      // Shrunk meanwhile, gone, or a state that does not restore: read whole, where a failure is reported as for any file.
       fallback.push(path);
       continue;
     }
@@ -278,7 +278,7 @@ export async function grownBatch(
         r.body,
         { before, copies: kept.copied },
       );
-      // Written once the session is whole: a reading given up on leaves no rows.
+      // Written once every row of the session is made and the two makings were in step.
       for (const x of rows) (x.fresh ? fresh : patch).sink(x.t, x.row);
       for (const v of damageNotes(path, session.diagnostics)) notes.damage.push(v);
       const keep = state !== undefined && keepsState((session.facts.stat as FileStat).mtimeMs) ? state : undefined;
