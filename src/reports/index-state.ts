@@ -139,11 +139,15 @@ export function encodeState(kept: KeptState, body: (rec: EntryFields) => Message
     col.last = i;
     col.v.push(value);
   };
-  for (const [i, rec] of entries.entries()) {
-    for (const key of Object.keys(rec)) {
-      let value = (rec as unknown as Record<string, unknown>)[key];
-      if (key === "parentId" && i > 0 && value !== undefined && value === entries[i - 1]?.id) value = PREVIOUS;
-      if (!DERIVED.has(key) && value !== undefined) put(key, i, value);
+  // An index loop and for-in (the records are plain objects): no array per record.
+  for (let i = 0; i < entries.length; i++) {
+    const rec = entries[i] as EntryFields;
+    const fields = rec as unknown as Record<string, unknown>;
+    for (const key in fields) {
+      let value = fields[key];
+      if (value === undefined || DERIVED.has(key)) continue;
+      if (key === "parentId" && i > 0 && value === entries[i - 1]?.id) value = PREVIOUS;
+      put(key, i, value);
     }
     // Every message's body facts, also where the rows read them back (the record has none).
     const b = rec.type === "message" ? body(rec) : undefined;
