@@ -22,6 +22,11 @@ export interface FileMarks {
   fingerprint: string;
   /** Byte offset just after the last newline: where a read of what is appended would start. */
   lastLineEnd: number;
+  /**
+   * Given `resumeAt` (where an earlier read stopped, just after a newline): whether the byte before it is still a
+   * newline, in a file now longer than that (the cheap check that the lines read before were not rewritten).
+   */
+  lineEndAt?: boolean;
 }
 
 /** A header is a few hundred bytes: this much is read first, and more (up to HEADER_LIMIT) only without a newline. */
@@ -71,12 +76,22 @@ function lastLineEnd(fd: number, size: number): number {
  * A session file's marks, read through one read-only descriptor (sizes as its fstat gives them). `known`: the marks
  * of the last run; when the size and mtime are still those, its last line end is too (the end is not read again).
  */
-export function fileMarks(path: string, known?: { size: number; mtimeMs: number; lastLineEnd: number }): FileMarks {
+export function fileMarks(
+  path: string,
+  known?: { size: number; mtimeMs: number; lastLineEnd: number; resumeAt?: number | null },
+): FileMarks {
   const { fd, st } = openRegularSync(path);
   try {
     const same = known !== undefined && known.size === st.size && known.mtimeMs === st.mtimeMs;
     const end = same ? known.lastLineEnd : lastLineEnd(fd, st.size);
-    return { size: st.size, mtimeMs: st.mtimeMs, fingerprint: headerFingerprint(fd, st.size), lastLineEnd: end };
+    const marks: FileMarks = { size: st.size, mtimeMs: st.mtimeMs, fingerprint: headerFingerprint(fd, st.size), lastLineEnd: end };
+    const at = known?.resumeAt;
+    // Only for a file that changed or ended in a held-back line: an unchanged file is not read again.
+    if ((!same || known.lastLineEnd !== known.size) && typeof at === "number" && at > 0 && st.size > at) {
+      const b = Buffer.alloc(1);
+      marks.lineEndAt = readSync(fd, b, 0, 1, at - 1) === 1 && b[0] === 0x0a;
+    }
+    return marks;
   } finally {
     closeSync(fd);
   }

@@ -11,6 +11,7 @@ import {
   readLines,
   type HeldTail,
   type LineSourceFacts,
+  type LineStart,
   type RawLine,
   type Source,
 } from "../io/scan/index.js";
@@ -152,6 +153,88 @@ export async function loadSession<D extends Detail = "full">(source: Source, opt
     throw err;
   }
   return ix.finish(facts);
+}
+
+/**
+ * What the loader needs to go on indexing a file from where a load of it stopped: its state after the last line it
+ * read, before finish's whole-file findings (plain data, for the index to keep). Records as the load made them
+ * (their `index` and `time` are made again on resuming).
+ */
+export interface IndexerState {
+  /** Where the next line starts: the line end the load stopped at. */
+  start: LineStart;
+  entries: EntryFields[];
+  diagnostics: Diagnostic[];
+  skipped: Session["skipped"];
+  header: Header;
+  headerLine: number;
+  crlfLines: number;
+  labels: [string, string][];
+  sessionName: string | undefined;
+}
+
+/** A session loaded with the state to go on from (undefined where a later read could not simply go on: see resumable). */
+export interface Resumable<D extends Detail> {
+  session: Session<D>;
+  state: IndexerState | undefined;
+}
+
+/**
+ * Loads a file as loadSession does and keeps the indexer's state to go on from. Only a current-version file with a
+ * header and no repeated id, read up to a line end, can be gone on with: a v1/v2 file pi touches is rewritten whole,
+ * and a repeated id or an unterminated last line read as a line make the old part's reading depend on what follows.
+ */
+export async function loadResumable<D extends Detail>(path: string, options: LoadOptions<D> & { detail: D }): Promise<Resumable<D>> {
+  const store = new FileStore(path);
+  const ix = new Indexer(options.name ?? path, path, store, null, options, IDS_AT_END_FROM);
+  return readOn(ix, path, options, store, undefined);
+}
+
+/**
+ * Goes on indexing `path` from `state` (made by loadResumable or resumeSession with the same detail): only the bytes
+ * from `state.start` are read. The session is the one loadSession would give of the whole file, as long as the bytes
+ * before the start are still those the state was made of (the caller's check: the format only appends).
+ */
+export async function resumeSession<D extends Detail>(
+  path: string,
+  state: IndexerState,
+  options: LoadOptions<D> & { detail: D },
+): Promise<Resumable<D>> {
+  const store = new FileStore(path);
+  const ix = new Indexer(options.name ?? path, path, store, null, options, Number.POSITIVE_INFINITY);
+  ix.restore(state);
+  return readOn(ix, path, options, store, state.start);
+}
+
+/**
+ * The session as `state` left it, without reading the file: what a whole read of the lines before `state.start` gave
+ * (its records' message bodies as far as the state kept them).
+ */
+export function restoredSession<D extends Detail>(path: string, state: IndexerState, options: LoadOptions<D> & { detail: D }): Session<D> {
+  const ix = new Indexer(options.name ?? path, path, new FileStore(path), null, options, Number.POSITIVE_INFINITY);
+  ix.restore(state);
+  const { offset, line, bom } = state.start;
+  return ix.finish({ bom, bytes: offset, lines: line, finalNewline: true }) as unknown as Session<D>;
+}
+
+async function readOn<D extends Detail>(
+  ix: Indexer,
+  path: string,
+  options: LoadOptions<D>,
+  store: EntryStore,
+  start: LineStart | undefined,
+): Promise<Resumable<D>> {
+  let facts: LineSourceFacts;
+  try {
+    facts = await readLineBytes(path, ix.onBytes, 1 << 20, options.now === undefined ? {} : { now: options.now }, start);
+  } catch (err) {
+    store.close();
+    throw err;
+  }
+  const state = ix.state(facts);
+  const session = ix.finish(facts) as unknown as Session<D>;
+  const repeated = session.diagnostics.some((d) => d.code === "duplicate-id");
+  return { session, state: repeated ? undefined : state };
 }
 
 /** The finding for a live file's unterminated last line, left out of the reading (the snapshot rule). */
@@ -524,6 +607,49 @@ class Indexer implements SessionIndexer<Detail> {
     while (k < diagnostics.length) merged.push(diagnostics[k++] as Diagnostic);
     diagnostics.length = 0;
     for (const d of merged) diagnostics.push(d);
+  }
+
+  /** The state to go on from (see loadResumable), taken once every line is in and before finish. */
+  state(facts: LineSourceFacts): IndexerState | undefined {
+    if (this.foreign || this.idRepeated || this.header === null || this.headerLine === null || this.version !== CURRENT_VERSION)
+      return undefined;
+    // The next line starts after the last line end read: before a held tail, or at the end of a file that ends in one.
+    let start: LineStart;
+    if (facts.heldTail !== undefined) start = { offset: facts.heldTail.offset, line: facts.heldTail.line - 1, bom: facts.bom };
+    else if (facts.finalNewline) start = { offset: facts.bytes, line: facts.lines, bom: facts.bom };
+    else return undefined;
+    return {
+      start,
+      entries: this.entries,
+      diagnostics: this.diagnostics.slice(),
+      skipped: this.skipped.slice(),
+      header: this.header,
+      headerLine: this.headerLine,
+      crlfLines: this.crlfLines,
+      labels: [...this.labels],
+      sessionName: this.sessionName,
+    };
+  }
+
+  /** Takes up a state (a fresh indexer's first call): its records (their index and time set), ids and labels. */
+  restore(state: IndexerState): void {
+    this.header = state.header;
+    this.headerLine = state.headerLine;
+    this.version = CURRENT_VERSION;
+    this.sawFirstParsed = true;
+    this.crlfLines = state.crlfLines;
+    this.sessionName = state.sessionName;
+    for (const d of state.diagnostics) this.diagnostics.push(d);
+    for (const k of state.skipped) this.skipped.push(k);
+    for (const [target, label] of state.labels) this.labels.set(target, label);
+    // The state's records are taken as they are (a copy of each was a tenth of going on with a large session).
+    for (const [i, rec] of state.entries.entries()) {
+      rec.index = i;
+      rec.time = entryTime(rec.timestamp);
+      this.entries.push(rec);
+      // A state has no repeated id (state()), so every id is set once.
+      if (rec.id !== undefined) this.byId.set(rec.id, rec);
+    }
   }
 
   session(facts: LineSourceFacts): Session {

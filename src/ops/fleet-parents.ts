@@ -34,6 +34,22 @@ export class ParentCache {
     };
   }
 
+  /**
+   * copied() for a session that had `before` entries when its copies were found to be its first `copies` (a fork's
+   * copies are a leading run: forkCopy): when that run ended before the entries added since, those are no copies and
+   * the parent is not read again.
+   */
+  async copiedGrown(session: Session, before: number, copies: number | undefined): ReturnType<ParentCache["copied"]> {
+    const ref = forkParentRef(session.header);
+    if (!ref || copies === undefined || copies >= before) return this.copied(session);
+    const path = resolveForkRef(ref.ref, session.path) ?? ref.ref;
+    const cycle = session.path !== undefined && (await forkLoops(session.path));
+    if (cycle) return { mask: undefined, parent: path, exists: await isFile(path), cycle };
+    const mask = new Uint8Array(session.entries.length);
+    mask.fill(1, 0, copies);
+    return { mask, parent: path, exists: await isFile(path), cycle };
+  }
+
   private async load(path: string): Promise<Session | null> {
     if (this.cache.has(path)) {
       const hit = this.cache.get(path) as Session | null;

@@ -136,7 +136,14 @@ function readBodies(session: Session, body: BodyReader) {
  * table order within each table: the text, stop reasons, tool calls and results come from the message bodies
  * (`body`: by default those the tables detail read, else the entries read back and parsed).
  */
-export function emitSessionRows(session: SpendSession, facts: FileFacts, sink: RowSink, body: BodyReader = loadedBodies(session)): void {
+export function emitSessionRows(
+  session: SpendSession,
+  facts: FileFacts,
+  sink: RowSink,
+  body: BodyReader = loadedBodies(session),
+  /** Only the rows of each entry (entries, messages, tool_calls, usage): no leaves rows, no sessions row. */
+  perEntry = false,
+): void {
   const file = facts.file;
   const entries = session.entries;
   const { tree, isLeaf, leafCount, onPath, depth } = treeMarks(session);
@@ -223,6 +230,7 @@ export function emitSessionRows(session: SpendSession, facts: FileFacts, sink: R
       sink("usage", usageRow);
     }
   }
+  if (perEntry) return;
   emitLeafRows(session, tree, file, bodies, facts.copied, (row) => sink("leaves", row));
   const h = session.header;
   sink("sessions", [

@@ -11,6 +11,8 @@ import { TABLE_NAMES, TABLES, type TableName } from "../ops/fleet-tables.js";
 import { type Connection, type Duck, DUCK_TYPE, openDuck, quote, selectCsv } from "./duck.js";
 import { refreshSpendSums, SPEND_COLUMNS, SPEND_TABLE } from "./index-spend.js";
 import { ReportError } from "./report.js";
+import { applyGrown, type GrownRead, readGrown } from "./index-grow.js";
+import { RESUME_WINDOW_MS } from "./index-state.js";
 import { writeTables } from "./tables.js";
 
 /**
@@ -43,9 +45,18 @@ const FILES_COLUMNS = [
   "indexed_at TIMESTAMPTZ NOT NULL",
 ];
 
+/**
+ * What the loader needs to go on reading each file from its last line end (index-state.ts), apart from `files`: only
+ * an update reads it, and only for files that grew. No key index: an update deletes a path's row before it inserts
+ * one (and an index there made each update's checkpoint slower by a third).
+ */
+const RESUME_COLUMNS = ["path VARCHAR NOT NULL", "start_offset BIGINT NOT NULL", "state BLOB NOT NULL"];
+
 /** Tables' shapes: an index made by a pisess with other columns is rebuilt whole. */
 const SCHEMA_VERSION = createHash("sha256")
-  .update(JSON.stringify([TABLE_NAMES.map((t) => TABLES[t].columns.map((c) => [c.name, c.type])), FILES_COLUMNS, SPEND_COLUMNS]))
+  .update(
+    JSON.stringify([TABLE_NAMES.map((t) => TABLES[t].columns.map((c) => [c.name, c.type])), FILES_COLUMNS, RESUME_COLUMNS, SPEND_COLUMNS]),
+  )
   .digest("hex")
   .slice(0, 16);
 
@@ -102,6 +113,7 @@ function createTables(): string[] {
   );
   out.push(`CREATE TABLE idx.files (${FILES_COLUMNS.join(", ")})`);
   out.push(`CREATE TABLE idx.${SPEND_TABLE} (${SPEND_COLUMNS.join(", ")})`);
+  out.push(`CREATE TABLE idx.resume (${RESUME_COLUMNS.join(", ")})`);
   out.push("CREATE TABLE idx.meta (key VARCHAR PRIMARY KEY, value VARCHAR)");
   out.push(`INSERT INTO idx.meta VALUES ('schema', ${quote(SCHEMA_VERSION)})`);
   return out;
@@ -140,11 +152,15 @@ interface Known {
   parent: string | null;
   parentStat: string | null;
   lastLineEnd: number;
+  /** Where a read of what was appended would start (the state's line end), when there is a state. */
+  resumeAt: number | null;
 }
 
 async function knownFiles(conn: Connection): Promise<Map<string, Known>> {
   const rows = (
-    await conn.runAndReadAll("SELECT path, size, mtime_ms, fingerprint, status, parent, parent_stat, last_line_end FROM idx.files")
+    await conn.runAndReadAll(
+      "SELECT f.path, size, mtime_ms, fingerprint, status, parent, parent_stat, last_line_end, r.start_offset FROM idx.files f LEFT JOIN idx.resume r ON r.path = f.path",
+    )
   ).getRowsJS();
   const out = new Map<string, Known>();
   for (const r of rows)
@@ -156,6 +172,7 @@ async function knownFiles(conn: Connection): Promise<Map<string, Known>> {
       parent: r[5] === null ? null : String(r[5]),
       parentStat: r[6] === null ? null : String(r[6]),
       lastLineEnd: Number(r[7]),
+      resumeAt: r[8] === null ? null : Number(r[8]),
     });
   return out;
 }
@@ -193,9 +210,13 @@ export interface IndexUpdate {
   files: number;
   unchanged: number;
   added: number;
-  /** Re-read: grown, shrunk, rewritten, or a fork whose parent changed. */
+  /** Read whole again: shrunk, rewritten, a fork whose parent changed, or grown where going on is not sure. */
   changed: number;
+  /** Grown, and read only from their last line end on (the rows of their new lines added, their tree's made again). */
+  appended: number;
   removed: number;
+  /** Bytes of session lines this update read (of appended files, only those after their last line end). */
+  bytesRead: number;
   /** Rows written per table by this update. */
   rows: Record<TableName, number>;
 }
@@ -221,6 +242,7 @@ function plan(found: readonly ScopeFile[], known: Map<string, Known>, failures: 
     }
   }
   const redo: string[] = [];
+  const grow: string[] = [];
   let added = 0;
   for (const f of found) {
     const m = marks.get(f.path);
@@ -235,12 +257,22 @@ function plan(found: readonly ScopeFile[], known: Map<string, Known>, failures: 
       k.mtimeMs === m.mtimeMs &&
       k.fingerprint === m.fingerprint &&
       (k.parent === null || k.parentStat === statSig(k.parent, marks));
-    if (!same) redo.push(f.path);
+    if (same) continue;
+    // Grown with the same header and parent, a line end still where the last read stopped: read from there on.
+    const grown =
+      k !== undefined &&
+      k.resumeAt !== null &&
+      m.size >= k.size &&
+      m.size > k.resumeAt &&
+      m.lineEndAt === true &&
+      k.fingerprint === m.fingerprint &&
+      (k.parent === null || k.parentStat === statSig(k.parent, marks));
+    (grown ? grow : redo).push(f.path);
   }
   const inScope = new Set(found.map((f) => f.path));
   // Gone: no longer on disk (wherever it was found), or asked about and now unreadable.
   const gone = [...known.keys()].filter((p) => failed.has(p) || (!inScope.has(p) && !existsSync(p)));
-  return { marks, redo, gone, added };
+  return { marks, redo, grow, gone, added };
 }
 
 interface FileRow {
@@ -255,24 +287,27 @@ interface FileRow {
   parent_stat: string | null;
 }
 
+/** What an update read: the sessions tables' CSV files, and the notes of the reads. */
+interface Read {
+  /** SELECTs of the sessions rows written (full reads and appended files). */
+  sessions: string[];
+  damage: readonly DamageNote[];
+  skipped: readonly string[];
+  failures: readonly FleetFailure[];
+}
+
 /** The files rows of the sessions just read (their marks from before the read: a later change is seen next run). */
-async function fileRows(
-  conn: Connection,
-  csvDir: string,
-  redo: readonly string[],
-  marks: Map<string, FileMarks>,
-  t: Awaited<ReturnType<typeof writeTables>>,
-) {
+async function fileRows(conn: Connection, read: Read, paths: readonly string[], marks: Map<string, FileMarks>) {
   const parents = new Map<string, string | null>();
-  const sel = selectCsv("sessions", join(csvDir, "sessions.csv"), t.longest.sessions);
-  for (const r of (await conn.runAndReadAll(`SELECT file, parent FROM (${sel})`)).getRowsJS())
-    parents.set(String(r[0]), r[1] === null ? null : String(r[1]));
+  for (const sel of read.sessions)
+    for (const r of (await conn.runAndReadAll(`SELECT file, parent FROM (${sel})`)).getRowsJS())
+      parents.set(String(r[0]), r[1] === null ? null : String(r[1]));
   const problems = new Map<string, DamageNote[]>();
-  for (const d of t.damage) problems.set(d.file, [...(problems.get(d.file) ?? []), d]);
-  const skipped = new Set(t.skipped);
-  const failed = new Set(t.failures.map((f) => f.path));
+  for (const d of read.damage) problems.set(d.file, [...(problems.get(d.file) ?? []), d]);
+  const skipped = new Set(read.skipped);
+  const failed = new Set(read.failures.map((f) => f.path));
   const rows: FileRow[] = [];
-  for (const path of redo) {
+  for (const path of paths) {
     const m = marks.get(path);
     if (!m || failed.has(path)) continue;
     const parent = parents.get(path) ?? null;
@@ -294,33 +329,63 @@ async function fileRows(
 const FILE_JSON_COLUMNS =
   "{path: 'VARCHAR', size: 'BIGINT', mtime_ms: 'DOUBLE', fingerprint: 'VARCHAR', last_line_end: 'BIGINT', status: 'VARCHAR', problems: 'VARCHAR', parent: 'VARCHAR', parent_stat: 'VARCHAR'}";
 
-/** The update itself: drop the rows of every re-read or gone file, insert the new ones, one transaction. */
+/** Writes `rows` as NDJSON into `dir` and gives the query reading them (with `columns`, read_json's). */
+function ndjson(dir: string, name: string, rows: readonly object[], columns: string): string {
+  const file = join(dir, `${name}.ndjson`);
+  writeFileSync(file, rows.map((r) => `${JSON.stringify(r)}\n`).join(""));
+  return `read_json(${quote(file)}, format = 'newline_delimited', columns = ${columns})`;
+}
+
+/**
+ * The update itself, one transaction: drop the rows of every re-read or gone file and insert the new ones; for the
+ * appended files, their new lines' rows and tree (index-grow.ts); the files rows, and the states to go on from.
+ */
 async function apply(
   conn: Connection,
   csvDir: string,
   drop: readonly string[],
   files: readonly FileRow[],
   t: Awaited<ReturnType<typeof writeTables>>,
+  g: GrownRead,
   inTransaction?: () => Promise<void>,
 ): Promise<void> {
-  const dropFile = join(csvDir, "drop.ndjson");
-  writeFileSync(dropFile, drop.map((p) => `${JSON.stringify({ path: p })}\n`).join(""));
-  const filesFile = join(csvDir, "files.ndjson");
-  writeFileSync(filesFile, files.map((r) => `${JSON.stringify(r)}\n`).join(""));
   // Read in each statement, not staged in a temporary table: one transaction writes to one database only.
-  const dropPaths = `SELECT path FROM read_json(${quote(dropFile)}, format = 'newline_delimited', columns = {path: 'VARCHAR'})`;
+  const paths = (name: string, ps: readonly string[]) =>
+    `SELECT path FROM ${ndjson(
+      csvDir,
+      name,
+      ps.map((path) => ({ path })),
+      "{path: 'VARCHAR'}",
+    )}`;
+  const dropPaths = paths("drop", drop);
+  const grownPaths = paths("grown", g.appended);
+  const replaced = paths("replaced", [...drop, ...g.appended]);
+  const filesRows = ndjson(csvDir, "files", files, FILE_JSON_COLUMNS);
+  const states = [...t.states, ...g.states].flatMap((r) =>
+    r.state === undefined || r.at === undefined
+      ? []
+      : [{ path: r.path, start_offset: r.at, state: Buffer.from(r.state).toString("base64") }],
+  );
+  const stateRows = ndjson(csvDir, "states", states, "{path: 'VARCHAR', start_offset: 'BIGINT', state: 'VARCHAR'}");
   await conn.run("BEGIN TRANSACTION");
   try {
     for (const name of TABLE_NAMES) {
-      await conn.run(`DELETE FROM idx.${name} WHERE ${KEY[name]} IN (${dropPaths})`);
+      // Each DELETE scans its table: none where nothing goes (an update that only appended).
+      if (drop.length > 0) await conn.run(`DELETE FROM idx.${name} WHERE ${KEY[name]} IN (${dropPaths})`);
       if (t.rows[name] > 0) await conn.run(`INSERT INTO idx.${name} ${selectCsv(name, join(csvDir, `${name}.csv`), t.longest[name])}`);
     }
-    await refreshSpendSums(conn, dropPaths);
-    await conn.run(`DELETE FROM idx.files WHERE path IN (${dropPaths})`);
+    if (g.appended.length > 0) await applyGrown(conn, g, grownPaths);
+    // The spend sums of every session whose usage rows were just replaced or patched.
+    if (drop.length + g.appended.length > 0) await refreshSpendSums(conn, replaced);
+    if (drop.length + g.appended.length > 0)
+      for (const name of ["files", "resume"]) await conn.run(`DELETE FROM idx.${name} WHERE path IN (${replaced})`);
     if (files.length > 0)
       await conn.run(
-        `INSERT INTO idx.files SELECT j.path, j.size, j.mtime_ms, j.fingerprint, s.bytes, j.last_line_end, j.status, j.problems, j.parent, j.parent_stat, now() FROM read_json(${quote(filesFile)}, format = 'newline_delimited', columns = ${FILE_JSON_COLUMNS}) j LEFT JOIN idx.sessions s ON s.file = j.path`,
+        `INSERT INTO idx.files SELECT j.path, j.size, j.mtime_ms, j.fingerprint, s.bytes, j.last_line_end, j.status, j.problems, j.parent, j.parent_stat, now() FROM ${filesRows} j LEFT JOIN idx.sessions s ON s.file = j.path`,
       );
+    // The states of files that have aged out of the window go (their next growth reads them whole).
+    await conn.run(`DELETE FROM idx.resume WHERE path IN (SELECT path FROM idx.files WHERE mtime_ms < ${Date.now() - RESUME_WINDOW_MS})`);
+    if (states.length > 0) await conn.run(`INSERT INTO idx.resume SELECT path, start_offset, from_base64(state) FROM ${stateRows}`);
     await inTransaction?.();
     await conn.run("COMMIT");
   } catch (err) {
@@ -339,34 +404,49 @@ export async function updateIndex(duck: Duck, opts: IndexOptions): Promise<Index
   const failures = [...found.failures];
   const scope: ScopeFile[] = found.files.map((name) => ({ path: resolve(opts.cwd, name), name }));
   const known = await knownFiles(conn);
-  const { marks, redo, gone, added } = plan(scope, known, failures);
+  const { marks, redo: whole, grow, gone, added } = plan(scope, known, failures);
   const csvDir = await scratchDir(join(tmpdir(), "pisess-index-"));
   try {
+    // The grown files first: those that cannot go on from their state are read whole with the others.
+    const g = await readGrown(conn, grow, csvDir);
+    const redo = [...whole, ...g.whole];
     // No files to read is not no targets (which would read the whole sessions dir).
-    const t = await writeTables(redo.length > 0 ? redo : [csvDir], csvDir, "csv", opts.env, opts.cwd, opts.onProgress, opts.threads);
+    const t = await writeTables(redo.length > 0 ? redo : [csvDir], csvDir, "csv", opts.env, opts.cwd, opts.onProgress, opts.threads, true);
     for (const f of t.failures) failures.push({ path: scope.find((s) => s.path === f.path)?.name ?? f.path, reason: f.reason });
-    const files = await fileRows(conn, csvDir, redo, marks, t);
-    if (redo.length > 0 || gone.length > 0) {
+    const read: Read = {
+      sessions: [
+        selectCsv("sessions", join(csvDir, "sessions.csv"), t.longest.sessions),
+        selectCsv("sessions", join(g.dir, "sessions.csv"), g.fresh.longest.sessions),
+      ],
+      damage: [...t.damage, ...g.damage],
+      skipped: t.skipped,
+      failures: t.failures,
+    };
+    const files = await fileRows(conn, read, [...redo, ...g.appended], marks);
+    if (redo.length > 0 || g.appended.length > 0 || gone.length > 0) {
       // For the update only (queries after it keep DuckDB's defaults: rows in order, memory as needed): rows are
       // looked up by session, never by their order of insertion, so DuckDB may insert them in parallel; and a bound
       // on its memory (10,000 sessions: 25.7 -> 19.3 s CPU, 488 -> 551 MB peak; without the bound 688 MB).
       await conn.run("SET preserve_insertion_order = false");
       await conn.run("SET memory_limit = '512MB'");
       try {
-        await apply(conn, csvDir, [...redo, ...gone], files, t, opts.inTransaction);
+        await apply(conn, csvDir, [...redo, ...gone], files, t, g, opts.inTransaction);
       } finally {
         await conn.run("RESET preserve_insertion_order");
         await conn.run("RESET memory_limit");
       }
     }
+    const rows = Object.fromEntries(TABLE_NAMES.map((n) => [n, t.rows[n] + g.fresh.rows[n]])) as Record<TableName, number>;
     const update: IndexUpdate = {
       db: opts.db,
       files: scope.length,
-      unchanged: marks.size - redo.length,
+      unchanged: marks.size - redo.length - g.appended.length,
       added,
       changed: redo.length - added,
+      appended: g.appended.length,
       removed: gone.length,
-      rows: t.rows,
+      bytesRead: [...t.states, ...g.states].reduce((n, r) => n + r.bytes, 0),
+      rows,
     };
     const state: IndexState = { update, scope, failures };
     if (found.root !== undefined) state.root = found.root;

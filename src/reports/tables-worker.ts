@@ -5,12 +5,11 @@
 import { workerData } from "node:worker_threads";
 import { ParentCache } from "../ops/fleet-parents.js";
 import { serveBatches } from "./pool.js";
-import { recycle, tablesBatch } from "./tables-batch.js";
-import type { RowText } from "./tables-text.js";
+import { recycle, type TablesWorkerInit, tablesBatch } from "./tables-batch.js";
 
-const as = workerData as RowText;
+const { as, states } = workerData as TablesWorkerInit;
 // Kept across batches: a parent with forks in several batches is read once per worker.
 const parents = new ParentCache();
 
 // The text's buffers move to the writing thread and come back to be filled again.
-serveBatches((files) => tablesBatch(files, parents, as), { moved: (r) => r.buffers, returned: recycle });
+serveBatches((files) => tablesBatch(files, parents, as, states), { moved: (r) => r.buffers, returned: recycle });

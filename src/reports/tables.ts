@@ -8,7 +8,7 @@ import { ParentCache } from "../ops/fleet-parents.js";
 import { TABLE_NAMES, type TableName } from "../ops/fleet-tables.js";
 import { batchesOf, runOnThreads, threadCount, workerModule } from "./pool.js";
 import { ReportError, type Report } from "./report.js";
-import { recycle, type TablesBatchResult, tablesBatch } from "./tables-batch.js";
+import { type ReadState, recycle, type TablesBatchResult, type TablesWorkerInit, tablesBatch } from "./tables-batch.js";
 import type { RowText } from "./tables-text.js";
 
 export const TABLE_FORMATS = ["parquet", "ndjson"] as const;
@@ -93,6 +93,8 @@ export interface WrittenTables {
   skipped: string[];
   root?: string;
   missingRoot?: string;
+  /** With `states` (the index): what each file read leaves to go on from, in file order. */
+  states: ReadState[];
 }
 
 /** Writes every table as `<dir>/<table>.<as>`, one session at a time (each loaded, turned to rows, dropped). */
@@ -104,11 +106,13 @@ export async function writeTables(
   cwd: string,
   onProgress?: (done: number, total: number) => void,
   threads?: number,
+  states = false,
 ): Promise<WrittenTables> {
   const found = await fleetFiles(targets, env, cwd);
   const failures = [...found.failures];
   const damage: DamageNote[] = [];
   const skipped: string[] = [];
+  const kept: ReadState[] = [];
   const rows = Object.fromEntries(TABLE_NAMES.map((t) => [t, 0])) as Record<TableName, number>;
   const longest = Object.fromEntries(TABLE_NAMES.map((t) => [t, 0])) as Record<TableName, number>;
   const handles = await Promise.all(TABLE_NAMES.map((t) => open(join(dir, `${t}.${as}`), "wx")));
@@ -124,6 +128,7 @@ export async function writeTables(
     for (const v of r.notes.failures) failures.push(v);
     for (const v of r.notes.damage) damage.push(v);
     for (const v of r.notes.skipped) skipped.push(v);
+    for (const v of r.states ?? []) kept.push(v);
     done += batches[batch]?.length ?? 0;
     onProgress?.(done, total);
   };
@@ -132,11 +137,12 @@ export async function writeTables(
     onProgress?.(0, total);
     const n = threadCount(threads, total);
     const url = n > 1 ? await workerModule("tables-worker.js") : undefined;
-    if (url !== undefined) await runOnThreads<TablesBatchResult>(url, n, as, batches, take, (r) => r.buffers);
+    const init: TablesWorkerInit = { as, states };
+    if (url !== undefined) await runOnThreads<TablesBatchResult>(url, n, init, batches, take, (r) => r.buffers);
     else {
       const parents = new ParentCache();
       for (const [b, files] of batches.entries()) {
-        const r = await tablesBatch(files, parents, as);
+        const r = await tablesBatch(files, parents, as, states);
         await take(r, b);
         recycle(r.buffers);
       }
@@ -144,7 +150,7 @@ export async function writeTables(
   } finally {
     await Promise.all(handles.map((h) => h.close()));
   }
-  const out: WrittenTables = { dir, rows, longest, failures, damage, skipped };
+  const out: WrittenTables = { dir, rows, longest, failures, damage, skipped, states: kept };
   if (found.root !== undefined) out.root = found.root;
   if (found.missingRoot !== undefined) out.missingRoot = found.missingRoot;
   return out;

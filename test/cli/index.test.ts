@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { cpSync, existsSync, readFileSync, truncateSync, unlinkSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, readFileSync, statSync, truncateSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { indexReport } from "../../src/reports/fleet-index.js";
@@ -64,10 +64,16 @@ describe("pisess index", () => {
     expect(JSON.parse(String(damaged[7])).map((p: { code: string }) => p.code)).toEqual(["malformed-json", "truncated-line"]);
     const fork = files.find((r) => String(r[0]).endsWith("/a-fork.jsonl")) as unknown[];
     expect(fork[8]).toBe(join(dir, "--home-dev-proj-a--", "a-parent.jsonl"));
-    // a-parent grows: it and its fork a-fork are read again (a-fork2's parent is a-fork, which did not change).
-    appendTo(join(dir, "--home-dev-proj-a--", "a-parent.jsonl"), entryLine("zz", 2, null));
+    // a-parent grows: it is read from its last line end on, its fork a-fork read whole again (a-fork2's parent is
+    // a-fork, which did not change), b-damaged too.
+    const parent = join(dir, "--home-dev-proj-a--", "a-parent.jsonl");
+    const line = entryLine("zz", 2, null);
+    appendTo(parent, line);
     const grown = await index(dir, db);
-    expect(grown.data).toMatchObject({ unchanged: 5, changed: 3, added: 0, removed: 0 });
+    expect(grown.data).toMatchObject({ unchanged: 5, appended: 1, changed: 2, added: 0, removed: 0 });
+    // Bytes read: the appended line, and the two files read whole.
+    const whole = ["--home-dev-proj-a--/a-fork.jsonl", "--home-dev-proj-b--/b-damaged.jsonl"].map((f) => statSync(join(dir, f)).size);
+    expect(grown.data.bytesRead).toBe(Buffer.byteLength(line) + (whole[0] as number) + (whole[1] as number));
     expect(await dumpIndex(db)).toEqual(await rebuilt(dir));
   });
 
@@ -128,7 +134,7 @@ describe("pisess index", () => {
     const i = await runCli(["index", dir], { env: cacheEnv });
     expect([i.code, i.stdout]).toEqual([
       0,
-      `index: ${join(root, "cache", "pisess", "index.duckdb")}\n8 session files: 0 unchanged, 8 added, 0 re-read, 0 removed\n`,
+      `index: ${join(root, "cache", "pisess", "index.duckdb")}\n8 session files: 0 unchanged, 8 added, 0 appended to, 0 re-read, 0 removed\n`,
     ]);
     const viaIndex = await runCli(["usage", dir, "--by", "session", "--json"], { env: cacheEnv });
     const direct = await runCli(["usage", dir, "--by", "session", "--json", "--no-index"], { env: cacheEnv });

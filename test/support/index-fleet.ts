@@ -47,6 +47,26 @@ export function entryLine(tag: string, n: number, parent: string | null, model =
   return `${JSON.stringify({ type: "message", id, parentId: parent, timestamp: new Date(ts).toISOString(), message })}\n`;
 }
 
+/** A tool result answering call `callId` (entry `n`'s time), with usage when `n` is odd (tool results can carry it). */
+export function resultLine(id: string, parent: string | null, callId: string, n: number, isError: boolean): string {
+  const ts = T0 + n * 3_600_000;
+  const message = {
+    role: "toolResult",
+    toolCallId: callId,
+    toolName: "bash",
+    content: [{ type: "text", text: `out ${n}` }],
+    isError,
+    timestamp: ts,
+  };
+  return `${JSON.stringify({ type: "message", id, parentId: parent, timestamp: new Date(ts).toISOString(), message })}\n`;
+}
+
+/** A label entry naming `target`. */
+export function labelLine(id: string, parent: string | null, target: string, label: string, n: number): string {
+  const ts = T0 + n * 3_600_000;
+  return `${JSON.stringify({ type: "label", id, parentId: parent, timestamp: new Date(ts).toISOString(), targetId: target, label })}\n`;
+}
+
 /**
  * Moves a file's mtime a minute back: the snapshot rule (a cut last line of a file written in the last 5 s is held
  * back) then reads it the same in every run of a test, however long the test takes.
@@ -86,6 +106,10 @@ export async function dumpIndex(db: string): Promise<Record<string, unknown[][]>
     out.files = (await conn.runAndReadAll("SELECT * EXCLUDE (indexed_at) FROM files ORDER BY ALL")).getRowsJson() as unknown[][];
     // The spend sums usage answers from: kept by every update, they must be what a rebuild sums.
     out[SPEND_TABLE] = (await conn.runAndReadAll(`SELECT * FROM ${SPEND_TABLE} ORDER BY ALL`)).getRowsJson() as unknown[][];
+    // What an update goes on from: a state made by going on equals the one a whole read makes.
+    out.resume = (
+      await conn.runAndReadAll("SELECT path, start_offset, to_base64(state) FROM resume ORDER BY ALL")
+    ).getRowsJson() as unknown[][];
     return out;
   } finally {
     conn.closeSync();

@@ -14,6 +14,7 @@ export {
   readLineBytes,
   type FileStat,
   type HeldTail,
+  type LineStart,
   snapshotHook,
   type SnapshotOptions,
   readLines,

@@ -111,6 +111,16 @@ export interface SnapshotOptions {
 }
 
 /**
+ * Where a read of a file's appended bytes starts: just after a line end an earlier read reached (`offset`, the lines
+ * before it `line`, and whether that read found a BOM), so that lines, offsets and facts are a whole read's.
+ */
+export interface LineStart {
+  offset: number;
+  line: number;
+  bom: boolean;
+}
+
+/**
  * For tests only: called with the path once a snapshot's size is taken and before its bytes are read, so that a
  * test can grow the file at the worst moment. Null otherwise.
  */
@@ -146,8 +156,18 @@ class LineCutter {
   constructor(
     private readonly sink: ByteLineSink,
     private readonly size: number,
+    start?: LineStart,
   ) {
     this.buf = takeBuffer(size);
+    if (start !== undefined && start.offset > 0) {
+      this.base = start.offset;
+      this.lineNo = start.line;
+      this.bomChecked = true;
+      this.facts.bom = start.bom;
+      this.facts.bytes = start.offset;
+      // Content before the start: a line ended there.
+      this.content = 1;
+    }
   }
 
   /** Free room at buf[filled…], grown when there is none. */
@@ -364,23 +384,28 @@ export async function readLineBytes(
   sink: ByteLineSink,
   chunkSize = 1 << 20,
   options: SnapshotOptions = {},
+  start?: LineStart,
 ): Promise<LineSourceFacts> {
   // Synchronous open, stat and close: through promises they cost several times the CPU, which counts when a fleet
   // command reads ten thousand files (the reads themselves were already synchronous).
   const { fd, st } = openRegularSync(path);
-  const cutter = new LineCutter(sink, chunkSize);
+  const cutter = new LineCutter(sink, chunkSize, start);
   try {
     cutter.facts.stat = { size: st.size, mtimeMs: st.mtimeMs };
     const live = isLive(st.mtimeMs, options.now ?? Date.now());
     snapshotHook.afterSize?.(path);
-    /** Bytes of the snapshot not read yet. */
-    let left = st.size;
+    const from = start?.offset ?? 0;
+    if (st.size < from) throw new FileShrank(path, st.size);
+    /** Bytes of the snapshot not read yet, and where the next read starts. */
+    let left = st.size - from;
+    let at = from;
     let reads = 0;
     while (left > 0) {
       const room = cutter.room();
       // Synchronous reads: waiting on the thread pool for every chunk costs more than the copy itself. The event
       // loop still gets a turn every few chunks.
-      const bytesRead = readSync(fd, cutter.buf, cutter.filled, Math.min(room, left), null);
+      const bytesRead = readSync(fd, cutter.buf, cutter.filled, Math.min(room, left), at);
+      at += bytesRead;
       if (bytesRead === 0) throw new FileShrank(path, st.size - left);
       left -= bytesRead;
       if (++reads % 16 === 0) await new Promise<void>((resolve) => setImmediate(resolve));
