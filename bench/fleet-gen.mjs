@@ -101,6 +101,8 @@ export function generateFleet({ dir, sessions, size, forks = 0.1, seed = 7, step
       parent = id;
     }
     fs.writeFileSync(file, `${lines.join("\n")}\n`);
+    // Modified when its last entry was written, as pi leaves a file (a fleet's files are not all from today).
+    fs.utimesSync(file, new Date(t0), new Date(t0));
     // A bounded pool of earlier sessions to fork from (forks of forks included).
     if (pool.length < 200) pool.push({ file, lines });
     else if (rnd() < 0.05) pool[Math.floor(rnd() * pool.length)] = { file, lines };

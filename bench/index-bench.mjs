@@ -52,7 +52,7 @@ const median = (xs) => {
 function fleet() {
   const base = path.join(opt.data, `base-${N}`);
   const marker = path.join(base, ".shape");
-  const shape = `v2 ${N} ${SIZE}`;
+  const shape = `v3 ${N} ${SIZE}`;
   if (!(fs.existsSync(marker) && fs.readFileSync(marker, "utf8") === shape)) {
     console.error(`generating ${N} sessions, ~${(SIZE / 1e6).toFixed(0)} MB in ${base} …`);
     generateFleet({ dir: base, sessions: N, size: SIZE, forks: 0.1 });

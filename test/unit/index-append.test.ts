@@ -143,3 +143,23 @@ describe("index: a grown session", () => {
     expect(await dumpIndex(db)).toEqual(await rebuilt(root, dir));
   });
 });
+
+describe("index: an unchanged file is told by one stat", () => {
+  it("a header rewritten in place, the same size and mtime put back, is seen (ctime) and read whole", async () => {
+    const { root, dir, file, db } = setup();
+    await index(dir, db);
+    const before = statSync(file);
+    // Another session id of the same length: the header's fingerprint changes, size and mtime do not.
+    overwrite(file, HEADER.indexOf("000000000001"), "000000000002");
+    utimesSync(file, before.atime, before.mtime);
+    expect(statSync(file)).toMatchObject({ size: before.size, mtimeMs: before.mtimeMs });
+    expect((await index(dir, db)).data).toMatchObject({ unchanged: 0, changed: 1 });
+    expect(await dumpIndex(db)).toEqual(await rebuilt(root, dir));
+  });
+
+  it("a file left alone is not opened again (its rows stay, nothing is read)", async () => {
+    const { dir, db } = setup();
+    await index(dir, db);
+    expect((await index(dir, db)).data).toMatchObject({ unchanged: 1, changed: 0, appended: 0, bytesRead: 0 });
+  });
+});
