@@ -422,6 +422,7 @@ async function apply(
   t: Awaited<ReturnType<typeof writeTables>>,
   g: GrownRead,
   inTransaction?: () => Promise<void>,
+  empty = false,
 ): Promise<void> {
   // Read in each statement, not staged in a temporary table: one transaction writes to one database only.
   const paths = (name: string, ps: readonly string[]) =>
@@ -445,13 +446,13 @@ async function apply(
   try {
     for (const name of TABLE_NAMES) {
       // Each DELETE scans its table: none where nothing goes (an update that only appended).
-      if (drop.length > 0) await conn.run(`DELETE FROM idx.${name} WHERE ${KEY[name]} IN (${dropPaths})`);
+      if (drop.length > 0 && !empty) await conn.run(`DELETE FROM idx.${name} WHERE ${KEY[name]} IN (${dropPaths})`);
       if (t.rows[name] > 0) await conn.run(`INSERT INTO idx.${name} ${selectCsv(name, join(csvDir, `${name}.csv`), t.longest[name])}`);
     }
     if (g.appended.length > 0) await applyGrown(conn, g, grownPaths);
     // The spend sums of every session whose usage rows were just replaced or patched.
-    if (drop.length + g.appended.length > 0) await refreshSpendSums(conn, replaced);
-    if (drop.length + g.appended.length > 0)
+    if (drop.length + g.appended.length > 0) await refreshSpendSums(conn, empty ? null : replaced);
+    if (drop.length + g.appended.length > 0 && !empty)
       for (const name of ["files", "resume"]) await conn.run(`DELETE FROM idx.${name} WHERE path IN (${replaced})`);
     if (files.length > 0)
       await conn.run(
@@ -511,7 +512,8 @@ export async function updateIndex(duck: Duck, opts: IndexOptions): Promise<Index
       await conn.run("SET preserve_insertion_order = false");
       await conn.run("SET memory_limit = '512MB'");
       try {
-        await apply(conn, csvDir, [...redo, ...gone], files, t, g, opts.inTransaction);
+        // A first build: nothing to delete, and every usage row is to be summed.
+        await apply(conn, csvDir, [...redo, ...gone], files, t, g, opts.inTransaction, sigs.size === 0);
       } finally {
         await conn.run("RESET preserve_insertion_order");
         await conn.run("RESET memory_limit");

@@ -52,8 +52,11 @@ export function spendSumsSql(where: string): string {
   FROM idx.usage u WHERE ${where} GROUP BY ALL`;
 }
 
-/** Sums again the sessions `paths` (an SQL query of one column `path`) names: their usage rows were just replaced. */
-export async function refreshSpendSums(conn: Connection, paths: string): Promise<void> {
-  await conn.run(`DELETE FROM idx.${SPEND_TABLE} WHERE session IN (${paths})`);
-  await conn.run(`INSERT INTO idx.${SPEND_TABLE} ${spendSumsSql(`u.session IN (${paths})`)}`);
+/**
+ * Sums again the sessions `paths` (an SQL query of one column `path`) names: their usage rows were just replaced.
+ * null: every session (a first build, the table empty).
+ */
+export async function refreshSpendSums(conn: Connection, paths: string | null): Promise<void> {
+  if (paths !== null) await conn.run(`DELETE FROM idx.${SPEND_TABLE} WHERE session IN (${paths})`);
+  await conn.run(`INSERT INTO idx.${SPEND_TABLE} ${spendSumsSql(paths === null ? "true" : `u.session IN (${paths})`)}`);
 }
