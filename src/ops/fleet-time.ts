@@ -28,7 +28,7 @@ export interface Buckets {
   month: string;
 }
 
-const DAY_MS = 86_400_000;
+export const DAY_MS = 86_400_000;
 
 /**
  * The buckets of one zone. An instant's buckets are those of its quarter hour's first instant (zone offsets are whole
@@ -38,35 +38,14 @@ const DAY_MS = 86_400_000;
  * same (every day but those a clock change falls on) it holds for the whole day.
  */
 export function calendar(timeZone: string | undefined): (ms: number) => Buckets {
-  const fmt = new Intl.DateTimeFormat("en-US", {
-    ...(timeZone !== undefined ? { timeZone } : {}),
-    hourCycle: "h23",
-    year: "numeric",
-    month: "numeric",
-    day: "numeric",
-    hour: "numeric",
-    minute: "numeric",
-    second: "numeric",
-  });
-  const offsets = new Map<number, number | null>();
+  const fmt = zoneFormat(timeZone);
+  const dayOffset = dayOffsets(timeZone, fmt);
   const byDay = new Map<number, Buckets>();
   const changeQuarters = new Map<number, number>();
-  const offsetAt = (ms: number) => wallClock(fmt, ms) - ms;
-  const dayOffset = (utcDay: number): number | null => {
-    let off = offsets.get(utcDay);
-    if (off === undefined) {
-      const first = utcDay * DAY_MS;
-      const a = offsetAt(first);
-      off = a === offsetAt(first + DAY_MS - QUARTER_MS) ? a : null;
-      if (offsets.size > 100_000) offsets.clear();
-      offsets.set(utcDay, off);
-    }
-    return off;
-  };
   return (ms) => {
     const quarter = quarterOf(ms);
     const start = quarter * QUARTER_MS;
-    const off = dayOffset(Math.floor(start / DAY_MS));
+    const off = dayOffset(utcDayOf(quarter));
     let local: number;
     if (off !== null) local = start + off;
     else {
@@ -84,6 +63,44 @@ export function calendar(timeZone: string | undefined): (ms: number) => Buckets 
       byDay.set(localDay, out);
     }
     return out;
+  };
+}
+
+/** The UTC day a quarter hour is in (days since the epoch). */
+export function utcDayOf(quarter: number): number {
+  return Math.floor((quarter * QUARTER_MS) / DAY_MS);
+}
+
+function zoneFormat(timeZone: string | undefined): Intl.DateTimeFormat {
+  return new Intl.DateTimeFormat("en-US", {
+    ...(timeZone !== undefined ? { timeZone } : {}),
+    hourCycle: "h23",
+    year: "numeric",
+    month: "numeric",
+    day: "numeric",
+    hour: "numeric",
+    minute: "numeric",
+    second: "numeric",
+  });
+}
+
+/**
+ * The zone's offset (ms) over a whole UTC day, or null on a day its offset changes: the calendar's rule, which the
+ * index's per-day sums (src/reports/usage-index.ts) follow to put quarter hours into local days in SQL.
+ */
+export function dayOffsets(timeZone: string | undefined, fmt = zoneFormat(timeZone)): (utcDay: number) => number | null {
+  const offsets = new Map<number, number | null>();
+  const offsetAt = (ms: number) => wallClock(fmt, ms) - ms;
+  return (utcDay) => {
+    let off = offsets.get(utcDay);
+    if (off === undefined) {
+      const first = utcDay * DAY_MS;
+      const a = offsetAt(first);
+      off = a === offsetAt(first + DAY_MS - QUARTER_MS) ? a : null;
+      if (offsets.size > 100_000) offsets.clear();
+      offsets.set(utcDay, off);
+    }
+    return off;
   };
 }
 

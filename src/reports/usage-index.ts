@@ -3,6 +3,7 @@ import type { SpendGroup, SpendRecord, UsageAggregator } from "../ops/fleet-usag
 import type { Duck } from "./duck.js";
 import type { IndexState } from "./index-db.js";
 import { fixedSql, QUARTER_SQL, SPEND_TABLE } from "./index-spend.js";
+import { DAY_MS, dayOffsets, QUARTER_MS } from "../ops/fleet-time.js";
 import type { CountNotes, CountSettings } from "./usage-count.js";
 
 /** What a count reads of each record besides its spend (the rest is left unread: see spendSql). */
@@ -14,6 +15,8 @@ export interface SpendNeeds {
   copied: boolean;
   /** The session's project (its header cwd): grouped or filtered by. */
   project: boolean;
+  /** The zone of the calendar (undefined: the local one). */
+  timeZone: string | undefined;
 }
 
 const FIXED_SQL = fixedSql("u.cost").test;
@@ -43,13 +46,14 @@ function numbered(sql: string, cols: string): string {
  * index's sums (index-spend.ts) are summed further over what the count does not look at; by leaf, the usage rows.
  * Numbers as DOUBLE (every count fits exactly). Summed first, then numbered: joins on texts cost more than the sums.
  */
-function groupSql(need: SpendNeeds): string {
+function groupSql(need: SpendNeeds, days: string | null): string {
   const cols = "f.k, g.quarter, g.assistant, coalesce(m.k, 0), g.copied, g.leaf, g.n, g.i, g.o, g.cr, g.cw, g.cw1, g.c, g.fixed";
   if (!need.leaf) {
-    const sums = `SELECT session, ${need.time ? "quarter" : "CAST(NULL AS DOUBLE)"} AS quarter, assistant, ${need.model ? "model" : "'?'"} AS model,
+    const sums = `SELECT session, ${need.time ? "min(quarter)" : "CAST(NULL AS DOUBLE)"} AS quarter, assistant, ${need.model ? "model" : "'?'"} AS model,
     ${need.copied ? "copied" : "false"} AS copied, CAST(-1 AS DOUBLE) AS leaf, sum(n) AS n, sum(input) AS i, sum(output) AS o,
     sum(cache_read) AS cr, sum(cache_write) AS cw, sum(cache_write_1h) AS cw1, sum(cost) AS c, fixed
-    FROM idx.${SPEND_TABLE} ${need.copied ? "" : "WHERE NOT copied"} GROUP BY ALL`;
+    FROM (${need.time ? localDays(days) : `SELECT * FROM idx.${SPEND_TABLE}`}) ${need.copied ? "" : "WHERE NOT copied"}
+    GROUP BY session, ${need.time ? "local_day, change_quarter, " : ""}assistant, ${need.model ? "model, " : ""}${need.copied ? "copied, " : ""}fixed`;
     return numbered(sums, cols);
   }
   const sums = `SELECT session, quarter, assistant, model, copied, leaf, CAST(count(*) AS DOUBLE) AS n, CAST(sum(input) AS DOUBLE) AS i,
@@ -57,6 +61,38 @@ function groupSql(need: SpendNeeds): string {
   CAST(sum(cache_write_1h) AS DOUBLE) AS cw1, sum(CASE WHEN fixed THEN ${fixedSql("cost").units} END) AS c, fixed
   FROM (${spendRows(need)}) GROUP BY ALL`;
   return numbered(sums, cols);
+}
+
+/**
+ * The index's quarter-hour sums with the local day each is in (`local_day`; by fleet-time.ts's rule: the zone's
+ * offset over the quarter's UTC day, from `days`, a VALUES list of (UTC day, offset)), or, on a day the offset
+ * changes, the quarter itself (`change_quarter`): summed per local day, a session's spend is a few rows, not one per
+ * quarter hour. The quarter kept per row (its least) has the local day the calendar gives it.
+ */
+function localDays(days: string | null): string {
+  const utcDay = `floor(s.quarter * ${QUARTER_MS} / ${DAY_MS})`;
+  const join = days === null ? "" : `LEFT JOIN (VALUES ${days}) o(d, off) ON o.d = ${utcDay}`;
+  const off = days === null ? "CAST(NULL AS DOUBLE)" : "o.off";
+  return `SELECT s.*, CASE WHEN ${off} IS NOT NULL THEN floor((s.quarter * ${QUARTER_MS} + ${off}) / ${DAY_MS}) END AS local_day,
+  CASE WHEN ${off} IS NULL THEN s.quarter END AS change_quarter FROM idx.${SPEND_TABLE} s ${join}`;
+}
+
+/** (UTC day, offset) for every UTC day the index has spend on: a VALUES list for localDays, null for none. */
+async function dayList(duck: Duck, timeZone: string | undefined): Promise<string | null> {
+  const rows = (
+    await duck.conn.runAndReadAll(
+      `SELECT DISTINCT floor(quarter * ${QUARTER_MS} / ${DAY_MS}) FROM idx.${SPEND_TABLE} WHERE quarter IS NOT NULL`,
+    )
+  ).getRowsJS();
+  if (rows.length === 0) return null;
+  const offsetOf = dayOffsets(timeZone);
+  return rows
+    .map((r) => {
+      const d = Number(r[0]);
+      const off = offsetOf(d);
+      return `(${d}::DOUBLE, ${off === null ? "NULL" : off}::DOUBLE)`;
+    })
+    .join(", ");
 }
 
 /** The records whose cost is not a fixed sum's (none, for realistic prices), one by one. */
@@ -94,7 +130,7 @@ async function spendBySession(duck: Duck, need: SpendNeeds): Promise<{ paths: st
     }
     return s;
   };
-  const g = await columns(duck, groupSql(need));
+  const g = await columns(duck, groupSql(need, need.time && !need.leaf ? await dayList(duck, need.timeZone) : null));
   const num = (c: unknown[] | undefined, i: number) => (c as number[])[i] as number;
   // No rows: no columns either.
   let rest = false;

@@ -159,6 +159,7 @@ async function usageIndexed(
       leaf: by.includes("leaf"),
       copied: settings.includeCopied,
       project: by.includes("project") || settings.project !== undefined,
+      timeZone: opts.timezone,
     };
     await countFromIndex(duck, state, settings, agg, notes, need);
     const { rows, totals } = agg.result();
