@@ -70,6 +70,13 @@ export async function readGrown(conn: Connection, paths: readonly string[], csvD
       else files.push({ path, kept });
     }
   }
+  if (files.length === 0) {
+    // Nothing to go on from (most updates, every first build): empty tables, without a batch's buffers (setting
+    // those up was a quarter of a second before a first build's reading could start).
+    const none = byTable([]);
+    for (const t of TABLE_NAMES) for (const suffix of ["", ".patch"]) writeFileSync(join(dir, `${t}${suffix}.csv`), "");
+    return { dir, appended: [], whole, fresh: { rows: none, longest: none }, patch: { rows: none, longest: none }, states: [], damage: [] };
+  }
   const r = await grownBatch(files, new ParentCache());
   writeOut(dir, "", r.fresh);
   writeOut(dir, ".patch", r.patch);
