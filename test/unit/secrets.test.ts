@@ -251,6 +251,17 @@ describe("secrets: the GCP rule, on strings that are a service-account key file"
   });
 });
 
+/** A worker that is always full: it counts the batches offered to it and takes none. */
+function fullLinter(): { offered: number; offer(): undefined } {
+  return {
+    offered: 0,
+    offer(): undefined {
+      this.offered++;
+      return undefined;
+    },
+  };
+}
+
 describe("secrets: batches linted elsewhere (another thread's linter)", () => {
   /** Enough strings for four full batches and a part, with the npm token in a few (owner 7, 1007, …). */
   function fill(s: SecretScanner): void {
@@ -280,33 +291,19 @@ describe("secrets: batches linted elsewhere (another thread's linter)", () => {
   });
 
   it("a linter that is full (answers undefined): the scanner lints those batches itself", async () => {
-    let offered = 0;
-    const s = new SecretScanner({
-      remote: {
-        offer(): undefined {
-          offered++;
-          return undefined;
-        },
-      },
-    });
+    const full = fullLinter();
+    const s = new SecretScanner({ remote: full });
     fill(s);
     expect((await s.finish()).map((h) => [h.owner, h.value])).toEqual(want);
-    expect(offered).toBeGreaterThanOrEqual(4);
+    expect(full.offered).toBeGreaterThanOrEqual(4);
   });
 
   it("a small scan offers nothing: its one batch is linted here", async () => {
-    let offered = 0;
-    const s = new SecretScanner({
-      remote: {
-        offer(): undefined {
-          offered++;
-          return undefined;
-        },
-      },
-    });
+    const full = fullLinter();
+    const s = new SecretScanner({ remote: full });
     s.add(0, { text: VALUES.npm });
     expect((await s.finish()).map((h) => h.rule)).toEqual(["npm"]);
-    expect(offered).toBe(0);
+    expect(full.offered).toBe(0);
   });
 
   it("a short string remembered as clean is one without a hit: a token repeated in every batch is found every time", async () => {
