@@ -488,6 +488,7 @@ export async function updateIndex(duck: Duck, opts: IndexOptions): Promise<Index
       others.filter((f) => sigs.has(f.path)).map((f) => f.path),
     );
     const { marks, redo: whole, grow, gone, added } = plan(scope, sigs, still, known, failures);
+    await restat(conn, csvDir, others, sigs, marks, new Set([...whole, ...grow]));
     if (whole.length + grow.length + gone.length === 0) return stateOf(opts, found, scope, failures, marks.size);
     // The grown files first: those that cannot go on from their state are read whole with the others.
     const g = await readGrown(conn, grow, csvDir);
@@ -537,6 +538,36 @@ export async function updateIndex(duck: Duck, opts: IndexOptions): Promise<Index
     return state;
   } finally {
     await dropScratch(csvDir);
+  }
+}
+
+/**
+ * Files found unchanged by their header, size and mtime but not by their stat (a chmod, a copy that kept the mtime):
+ * their new stat is kept, so that the next run tells them by one stat again instead of opening them every time.
+ */
+async function restat(
+  conn: Connection,
+  dir: string,
+  others: readonly ScopeFile[],
+  sigs: ReadonlyMap<string, KnownSig>,
+  marks: ReadonlyMap<string, FileMarks>,
+  read: ReadonlySet<string>,
+): Promise<void> {
+  const rows: { path: string; stat_id: string }[] = [];
+  for (const f of others) {
+    const m = marks.get(f.path);
+    const s = sigs.get(f.path);
+    if (m && s && !read.has(f.path) && m.lastLineEnd === m.size && s.statId !== m.statId) rows.push({ path: f.path, stat_id: m.statId });
+  }
+  if (rows.length === 0) return;
+  const from = ndjson(dir, "restat", rows, "{path: 'VARCHAR', stat_id: 'VARCHAR'}");
+  await conn.run("BEGIN TRANSACTION");
+  try {
+    await conn.run(`UPDATE idx.files SET stat_id = t.stat_id FROM (SELECT * FROM ${from}) t WHERE idx.files.path = t.path`);
+    await conn.run("COMMIT");
+  } catch (err) {
+    await conn.run("ROLLBACK").catch(() => undefined);
+    throw err;
   }
 }
 

@@ -1,4 +1,4 @@
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, utimesSync, writeSync } from "node:fs";
+import { chmodSync, closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, utimesSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -161,5 +161,18 @@ describe("index: an unchanged file is told by one stat", () => {
     const { dir, db } = setup();
     await index(dir, db);
     expect((await index(dir, db)).data).toMatchObject({ unchanged: 1, changed: 0, appended: 0, bytesRead: 0 });
+  });
+});
+
+describe("index: a file whose stat moved but not its bytes", () => {
+  it("is found unchanged, and its new stat kept: the index equals a rebuild, and the next run tells it by one stat", async () => {
+    const { root, dir, file, db } = setup();
+    await index(dir, db);
+    const before = statSync(file);
+    // A chmod moves ctime only; the mtime put back as it was.
+    chmodSync(file, 0o600);
+    utimesSync(file, before.atime, before.mtime);
+    expect((await index(dir, db)).data).toMatchObject({ unchanged: 1, changed: 0 });
+    expect(await dumpIndex(db)).toEqual(await rebuilt(root, dir));
   });
 });
