@@ -77,6 +77,21 @@ const AWS_RULE = `${PRESET_PREFIX}aws`;
  * (mayBeServiceAccount). A .p12 key is a binary file read by path, never a session's string: it cannot be found here.
  */
 const GCP_RULE = `${PRESET_PREFIX}gcp`;
+/**
+ * The npm rule finds npm_ tokens in any source, but `_authToken=` values only in a source named .npmrc and GitHub
+ * `x-oauth-basic` URLs only in a package.json: a batch is neither. A string holding one of those markers (an agent
+ * that printed ~/.npmrc or a package.json) is linted alone under that name by this rule only (npmFileNames); its
+ * npm_ tokens are then found by the batch too, and kept once (finish).
+ */
+const NPM_RULE = `${PRESET_PREFIX}npm`;
+
+/** The file names (and extensions) under which the npm rule reads more of `text` than in a batch. */
+export function npmFileNames(text: string): { name: string; ext: string }[] {
+  const out: { name: string; ext: string }[] = [];
+  if (text.includes("_authToken=")) out.push({ name: "session/.npmrc", ext: ".npmrc" });
+  if (text.includes(":x-oauth-basic@github.com/")) out.push({ name: "session/package.json", ext: ".json" });
+  return out;
+}
 
 /** The short ids of the preset's rules (aws, github, privatekey, …): what `--pattern` names may not reuse. */
 export const PRESET_RULE_IDS: readonly string[] = presetRules
@@ -134,9 +149,9 @@ export function secretlintConfig(patterns: readonly SecretPattern[] = []): ScanC
 }
 
 /** Lints one text as a source; the engine's work is done before this returns (its rules are synchronous). */
-export async function lintText(config: SecretLintCoreConfig, content: string, ext = ""): Promise<LintMessage[]> {
+export async function lintText(config: SecretLintCoreConfig, content: string, ext = "", name = `session${ext}`): Promise<LintMessage[]> {
   const result = await lintSource({
-    source: { filePath: `session${ext}`, content, contentType: "text", ext },
+    source: { filePath: name, content, contentType: "text", ext },
     options: { config, noPhysicFilePath: true },
   });
   return result.messages.map((m) => {
@@ -146,13 +161,25 @@ export async function lintText(config: SecretLintCoreConfig, content: string, ex
 }
 
 /**
- * Where the secret of a message is. The AWS rule (preset 12.0.0) reports a secret access key with the range of its
- * whole match's start and the key's length (`AWS_SECRET_ACCESS_KEY="wJal…` cut at 40 characters): a redacted copy
- * would mask the variable's name and leave the key's end. The key it matched is in the message's data; it begins
- * within the match, after the name (at most ~40 characters of name, quotes and spaces; 300 bounds the search).
+ * The messages whose range is not their secret's, and the data field holding the secret (preset 12.0.0). The AWS
+ * rule reports a secret access key with the range of its whole match's start and the key's length
+ * (`AWS_SECRET_ACCESS_KEY="wJal…` cut at 40 characters), and the npm rule an .npmrc `_authToken=` value or a
+ * package.json `x-oauth-basic` user the same way: a redacted copy would mask the name before the secret and leave
+ * the secret's end.
+ */
+const SECRET_FIELD: Readonly<Record<string, string>> = {
+  AWSSecretAccessKey: "KEY",
+  Npmrc_authToken: "TOKEN",
+  PackageJSON_xOauthToken: "TOKEN",
+};
+
+/**
+ * Where the secret of a message is: for SECRET_FIELD's messages, the secret the rule matched (in its data), which
+ * begins within the match after the name (at most ~40 characters of name, quotes and spaces; 300 bounds the search).
  */
 function secretRange(content: string, messageId: string | undefined, range: readonly [number, number], data: unknown): [number, number] {
-  const key = messageId === "AWSSecretAccessKey" && isRecord(data) ? data.KEY : undefined;
+  const field = messageId === undefined ? undefined : SECRET_FIELD[messageId];
+  const key = field !== undefined && isRecord(data) ? data[field] : undefined;
   if (typeof key !== "string" || key.length === 0) return [range[0], range[1]];
   const at = content.indexOf(key, range[0]);
   return at >= 0 && at <= range[0] + 300 ? [at, at + key.length] : [range[0], range[1]];
@@ -264,6 +291,7 @@ export function mayBeServiceAccount(text: string): boolean {
 export class SecretScanner {
   private readonly config: ScanConfig;
   private readonly gcp: SecretLintCoreConfig;
+  private readonly npm: SecretLintCoreConfig;
   private readonly allow: readonly RegExp[];
   private readonly minChars: number;
   private readonly remote: BatchLinter | undefined;
@@ -292,6 +320,8 @@ export class SecretScanner {
     this.config = secretlintConfig(patterns);
     const gcp = presetRules.find((r) => r.meta.id === GCP_RULE);
     this.gcp = { rules: gcp === undefined ? [] : [{ id: GCP_RULE, rule: gcp }] };
+    const npm = presetRules.find((r) => r.meta.id === NPM_RULE);
+    this.npm = { rules: npm === undefined ? [] : [{ id: NPM_RULE, rule: npm }] };
     this.allow = (opts.allow ?? []).map((r) => new RegExp(r.source, r.flags.replace(/[gy]/g, "")));
     this.minChars = patterns.length > 0 ? 1 : PRESET_MIN_CHARS;
     this.clean = patterns.length > 0 ? undefined : new Set();
@@ -302,6 +332,7 @@ export class SecretScanner {
   add(owner: number, value: unknown): void {
     entryStrings(value, this.minChars, (ordinal, text) => {
       if (mayBeServiceAccount(text)) this.watch(this.lintAsJson(owner, ordinal, text));
+      for (const file of npmFileNames(text)) this.watch(this.lintAsNpmFile(owner, ordinal, text, file));
       if (text.length <= CLEAN_CHARS) {
         if (this.clean?.has(text)) return;
         this.short.push(this.parts.length);
@@ -318,7 +349,12 @@ export class SecretScanner {
   async finish(): Promise<SecretHit[]> {
     this.flush(this.offered);
     await Promise.all(this.pending);
-    return this.hits.sort((a, b) => a.owner - b.owner || comparePlace(a, b));
+    this.hits.sort((a, b) => a.owner - b.owner || comparePlace(a, b));
+    // A string linted alone as a file as well as in its batch gives some hits twice (npmFileNames): kept once.
+    return this.hits.filter((h, i) => {
+      const p = this.hits[i - 1];
+      return !(p && p.owner === h.owner && p.ordinal === h.ordinal && p.start === h.start && p.end === h.end && p.rule === h.rule);
+    });
   }
 
   /** `full`: a whole batch (worth another thread); the last of a small file is linted here. */
@@ -361,6 +397,11 @@ export class SecretScanner {
     for (const m of await lintText(this.gcp, text, ".json")) this.keep(owner, ordinal, text, m.start, m.end, m.ruleId);
   }
 
+  /** Lints a string that may be an .npmrc or a package.json as one, by the npm rule alone. */
+  private async lintAsNpmFile(owner: number, ordinal: number, text: string, file: { name: string; ext: string }): Promise<void> {
+    for (const m of await lintText(this.npm, text, file.ext, file.name)) this.keep(owner, ordinal, text, m.start, m.end, m.ruleId);
+  }
+
   private keep(owner: number, ordinal: number, text: string, start: number, end: number, ruleId: string): void {
     const value = text.slice(start, end);
     if (this.allow.some((r) => r.test(value))) return;
@@ -379,5 +420,5 @@ function silenceProfiler(): void {
 
 /** Within one value: in walk order, then by offset and rule (what order the engine reported in does not matter). */
 function comparePlace(a: SecretHit, b: SecretHit): number {
-  return a.ordinal - b.ordinal || a.start - b.start || (a.rule < b.rule ? -1 : a.rule > b.rule ? 1 : 0);
+  return a.ordinal - b.ordinal || a.start - b.start || (a.rule < b.rule ? -1 : a.rule > b.rule ? 1 : 0) || a.end - b.end;
 }

@@ -333,3 +333,31 @@ describe("secrets: batches linted elsewhere (another thread's linter)", () => {
     await expect(s.finish()).rejects.toThrow("worker gone");
   });
 });
+
+describe("secrets: the npm rule's file-only patterns, on strings that are an .npmrc or a package.json", () => {
+  const legacy = "0f3c2a8e-1b4d-4c6f-9e2a-7d5b8c1e4f60";
+  const found = async (...texts: string[]) => {
+    const s = new SecretScanner();
+    texts.forEach((text, i) => s.add(i, { text }));
+    return (await s.finish()).map((h) => [h.owner, h.rule, h.value]);
+  };
+
+  it("an .npmrc's _authToken (a legacy token no other pattern knows) is found, its value exactly", async () => {
+    expect(await found(`//registry.npmjs.org/:_authToken=${legacy}\nalways-auth=true`)).toEqual([[0, "npm", legacy]]);
+    // The rule's own allowance: a variable, not a token.
+    expect(await found("//registry.npmjs.org/:_authToken=${NPM_TOKEN}")).toEqual([]);
+  });
+
+  it("a package.json's x-oauth-basic user is found beside the URL's basic auth", async () => {
+    const text = '{"repository": {"url": "https://someuser-abc123:x-oauth-basic@github.com/owner/repo.git"}}';
+    expect(await found(text)).toEqual([
+      [0, "basicauth", "https://someuser-abc123:x-oauth-basic@github.com"],
+      [0, "npm", "someuser-abc123"],
+    ]);
+  });
+
+  it("an npm_ token written as an _authToken is one finding, not one per pattern that sees it", async () => {
+    const token = `npm_${"a1".repeat(18)}`;
+    expect(await found(`//registry.npmjs.org/:_authToken=${token}`)).toEqual([[0, "npm", token]]);
+  });
+});
