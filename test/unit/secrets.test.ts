@@ -338,7 +338,7 @@ describe("secrets: the npm rule's file-only patterns, on strings that are an .np
   const legacy = "0f3c2a8e-1b4d-4c6f-9e2a-7d5b8c1e4f60";
   const found = async (...texts: string[]) => {
     const s = new SecretScanner();
-    texts.forEach((text, i) => s.add(i, { text }));
+    for (const [i, text] of texts.entries()) s.add(i, { text });
     return (await s.finish()).map((h) => [h.owner, h.rule, h.value]);
   };
 
