@@ -345,6 +345,7 @@ describe("secrets: the npm rule's file-only patterns, on strings that are an .np
   it("an .npmrc's _authToken (a legacy token no other pattern knows) is found, its value exactly", async () => {
     expect(await found(`//registry.npmjs.org/:_authToken=${legacy}\nalways-auth=true`)).toEqual([[0, "npm", legacy]]);
     // The rule's own allowance: a variable, not a token.
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: an .npmrc's own ${VAR} syntax, not a template.
     expect(await found("//registry.npmjs.org/:_authToken=${NPM_TOKEN}")).toEqual([]);
   });
 
