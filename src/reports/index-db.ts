@@ -489,7 +489,21 @@ export async function updateIndex(duck: Duck, opts: IndexOptions): Promise<Index
     );
     const { marks, redo: whole, grow, gone, added } = plan(scope, sigs, still, known, failures);
     await restat(conn, csvDir, others, sigs, marks, new Set([...whole, ...grow]));
-    if (whole.length + grow.length + gone.length === 0) return stateOf(opts, found, scope, failures, marks.size);
+    if (whole.length + grow.length + gone.length === 0) {
+      const rows = Object.fromEntries(TABLE_NAMES.map((n) => [n, 0])) as Record<TableName, number>;
+      const update = {
+        db: opts.db,
+        files: scope.length,
+        unchanged: marks.size,
+        added: 0,
+        changed: 0,
+        appended: 0,
+        removed: 0,
+        bytesRead: 0,
+        rows,
+      };
+      return stateOf(update, found, scope, failures);
+    }
     // The grown files first: those that cannot go on from their state are read whole with the others.
     const g = await readGrown(conn, grow, csvDir);
     const redo = [...whole, ...g.whole];
@@ -532,10 +546,7 @@ export async function updateIndex(duck: Duck, opts: IndexOptions): Promise<Index
       bytesRead: [...t.states, ...g.states].reduce((n, r) => n + r.bytes, 0),
       rows,
     };
-    const state: IndexState = { update, scope, failures };
-    if (found.root !== undefined) state.root = found.root;
-    if (found.missingRoot !== undefined) state.missingRoot = found.missingRoot;
-    return state;
+    return stateOf(update, found, scope, failures);
   } finally {
     await dropScratch(csvDir);
   }
@@ -571,26 +582,13 @@ async function restat(
   }
 }
 
-/** What an update that read nothing says: every file unchanged. */
+/** The state of an update: what it did, of which files, and where it looked. */
 function stateOf(
-  opts: IndexOptions,
+  update: IndexUpdate,
   found: Awaited<ReturnType<typeof fleetFiles>>,
   scope: ScopeFile[],
   failures: FleetFailure[],
-  unchanged: number,
 ): IndexState {
-  const rows = Object.fromEntries(TABLE_NAMES.map((n) => [n, 0])) as Record<TableName, number>;
-  const update: IndexUpdate = {
-    db: opts.db,
-    files: scope.length,
-    unchanged,
-    added: 0,
-    changed: 0,
-    appended: 0,
-    removed: 0,
-    bytesRead: 0,
-    rows,
-  };
   const state: IndexState = { update, scope, failures };
   if (found.root !== undefined) state.root = found.root;
   if (found.missingRoot !== undefined) state.missingRoot = found.missingRoot;
