@@ -2,7 +2,7 @@ import type { Usage } from "../model/types.js";
 import type { SpendSession } from "./totals.js";
 import type { EntryRec } from "../model/detail.js";
 import { ownerLeaves } from "./fleet-leaf.js";
-import { type calendar, QUARTER_MS } from "./fleet-time.js";
+import { type Buckets, type calendar, QUARTER_MS } from "./fleet-time.js";
 import { roundCost, spendModels, spendOf } from "./totals.js";
 import { buildTree } from "./tree.js";
 import { addExact, addFixed, addSum, type ExactSum, exactValue, exactZero } from "./exact-sum.js";
@@ -88,9 +88,12 @@ export interface SpendRecord {
   leafLine: number;
 }
 
-/** What one record or group adds; `cost` a double (added exactly) or a sum of fixed units. */
+/**
+ * What one record or group adds; `cost` a double (added exactly) or a sum of fixed units. A record's Usage is one
+ * as it is (`records` absent: one).
+ */
 export interface Amounts {
-  records: number;
+  records?: number;
   input: number;
   output: number;
   cacheRead: number;
@@ -110,11 +113,12 @@ export interface SpendGroup extends Amounts {
   model: string;
   copied: boolean;
   leafLine: number;
+  records: number;
   /** Cost in units of 2^-80 (exact-sum.ts fixedUnits, summed). */
   cost: bigint;
 }
 
-const NO_USAGE: Amounts = { records: 1, input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cacheWrite1h: 0, cost: 0 };
+const NO_USAGE: Amounts = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cacheWrite1h: 0, cost: 0 };
 
 export interface SessionScope {
   /** Whole days "YYYY-MM-DD" in the zone, both ends included; entries without a valid timestamp are then left out. */
@@ -158,7 +162,7 @@ export class UsageAggregator {
         owner ??= ownerLeaves(session, buildTree(session));
         leafLine = (session.entries[owner[rec.index] as number] as EntryRec).line;
       }
-      this.count(scope, ord, rec.time, kind.source === "assistant", `${m.provider}/${m.model}`, amountsOf(rec.usage), copied, leafLine);
+      this.count(scope, ord, rec.time, kind.source === "assistant", `${m.provider}/${m.model}`, rec.usage ?? NO_USAGE, copied, leafLine);
     }
   }
 
@@ -168,7 +172,7 @@ export class UsageAggregator {
    */
   addRecords(records: readonly SpendRecord[], scope: SessionScope, groups: readonly SpendGroup[] = []): void {
     const ord = this.ordinal++;
-    for (const r of records) this.count(scope, ord, r.time, r.assistant, r.model, amountsOf(r.usage), r.copied, r.leafLine);
+    for (const r of records) this.count(scope, ord, r.time, r.assistant, r.model, r.usage ?? NO_USAGE, r.copied, r.leafLine);
     for (const g of groups)
       this.count(scope, ord, g.quarter === null ? Number.NaN : g.quarter * QUARTER_MS, g.assistant, g.model, g, g.copied, g.leafLine);
   }
@@ -191,18 +195,9 @@ export class UsageAggregator {
       if (scope.since !== undefined && bucket.day < scope.since) return;
       if (scope.until !== undefined && bucket.day > scope.until) return;
     }
-    // The row's key first, its keys object only for a new row (a fleet's count makes few rows of many records).
-    let key = "";
-    for (let i = 0; i < this.by.length; i++) {
-      const v = keyOf(this.by[i] as GroupKey, bucket, model, scope, leafLine);
-      key = i === 0 ? (v ?? "\u0001") : `${key}\u0000${v ?? "\u0001"}`;
-    }
-    let row = this.rows.get(key);
-    if (!row) {
-      const keys: UsageKeys = {};
-      for (const k of this.by) keys[k] = keyOf(k, bucket, model, scope, leafLine);
-      row = this.row(key, keys);
-    }
+    const keys: UsageKeys = {};
+    for (const k of this.by) keys[k] = keyOf(k, bucket, model, scope, leafLine);
+    const row = this.row(this.by.map((k) => keys[k] ?? "\u0001").join("\u0000"), keys);
     add(row, amounts, assistant, ord);
     add(this.total, amounts, assistant, ord);
     if (this.breakdown) add(modelAcc(row, model), amounts, assistant, ord);
@@ -271,13 +266,7 @@ export class UsageAggregator {
 }
 
 /** A record's value of one group key. */
-function keyOf(
-  k: GroupKey,
-  bucket: { day: string; week: string; month: string } | null,
-  model: string,
-  scope: SessionScope,
-  leafLine: number,
-): string | null {
+function keyOf(k: GroupKey, bucket: Buckets | null, model: string, scope: SessionScope, leafLine: number): string | null {
   if (k === "day" || k === "week" || k === "month") return bucket === null ? null : bucket[k];
   if (k === "model") return model;
   if (k === "project") return scope.project;
@@ -314,19 +303,6 @@ function addSums(s: ExactSums, o: ExactSums): void {
   addSum(s.summaryCost, o.summaryCost);
 }
 
-function amountsOf(u: Usage | undefined): Amounts {
-  if (!u) return NO_USAGE;
-  return {
-    records: 1,
-    input: u.input,
-    output: u.output,
-    cacheRead: u.cacheRead,
-    cacheWrite: u.cacheWrite,
-    cacheWrite1h: u.cacheWrite1h,
-    cost: u.cost,
-  };
-}
-
 function addCost(s: ExactSum, cost: number | bigint): void {
   if (typeof cost === "bigint") addFixed(s, cost);
   else addExact(s, cost);
@@ -338,7 +314,7 @@ function add(acc: Acc, a: Amounts, assistant: boolean, ord: number): void {
     acc.lastSession = ord;
     s.sessions++;
   }
-  if (assistant) s.turns += a.records;
+  if (assistant) s.turns += a.records ?? 1;
   s.input += a.input;
   s.output += a.output;
   s.cacheRead += a.cacheRead;
