@@ -1,5 +1,5 @@
 import { FIXED_BITS, FIXED_MAX_BITS } from "../ops/exact-sum.js";
-import { QUARTER_MS } from "../ops/fleet-time.js";
+import { DAY_MS, QUARTER_MS } from "../ops/fleet-time.js";
 import type { Connection } from "./duck.js";
 
 /**
@@ -22,6 +22,11 @@ export function fixedSql(col: string): { test: string; units: string } {
 
 /** The quarter hour of a usage row's timestamp (fleet-time.ts quarterOf, in SQL: the same double division). */
 export const QUARTER_SQL = `floor(CAST(epoch_ms(u.timestamp) AS DOUBLE) / ${QUARTER_MS})`;
+
+/** The UTC day of a quarter hour (fleet-time.ts utcDayOf, in SQL: the same double arithmetic). */
+export function utcDaySql(quarter: string): string {
+  return `floor(${quarter} * ${QUARTER_MS} / ${DAY_MS})`;
+}
 
 export const SPEND_TABLE = "spend_quarters";
 

@@ -2,11 +2,11 @@ import type { DamageNote } from "../ops/fleet-files.js";
 import type { SpendGroup, SpendRecord, UsageAggregator } from "../ops/fleet-usage.js";
 import type { Duck } from "./duck.js";
 import type { IndexState } from "./index-db.js";
-import { fixedSql, QUARTER_SQL, SPEND_TABLE } from "./index-spend.js";
+import { fixedSql, QUARTER_SQL, SPEND_TABLE, utcDaySql } from "./index-spend.js";
 import { DAY_MS, dayOffsets, QUARTER_MS } from "../ops/fleet-time.js";
 import type { CountNotes, CountSettings } from "./usage-count.js";
 
-/** What a count reads of each record besides its spend (the rest is left unread: see spendSql). */
+/** What a count reads of each record besides its spend (the rest is left unread: see spendRows and groupSql). */
 export interface SpendNeeds {
   time: boolean;
   model: boolean;
@@ -70,7 +70,7 @@ function groupSql(need: SpendNeeds, days: string | null): string {
  * quarter hour. The quarter kept per row (its least) has the local day the calendar gives it.
  */
 function localDays(days: string | null): string {
-  const utcDay = `floor(s.quarter * ${QUARTER_MS} / ${DAY_MS})`;
+  const utcDay = utcDaySql("s.quarter");
   const join = days === null ? "" : `LEFT JOIN (VALUES ${days}) o(d, off) ON o.d = ${utcDay}`;
   const off = days === null ? "CAST(NULL AS DOUBLE)" : "o.off";
   return `SELECT s.*, CASE WHEN ${off} IS NOT NULL THEN floor((s.quarter * ${QUARTER_MS} + ${off}) / ${DAY_MS}) END AS local_day,
@@ -80,9 +80,7 @@ function localDays(days: string | null): string {
 /** (UTC day, offset) for every UTC day the index has spend on: a VALUES list for localDays, null for none. */
 async function dayList(duck: Duck, timeZone: string | undefined): Promise<string | null> {
   const rows = (
-    await duck.conn.runAndReadAll(
-      `SELECT DISTINCT floor(quarter * ${QUARTER_MS} / ${DAY_MS}) FROM idx.${SPEND_TABLE} WHERE quarter IS NOT NULL`,
-    )
+    await duck.conn.runAndReadAll(`SELECT DISTINCT ${utcDaySql("quarter")} FROM idx.${SPEND_TABLE} WHERE quarter IS NOT NULL`)
   ).getRowsJS();
   if (rows.length === 0) return null;
   const offsetOf = dayOffsets(timeZone);
