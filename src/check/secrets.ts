@@ -283,6 +283,19 @@ export function mayBeServiceAccount(text: string): boolean {
   return text.includes("\\u") || (text.includes("private_key_id") && text.includes("PRIVATE KEY"));
 }
 
+/** A file a string is linted as (SecretScanner.filesOf). */
+interface AsFile {
+  name: string;
+  ext: string;
+  config: SecretLintCoreConfig;
+}
+
+/** The engine's configuration of one preset rule alone. */
+function presetRuleAlone(id: string): SecretLintCoreConfig {
+  const rule = presetRules.find((r) => r.meta.id === id);
+  return { rules: rule === undefined ? [] : [{ id, rule }] };
+}
+
 /**
  * The secrets scan: every string of every value added, batched into secretlint sources (the strings of many
  * entries, lintBatch), each hit given back its value and string. A full batch goes to the `remote` linter (another
@@ -318,10 +331,8 @@ export class SecretScanner {
   constructor(opts: SecretScanOptions = {}) {
     const patterns = opts.patterns ?? [];
     this.config = secretlintConfig(patterns);
-    const gcp = presetRules.find((r) => r.meta.id === GCP_RULE);
-    this.gcp = { rules: gcp === undefined ? [] : [{ id: GCP_RULE, rule: gcp }] };
-    const npm = presetRules.find((r) => r.meta.id === NPM_RULE);
-    this.npm = { rules: npm === undefined ? [] : [{ id: NPM_RULE, rule: npm }] };
+    this.gcp = presetRuleAlone(GCP_RULE);
+    this.npm = presetRuleAlone(NPM_RULE);
     this.allow = (opts.allow ?? []).map((r) => new RegExp(r.source, r.flags.replace(/[gy]/g, "")));
     this.minChars = patterns.length > 0 ? 1 : PRESET_MIN_CHARS;
     this.clean = patterns.length > 0 ? undefined : new Set();
@@ -331,8 +342,7 @@ export class SecretScanner {
   /** Scans every string of `value` (an entry, a header); `owner` comes back on its hits. */
   add(owner: number, value: unknown): void {
     entryStrings(value, this.minChars, (ordinal, text) => {
-      if (mayBeServiceAccount(text)) this.watch(this.lintAsJson(owner, ordinal, text));
-      for (const file of npmFileNames(text)) this.watch(this.lintAsNpmFile(owner, ordinal, text, file));
+      for (const file of this.filesOf(text)) this.watch(this.lintAsFile(owner, ordinal, text, file));
       if (text.length <= CLEAN_CHARS) {
         if (this.clean?.has(text)) return;
         this.short.push(this.parts.length);
@@ -392,14 +402,19 @@ export class SecretScanner {
     this.pending.push(p);
   }
 
-  /** Lints a string that may be a service-account key file as one (.json), by the GCP rule alone. */
-  private async lintAsJson(owner: number, ordinal: number, text: string): Promise<void> {
-    for (const m of await lintText(this.gcp, text, ".json")) this.keep(owner, ordinal, text, m.start, m.end, m.ruleId);
+  /**
+   * The files a string may be whose rules read them only by their name: a service-account key file (.json, the GCP
+   * rule) and an .npmrc or a package.json (the npm rule).
+   */
+  private filesOf(text: string): AsFile[] {
+    const out: AsFile[] = npmFileNames(text).map((f) => ({ ...f, config: this.npm }));
+    if (mayBeServiceAccount(text)) out.push({ name: "session.json", ext: ".json", config: this.gcp });
+    return out;
   }
 
-  /** Lints a string that may be an .npmrc or a package.json as one, by the npm rule alone. */
-  private async lintAsNpmFile(owner: number, ordinal: number, text: string, file: { name: string; ext: string }): Promise<void> {
-    for (const m of await lintText(this.npm, text, file.ext, file.name)) this.keep(owner, ordinal, text, m.start, m.end, m.ruleId);
+  /** Lints a string as the file it may be, by the rule that reads such a file alone. */
+  private async lintAsFile(owner: number, ordinal: number, text: string, file: AsFile): Promise<void> {
+    for (const m of await lintText(file.config, text, file.ext, file.name)) this.keep(owner, ordinal, text, m.start, m.end, m.ruleId);
   }
 
   private keep(owner: number, ordinal: number, text: string, start: number, end: number, ruleId: string): void {
