@@ -4,13 +4,7 @@
  * lexers (src/io/scan) are reached only through the loader (load.ts, skeleton.ts) and this module: ops, check,
  * reports, render, web and commands import none of them (test/layers.test.ts).
  */
-import {
-  isScannedValueInStringifyForm,
-  isStringifyFormBytes,
-  messageStandIn,
-  messageStandInFromBytes,
-  readLines,
-} from "../io/scan/index.js";
+import { isStringifyFormBytes, messageStandIn, messageStandInFromBytes, readLines } from "../io/scan/index.js";
 import { toJson } from "./json-text.js";
 import { parseEntry, readEntry, type Session } from "./session.js";
 import type { EntryRec } from "./detail.js";
@@ -104,7 +98,7 @@ export function messageLines(
       if (fromBytes && mayStandIn && span !== undefined && rec.type === "message" && rec.index < n) {
         const bytes = (session.store.rawBytes as (r: EntryRec) => Buffer)(rec);
         const standIn = messageStandInFromBytes(bytes, 0, bytes.length, span);
-        if (standIn !== null && (!spans || isScannedValueInStringifyForm(span[0] as number, span[1] as number))) {
+        if (standIn !== null && (!spans || isStringifyFormBytes(bytes, span[0] as number, span[1] as number))) {
           while (held.length <= rec.index) held.push(undefined);
           held[rec.index] = standIn;
           isStandIn[rec.index] = 2;

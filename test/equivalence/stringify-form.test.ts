@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isScannedValueInStringifyForm, isStringifyFormBytes } from "../../src/io/scan/form.js";
-import { scanLine, skeletonKeys, slotFrom, slotTo } from "../../src/io/scan/skeleton.js";
+import { isStringifyFormBytes } from "../../src/io/scan/form.js";
 import { isStringifyForm } from "../support/stringify-form-text.js";
 import { expectSame } from "../support/expect-fast.js";
 import {
@@ -90,45 +89,5 @@ describe("isStringifyFormBytes (message bytes written as they are by context --j
     // The generator must reach both answers for the test to mean anything.
     expect(yes).toBeGreaterThan(250);
     expect(yes).toBeLessThan(4_750);
-  });
-});
-
-/**
- * For `s` as the value of `m` in a line the skeleton scanner just read: the in-place answer, and isStringifyFormBytes
- * of the same bytes of the line (its value's span: white space around it is not part of it); null when the scanner
- * read no value.
- */
-function bothAnswers(s: string): { inPlace: boolean; copied: boolean } | null {
-  const line = Buffer.from(`{"id":"x","m":${s},"z":1}`);
-  if (scanLine(IN_PLACE_KEYS, line, 0, line.length) !== 1) return null;
-  const from = slotFrom(IN_PLACE_KEYS.first + 1);
-  const to = slotTo(IN_PLACE_KEYS.first + 1);
-  const inPlace = isScannedValueInStringifyForm(from, to);
-  return { inPlace, copied: isStringifyFormBytes(line, from, to) };
-}
-const answerInPlace = (s: string): boolean | undefined => bothAnswers(s)?.inPlace;
-const IN_PLACE_KEYS = skeletonKeys(["id", "m"], null, []);
-
-describe("isScannedValueInStringifyForm (the check run where the line's scan left its bytes)", () => {
-  it("answers as isStringifyFormBytes on every text, generated ones included", () => {
-    const texts = [...VALID_NOT_FORM, ...stringifyTexts()];
-    const gen = nearJson(lcg(11), NEAR_JSON_ATOMS, ['"a"', '"b"', '"1"', '"a\\n"']);
-    for (let t = 0; t < 2_000; t++) texts.push(gen());
-    let asked = 0;
-    for (const s of texts) {
-      if (!parses(s)) continue;
-      const both = bothAnswers(s);
-      if (both === null) continue;
-      asked++;
-      expectSame(both.inPlace, both.copied, s);
-      if (s.trim() === s) expectSame(both.inPlace, answer(s), s);
-    }
-    expect(asked).toBeGreaterThan(500);
-  });
-
-  it("numbers are compared with their printing at their place in the line", () => {
-    expect(answerInPlace('{"a":1.5,"b":[10,-2]}')).toBe(true);
-    expect(answerInPlace('{"a":1.50}')).toBe(false);
-    expect(answerInPlace('{"a":1e3}')).toBe(false);
   });
 });

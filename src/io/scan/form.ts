@@ -11,28 +11,18 @@
  * what JSON.stringify writes for them, and valid UTF-8 holds no lone surrogate. The walk through the value is
  * scan.wat's `form`, which leaves to this file only the numbers it cannot tell are printed as written.
  */
-import { formScan, formScanOfLine, lineLatin1 } from "./skeleton.js";
+import { formScan } from "./skeleton.js";
 
 /** See the file's comment: whether line bytes b[from, to), one valid JSON value, are in JSON.stringify's form. */
 export function isStringifyFormBytes(line: Buffer, from: number, to: number): boolean {
-  return numbersPrintAsWritten(formScan(line, from, to), (a, b) => line.toString("latin1", from + a, from + b));
-}
-
-/**
- * isStringifyFormBytes of bytes [from, to) of the line the last scanLine read (a message whose stand-in it just
- * read), scanned where that scan left them: not copied into wasm memory a second time.
- */
-export function isScannedValueInStringifyForm(from: number, to: number): boolean {
-  return numbersPrintAsWritten(formScanOfLine(from, to), (a, b) => lineLatin1(from + a, from + b));
-}
-
-/** The form scan's verdict; numbers it could not tell print as written are compared with their printing. */
-function numbersPrintAsWritten(scan: false | readonly number[] | null, text: (a: number, b: number) => string): boolean {
   // Without wasm nothing is known to be in the form (the caller then writes the value itself).
-  if (scan === null || scan === false) return false;
+  const scan = formScan(line, from, to);
+  if (scan === null) return false;
+  if (scan === false) return false;
+  // Numbers the scan could not tell print as written: compared with their printing.
   for (let i = 0; i < scan.length; i += 2) {
-    const t = text(scan[i] as number, scan[i + 1] as number);
-    if (String(Number(t)) !== t) return false;
+    const text = line.toString("latin1", from + (scan[i] as number), from + (scan[i + 1] as number));
+    if (String(Number(text)) !== text) return false;
   }
   return true;
 }

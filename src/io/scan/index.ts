@@ -22,7 +22,7 @@ export {
   type RawLine,
   type Source,
 } from "./lines.js";
-export { isScannedValueInStringifyForm, isStringifyFormBytes } from "./form.js";
+export { isStringifyFormBytes } from "./form.js";
 export { messageStandIn, messageStandInFromBytes } from "./standin.js";
 export { base64Decoded, JsonBytes, Keys } from "./json-bytes.js";
 export { CONDENSE_MIN_LINE, condenseLine, protectedKeys, type ProtectedKeys } from "./condense.js";

@@ -172,25 +172,6 @@ export function formScan(b: Buffer, from: number, to: number): false | readonly 
 
 const NO_NUMBERS: readonly number[] = Object.freeze([]);
 
-/**
- * formScan of bytes [from, to) of the line the last scanLine read (offsets from its start), where that scan left
- * them in wasm memory: no second copy of a message already copied to be scanned.
- */
-export function formScanOfLine(from: number, to: number): false | readonly number[] | null {
-  if (wasm === undefined || wasm === null || line !== wbuf) return null;
-  const n = wasm.form(lineStart + from, lineStart + to);
-  if (n < 0) return false;
-  if (n === 0) return NO_NUMBERS;
-  const numbers: number[] = [];
-  for (let i = 0; i < 2 * n; i++) numbers.push((numberSpans[i] as number) - lineStart - from);
-  return numbers;
-}
-
-/** Bytes [from, to) of the line the last scanLine read, as latin1 (a number's ASCII text). */
-export function lineLatin1(from: number, to: number): string {
-  return line.toString("latin1", lineStart + from, lineStart + to);
-}
-
 function matches(b: Uint8Array, from: number, to: number, name: Uint8Array): boolean {
   if (to - from !== name.length) return false;
   for (let i = 0; i < name.length; i++) if (b[from + i] !== name[i]) return false;
