@@ -141,8 +141,8 @@ export class UsageAggregator {
 
   constructor(
     readonly by: readonly GroupKey[],
-    private readonly cal: ReturnType<typeof calendar>,
-    private readonly breakdown = false,
+    readonly cal: ReturnType<typeof calendar>,
+    readonly breakdown = false,
   ) {}
 
   addSession(session: SpendSession, scope: SessionScope): void {
@@ -197,7 +197,7 @@ export class UsageAggregator {
     }
     const keys: UsageKeys = {};
     for (const k of this.by) keys[k] = keyOf(k, bucket, model, scope, leafLine);
-    const row = this.row(this.by.map((k) => keys[k] ?? "\u0001").join("\u0000"), keys);
+    const row = this.row(rowKey(this.by, keys), keys);
     add(row, amounts, assistant, ord);
     add(this.total, amounts, assistant, ord);
     if (this.breakdown) add(modelAcc(row, model), amounts, assistant, ord);
@@ -263,6 +263,11 @@ export class UsageAggregator {
     });
     return { rows, totals: finish(this.total.sums) };
   }
+}
+
+/** The key of the row `keys` names, as the aggregator files it (and a snapshot hands it over). */
+export function rowKey(by: readonly GroupKey[], keys: UsageKeys): string {
+  return by.map((k) => keys[k] ?? "\u0001").join("\u0000");
 }
 
 /** A record's value of one group key. */

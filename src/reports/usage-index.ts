@@ -2,9 +2,9 @@ import type { DamageNote } from "../ops/fleet-files.js";
 import type { SpendGroup, SpendRecord, UsageAggregator } from "../ops/fleet-usage.js";
 import type { Duck } from "./duck.js";
 import type { IndexState } from "./index-db.js";
-import { fixedSql, QUARTER_SQL, SPEND_TABLE, utcDaySql } from "./index-spend.js";
-import { DAY_MS, dayOffsets, QUARTER_MS } from "../ops/fleet-time.js";
+import { dayList, fixedSql, localDays, QUARTER_SQL, SPEND_TABLE } from "./index-spend.js";
 import type { CountNotes, CountSettings } from "./usage-count.js";
+import { rowsFromIndex, summedInSql } from "./usage-index-rows.js";
 
 /** What a count reads of each record besides its spend (the rest is left unread: see spendRows and groupSql). */
 export interface SpendNeeds {
@@ -61,36 +61,6 @@ function groupSql(need: SpendNeeds, days: string | null): string {
   CAST(sum(cache_write_1h) AS DOUBLE) AS cw1, sum(CASE WHEN fixed THEN ${fixedSql("cost").units} END) AS c, fixed
   FROM (${spendRows(need)}) GROUP BY ALL`;
   return numbered(sums, cols);
-}
-
-/**
- * The index's quarter-hour sums with the local day each is in (`local_day`; by fleet-time.ts's rule: the zone's
- * offset over the quarter's UTC day, from `days`, a VALUES list of (UTC day, offset)), or, on a day the offset
- * changes, the quarter itself (`change_quarter`): summed per local day, a session's spend is a few rows, not one per
- * quarter hour. The quarter kept per row (its least) has the local day the calendar gives it.
- */
-function localDays(days: string | null): string {
-  const utcDay = utcDaySql("s.quarter");
-  const join = days === null ? "" : `LEFT JOIN (VALUES ${days}) o(d, off) ON o.d = ${utcDay}`;
-  const off = days === null ? "CAST(NULL AS DOUBLE)" : "o.off";
-  return `SELECT s.*, CASE WHEN ${off} IS NOT NULL THEN floor((s.quarter * ${QUARTER_MS} + ${off}) / ${DAY_MS}) END AS local_day,
-  CASE WHEN ${off} IS NULL THEN s.quarter END AS change_quarter FROM idx.${SPEND_TABLE} s ${join}`;
-}
-
-/** (UTC day, offset) for every UTC day the index has spend on: a VALUES list for localDays, null for none. */
-async function dayList(duck: Duck, timeZone: string | undefined): Promise<string | null> {
-  const rows = (
-    await duck.conn.runAndReadAll(`SELECT DISTINCT ${utcDaySql("quarter")} FROM idx.${SPEND_TABLE} WHERE quarter IS NOT NULL`)
-  ).getRowsJS();
-  if (rows.length === 0) return null;
-  const offsetOf = dayOffsets(timeZone);
-  return rows
-    .map((r) => {
-      const d = Number(r[0]);
-      const off = offsetOf(d);
-      return `(${d}::DOUBLE, ${off === null ? "NULL" : off}::DOUBLE)`;
-    })
-    .join(", ");
 }
 
 /** The records whose cost is not a fixed sum's (none, for realistic prices), one by one. */
@@ -219,6 +189,14 @@ export async function countFromIndex(
   notes: CountNotes,
   need: SpendNeeds,
 ): Promise<void> {
+  if (summedInSql(agg.by, s)) {
+    const snap = await rowsFromIndex(duck, state, agg.by, agg.breakdown, s, agg.cal, need.timeZone);
+    if (snap !== undefined) {
+      noteFiles(state, await fileFacts(duck, false), notes);
+      agg.merge(snap);
+      return;
+    }
+  }
   const { paths, spends } = await spendBySession(duck, need);
   const indexed = new Set(paths);
   const facts = await fileFacts(duck, need.project);
@@ -241,5 +219,15 @@ export async function countFromIndex(
       ...(s.until !== undefined ? { until: s.until } : {}),
     };
     agg.addRecords(spend?.rest ?? [], scope, spend?.groups ?? []);
+  }
+}
+
+/** The notes of the files asked about (skipped, damaged) when the sums come from SQL: as countFromIndex makes them. */
+function noteFiles(state: IndexState, facts: ReadonlyMap<string, FileFacts>, notes: CountNotes): void {
+  for (const f of state.scope) {
+    const fact = facts.get(f.path);
+    if (fact === undefined) continue;
+    if (fact.status === "skipped") notes.skipped.push(f.name);
+    else for (const d of fact.problems) notes.damage.push({ ...d, file: f.name });
   }
 }

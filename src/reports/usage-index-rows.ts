@@ -1,0 +1,169 @@
+import { writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { dropScratch, scratchDir } from "../io/scratch.js";
+import { addFixed, exactZero } from "../ops/exact-sum.js";
+import type { calendar } from "../ops/fleet-time.js";
+import { QUARTER_MS } from "../ops/fleet-time.js";
+import { type ExactSums, type GroupKey, rowKey, type UsageKeys, type UsageSnapshot } from "../ops/fleet-usage.js";
+import { type Duck, quote } from "./duck.js";
+import type { IndexState } from "./index-db.js";
+import { dayList, localDays } from "./index-spend.js";
+import type { CountSettings } from "./usage-count.js";
+
+/**
+ * usage's rows summed in SQL, for the questions most asked (by day, week, month and model, no project): the index's
+ * quarter-hour sums grouped by the rows' own keys, sessions counted distinct, handed to the aggregator as a snapshot
+ * (as worker threads hand theirs over). Moving every session's groups into JavaScript to count them there was most of
+ * an answer (10,000 sessions: 30,000 groups). The buckets stay the calendar's (fleet-time.ts): it is asked in
+ * JavaScript for each local day (and, on a day the zone's offset changes, each quarter hour) the spend falls on.
+ */
+
+const KEYS: readonly GroupKey[] = ["day", "week", "month", "model"];
+
+/** Whether rows keyed by `by` can be summed in SQL (the others need each session's name, project or leaves). */
+export function summedInSql(by: readonly GroupKey[], settings: CountSettings): boolean {
+  return settings.project === undefined && by.every((k) => KEYS.includes(k));
+}
+
+/** The spend rows a count reads: the sessions asked about (not skipped), copies left out unless asked for. */
+async function sourceSql(duck: Duck, state: IndexState, settings: CountSettings, days: string | null, dir: string): Promise<string> {
+  const where = [`s.session NOT IN (SELECT path FROM idx.files WHERE status = 'skipped')`];
+  if (!settings.includeCopied) where.push("NOT s.copied");
+  const count = (await duck.conn.runAndReadAll("SELECT count(*) FROM idx.files")).getRowsJS()[0]?.[0];
+  // After an update without failures every file asked about is indexed: as many files means the same ones.
+  if (!(state.failures.length === 0 && Number(count) === state.scope.length)) {
+    const file = join(dir, "scope.ndjson");
+    writeFileSync(file, state.scope.map((f) => `${JSON.stringify({ path: f.path })}\n`).join(""));
+    await duck.conn.run(
+      `CREATE OR REPLACE TEMP TABLE usage_scope AS SELECT * FROM read_json(${quote(file)}, format = 'newline_delimited', columns = {path: 'VARCHAR'})`,
+    );
+    where.push("s.session IN (SELECT path FROM usage_scope)");
+  }
+  return `SELECT s.* FROM (${localDays(days)}) s WHERE ${where.join(" AND ")}`;
+}
+
+/** The calendar's buckets of every local day (and change-day quarter) in `source`: a VALUES list, null for none. */
+async function bucketList(duck: Duck, source: string, cal: ReturnType<typeof calendar>): Promise<string | null> {
+  const rows = (
+    await duck.conn.runAndReadAll(`SELECT local_day, change_quarter, min(quarter) FROM (${source}) WHERE quarter IS NOT NULL GROUP BY ALL`)
+  ).getRowsJS();
+  if (rows.length === 0) return null;
+  const num = (v: unknown) => (v === null ? "NULL" : `${Number(v)}::DOUBLE`);
+  return rows
+    .map((r) => {
+      // Every quarter of a local day (or the change-day quarter itself) has the buckets of its least one.
+      const b = cal(Number(r[2]) * QUARTER_MS);
+      return `(${num(r[0])}, ${num(r[1])}, ${quote(b.day)}, ${quote(b.week)}, ${quote(b.month)})`;
+    })
+    .join(", ");
+}
+
+/** A grouping set's bit in GROUPING(cols…): set for each column the set leaves out (the first column highest). */
+function maskOf(cols: readonly string[], set: readonly string[]): number {
+  return cols.reduce((m, c, i) => (set.includes(c) ? m : m | (1 << (cols.length - 1 - i))), 0);
+}
+
+interface Plan {
+  sql: string;
+  cols: string[];
+  rowMask: number;
+  modelMask: number | null;
+  totalMask: number;
+}
+
+/** The one query: rows, their models (breakdown) and the totals, as grouping sets of the spend rows. */
+function plan(by: readonly GroupKey[], breakdown: boolean, source: string, buckets: string | null, s: CountSettings): Plan {
+  const keys = by.filter((k) => KEYS.includes(k));
+  const cols = breakdown && !keys.includes("model") ? [...keys, "model"] : keys;
+  const withModel = breakdown ? cols : null;
+  const sets = [keys, ...(withModel && withModel.length !== keys.length ? [withModel] : []), ...(keys.length > 0 ? [[]] : [])];
+  const timed = keys.some((k) => k !== "model") || s.since !== undefined || s.until !== undefined;
+  const from =
+    timed && buckets !== null
+      ? `SELECT s.*, b.day, b.week, b.month FROM (${source}) s LEFT JOIN (VALUES ${buckets}) b(ld, cq, day, week, month) ON b.ld IS NOT DISTINCT FROM s.local_day AND b.cq IS NOT DISTINCT FROM s.change_quarter`
+      : `SELECT s.*, NULL::VARCHAR AS day, NULL::VARCHAR AS week, NULL::VARCHAR AS month FROM (${source}) s`;
+  const where: string[] = [];
+  if (s.since !== undefined) where.push(`day >= ${quote(s.since)}`);
+  if (s.until !== undefined) where.push(`day <= ${quote(s.until)}`);
+  const group = cols.length > 0 ? `GROUPING(${cols.join(", ")})` : "0";
+  const sql = `SELECT ${group} AS g, ${cols.map((c) => `${c}, `).join("")}CAST(count(DISTINCT session) AS DOUBLE) AS sessions,
+  coalesce(sum(n) FILTER (WHERE assistant), 0) AS turns, sum(input), sum(output), sum(cache_read), sum(cache_write), sum(cache_write_1h),
+  sum(cost), sum(cost) FILTER (WHERE NOT assistant), bool_and(fixed)
+  FROM (${from}) ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""}
+  GROUP BY GROUPING SETS (${sets.map((set) => `(${set.join(", ")})`).join(", ")})`;
+  return {
+    sql,
+    cols,
+    rowMask: maskOf(cols, keys),
+    modelMask: withModel ? maskOf(cols, withModel) : null,
+    totalMask: maskOf(cols, []),
+  };
+}
+
+function sumsOf(v: (i: number) => unknown): ExactSums {
+  const num = (i: number) => Number(v(i) ?? 0);
+  const exact = (i: number) => {
+    const s = exactZero();
+    const units = v(i);
+    if (typeof units === "bigint") addFixed(s, units);
+    return s;
+  };
+  const [input, output, cacheRead, cacheWrite] = [num(2), num(3), num(4), num(5)];
+  return {
+    sessions: num(0),
+    turns: num(1),
+    input,
+    output,
+    cacheRead,
+    cacheWrite,
+    cacheWrite1h: num(6),
+    totalTokens: input + output + cacheRead + cacheWrite,
+    cost: exact(7),
+    summaryCost: exact(8),
+  };
+}
+
+/**
+ * The count of `by` (day, week, month, model) over the index as a snapshot, or undefined where a cost is not a sum of
+ * fixed units (the count then adds those records one by one: usage-index.ts).
+ */
+export async function rowsFromIndex(
+  duck: Duck,
+  state: IndexState,
+  by: readonly GroupKey[],
+  breakdown: boolean,
+  s: CountSettings,
+  cal: ReturnType<typeof calendar>,
+  timeZone: string | undefined,
+): Promise<UsageSnapshot | undefined> {
+  const timed = by.some((k) => k !== "model") || s.since !== undefined || s.until !== undefined;
+  const dir = await scratchDir(join(tmpdir(), "pisess-usage-"));
+  let result: unknown[][];
+  let p: Plan;
+  try {
+    const source = await sourceSql(duck, state, s, timed ? await dayList(duck, timeZone) : null, dir);
+    p = plan(by, breakdown, source, timed ? await bucketList(duck, source, cal) : null, s);
+    result = (await duck.conn.runAndReadAll(p.sql)).getColumnsJS() as unknown[][];
+  } finally {
+    await dropScratch(dir);
+  }
+  const at = (c: number, i: number) => (result[c] as unknown[])[i];
+  const width = 1 + p.cols.length;
+  const rows = new Map<string, UsageSnapshot["rows"][number]>();
+  const models: { key: string; model: string; sums: ExactSums }[] = [];
+  let total: ExactSums | undefined;
+  for (let i = 0; i < (result[0]?.length ?? 0); i++) {
+    if (at(width + 9, i) === false) return undefined;
+    const mask = Number(at(0, i));
+    const keys: UsageKeys = {};
+    for (const [c, col] of p.cols.entries()) if (by.includes(col as GroupKey)) keys[col as GroupKey] = at(1 + c, i) as string | null;
+    const sums = sumsOf((k) => at(width + k, i));
+    const key = rowKey(by, keys);
+    if (mask === p.totalMask) total = sums;
+    if (mask === p.rowMask && sums.sessions > 0) rows.set(key, { key, keys, sums, models: [] });
+    if (mask === p.modelMask && sums.sessions > 0) models.push({ key, model: String(at(p.cols.indexOf("model") + 1, i)), sums });
+  }
+  for (const m of models) rows.get(m.key)?.models.push({ model: m.model, sums: m.sums });
+  return { rows: [...rows.values()], total: total ?? sumsOf(() => null) };
+}
