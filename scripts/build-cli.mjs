@@ -33,6 +33,23 @@ const lazyYargs = {
   },
 };
 
+/**
+ * DuckDB's API in one file of the bundle (dist/bundle/duckdb-api.cjs), required by src/reports/duck-api.ts in its
+ * place: the package's 186 files took 53–68 ms of every sql, usage and index run to load, one file 24–31 ms. Its
+ * native part (@duckdb/node-bindings) stays in node_modules, where the package's install put it.
+ */
+const DUCK_API_FILE = "./duckdb-api.cjs";
+const duckApiFile = {
+  name: "duck-api-file",
+  setup(b) {
+    b.onLoad({ filter: /src[\\/]reports[\\/]duck-api\.ts$/ }, () => ({
+      contents: `export function duckApi() { return require(${JSON.stringify(DUCK_API_FILE)}); }`,
+      loader: "js",
+    }));
+    b.onResolve({ filter: /^\.\/duckdb-api\.cjs$/ }, (a) => ({ path: a.path, external: true }));
+  },
+};
+
 /** What every build of the CLI shares. */
 const COMMON = {
   absWorkingDir: ROOT,
@@ -42,7 +59,7 @@ const COMMON = {
   target: "node20",
   // Optional and native: resolved at run time, when `pisess sql` asks for it.
   // supports-color: `debug` (secretlint's logger) tries it inside a try/catch and does without it.
-  external: ["@duckdb/node-api", "supports-color"],
+  external: ["@duckdb/node-api", "@duckdb/node-bindings", "supports-color"],
   legalComments: "none",
   // Less source for V8 to parse and compile at start-up (about a tenth of a typical run's CPU); names are kept, so a
   // --debug stack trace still names its functions.
@@ -77,7 +94,7 @@ const SPLIT = {
 // time anyway (createRequire: src/render/style.ts, width.ts, text-table.ts), so a run that does not need them still does not load them.
 // Commands share no state with each other (one runs), so their copies of common code are harmless.
 const STATIC_KINDS = new Set(["import-statement", "require-call", "require-resolve"]);
-const analysis = await build({ ...SPLIT, outdir: OUT, write: false, plugins: [lazyYargs] });
+const analysis = await build({ ...SPLIT, outdir: OUT, write: false, plugins: [duckApiFile, lazyYargs] });
 const inputs = analysis.metafile.inputs;
 const closure = (roots, dynamic) => {
   const seen = new Set();
@@ -121,7 +138,7 @@ const stage1 = await Promise.all(
       ...COMMON,
       entryPoints: [join(ROOT, command)],
       outfile,
-      plugins: [keepShared, lazyYargs],
+      plugins: [duckApiFile, keepShared, lazyYargs],
       metafile: true,
     });
     return result.metafile;
@@ -192,7 +209,13 @@ const fromCore = {
   },
 };
 const builds = await Promise.all([
-  build({ ...CJS, entryPoints: { cli: coreEntry }, outdir: OUT, outExtension: { ".js": ".cjs" }, plugins: [splitCore, lazyYargs] }),
+  build({
+    ...CJS,
+    entryPoints: { cli: coreEntry },
+    outdir: OUT,
+    outExtension: { ".js": ".cjs" },
+    plugins: [duckApiFile, splitCore, lazyYargs],
+  }),
   build({
     ...CJS,
     entryPoints: { help: join(ROOT, "scripts", "yargs-help.mjs") },
@@ -205,12 +228,19 @@ const builds = await Promise.all([
       ...CJS,
       entryPoints: [prebundled.get(command)],
       outfile: join(OUT, commandFile(command)),
-      plugins: [fromCore, lazyYargs],
+      plugins: [duckApiFile, fromCore, lazyYargs],
     }),
   ),
   // The worker threads (fleet commands, secrets) are ES modules, started by URL (src/reports/pool.ts) beside the commands.
   build({
+    ...CJS,
+    entryPoints: { "duckdb-api": join(ROOT, "node_modules", "@duckdb", "node-api", "lib", "index.js") },
+    outdir: OUT,
+    outExtension: { ".js": ".cjs" },
+  }),
+  build({
     ...COMMON,
+    plugins: [duckApiFile],
     entryPoints: {
       "usage-worker": ENTRIES["usage-worker"],
       "tables-worker": ENTRIES["tables-worker"],

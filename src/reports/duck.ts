@@ -1,5 +1,5 @@
-import { createRequire } from "node:module";
 import { type ColumnType, TABLES, type TableName } from "../ops/fleet-tables.js";
+import { type DuckApi, duckApi } from "./duck-api.js";
 import { ReportError } from "./report.js";
 
 /**
@@ -7,7 +7,6 @@ import { ReportError } from "./report.js";
  * `pisess tables --format parquet` need it; nothing else does.
  */
 
-type DuckApi = typeof import("@duckdb/node-api");
 export type Connection = Awaited<ReturnType<Awaited<ReturnType<DuckApi["DuckDBInstance"]["create"]>>["connect"]>>;
 
 export interface Duck {
@@ -20,9 +19,7 @@ export interface Duck {
 export async function openDuck(): Promise<Duck> {
   let api: DuckApi;
   try {
-    // Required, not imported: the package is CommonJS, which the ES module loader reads more slowly (about 0.1 s of
-    // every parquet or sql run, scanning each of its files for their exports).
-    api = createRequire(import.meta.url)("@duckdb/node-api") as DuckApi;
+    api = duckApi();
   } catch {
     throw new ReportError(
       "this needs DuckDB, an optional dependency that is not installed: npm install @duckdb/node-api (or use tables --format ndjson)",
