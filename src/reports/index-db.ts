@@ -279,7 +279,9 @@ function statPass(found: readonly ScopeFile[], sigs: ReadonlyMap<string, KnownSi
     const statId = sigs.get(f.path)?.statId;
     const now = statId == null ? undefined : unchangedSince(f.path, statId);
     // The header and line end are the ones read before; only a fork's parent can still make it read again.
-    if (now !== undefined && statId != null) still.set(f.path, { ...now, fingerprint: "", lastLineEnd: now.size, statId });
+    // A literal, not a spread of `now`: spreading was half of this pass (10,000 files: 24-49 ms against 2.5 ms).
+    if (now !== undefined && statId != null)
+      still.set(f.path, { size: now.size, mtimeMs: now.mtimeMs, fingerprint: "", lastLineEnd: now.size, statId });
     else others.push(f);
   }
   return { still, others };
@@ -474,10 +476,10 @@ export async function updateIndex(duck: Duck, opts: IndexOptions): Promise<Index
   const conn = duck.conn;
   await ensureSchema(conn);
   const found = await fleetFiles(opts.targets, opts.env, opts.cwd);
-  if (found.files.some((f) => resolve(opts.cwd, f) === resolve(opts.cwd, opts.db)))
-    throw new ReportError(`--db ${opts.db}: is one of the sessions`);
-  const failures = [...found.failures];
   const scope: ScopeFile[] = found.files.map((name) => ({ path: resolve(opts.cwd, name), name }));
+  const db = resolve(opts.cwd, opts.db);
+  if (scope.some((f) => f.path === db)) throw new ReportError(`--db ${opts.db}: is one of the sessions`);
+  const failures = [...found.failures];
   const sigs = await knownSigs(conn);
   const { still, others } = statPass(scope, sigs);
   const csvDir = await scratchDir(join(tmpdir(), "pisess-index-"));
