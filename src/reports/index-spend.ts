@@ -1,6 +1,6 @@
 import { FIXED_BITS, FIXED_MAX_BITS } from "../ops/exact-sum.js";
 import { DAY_MS, dayOffsets, QUARTER_MS } from "../ops/fleet-time.js";
-import type { Connection, Duck } from "./duck.js";
+import { type Connection, type Duck, literalRows } from "./duck.js";
 
 /**
  * The index's spend per quarter hour: each session's usage rows summed per quarter hour of UTC (the calendar's unit,
@@ -68,30 +68,30 @@ export async function refreshSpendSums(conn: Connection, paths: string | null): 
 
 /**
  * The index's quarter-hour sums with the local day each is in (`local_day`; by fleet-time.ts's rule: the zone's
- * offset over the quarter's UTC day, from `days`, a VALUES list of (UTC day, offset)), or, on a day the offset
+ * offset over the quarter's UTC day, from `days`, rows of (UTC day `d`, offset `off`)), or, on a day the offset
  * changes, the quarter itself (`change_quarter`): summed per local day, a session's spend is a few rows, not one per
  * quarter hour. The quarter kept per row (its least) has the local day the calendar gives it.
  */
 export function localDays(days: string | null): string {
   const utcDay = utcDaySql("s.quarter");
-  const join = days === null ? "" : `LEFT JOIN (VALUES ${days}) o(d, off) ON o.d = ${utcDay}`;
+  const join = days === null ? "" : `LEFT JOIN (${days}) o ON o.d = ${utcDay}`;
   const off = days === null ? "CAST(NULL AS DOUBLE)" : "o.off";
   return `SELECT s.*, CASE WHEN ${off} IS NOT NULL THEN floor((s.quarter * ${QUARTER_MS} + ${off}) / ${DAY_MS}) END AS local_day,
   CASE WHEN ${off} IS NULL THEN s.quarter END AS change_quarter FROM idx.${SPEND_TABLE} s ${join}`;
 }
 
-/** (UTC day, offset) for every UTC day the index has spend on: a VALUES list for localDays, null for none. */
+/** (UTC day `d`, offset `off`) for every UTC day the index has spend on: rows for localDays, null for none. */
 export async function dayList(duck: Duck, timeZone: string | undefined): Promise<string | null> {
   const rows = (
     await duck.conn.runAndReadAll(`SELECT DISTINCT ${utcDaySql("quarter")} FROM idx.${SPEND_TABLE} WHERE quarter IS NOT NULL`)
   ).getRowsJS();
   if (rows.length === 0) return null;
   const offsetOf = dayOffsets(timeZone);
-  return rows
-    .map((r) => {
-      const d = Number(r[0]);
-      const off = offsetOf(d);
-      return `(${d}::DOUBLE, ${off === null ? "NULL" : off}::DOUBLE)`;
-    })
-    .join(", ");
+  return literalRows(
+    [
+      ["d", "DOUBLE"],
+      ["off", "DOUBLE"],
+    ],
+    rows.map((r) => [Number(r[0]), offsetOf(Number(r[0]))]),
+  );
 }

@@ -6,7 +6,7 @@ import { addFixed, exactZero } from "../ops/exact-sum.js";
 import type { calendar } from "../ops/fleet-time.js";
 import { QUARTER_MS } from "../ops/fleet-time.js";
 import { type ExactSums, type GroupKey, rowKey, type UsageKeys, type UsageSnapshot } from "../ops/fleet-usage.js";
-import { type Duck, quote } from "./duck.js";
+import { type Duck, literalRows, quote } from "./duck.js";
 import type { IndexState } from "./index-db.js";
 import { dayList, localDays } from "./index-spend.js";
 import type { CountSettings } from "./usage-count.js";
@@ -43,20 +43,28 @@ async function sourceSql(duck: Duck, state: IndexState, settings: CountSettings,
   return `SELECT s.* FROM (${localDays(days)}) s WHERE ${where.join(" AND ")}`;
 }
 
-/** The calendar's buckets of every local day (and change-day quarter) in `source`: a VALUES list, null for none. */
+/** The calendar's buckets of every local day (and change-day quarter) in `source`: rows, null for none. */
 async function bucketList(duck: Duck, source: string, cal: ReturnType<typeof calendar>): Promise<string | null> {
   const rows = (
     await duck.conn.runAndReadAll(`SELECT local_day, change_quarter, min(quarter) FROM (${source}) WHERE quarter IS NOT NULL GROUP BY ALL`)
   ).getRowsJS();
   if (rows.length === 0) return null;
-  const num = (v: unknown) => (v === null ? "NULL" : `${Number(v)}::DOUBLE`);
-  return rows
-    .map((r) => {
+  const num = (v: unknown) => (v === null ? null : Number(v));
+  const cols = [
+    ["ld", "DOUBLE"],
+    ["cq", "DOUBLE"],
+    ["day", "VARCHAR"],
+    ["week", "VARCHAR"],
+    ["month", "VARCHAR"],
+  ] as const;
+  return literalRows(
+    cols,
+    rows.map((r) => {
       // Every quarter of a local day (or the change-day quarter itself) has the buckets of its least one.
       const b = cal(Number(r[2]) * QUARTER_MS);
-      return `(${num(r[0])}, ${num(r[1])}, ${quote(b.day)}, ${quote(b.week)}, ${quote(b.month)})`;
-    })
-    .join(", ");
+      return [num(r[0]), num(r[1]), b.day, b.week, b.month];
+    }),
+  );
 }
 
 /** A grouping set's bit in GROUPING(cols…): set for each column the set leaves out (the first column highest). */
@@ -81,7 +89,7 @@ function plan(by: readonly GroupKey[], breakdown: boolean, source: string, bucke
   const timed = keys.some((k) => k !== "model") || s.since !== undefined || s.until !== undefined;
   const from =
     timed && buckets !== null
-      ? `SELECT s.*, b.day, b.week, b.month FROM (${source}) s LEFT JOIN (VALUES ${buckets}) b(ld, cq, day, week, month) ON b.ld IS NOT DISTINCT FROM s.local_day AND b.cq IS NOT DISTINCT FROM s.change_quarter`
+      ? `SELECT s.*, b.day, b.week, b.month FROM (${source}) s LEFT JOIN (${buckets}) b ON b.ld IS NOT DISTINCT FROM s.local_day AND b.cq IS NOT DISTINCT FROM s.change_quarter`
       : `SELECT s.*, NULL::VARCHAR AS day, NULL::VARCHAR AS week, NULL::VARCHAR AS month FROM (${source}) s`;
   const where: string[] = [];
   if (s.since !== undefined) where.push(`day >= ${quote(s.since)}`);
