@@ -31,8 +31,12 @@ const KEY: Record<TableName, string> = {
   leaves: "session",
 };
 
+/**
+ * No key index on path: an update deletes a path's row before it inserts one, and the index made every update's
+ * checkpoint (at close) rewrite it: 49-64 ms of the files table's checkpoint against 17-31 ms for a table without one.
+ */
 const FILES_COLUMNS = [
-  "path VARCHAR PRIMARY KEY",
+  "path VARCHAR NOT NULL",
   "size BIGINT NOT NULL",
   "mtime_ms DOUBLE NOT NULL",
   "fingerprint VARCHAR NOT NULL",
