@@ -3,8 +3,8 @@ import type { EntryFields, Usage } from "./types.js";
 /**
  * The one table of what the index reads: per entry type (and per message role), which top-level key feeds which
  * EntryRec field, how, and whether the skeleton load reads it too. The full extractor (extract.ts), the skeleton
- * scanner's key list and record builder (skeleton.ts), the keys the byte pre-pass never cuts (FULL_KEYS) and
- * SKELETON_FIELDS are all derived from it: adding a field is one row here.
+ * scanner's key list and record builder (skeleton.ts) and SKELETON_FIELDS are all derived from it: adding a field
+ * is one row here.
  */
 
 /** What a reader makes of a key's value; `field` must be able to hold it. */
@@ -273,21 +273,3 @@ export function spendFieldsOf(type: string, role?: string): (keyof EntryFields)[
 
 /** skeletonFieldsOf over every entry type. */
 export const SKELETON_FIELDS: readonly (keyof EntryFields)[] = [...new Set([...ENTRY_FIELDS.keys()].flatMap(skeletonFieldsOf))];
-
-/** Readers that need a string value whole (others read a prefix, a number, or a truth value). */
-const WHOLE: ReadonlySet<Read> = new Set<Read>(["string", "value"]);
-/** Keys inside a content value that the content readers take whole. */
-const CONTENT_KEYS = ["type", "name", "id"];
-/** Keys the loader reads itself, outside the table (a header's version, v1 compactions' firstKeptEntryIndex). */
-const LOADER_KEYS = ["version", "firstKeptEntryIndex"];
-
-/** Keys whose string values the index keeps whole: the byte pre-pass never cuts them (or anything under them). */
-export const FULL_KEYS: ReadonlySet<string> = new Set([
-  ...BASE_KEYS,
-  ...[...Object.values(ENTRY_TABLE), ...Object.values(MESSAGE_TABLE), MESSAGE_COMMON]
-    .flat()
-    .filter((r) => WHOLE.has(r.read))
-    .map((r) => r.key),
-  ...CONTENT_KEYS,
-  ...LOADER_KEYS,
-]);

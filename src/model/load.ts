@@ -1,12 +1,9 @@
 import { isAscii } from "node:buffer";
 import {
-  CONDENSE_MIN_LINE,
-  condenseLine,
   LazyLine,
   LINE_CRLF,
   LINE_INVALID_UTF8,
   LINE_UNTERMINATED,
-  protectedKeys,
   readLineBytes,
   readLines,
   type HeldTail,
@@ -21,7 +18,7 @@ import { diag } from "./codes.js";
 import { extractFields } from "./extract.js";
 import { IdIndex } from "./ids.js";
 import { NewRec } from "./rec.js";
-import { CHECK_TABLES, FULL_KEYS, FULL_TABLES, type FieldTables, type ScanDetail } from "./fields.js";
+import { CHECK_TABLES, FULL_TABLES, type FieldTables, type ScanDetail } from "./fields.js";
 import { isObject } from "./json.js";
 import { skeletonRec } from "./skeleton.js";
 import { entryTime } from "./time.js";
@@ -65,9 +62,6 @@ export interface LoadOptions<D extends Detail = Detail> {
    */
   onEntry?(rec: Rec<D>, value: Record<string, unknown>, text: string, at: { file: string; version: number }): void;
 }
-
-/** The keys the pre-pass must not cut: the ones the index reads whole. */
-const CONDENSE_KEYS = protectedKeys(FULL_KEYS);
 
 /**
  * loadSession indexes the ids of the entries past this many once the file is read (model/ids.ts): a million Map.set
@@ -302,8 +296,6 @@ class Indexer implements SessionIndexer<Detail> {
   private prevV1Id: string | null = null;
   private lastProgress = 0;
   private lastProgressAt: number;
-  // Condensed long lines are not whole values, which onEntry needs.
-  private readonly fast: boolean;
   private readonly bodies: boolean;
   private readonly scanDetail: ScanDetail;
   private readonly tables: FieldTables;
@@ -314,9 +306,8 @@ class Indexer implements SessionIndexer<Detail> {
   private idRepeated = false;
   // Set when the first line shows another program's format: the rest is not read as pi entries.
   private foreign = false;
-  /** Set by parseValue: the line's text (empty when the condensed line was parsed), and whether it was condensed. */
+  /** Set by parseValue: the line's text. */
   private lineText = "";
-  private condensedValue = false;
 
   constructor(
     private readonly file: string,
@@ -326,7 +317,6 @@ class Indexer implements SessionIndexer<Detail> {
     private readonly options: LoadOptions<Detail>,
     private readonly idsAtEndFrom: number,
   ) {
-    this.fast = options.fastScan !== false && options.onEntry === undefined;
     this.bodies = options.detail === "tables";
     this.scanDetail = options.detail === undefined || options.detail === "check" ? "full" : options.detail;
     // Lines parsed whole fill every field, but for the check detail, which reads only its own rows.
@@ -464,35 +454,8 @@ class Indexer implements SessionIndexer<Detail> {
     else this.entryValue(value, raw, firstParsed);
   }
 
-  /**
-   * The line's value (its text and whether it was condensed left in lineText and condensedValue), or SKIPPED for a
-   * blank or malformed line.
-   */
+  /** The line's value (its text left in lineText), or SKIPPED for a blank or malformed line. */
   private parseValue(raw: RawLine): unknown {
-    let value: unknown;
-    this.condensedValue = false;
-    // Fast path for long lines after the header: parse the line with the tails of long strings cut out (see
-    // io/scan/condense.ts); anything unusual takes the ordinary path below, which also words the errors.
-    if (
-      this.fast &&
-      this.sawFirstParsed &&
-      this.memory === null &&
-      raw.bytes !== undefined &&
-      raw.length >= CONDENSE_MIN_LINE &&
-      !raw.invalidUtf8
-    ) {
-      const condensed = condenseLine(raw.bytes, CONDENSE_KEYS);
-      if (condensed !== null) {
-        try {
-          value = JSON.parse(condensed);
-          this.condensedValue = true;
-        } catch {
-          value = undefined;
-        }
-      }
-    }
-    this.lineText = "";
-    if (value !== undefined) return value;
     const text = raw.text;
     this.lineText = text;
     if (text.trim() === "") {
@@ -542,7 +505,7 @@ class Indexer implements SessionIndexer<Detail> {
     );
   }
 
-  /** An entry line parsed (whole or condensed): its record, v1 migration, indexing, and onEntry. */
+  /** An entry line parsed: its record, v1 migration, indexing, and onEntry. */
   private entryValue(value: Record<string, unknown>, raw: RawLine, firstParsed: boolean): void {
     if (firstParsed) {
       this.diagnostics.push(diag("header-missing", this.file, raw.line, { found: typeof value.type === "string" ? value.type : "object" }));
@@ -552,7 +515,7 @@ class Indexer implements SessionIndexer<Detail> {
     const text = this.lineText;
     this.memory?.put(raw.line, text);
     const rec = makeRec(value, raw, this.entries.length, this.tables);
-    if (this.bodies && !this.condensedValue && rec.type === "message") {
+    if (this.bodies && rec.type === "message") {
       try {
         rec.body = messageBody(value.message);
       } catch {

@@ -94,8 +94,8 @@ export interface EntryFields {
   customType?: string;
   summaryEmpty?: boolean;
   /**
-   * A message entry's body facts (`pisess tables`): set by the tables detail where it read them from the line's bytes
-   * or parsed the line whole (not where it parsed a condensed line, whose long strings are cut).
+   * A message entry's body facts (`pisess tables`): set by the tables detail, read from the line's bytes or from the
+   * line parsed whole.
    */
   body?: MessageBody;
 }

@@ -7,7 +7,7 @@ import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { readLineBytes, readLines, type RawLine } from "../../src/io/scan/index.js";
 import { scanSkeleton, scanStringForTest } from "../../src/io/scan/skeleton.js";
-import { FULL_KEYS, SKELETON_FIELDS, skeletonFieldsOf } from "../../src/model/fields.js";
+import { SKELETON_FIELDS, skeletonFieldsOf } from "../../src/model/fields.js";
 import { isObject } from "../../src/model/json.js";
 import { loadSession, makeRec } from "../../src/model/load.js";
 import { SKELETON_KEYS, skeletonRec } from "../../src/model/skeleton.js";
@@ -591,13 +591,5 @@ describe("the field table (src/model/fields.ts) and what is derived from it", ()
     expect(skeletonFieldsOf("message")).not.toContain("customType");
     expect(skeletonFieldsOf("model_change")).toEqual(expect.arrayContaining(["provider", "model"]));
     expect(skeletonFieldsOf("usage")).not.toContain("provider");
-  });
-  it("FULL_KEYS holds every key whose string the index keeps whole, and none it only previews", () => {
-    for (const k of ["type", "id", "parentId", "timestamp", "role", "provider", "model", "modelId", "stopReason"])
-      expect(FULL_KEYS.has(k), k).toBe(true);
-    for (const k of ["toolCallId", "toolName", "customType", "name", "fromId", "targetId", "firstKeptEntryId", "thinkingLevel"])
-      expect(FULL_KEYS.has(k), k).toBe(true);
-    for (const k of ["content", "text", "summary", "label", "command", "errorMessage", "message", "details"])
-      expect(FULL_KEYS.has(k), k).toBe(false);
   });
 });

@@ -1,7 +1,6 @@
 /**
  * The byte scanners, behind one entry point: the two line splitters (a stream of RawLine objects, or byte ranges of
- * one reused buffer), the pre-pass that cuts long strings out of a line (condense), and the skeleton scanner with
- * its SIMD string scanner (wasm). They know bytes and JSON, not sessions: the keys they look for are given by the
+ * one reused buffer), and the skeleton scanner with its SIMD string scanner (wasm). They know bytes and JSON, not sessions: the keys they look for are given by the
  * caller (src/model/fields.ts).
  */
 export {
@@ -25,7 +24,6 @@ export {
 export { isStringifyFormBytes } from "./form.js";
 export { messageStandIn, messageStandInFromBytes } from "./standin.js";
 export { base64Decoded, JsonBytes, Keys } from "./json-bytes.js";
-export { CONDENSE_MIN_LINE, condenseLine, protectedKeys, type ProtectedKeys } from "./condense.js";
 export {
   elementStartsWith,
   elementValue,
