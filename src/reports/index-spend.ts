@@ -80,18 +80,24 @@ export function localDays(days: string | null): string {
   CASE WHEN ${off} IS NULL THEN s.quarter END AS change_quarter FROM idx.${SPEND_TABLE} s ${join}`;
 }
 
-/** (UTC day `d`, offset `off`) for every UTC day the index has spend on: rows for localDays, null for none. */
-export async function dayList(duck: Duck, timeZone: string | undefined): Promise<string | null> {
+/** Every UTC day the index has spend on, with the zone's offset over it (dayOffsets: null on a day it changes). */
+export interface DayList {
+  days: [utcDay: number, offset: number | null][];
+  /** The same as rows (UTC day `d`, offset `off`) for localDays. */
+  sql: string;
+}
+
+/** The index's UTC days with spend and the zone's offset over each, null for none. */
+export async function dayList(duck: Duck, timeZone: string | undefined): Promise<DayList | null> {
   const rows = (
     await duck.conn.runAndReadAll(`SELECT DISTINCT ${utcDaySql("quarter")} FROM idx.${SPEND_TABLE} WHERE quarter IS NOT NULL`)
   ).getRowsJS();
   if (rows.length === 0) return null;
   const offsetOf = dayOffsets(timeZone);
-  return literalRows(
-    [
-      ["d", "DOUBLE"],
-      ["off", "DOUBLE"],
-    ],
-    rows.map((r) => [Number(r[0]), offsetOf(Number(r[0]))]),
-  );
+  const days = rows.map((r): [number, number | null] => [Number(r[0]), offsetOf(Number(r[0]))]);
+  const cols = [
+    ["d", "DOUBLE"],
+    ["off", "DOUBLE"],
+  ] as const;
+  return { days, sql: literalRows(cols, days) };
 }

@@ -4,11 +4,11 @@ import { join } from "node:path";
 import { dropScratch, scratchDir } from "../io/scratch.js";
 import { addFixed, exactZero } from "../ops/exact-sum.js";
 import type { calendar } from "../ops/fleet-time.js";
-import { QUARTER_MS } from "../ops/fleet-time.js";
+import { DAY_MS, QUARTER_MS } from "../ops/fleet-time.js";
 import { type ExactSums, type GroupKey, rowKey, type UsageKeys, type UsageSnapshot } from "../ops/fleet-usage.js";
 import { type Duck, literalRows, quote } from "./duck.js";
 import type { IndexState } from "./index-db.js";
-import { dayList, localDays } from "./index-spend.js";
+import { type DayList, dayList, localDays } from "./index-spend.js";
 import type { CountSettings } from "./usage-count.js";
 
 /**
@@ -43,13 +43,35 @@ async function sourceSql(duck: Duck, state: IndexState, settings: CountSettings,
   return `SELECT s.* FROM (${localDays(days)}) s WHERE ${where.join(" AND ")}`;
 }
 
-/** The calendar's buckets of every local day (and change-day quarter) in `source`: rows, null for none. */
-async function bucketList(duck: Duck, source: string, cal: ReturnType<typeof calendar>): Promise<string | null> {
-  const rows = (
-    await duck.conn.runAndReadAll(`SELECT local_day, change_quarter, min(quarter) FROM (${source}) WHERE quarter IS NOT NULL GROUP BY ALL`)
-  ).getRowsJS();
-  if (rows.length === 0) return null;
-  const num = (v: unknown) => (v === null ? null : Number(v));
+/**
+ * The calendar's buckets of every local day (and change-day quarter) the days hold, as rows (`ld` or `cq`, then
+ * day, week, month), null for none. On a day of one offset, its quarters fall into at most two local days, each
+ * bucketed as the calendar buckets its first quarter of that day; on a day the offset changes, each quarter by
+ * itself (localDays puts them there).
+ */
+function bucketList(days: DayList | null, cal: ReturnType<typeof calendar>): string | null {
+  if (days === null) return null;
+  const rows: (string | number | null)[][] = [];
+  const seen = new Set<number>();
+  const add = (ld: number | null, cq: number | null, quarter: number) => {
+    const b = cal(quarter * QUARTER_MS);
+    rows.push([ld, cq, b.day, b.week, b.month]);
+  };
+  const perDay = DAY_MS / QUARTER_MS;
+  for (const [d, off] of days.days) {
+    const first = d * perDay;
+    if (off === null) {
+      for (let q = first; q < first + perDay; q++) add(null, q, q);
+      continue;
+    }
+    const localOf = (q: number) => Math.floor((q * QUARTER_MS + off) / DAY_MS);
+    for (let ld = localOf(first); ld <= localOf(first + perDay - 1); ld++) {
+      if (seen.has(ld)) continue;
+      seen.add(ld);
+      // The day's first quarter whose local time is in ld.
+      add(ld, null, Math.max(first, Math.ceil((ld * DAY_MS - off) / QUARTER_MS)));
+    }
+  }
   const cols = [
     ["ld", "DOUBLE"],
     ["cq", "DOUBLE"],
@@ -57,14 +79,7 @@ async function bucketList(duck: Duck, source: string, cal: ReturnType<typeof cal
     ["week", "VARCHAR"],
     ["month", "VARCHAR"],
   ] as const;
-  return literalRows(
-    cols,
-    rows.map((r) => {
-      // Every quarter of a local day (or the change-day quarter itself) has the buckets of its least one.
-      const b = cal(Number(r[2]) * QUARTER_MS);
-      return [num(r[0]), num(r[1]), b.day, b.week, b.month];
-    }),
-  );
+  return literalRows(cols, rows);
 }
 
 /** A grouping set's bit in GROUPING(cols…): set for each column the set leaves out (the first column highest). */
@@ -150,8 +165,9 @@ export async function rowsFromIndex(
   let result: unknown[][];
   let p: Plan;
   try {
-    const source = await sourceSql(duck, state, s, timed ? await dayList(duck, timeZone) : null, dir);
-    p = plan(by, breakdown, source, timed ? await bucketList(duck, source, cal) : null, s);
+    const days = timed ? await dayList(duck, timeZone) : null;
+    const source = await sourceSql(duck, state, s, days?.sql ?? null, dir);
+    p = plan(by, breakdown, source, bucketList(days, cal), s);
     result = (await duck.conn.runAndReadAll(p.sql)).getColumnsJS() as unknown[][];
   } finally {
     await dropScratch(dir);

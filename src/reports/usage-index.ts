@@ -98,7 +98,8 @@ async function spendBySession(duck: Duck, need: SpendNeeds): Promise<{ paths: st
     }
     return s;
   };
-  const g = await columns(duck, groupSql(need, need.time && !need.leaf ? await dayList(duck, need.timeZone) : null));
+  const days = need.time && !need.leaf ? await dayList(duck, need.timeZone) : null;
+  const g = await columns(duck, groupSql(need, days?.sql ?? null));
   const num = (c: unknown[] | undefined, i: number) => (c as number[])[i] as number;
   // No rows: no columns either.
   let rest = false;
