@@ -16,7 +16,7 @@ import type { CountSettings } from "./usage-count.js";
  * quarter-hour sums grouped by the rows' own keys, sessions counted distinct, handed to the aggregator as a snapshot
  * (as worker threads hand theirs over). Moving every session's groups into JavaScript to count them there was most of
  * an answer (10,000 sessions: 30,000 groups). The buckets stay the calendar's (fleet-time.ts): it is asked in
- * JavaScript for each local day (and, on a day the zone's offset changes, each quarter hour) the spend falls on.
+ * JavaScript for each local day of the UTC days with spend (and each quarter hour of a day the zone's offset changes).
  */
 
 const KEYS: readonly GroupKey[] = ["day", "week", "month", "model"];
