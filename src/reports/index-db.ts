@@ -607,30 +607,38 @@ function stateOf(
  */
 export async function scopeViews(duck: Duck, state: Pick<IndexState, "scope" | "failures">): Promise<void> {
   const conn = duck.conn;
-  const scope = state.scope;
-  const read = (await conn.runAndReadAll("SELECT count(*) FROM idx.files")).getRowsJS();
-  // Every file asked about is in the index after an update without failures: as many files means the same ones.
-  const whole = state.failures.length === 0 && Number(read[0]?.[0]) === scope.length && scope.every((f) => f.path === f.name);
-  if (whole) {
+  if ((await scopeIsWhole(duck, state)) && state.scope.every((f) => f.path === f.name)) {
     for (const t of TABLE_NAMES) await conn.run(`CREATE VIEW ${t} AS SELECT * FROM idx.${t}`);
     await conn.run("CREATE VIEW files AS SELECT * FROM idx.files");
     return;
   }
-  const dir = await scratchDir(join(tmpdir(), "pisess-scope-"));
-  try {
-    const file = join(dir, "scope.ndjson");
-    writeFileSync(file, scope.map((f) => `${JSON.stringify(f)}\n`).join(""));
-    await conn.run(
-      `CREATE TEMP TABLE scope AS SELECT * FROM read_json(${quote(file)}, format = 'newline_delimited', columns = {path: 'VARCHAR', name: 'VARCHAR'})`,
-    );
-  } finally {
-    await dropScratch(dir);
-  }
+  await scopeTable(duck, state.scope);
   for (const t of TABLE_NAMES) {
     const cols = TABLES[t].columns.map((c) => (c.name === KEY[t] ? `scope.name AS ${c.name}` : `x.${c.name}`)).join(", ");
     await conn.run(`CREATE VIEW ${t} AS SELECT ${cols} FROM idx.${t} x JOIN scope ON scope.path = x.${KEY[t]}`);
   }
   await conn.run("CREATE VIEW files AS SELECT x.* FROM idx.files x JOIN scope ON scope.path = x.path");
+}
+
+/** Whether the files asked about are every file the index holds. */
+export async function scopeIsWhole(duck: Duck, state: Pick<IndexState, "scope" | "failures">): Promise<boolean> {
+  const read = (await duck.conn.runAndReadAll("SELECT count(*) FROM idx.files")).getRowsJS();
+  // Every file asked about is in the index after an update without failures: as many files means the same ones.
+  return state.failures.length === 0 && Number(read[0]?.[0]) === state.scope.length;
+}
+
+/** The files asked about as the temporary table `scope` (path, and name as found). */
+export async function scopeTable(duck: Duck, scope: readonly ScopeFile[]): Promise<void> {
+  const dir = await scratchDir(join(tmpdir(), "pisess-scope-"));
+  try {
+    const file = join(dir, "scope.ndjson");
+    writeFileSync(file, scope.map((f) => `${JSON.stringify(f)}\n`).join(""));
+    await duck.conn.run(
+      `CREATE OR REPLACE TEMP TABLE scope AS SELECT * FROM read_json(${quote(file)}, format = 'newline_delimited', columns = {path: 'VARCHAR', name: 'VARCHAR'})`,
+    );
+  } finally {
+    await dropScratch(dir);
+  }
 }
 
 /** The damage notes the index holds of the files asked about, in their order, named as found. */

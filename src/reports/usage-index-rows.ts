@@ -1,13 +1,9 @@
-import { writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { dropScratch, scratchDir } from "../io/scratch.js";
 import { addFixed, exactZero } from "../ops/exact-sum.js";
 import type { calendar } from "../ops/fleet-time.js";
 import { DAY_MS, QUARTER_MS } from "../ops/fleet-time.js";
 import { type ExactSums, type GroupKey, rowKey, type UsageKeys, type UsageSnapshot } from "../ops/fleet-usage.js";
 import { type Duck, literalRows, quote } from "./duck.js";
-import type { IndexState } from "./index-db.js";
+import { type IndexState, scopeIsWhole, scopeTable } from "./index-db.js";
 import { type DayList, dayList, localDays } from "./index-spend.js";
 import type { CountSettings } from "./usage-count.js";
 
@@ -27,18 +23,12 @@ export function summedInSql(by: readonly GroupKey[], settings: CountSettings): b
 }
 
 /** The spend rows a count reads: the sessions asked about (not skipped), copies left out unless asked for. */
-async function sourceSql(duck: Duck, state: IndexState, settings: CountSettings, days: string | null, dir: string): Promise<string> {
+async function sourceSql(duck: Duck, state: IndexState, settings: CountSettings, days: string | null): Promise<string> {
   const where = [`s.session NOT IN (SELECT path FROM idx.files WHERE status = 'skipped')`];
   if (!settings.includeCopied) where.push("NOT s.copied");
-  const count = (await duck.conn.runAndReadAll("SELECT count(*) FROM idx.files")).getRowsJS()[0]?.[0];
-  // After an update without failures every file asked about is indexed: as many files means the same ones.
-  if (!(state.failures.length === 0 && Number(count) === state.scope.length)) {
-    const file = join(dir, "scope.ndjson");
-    writeFileSync(file, state.scope.map((f) => `${JSON.stringify({ path: f.path })}\n`).join(""));
-    await duck.conn.run(
-      `CREATE OR REPLACE TEMP TABLE usage_scope AS SELECT * FROM read_json(${quote(file)}, format = 'newline_delimited', columns = {path: 'VARCHAR'})`,
-    );
-    where.push("s.session IN (SELECT path FROM usage_scope)");
+  if (!(await scopeIsWhole(duck, state))) {
+    await scopeTable(duck, state.scope);
+    where.push("s.session IN (SELECT path FROM scope)");
   }
   return `SELECT s.* FROM (${localDays(days)}) s WHERE ${where.join(" AND ")}`;
 }
@@ -101,9 +91,9 @@ function plan(by: readonly GroupKey[], breakdown: boolean, source: string, bucke
   const cols = breakdown && !keys.includes("model") ? [...keys, "model"] : keys;
   const withModel = breakdown ? cols : null;
   const sets = [keys, ...(withModel && withModel.length !== keys.length ? [withModel] : []), ...(keys.length > 0 ? [[]] : [])];
-  const timed = keys.some((k) => k !== "model") || s.since !== undefined || s.until !== undefined;
+  // No buckets (nothing asks for a time, or no spend has one): every row's are null.
   const from =
-    timed && buckets !== null
+    buckets !== null
       ? `SELECT s.*, b.day, b.week, b.month FROM (${source}) s LEFT JOIN (${buckets}) b ON b.ld IS NOT DISTINCT FROM s.local_day AND b.cq IS NOT DISTINCT FROM s.change_quarter`
       : `SELECT s.*, NULL::VARCHAR AS day, NULL::VARCHAR AS week, NULL::VARCHAR AS month FROM (${source}) s`;
   const where: string[] = [];
@@ -158,20 +148,12 @@ export async function rowsFromIndex(
   breakdown: boolean,
   s: CountSettings,
   cal: ReturnType<typeof calendar>,
-  timeZone: string | undefined,
+  time: { timed: boolean; timeZone: string | undefined },
 ): Promise<UsageSnapshot | undefined> {
-  const timed = by.some((k) => k !== "model") || s.since !== undefined || s.until !== undefined;
-  const dir = await scratchDir(join(tmpdir(), "pisess-usage-"));
-  let result: unknown[][];
-  let p: Plan;
-  try {
-    const days = timed ? await dayList(duck, timeZone) : null;
-    const source = await sourceSql(duck, state, s, days?.sql ?? null, dir);
-    p = plan(by, breakdown, source, bucketList(days, cal), s);
-    result = (await duck.conn.runAndReadAll(p.sql)).getColumnsJS() as unknown[][];
-  } finally {
-    await dropScratch(dir);
-  }
+  const days = time.timed ? await dayList(duck, time.timeZone) : null;
+  const source = await sourceSql(duck, state, s, days?.sql ?? null);
+  const p = plan(by, breakdown, source, bucketList(days, cal), s);
+  const result = (await duck.conn.runAndReadAll(p.sql)).getColumnsJS() as unknown[][];
   const at = (c: number, i: number) => (result[c] as unknown[])[i];
   const width = 1 + p.cols.length;
   const rows = new Map<string, UsageSnapshot["rows"][number]>();

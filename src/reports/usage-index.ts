@@ -191,7 +191,7 @@ export async function countFromIndex(
   need: SpendNeeds,
 ): Promise<void> {
   if (summedInSql(agg.by, s)) {
-    const snap = await rowsFromIndex(duck, state, agg.by, agg.breakdown, s, agg.cal, need.timeZone);
+    const snap = await rowsFromIndex(duck, state, agg.by, agg.breakdown, s, agg.cal, { timed: need.time, timeZone: need.timeZone });
     if (snap !== undefined) {
       noteFiles(state, await fileFacts(duck, false), notes);
       agg.merge(snap);

@@ -1,7 +1,7 @@
 /**
  * The byte scanners, behind one entry point: the two line splitters (a stream of RawLine objects, or byte ranges of
- * one reused buffer), and the skeleton scanner with its SIMD string scanner (wasm). They know bytes and JSON, not sessions: the keys they look for are given by the
- * caller (src/model/fields.ts).
+ * one reused buffer), and the skeleton scanner with its SIMD string scanner (wasm). They know bytes and JSON, not
+ * sessions: the keys they look for are given by the caller (src/model/fields.ts).
  */
 export {
   LazyLine,
