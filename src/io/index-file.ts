@@ -81,8 +81,17 @@ function headerFingerprint(fd: number, size: number): string {
     .slice(0, 32);
 }
 
+/** The last byte, then (when it is not a newline) the tail a chunk at a time, into buffers kept between files. */
+let lastByte: Buffer | undefined;
+let tailBuf: Buffer | undefined;
+
 function lastLineEnd(fd: number, size: number): number {
-  const buf = Buffer.allocUnsafe(TAIL_CHUNK);
+  // A session almost always ends in a newline: one byte tells. A 64 KB read (into a new buffer) for each file was
+  // three quarters of the marks of a first build (10,000 sessions: 275 -> 73 ms).
+  lastByte ??= Buffer.allocUnsafe(1);
+  if (size > 0 && readSync(fd, lastByte, 0, 1, size - 1) === 1 && lastByte[0] === 0x0a) return size;
+  tailBuf ??= Buffer.allocUnsafe(TAIL_CHUNK);
+  const buf = tailBuf;
   for (let end = size; end > 0; ) {
     const start = Math.max(0, end - TAIL_CHUNK);
     const n = readSync(fd, buf, 0, end - start, start);
