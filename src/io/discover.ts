@@ -1,8 +1,8 @@
-import { type Dirent, readdirSync } from "node:fs";
+import { closeSync, type Dirent, readdirSync, readSync, realpathSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { assertRegular, NotRegularFile } from "./errors.js";
-import { closeFd, fsp, openRead, READ_FLAGS, readAt, statOf } from "./fsp.js";
+import { fsp, openRegularSync, READ_FLAGS, statOf } from "./fsp.js";
 
 /** The environment keys pi reads; passed in explicitly so callers (and tests) control them. */
 export interface PiEnv {
@@ -149,15 +149,20 @@ async function readFolder(d: string): Promise<Dirent[]> {
   return readdirSync(d, { withFileTypes: true });
 }
 
-/** The first line of a file, read in bounded pieces (a header is small; a huge first line is not a header). */
+/**
+ * The first line of a file, read in bounded pieces (a header is small; a huge first line is not a header).
+ * Synchronous, as the fork checks of a fleet read ancestors' headers: on two busy cores each trip through the thread
+ * pool (open, fstat, read, close, and isFile's stat) waited for a thread to be scheduled, and the table workers of a
+ * first build of 10,000 sessions (a tenth of them forks) sat idle for 15% of their time.
+ */
 async function readFirstLine(path: string, limit = 1 << 20): Promise<string | undefined> {
-  const fd = await openRead(path);
+  const { fd } = openRegularSync(path);
   try {
     const chunks: Buffer[] = [];
     let total = 0;
     const buf = Buffer.alloc(64 * 1024);
     while (total < limit) {
-      const bytesRead = await readAt(fd, buf, total);
+      const bytesRead = readSync(fd, buf, 0, buf.length, total);
       if (bytesRead === 0) break;
       const piece = buf.subarray(0, bytesRead);
       const nl = piece.indexOf(0x0a);
@@ -171,7 +176,7 @@ async function readFirstLine(path: string, limit = 1 << 20): Promise<string | un
     }
     return total === 0 ? undefined : decodeFirst(Buffer.concat(chunks));
   } finally {
-    await closeFd(fd);
+    closeSync(fd);
   }
 }
 
@@ -273,11 +278,13 @@ export function resolveForkRef(ref: string, child: string | undefined): string |
 }
 
 /** Whether a path names a regular file (false for anything unreadable). */
-export function isFile(p: string): Promise<boolean> {
-  return statOf(p).then(
-    (st) => st.isFile(),
-    () => false,
-  );
+export async function isFile(p: string): Promise<boolean> {
+  // Synchronous: see readFirstLine.
+  try {
+    return statSync(p, { throwIfNoEntry: false })?.isFile() === true;
+  } catch {
+    return false;
+  }
 }
 
 /** Where the glance commands look when given no paths: the cwd's folder, or the whole sessions dir. */
@@ -314,7 +321,8 @@ export async function collectFiles(targets: string[], onError: (path: string, er
 export async function realPathOf(file: string): Promise<string | undefined> {
   if (file === "-") return undefined;
   try {
-    return await (await fsp()).realpath(file);
+    // Synchronous (see readFirstLine), by the same call as fs.promises.realpath.
+    return realpathSync.native(file);
   } catch {
     return resolve(file);
   }

@@ -1,4 +1,4 @@
-import { close, closeSync, constants, fstat, fstatSync, open, openSync, read, type Stats, stat } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, type Stats, stat } from "node:fs";
 import { assertRegular } from "./errors.js";
 import type * as FsPromises from "node:fs/promises";
 
@@ -13,8 +13,8 @@ export async function fsp(): Promise<typeof FsPromises> {
   return loaded;
 }
 
-// node:fs's callback calls as promises, for what every run does with its own file (stat it; info and the fork checks
-// read its first line): node:fs/promises would bring its dozen internal modules at start-up.
+// node:fs's callback stat as a promise, for what every run does with its own file: node:fs/promises would bring its
+// dozen internal modules at start-up.
 
 /** fs.stat. */
 export function statOf(p: string): Promise<Stats> {
@@ -39,32 +39,4 @@ export function openRegularSync(path: string): { fd: number; st: Stats } {
     closeSync(fd);
     throw err;
   }
-}
-
-/** fs.open of a regular file for reading (READ_FLAGS, then fstat): the descriptor; NotRegularFile for anything else. */
-export function openRead(path: string): Promise<number> {
-  return new Promise((resolve, reject) =>
-    open(path, READ_FLAGS, (err, fd) => {
-      if (err) return reject(err);
-      fstat(fd, (e, st) => {
-        try {
-          if (e) throw e;
-          assertRegular(path, st);
-          resolve(fd);
-        } catch (bad) {
-          close(fd, () => reject(bad));
-        }
-      });
-    }),
-  );
-}
-
-/** fs.read into the whole of `buf` from `position`: the bytes read. */
-export function readAt(fd: number, buf: Buffer, position: number): Promise<number> {
-  return new Promise((resolve, reject) => read(fd, buf, 0, buf.length, position, (err, n) => (err ? reject(err) : resolve(n))));
-}
-
-/** fs.close. */
-export function closeFd(fd: number): Promise<void> {
-  return new Promise((resolve, reject) => close(fd, (err) => (err ? reject(err) : resolve())));
 }
