@@ -38,8 +38,8 @@ export const DAY_MS = 86_400_000;
  * same (every day but those a clock change falls on) it holds for the whole day.
  */
 export function calendar(timeZone: string | undefined): (ms: number) => Buckets {
-  const fmt = zoneFormat(timeZone);
-  const dayOffset = dayOffsets(timeZone, fmt);
+  const offsetAt = zoneOffset(timeZone);
+  const dayOffset = dayOffsets(timeZone, offsetAt);
   const byDay = new Map<number, Buckets>();
   const changeQuarters = new Map<number, number>();
   return (ms) => {
@@ -49,7 +49,7 @@ export function calendar(timeZone: string | undefined): (ms: number) => Buckets 
     let local: number;
     if (off !== null) local = start + off;
     else {
-      local = changeQuarters.get(quarter) ?? wallClock(fmt, start);
+      local = changeQuarters.get(quarter) ?? start + offsetAt(start);
       if (changeQuarters.size > 100_000) changeQuarters.clear();
       changeQuarters.set(quarter, local);
     }
@@ -88,9 +88,8 @@ function zoneFormat(timeZone: string | undefined): Intl.DateTimeFormat {
  * The zone's offset (ms) over a whole UTC day, or null on a day its offset changes: the calendar's rule, which the
  * index's per-day sums (src/reports/usage-index.ts) follow to put quarter hours into local days in SQL.
  */
-export function dayOffsets(timeZone: string | undefined, fmt = zoneFormat(timeZone)): (utcDay: number) => number | null {
+export function dayOffsets(timeZone: string | undefined, offsetAt = zoneOffset(timeZone)): (utcDay: number) => number | null {
   const offsets = new Map<number, number | null>();
-  const offsetAt = (ms: number) => wallClock(fmt, ms) - ms;
   return (utcDay) => {
     let off = offsets.get(utcDay);
     if (off === undefined) {
@@ -102,6 +101,22 @@ export function dayOffsets(timeZone: string | undefined, fmt = zoneFormat(timeZo
     }
     return off;
   };
+}
+
+/**
+ * The zone's offset (ms) at an instant. The machine's own zone (no zone given) is Date's local time, which V8 takes
+ * from the same ICU zone as Intl's default: making an Intl.DateTimeFormat loads the zone data, 10-18 ms of every
+ * usage run that asks for days or weeks. A zone given by name is asked of Intl.
+ */
+function zoneOffset(timeZone: string | undefined): (ms: number) => number {
+  if (timeZone === undefined)
+    return (ms) => {
+      const minutes = new Date(ms).getTimezoneOffset();
+      // 0, not -0, in UTC.
+      return minutes === 0 ? 0 : -minutes * 60_000;
+    };
+  const fmt = zoneFormat(timeZone);
+  return (ms) => wallClock(fmt, ms) - ms;
 }
 
 /** The zone's wall clock at `ms`, as milliseconds on the UTC axis (its offset is the difference). */
