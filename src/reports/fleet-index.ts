@@ -38,10 +38,28 @@ export async function withIndex<T>(
 ): Promise<T> {
   checkDbPath(opts.db, await sessionRoots(opts));
   const duck = await openIndex(opts.db, opts.waitMs);
+  let folding: Promise<void> | undefined;
   try {
-    return await use(duck, await updateIndex(duck, opts));
+    const state = await updateIndex(duck, opts);
+    const u = state.update;
+    if (u.added + u.changed + u.appended + u.removed > 0) folding = foldLog(duck);
+    return await use(duck, state);
   } finally {
+    await folding;
     duck.close();
+  }
+}
+
+/**
+ * Folds the update's log into the index file (a checkpoint) on a connection of its own, while the answer is made on
+ * the first: DuckDB would otherwise do it as the index closes, after the answer (40-50 ms of an update of 30
+ * sessions of the bench fleet). A fold that fails loses nothing: the log stays, and the close folds it.
+ */
+async function foldLog(duck: Awaited<ReturnType<typeof openIndex>>): Promise<void> {
+  try {
+    await (await duck.connect()).run("CHECKPOINT idx");
+  } catch {
+    // Left to the close.
   }
 }
 
