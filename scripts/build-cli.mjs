@@ -304,7 +304,10 @@ const FLEET = join(ROOT, "fixtures", "fleet", "sessions", "--home-dev-proj-a--")
 const DB_DIR = mkdtempSync(join(tmpdir(), "pisess-build-cache-"));
 if (existsSync(join(ROOT, "node_modules", "@duckdb", "node-api")))
   CACHE_RUNS.push(
-    [["usage", FLEET, "--db", join(DB_DIR, "usage.duckdb"), "--by", "day,model", "--json"], ["usage.cjs", "duckdb-api.cjs"]],
+    [
+      ["usage", FLEET, "--db", join(DB_DIR, "usage.duckdb"), "--by", "day,model", "--json"],
+      ["usage.cjs", "duckdb-api.cjs"],
+    ],
     [["sql", "SELECT count(*) AS n FROM usage", FLEET, "--db", join(DB_DIR, "sql.duckdb"), "--csv"], ["sql.cjs"]],
     [["index", FLEET, "--db", join(DB_DIR, "index.duckdb")], ["fleet-index.cjs"]],
   );
