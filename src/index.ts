@@ -9,7 +9,7 @@
  * returns data, never prints, and never reads process.
  */
 export { openSession, openFile, type OpenSession } from "./reports/open.js";
-export { readLines, LineSplitter, type RawLine, type Source } from "./io/scan/index.js";
+export { readLines, LineSplitter, type RawLine, type Source } from "./model/store-text.js";
 export { agentDir, sessionsDir, cwdFolderName, listSessionFiles, mostRecentSession, readHeader } from "./io/discover.js";
 export { loadSession, type LoadOptions } from "./model/load.js";
 export { readEntry, v1Id, CURRENT_VERSION, KNOWN_ENTRY_TYPES, type Session } from "./model/session.js";
@@ -98,4 +98,4 @@ export {
 } from "./reports/follow.js";
 export { FollowState, type FollowStep, type FollowSpend, type FollowTotals, type Announcement } from "./ops/follow.js";
 export { FileTail, TailFile, type TailEvent } from "./io/tail.js";
-export { LIVE_WINDOW_MS, type HeldTail } from "./io/scan/index.js";
+export { LIVE_WINDOW_MS, type HeldTail } from "./model/store-text.js";

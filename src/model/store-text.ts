@@ -1,8 +1,9 @@
 /**
  * What the session's store reads back at the level of bytes and JSON text, for the layers above the model: an
  * entry's JSON text, a message's text or stand-in read from its line, a line by number. The byte scanners and JSON
- * lexers (src/io/scan) are reached only through the loader (load.ts, skeleton.ts) and this module: ops, check,
- * reports, render, web and commands import none of them (test/layers.test.ts).
+ * lexers (src/io/scan) are reached only through the loader (load.ts, skeleton.ts) and the store (this module,
+ * bloat-bytes.ts, row-bytes.ts): ops, check, reports, render, web and commands import none of them
+ * (test/layers.test.ts).
  */
 import { isStringifyFormBytes, messageStandIn, messageStandInFromBytes, readLines } from "../io/scan/index.js";
 import { toJson } from "./json-text.js";
@@ -10,6 +11,8 @@ import { parseEntry, readEntry, type Session } from "./session.js";
 import type { EntryRec } from "./detail.js";
 
 export type { FileStat, HeldTail, LineSourceFacts } from "../io/scan/index.js";
+/** The line splitters and the snapshot rule's window, as the library offers them (src/index.ts). */
+export { LineSplitter, LIVE_WINDOW_MS, readLines, type RawLine, type Source } from "../io/scan/index.js";
 
 /**
  * A stream's line at least this long is parsed and written natively rather than encoded and checked (the limit the

@@ -1,8 +1,8 @@
 import type { Row } from "../ops/fleet-rows.js";
 import { TABLE_NAMES, TABLES, type TableName } from "../ops/fleet-tables.js";
-import { wellFormedJson } from "../io/table-bytes.js";
+import { wellFormedJson } from "../model/row-bytes.js";
 
-export { giveBack, TableBytes, wellFormedJson } from "../io/table-bytes.js";
+export { giveBack, TableBytes, wellFormedJson } from "../model/row-bytes.js";
 
 /**
  * How rows travel as text: NDJSON (the `--format ndjson` output, objects as the JSON Schemas describe them) or CSV

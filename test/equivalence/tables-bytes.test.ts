@@ -15,7 +15,7 @@ import type { EntryRec } from "../../src/model/detail.js";
 import { parsedBodies, type Row, sessionRows, type TableRows } from "../../src/ops/fleet-rows.js";
 import { TABLE_NAMES } from "../../src/ops/fleet-tables.js";
 import { writeTables } from "../../src/reports/tables.js";
-import { TableBytes } from "../../src/io/table-bytes.js";
+import { TableBytes } from "../../src/io/scan/index.js";
 import { jsonColumns } from "../../src/reports/tables-text.js";
 import { ROOT, sessionFiles, sessionView } from "../support/helpers.js";
 import { expectEqual, expectStrictEqual } from "../support/expect-fast.js";

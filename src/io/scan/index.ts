@@ -1,7 +1,8 @@
 /**
  * The byte scanners, behind one entry point: the two line splitters (a stream of RawLine objects, or byte ranges of
- * one reused buffer), and the skeleton scanner with its SIMD string scanner (wasm). They know bytes and JSON, not
- * sessions: the keys they look for are given by the caller (src/model/fields.ts).
+ * one reused buffer), the skeleton scanner with its SIMD string scanner (wasm), and the fleet tables' CSV byte writer
+ * (table-bytes.ts). They know bytes and JSON, not sessions: the keys they look for are given by the caller
+ * (src/model/fields.ts), and the columns a row holds by the tables (src/ops/fleet-tables.ts).
  */
 export {
   LazyLine,
@@ -52,3 +53,4 @@ export {
   slotValue,
   type SkeletonKeys,
 } from "./skeleton.js";
+export { giveBack, TableBytes, wellFormedJson } from "./table-bytes.js";

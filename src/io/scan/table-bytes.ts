@@ -1,7 +1,8 @@
 /**
  * Table rows as CSV bytes (the intermediate DuckDB turns into Parquet: `pisess tables`, `sql`): values written into
- * one reusable buffer as String writes them, with no string per row or field. The byte-level writer the fleet
- * commands reach through reports/tables-text.ts, which knows the tables.
+ * one reusable buffer as String writes them, with no string per row or field. It knows bytes, not tables: the
+ * fleet commands reach it through the store's row writer (src/model/row-bytes.ts) and reports/tables-text.ts,
+ * which knows the tables.
  */
 
 /** A row: its values in column order (ops/fleet-rows.ts's Row). */
