@@ -54,6 +54,7 @@ export const SHAPES = [
   { name: "usage.ndjson-line", output: "usage --ndjson", kind: "line", type: "UsageRowJson" },
   { name: "sql", output: "sql --json", kind: "document", type: "SqlJson" },
   { name: "sql.ndjson-line", output: "sql --ndjson", kind: "line", type: "SqlRowJson" },
+  { name: "index-update", output: "index --json", kind: "document", type: "IndexJson" },
   { name: "follow.ndjson-line", output: "follow --ndjson", kind: "line", type: "FollowNdjsonLine" },
   { name: "export.jsonl-line", output: "export --format jsonl", kind: "line", type: null },
 ];

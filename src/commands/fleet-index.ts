@@ -1,6 +1,6 @@
 import { runIo } from "./run-state.js";
 import type { Argv, CommandModule } from "yargs";
-import { indexText } from "../render/index-update.js";
+import { indexJson, indexText } from "../render/index-update.js";
 import { fleetProgress } from "../render/usage-progress.js";
 import { fleetNoteLines } from "../render/usage.js";
 import { indexReport } from "../reports/fleet-index.js";
@@ -22,6 +22,7 @@ interface IndexArgs extends GlobalArgs {
   targets?: string[];
   db?: string;
   wait: number;
+  json?: boolean;
 }
 
 export const indexCommand: CommandModule<object, IndexArgs> = {
@@ -32,9 +33,11 @@ export const indexCommand: CommandModule<object, IndexArgs> = {
       .option("db", { describe: "The database file (default: $XDG_CACHE_HOME/pisess/index.duckdb)", type: "string" })
       .option("wait", { describe: "Seconds to wait for another run's update to end", ...numberArg, default: 10 })
       .check(wholeNumbers({ wait: { min: 0 } }))
+      .option("json", { describe: 'One document {"db","files","unchanged",…,"bytesRead","rows","failures"}', type: "boolean" })
       .option("allow-unreadable", ALLOW_UNREADABLE)
       .example("$0 index", "index every session (again: only what changed is read)")
-      .example("$0 index ~/.pi/agent/sessions --db /tmp/pi.duckdb", "another database") as unknown as Argv<IndexArgs>,
+      .example("$0 index ~/.pi/agent/sessions --db /tmp/pi.duckdb", "another database")
+      .example("$0 index --json | jq .bytesRead", "the bytes this update read") as unknown as Argv<IndexArgs>,
   handler: async (args) => {
     const progress = fleetProgress("pisess index", runIo().stderr);
     const pause = testPause();
@@ -54,7 +57,8 @@ export const indexCommand: CommandModule<object, IndexArgs> = {
       progress?.stop();
     }
     for (const line of fleetNoteLines({ ...r.data, damage: [] })) writeErr(line);
-    await writeOut([indexText(r.data)]);
+    if (args.json) await writeOut([indexJson(r.data)], "json");
+    else await writeOut([indexText(r.data)]);
     requestExit(r.exitCode);
   },
 };

@@ -15,6 +15,7 @@ import type { ContextJson } from "./context-json.js";
 import type { DiffCycleJson, DiffLeavesJson } from "./diff.js";
 import type { ContextDiffJson, PathDiffJson } from "./diff-json.js";
 import type { GrepHitJson, GrepJson } from "./grep.js";
+import type { IndexJson } from "./index-update.js";
 import type { LineageAncestor, LineageFork } from "../ops/lineage.js";
 import type { BudgetReport } from "../reports/budget.js";
 import type { InfoReport } from "../reports/info.js";
@@ -37,6 +38,7 @@ export type {
   DiffLeavesJson,
   GrepHitJson,
   GrepJson,
+  IndexJson,
   InfoReport,
   LabelChange,
   LabelRow,

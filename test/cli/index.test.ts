@@ -1,12 +1,12 @@
-import { spawn } from "node:child_process";
-import { cpSync, existsSync, readFileSync, statSync, truncateSync, unlinkSync, writeFileSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { appendFileSync, cpSync, existsSync, readFileSync, statSync, truncateSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { indexReport } from "../../src/reports/fleet-index.js";
 import { sqlReport } from "../../src/reports/sql.js";
 import { usageReport } from "../../src/reports/usage.js";
 import type { GroupKey } from "../../src/ops/fleet-usage.js";
-import { BIN, fixture, runCli } from "../support/helpers.js";
+import { BIN, fixture, runCli, spawnCli } from "../support/helpers.js";
 import { age, ageAll, appendTo, dumpIndex, entryLine, headerLine, writeSession } from "../support/index-fleet.js";
 import { tempDirs } from "../support/temp-dirs.js";
 
@@ -145,6 +145,115 @@ describe("pisess index", () => {
     expect(inside.code).toBe(2);
     expect(inside.stderr).toContain("a folder of sessions");
     expect(existsSync(join(dir, "x.duckdb"))).toBe(false);
+  });
+});
+
+describe("pisess index --json", () => {
+  /** jq 1.6 takes the document as it is. */
+  function jqAccepts(text: string): void {
+    const jq = spawnSync("/usr/bin/jq", ["."], { input: text, encoding: "utf8" });
+    expect([jq.status, jq.stderr]).toEqual([0, ""]);
+    expect(JSON.parse(jq.stdout)).toEqual(JSON.parse(text));
+  }
+
+  it("a first build, an update after a line appended to a parent, an unreadable target: the counts, in a fixed key order", () => {
+    // fixtures/fleet's project a: a-parent (8 entries: 6 messages, 1 tool call, 5 records of spend: 3 assistant
+    // turns, a compaction and a usage entry; 2646 bytes), its fork a-fork (6 entries and messages, 1 tool call, 3
+    // assistant turns; 2069 bytes) and a-fork's fork a-fork2 (7 entries and messages, 1 tool call, 4 turns; 2479
+    // bytes); one leaf each. Copied: the fixture is never written to.
+    const root = tmp();
+    const dir = join(root, "sessions");
+    cpSync(fixture("fleet", "sessions", "--home-dev-proj-a--"), dir, { recursive: true });
+    const db = join(root, "cache", "index.duckdb");
+    const run = (...extra: string[]) => spawnCli(["index", dir, ...extra, "--db", db, "--json"], { env });
+    const doc = (o: object) => `${JSON.stringify(o, null, 2)}\n`;
+    const zero = { sessions: 0, entries: 0, messages: 0, tool_calls: 0, usage: 0, leaves: 0 };
+
+    const first = run();
+    expect([first.code, first.stderr]).toEqual([0, ""]);
+    expect(first.stdout).toBe(
+      doc({
+        db,
+        files: 3,
+        unchanged: 0,
+        added: 3,
+        changed: 0,
+        appended: 0,
+        removed: 0,
+        bytesRead: 2646 + 2069 + 2479,
+        rows: { sessions: 3, entries: 21, messages: 19, tool_calls: 3, usage: 12, leaves: 3 },
+        failures: [],
+      }),
+    );
+    jqAccepts(first.stdout);
+
+    // A user prompt appended to a-parent: read from its last line end on (its sessions row, its one leaf and the new
+    // entry and message written); a-fork, whose parent changed, read whole again; a-fork2 (a-fork's fork) unchanged.
+    const line =
+      '{"type":"message","id":"a9","parentId":"a8","timestamp":"2026-01-06T11:00:00.000Z","message":{"role":"user","content":"one more thing","timestamp":1767697200000}}\n';
+    appendFileSync(join(dir, "a-parent.jsonl"), line);
+    const update = run();
+    expect([update.code, update.stderr]).toEqual([0, ""]);
+    expect(update.stdout).toBe(
+      doc({
+        db,
+        files: 3,
+        unchanged: 1,
+        added: 0,
+        changed: 1,
+        appended: 1,
+        removed: 0,
+        bytesRead: 163 + 2069,
+        rows: { sessions: 2, entries: 7, messages: 7, tool_calls: 1, usage: 3, leaves: 2 },
+        failures: [],
+      }),
+    );
+    expect(Buffer.byteLength(line)).toBe(163);
+    jqAccepts(update.stdout);
+
+    // Nothing changed, and a target that does not exist: listed (as given) in failures and on stderr, exit 2.
+    const missing = join(root, "nope");
+    const again = run(missing);
+    expect([again.code, again.stderr]).toEqual([2, `pisess: ${missing}: no such file\n`]);
+    expect(again.stdout).toBe(
+      doc({
+        db,
+        files: 3,
+        unchanged: 3,
+        added: 0,
+        changed: 0,
+        appended: 0,
+        removed: 0,
+        bytesRead: 0,
+        rows: zero,
+        failures: [{ path: missing, reason: "no such file" }],
+      }),
+    );
+    jqAccepts(again.stdout);
+  }, 60_000);
+
+  it("no targets: the sessions dir searched is root, and missingRoot when it does not exist", () => {
+    const root = tmp();
+    const sessions = join(root, "no-sessions");
+    const db = join(root, "index.duckdb");
+    const r = spawnCli(["index", "--db", db, "--json"], { env: { ...env, PI_CODING_AGENT_SESSION_DIR: sessions } });
+    expect([r.code, r.stderr]).toEqual([0, `pisess: no sessions folder ${sessions}\n`]);
+    expect(Object.keys(JSON.parse(r.stdout))).toEqual([
+      "db",
+      "root",
+      "missingRoot",
+      "files",
+      "unchanged",
+      "added",
+      "changed",
+      "appended",
+      "removed",
+      "bytesRead",
+      "rows",
+      "failures",
+    ]);
+    expect(JSON.parse(r.stdout)).toMatchObject({ db, root: sessions, missingRoot: sessions, files: 0, bytesRead: 0, failures: [] });
+    jqAccepts(r.stdout);
   });
 });
 

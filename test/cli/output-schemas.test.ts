@@ -1,5 +1,6 @@
 import { spawnSync } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import { commandLoaders } from "../../src/commands/index.js";
@@ -7,6 +8,7 @@ import type { Diagnostic } from "../../src/model/types.js";
 import type { SqlValue } from "../../src/ops/fleet-tables.js";
 import type { UsageRow } from "../../src/ops/fleet-usage.js";
 import type { FollowStep } from "../../src/ops/follow.js";
+import type { IndexData } from "../../src/reports/fleet-index.js";
 import type { labelHistoryText, labelsText } from "../../src/render/labels.js";
 import type { leavesJson } from "../../src/render/leaves.js";
 import type { lsJson } from "../../src/render/ls.js";
@@ -41,6 +43,8 @@ const wireMatchesRenderers: true[] = [
   true satisfies Same<Wire.SqlRowJson[string], SqlValue>,
   true satisfies Same<Wire.FollowNdjsonLine["spend"], FollowStep["spend"]>,
   true satisfies Same<Wire.FollowNdjsonLine["entry"], Parameters<typeof followNdjson>[3]>,
+  true satisfies Same<Wire.IndexJson["rows"], IndexData["rows"]>,
+  true satisfies Same<Wire.IndexJson["failures"], IndexData["failures"]>,
 ];
 
 const OUT = join(ROOT, "schemas", "output");
@@ -182,6 +186,21 @@ describe("output schemas: every command's --json and --ndjson output validates",
     expect(await expectOutput("sql.ndjson-line", ["sql", q, FLEET, "--ndjson"])).toBeGreaterThan(0);
   }, 120_000);
 
+  it("index --json: a first build, an update, a missing sessions dir and an unreadable target", async () => {
+    const tmp = mkdtempSync(join(tmpdir(), "pisess-output-schemas-"));
+    try {
+      const db = join(tmp, "index.duckdb");
+      // Exit 2: a target that does not exist is listed in failures; the rest is indexed.
+      await expectOutput("index-update", ["index", FLEET, join(tmp, "nope"), "--db", db, "--json"], { code: 2 });
+      await expectOutput("index-update", ["index", FLEET, "--db", db, "--json"], { code: 0 });
+      // No targets and no sessions dir: root and missingRoot.
+      const env = { PI_CODING_AGENT_DIR: join(tmp, "agent"), PI_CODING_AGENT_SESSION_DIR: join(tmp, "no-sessions") };
+      await expectOutput("index-update", ["index", "--db", join(tmp, "empty.duckdb"), "--json"], { env, code: 0 });
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
+  }, 120_000);
+
   it("lineage: a fork of a fork, its parent, a file without forks", async () => {
     const dir = fixture("fork", "pi16");
     for (const f of readdirSync(dir)) {
@@ -303,6 +322,7 @@ const OUTPUTS: Record<string, string[]> = {
   "sql --json": ["sql"],
   "sql --ndjson": ["sql.ndjson-line"],
   "follow --ndjson": ["follow.ndjson-line"],
+  "index --json": ["index-update"],
   // Writes files into --out, not stdout; their rows are described by schemas/tables/.
   "tables --format ndjson": [],
 };
@@ -324,6 +344,8 @@ describe("output schemas: no JSON output without a schema", () => {
     expect(outputSchemaFor(["export", "f.jsonl", "--format", "jsonl", "-o", "out.jsonl"])).toBe(null);
     expect(outputSchemaFor(["export", "f.jsonl", "--format", "markdown"])).toBe(null);
     expect(outputSchemaFor(["tables", "dir", "--out", "t", "--format", "ndjson"])).toBe(null);
+    expect(outputSchemaFor(["index", "dir", "--db", "i.duckdb"])).toBe(null);
+    expect(outputSchemaFor(["index", "dir", "--json"])).toBe("index-update");
   });
 
   it("pisess schema lists the output schemas as output/NAME and prints them", async () => {

@@ -171,6 +171,7 @@ describe("read-only guarantee, every command", () => {
     // Fleet commands over the tree (forks, links); outputs outside it.
     ["usage", sessions, "--json", "--no-index"],
     ["index", sessions],
+    ["index", sessions, "--json"],
     ["index"],
     // Refused: a database inside the sessions tree.
     ["index", sessions, "--db", join(sessions, "pi.duckdb")],

@@ -78,6 +78,8 @@ export function outputSchemaFor(args: readonly string[]): string | null {
       return json && !has("--raw") ? command : null;
     case "follow":
       return ndjson ? "follow.ndjson-line" : null;
+    case "index":
+      return json ? "index-update" : null;
     case "validate": {
       const format = optionValue(args, "format", "f");
       return format === "json" ? "validate" : format === "ndjson" ? "validate.ndjson-line" : format === "sarif" ? "validate.sarif" : null;
