@@ -270,6 +270,8 @@ export interface IndexUpdate {
 export interface IndexState {
   update: IndexUpdate;
   scope: ScopeFile[];
+  /** How many files the index holds besides those asked about (scopeIsWhole). */
+  outside: number;
   root?: string;
   missingRoot?: string;
   failures: FleetFailure[];
@@ -350,7 +352,9 @@ function plan(
   const inScope = new Set(found.map((f) => f.path));
   // Gone: no longer on disk (wherever it was found), or asked about and now unreadable.
   const gone = [...sigs.keys()].filter((p) => failed.has(p) || (!inScope.has(p) && !existsSync(p)));
-  return { marks, redo, grow, gone, added };
+  // Files the index keeps that were not asked about (found earlier elsewhere, still on disk).
+  const outside = sigs.size - gone.length - [...inScope].filter((p) => sigs.has(p) && !failed.has(p)).length;
+  return { marks, redo, grow, gone, added, outside };
 }
 
 interface FileRow {
@@ -366,21 +370,17 @@ interface FileRow {
   stat_id: string;
 }
 
-/** What an update read: the sessions tables' CSV files, and the notes of the reads. */
+/** What an update read: each file's fork parent (as its sessions row names it), and the notes of the reads. */
 interface Read {
-  /** SELECTs of the sessions rows written (full reads and appended files). */
-  sessions: string[];
+  parents: ReadonlyMap<string, string | null>;
   damage: readonly DamageNote[];
   skipped: readonly string[];
   failures: readonly FleetFailure[];
 }
 
 /** The files rows of the sessions just read (their marks from before the read: a later change is seen next run). */
-async function fileRows(conn: Connection, read: Read, paths: readonly string[], marks: Map<string, FileMarks>) {
-  const parents = new Map<string, string | null>();
-  for (const sel of read.sessions)
-    for (const r of (await conn.runAndReadAll(`SELECT file, parent FROM (${sel})`)).getRowsJS())
-      parents.set(String(r[0]), r[1] === null ? null : String(r[1]));
+function fileRows(read: Read, paths: readonly string[], marks: Map<string, FileMarks>): FileRow[] {
+  const parents = read.parents;
   const problems = new Map<string, DamageNote[]>();
   for (const d of read.damage) problems.set(d.file, [...(problems.get(d.file) ?? []), d]);
   const skipped = new Set(read.skipped);
@@ -414,6 +414,21 @@ function ndjson(dir: string, name: string, rows: readonly object[], columns: str
   const file = join(dir, `${name}.ndjson`);
   writeFileSync(file, rows.map((r) => `${JSON.stringify(r)}\n`).join(""));
   return `read_json(${quote(file)}, format = 'newline_delimited', columns = ${columns})`;
+}
+
+/** Where the spend sums of an update's sessions come from (index-spend.ts spendSumsSql's FROM clauses). */
+function spendSources(
+  csvDir: string,
+  t: Awaited<ReturnType<typeof writeTables>>,
+  g: GrownRead,
+  grownPaths: string,
+  empty: boolean,
+): string[] {
+  if (empty) return ["idx.usage u"];
+  const from: string[] = [];
+  if (t.rows.usage > 0) from.push(`(${selectCsv("usage", join(csvDir, "usage.csv"), t.longest.usage)}) u`);
+  if (g.appended.length > 0) from.push(`idx.usage u WHERE u.session IN (${grownPaths})`);
+  return from;
 }
 
 /**
@@ -456,8 +471,11 @@ async function apply(
       if (t.rows[name] > 0) await conn.run(`INSERT INTO idx.${name} ${selectCsv(name, join(csvDir, `${name}.csv`), t.longest[name])}`);
     }
     if (g.appended.length > 0) await applyGrown(conn, g, grownPaths);
-    // The spend sums of every session whose usage rows were just replaced or patched.
-    if (drop.length + g.appended.length > 0) await refreshSpendSums(conn, empty ? null : replaced);
+    // The spend sums of every session whose usage rows were just replaced or patched: of a file read whole, from the
+    // rows just read (summing them out of idx.usage scanned the whole table for a few sessions' rows); of an
+    // appended file, from idx.usage, where its earlier rows were patched.
+    if (drop.length + g.appended.length > 0)
+      await refreshSpendSums(conn, empty ? null : replaced, spendSources(csvDir, t, g, grownPaths, empty));
     if (drop.length + g.appended.length > 0 && !empty)
       for (const name of ["files", "resume"]) await conn.run(`DELETE FROM idx.${name} WHERE path IN (${replaced})`);
     if (files.length > 0)
@@ -474,6 +492,9 @@ async function apply(
     throw err;
   }
 }
+
+/** Files read in one update from which it inserts in parallel, under a memory bound. */
+const BIG_UPDATE = 500;
 
 /** Brings the index up to date for the files of `targets` (or the whole sessions dir) and says what it did. */
 export async function updateIndex(duck: Duck, opts: IndexOptions): Promise<IndexState> {
@@ -493,7 +514,7 @@ export async function updateIndex(duck: Duck, opts: IndexOptions): Promise<Index
       csvDir,
       others.filter((f) => sigs.has(f.path)).map((f) => f.path),
     );
-    const { marks, redo: whole, grow, gone, added } = plan(scope, sigs, still, known, failures);
+    const { marks, redo: whole, grow, gone, added, outside } = plan(scope, sigs, still, known, failures);
     await restat(conn, csvDir, others, sigs, marks, new Set([...whole, ...grow]));
     if (whole.length + grow.length + gone.length === 0) {
       const rows = Object.fromEntries(TABLE_NAMES.map((n) => [n, 0])) as Record<TableName, number>;
@@ -508,7 +529,7 @@ export async function updateIndex(duck: Duck, opts: IndexOptions): Promise<Index
         bytesRead: 0,
         rows,
       };
-      return stateOf(update, found, scope, failures);
+      return stateOf(update, found, scope, failures, outside);
     }
     // The grown files first: those that cannot go on from their state are read whole with the others.
     const g = await readGrown(conn, grow, csvDir);
@@ -517,27 +538,25 @@ export async function updateIndex(duck: Duck, opts: IndexOptions): Promise<Index
     const t = await writeTables(redo.length > 0 ? redo : [csvDir], csvDir, "csv", opts.env, opts.cwd, opts.onProgress, opts.threads, true);
     for (const f of t.failures) failures.push({ path: scope.find((s) => s.path === f.path)?.name ?? f.path, reason: f.reason });
     const read: Read = {
-      sessions: [
-        selectCsv("sessions", join(csvDir, "sessions.csv"), t.longest.sessions),
-        selectCsv("sessions", join(g.dir, "sessions.csv"), g.fresh.longest.sessions),
-      ],
+      // From the reads themselves: reading them back from the sessions rows was two queries.
+      parents: new Map([...t.states, ...g.states].map((r) => [r.path, r.parent])),
       damage: [...t.damage, ...g.damage],
       skipped: t.skipped,
       failures: t.failures,
     };
-    const files = await fileRows(conn, read, [...redo, ...g.appended], marks);
+    const files = fileRows(read, [...redo, ...g.appended], marks);
     if (redo.length > 0 || g.appended.length > 0 || gone.length > 0) {
-      // For the update only (queries after it keep DuckDB's defaults: rows in order, memory as needed): rows are
+      // For a big update only (queries after it keep DuckDB's defaults: rows in order, memory as needed): rows are
       // looked up by session, never by their order of insertion, so DuckDB may insert them in parallel; and a bound
-      // on its memory (10,000 sessions: 25.7 -> 19.3 s CPU, 488 -> 551 MB peak; without the bound 688 MB).
-      await conn.run("SET preserve_insertion_order = false");
-      await conn.run("SET memory_limit = '512MB'");
+      // on its memory (10,000 sessions: 25.7 -> 19.3 s CPU, 488 -> 551 MB peak; without the bound 688 MB). A few
+      // files' rows gain nothing from either, and the four statements cost a few ms of such an update.
+      const big = redo.length + g.appended.length >= BIG_UPDATE;
+      if (big) await conn.run("SET preserve_insertion_order = false; SET memory_limit = '512MB'");
       try {
         // A first build: nothing to delete, and every usage row is to be summed.
         await apply(conn, csvDir, [...redo, ...gone], files, t, g, opts.inTransaction, sigs.size === 0);
       } finally {
-        await conn.run("RESET preserve_insertion_order");
-        await conn.run("RESET memory_limit");
+        if (big) await conn.run("RESET preserve_insertion_order; RESET memory_limit");
       }
     }
     const rows = Object.fromEntries(TABLE_NAMES.map((n) => [n, t.rows[n] + g.fresh.rows[n]])) as Record<TableName, number>;
@@ -552,7 +571,7 @@ export async function updateIndex(duck: Duck, opts: IndexOptions): Promise<Index
       bytesRead: [...t.states, ...g.states].reduce((n, r) => n + r.bytes, 0),
       rows,
     };
-    return stateOf(update, found, scope, failures);
+    return stateOf(update, found, scope, failures, outside);
   } finally {
     await dropScratch(csvDir);
   }
@@ -594,8 +613,9 @@ function stateOf(
   found: Awaited<ReturnType<typeof fleetFiles>>,
   scope: ScopeFile[],
   failures: FleetFailure[],
+  outside: number,
 ): IndexState {
-  const state: IndexState = { update, scope, failures };
+  const state: IndexState = { update, scope, failures, outside };
   if (found.root !== undefined) state.root = found.root;
   if (found.missingRoot !== undefined) state.missingRoot = found.missingRoot;
   return state;
@@ -605,9 +625,9 @@ function stateOf(
  * Views named as the tables in the main schema, over the index's rows of the files asked about, each named as found
  * (so that an answer is the one `--no-index` gives). Over the whole index as it is when nothing needs renaming.
  */
-export async function scopeViews(duck: Duck, state: Pick<IndexState, "scope" | "failures">): Promise<void> {
+export async function scopeViews(duck: Duck, state: Pick<IndexState, "scope" | "failures" | "outside">): Promise<void> {
   const conn = duck.conn;
-  if ((await scopeIsWhole(duck, state)) && state.scope.every((f) => f.path === f.name)) {
+  if (scopeIsWhole(state) && state.scope.every((f) => f.path === f.name)) {
     for (const t of TABLE_NAMES) await conn.run(`CREATE VIEW ${t} AS SELECT * FROM idx.${t}`);
     await conn.run("CREATE VIEW files AS SELECT * FROM idx.files");
     return;
@@ -620,11 +640,12 @@ export async function scopeViews(duck: Duck, state: Pick<IndexState, "scope" | "
   await conn.run("CREATE VIEW files AS SELECT x.* FROM idx.files x JOIN scope ON scope.path = x.path");
 }
 
-/** Whether the files asked about are every file the index holds. */
-export async function scopeIsWhole(duck: Duck, state: Pick<IndexState, "scope" | "failures">): Promise<boolean> {
-  const read = (await duck.conn.runAndReadAll("SELECT count(*) FROM idx.files")).getRowsJS();
-  // Every file asked about is in the index after an update without failures: as many files means the same ones.
-  return state.failures.length === 0 && Number(read[0]?.[0]) === state.scope.length;
+/**
+ * Whether the files asked about are every file the index holds: after an update without failures every one of them
+ * is in it, and the update counted the others (a count of the files table, after the update, waited on its fold).
+ */
+export function scopeIsWhole(state: Pick<IndexState, "failures" | "outside">): boolean {
+  return state.failures.length === 0 && state.outside === 0;
 }
 
 /** The files asked about as the temporary table `scope` (path, and name as found). */

@@ -47,23 +47,23 @@ export const SPEND_COLUMNS = [
   "cost HUGEINT",
 ];
 
-/** The sums of the usage rows `where` selects (`u` is idx.usage). */
-export function spendSumsSql(where: string): string {
+/** The sums of the usage rows of `from` (a FROM clause naming them `u`, with its WHERE: idx.usage's, or the rows just read). */
+export function spendSumsSql(from: string): string {
   const fixed = fixedSql("u.cost");
   return `SELECT u.session, ${QUARTER_SQL} AS quarter, u.source = 'assistant' AS assistant, u.provider || '/' || u.model AS model,
   u.is_copied AS copied, ${fixed.test} AS fixed, CAST(count(*) AS DOUBLE), CAST(sum(u.input) AS DOUBLE), CAST(sum(u.output) AS DOUBLE),
   CAST(sum(u.cache_read) AS DOUBLE), CAST(sum(u.cache_write) AS DOUBLE), CAST(sum(u.cache_write_1h) AS DOUBLE),
   sum(CASE WHEN ${fixed.test} THEN ${fixed.units} END)
-  FROM idx.usage u WHERE ${where} GROUP BY ALL`;
+  FROM ${from} GROUP BY ALL`;
 }
 
 /**
- * Sums again the sessions `paths` (an SQL query of one column `path`) names: their usage rows were just replaced.
- * null: every session (a first build, the table empty).
+ * Sums again the sessions `paths` (an SQL query of one column `path`) names, whose usage rows were just replaced:
+ * their old sums go, and the rows of each of `from` (spendSumsSql's) are summed. null: nothing to drop (a first build).
  */
-export async function refreshSpendSums(conn: Connection, paths: string | null): Promise<void> {
+export async function refreshSpendSums(conn: Connection, paths: string | null, from: readonly string[]): Promise<void> {
   if (paths !== null) await conn.run(`DELETE FROM idx.${SPEND_TABLE} WHERE session IN (${paths})`);
-  await conn.run(`INSERT INTO idx.${SPEND_TABLE} ${spendSumsSql(paths === null ? "true" : `u.session IN (${paths})`)}`);
+  for (const f of from) await conn.run(`INSERT INTO idx.${SPEND_TABLE} ${spendSumsSql(f)}`);
 }
 
 /**

@@ -66,6 +66,8 @@ export interface ReadState {
   at: number | undefined;
   /** Bytes of the file read (from the start, or from where the state went on). */
   bytes: number;
+  /** The fork parent its sessions row names (null: not a fork, or not read). */
+  parent: string | null;
 }
 
 /** How a batch writes rows: a sink per table, and the bytes and counts they fill. */
@@ -106,7 +108,7 @@ function batchOut(as: RowText) {
   return { sink, flush, result };
 }
 
-/** A session's rows into `sink`, with its fork's copies; returns the copied-entry count when there is a mask. */
+/** A session's rows into `sink`, with its fork's copies; returns the copied-entry count when there is a mask, and the parent. */
 async function sessionRows(
   session: Session<"tables">,
   path: string,
@@ -114,7 +116,7 @@ async function sessionRows(
   sink: RowSink,
   body: BodyReader,
   grown?: { before: number; copies: number | undefined },
-): Promise<number | undefined> {
+): Promise<{ copies: number | undefined; parent: string | null }> {
   const st = session.facts.stat as FileStat;
   const fork = grown === undefined ? await parents.copied(session) : await parents.copiedGrown(session, grown.before, grown.copies);
   emitSessionRows(
@@ -129,10 +131,11 @@ async function sessionRows(
     sink,
     body,
   );
-  if (fork.mask === undefined) return undefined;
+  const parent = fork.parent ?? null;
+  if (fork.mask === undefined) return { copies: undefined, parent };
   let n = 0;
   while (n < fork.mask.length && fork.mask[n] === 1) n++;
-  return n;
+  return { copies: n, parent };
 }
 
 /** A body reader that remembers each message's body facts by entry index (the state keeps them). */
@@ -178,12 +181,12 @@ export async function tablesBatch(files: readonly string[], parents: ParentCache
     try {
       if (notReadFinding(session) !== undefined) {
         notes.skipped.push(path);
-        if (states) kept.push({ path, state: undefined, at: undefined, bytes: session.facts.bytes });
+        if (states) kept.push({ path, state: undefined, at: undefined, bytes: session.facts.bytes, parent: null });
         continue;
       }
       for (const v of damageNotes(path, session.diagnostics)) notes.damage.push(v);
       const r = remembered(loadedBodies(session, read));
-      const copies = await sessionRows(session, path, parents, sink, r.body);
+      const { copies, parent } = await sessionRows(session, path, parents, sink, r.body);
       flush();
       if (states) {
         const keep = state !== undefined && keepsState((session.facts.stat as FileStat).mtimeMs) ? state : undefined;
@@ -192,6 +195,7 @@ export async function tablesBatch(files: readonly string[], parents: ParentCache
           state: keep && encodeState({ state: keep, copied: copies }, (rec) => r.seen[rec.index]),
           at: keep?.start.offset,
           bytes: session.facts.bytes,
+          parent,
         });
       }
     } finally {
@@ -262,7 +266,7 @@ export async function grownBatch(
       const r = remembered(loadedBodies(session));
       const at = new Map<TableName, number>();
       const rows: { t: TableName; row: Row; fresh: boolean }[] = [];
-      const copies = await sessionRows(
+      const { copies, parent } = await sessionRows(
         session,
         path,
         parents,
@@ -287,6 +291,7 @@ export async function grownBatch(
         state: keep && encodeState({ state: keep, copied: copies }, (rec) => r.seen[rec.index]),
         at: keep?.start.offset,
         bytes: session.facts.bytes - from,
+        parent,
       });
     } finally {
       session.store.close();

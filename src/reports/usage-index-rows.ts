@@ -26,7 +26,7 @@ export function summedInSql(by: readonly GroupKey[], settings: CountSettings): b
 async function sourceSql(duck: Duck, state: IndexState, settings: CountSettings, days: string | null): Promise<string> {
   const where = [`s.session NOT IN (SELECT path FROM idx.files WHERE status = 'skipped')`];
   if (!settings.includeCopied) where.push("NOT s.copied");
-  if (!(await scopeIsWhole(duck, state))) {
+  if (!scopeIsWhole(state)) {
     await scopeTable(duck, state.scope);
     where.push("s.session IN (SELECT path FROM scope)");
   }
