@@ -42,7 +42,6 @@ export {
   contextReport,
   resolveSessionFile,
   type ContextData,
-  type ContextDisplayOptions,
   type ContextOptions,
   type ContextOutput,
   type HeldMessage,
@@ -77,6 +76,17 @@ export { budgetReport, type BudgetOptions, type BudgetReport } from "./reports/b
 export type { InfoReport } from "./reports/info.js";
 export type { LineageReport } from "./reports/lineage.js";
 export type { ContextJson } from "./render/context-json.js";
+export { contextFacts, type ContextFacts, type CompactionFacts, type EditFacts } from "./ops/context-facts.js";
+export {
+  describeContext,
+  describeContextStream,
+  type ContextDisplay,
+  type ContextDisplayOptions,
+  type ContextDisplayStream,
+  type DisplayMessage,
+  type DisplaySource,
+  type Part,
+} from "./render/context-display.js";
 export type { PathJson, PathItemJson } from "./render/path.js";
 export type { DiffLeavesJson, DiffCycleJson } from "./render/diff.js";
 export type { PathDiffJson, ContextDiffJson } from "./render/diff-json.js";

@@ -1,5 +1,6 @@
 import { runIo } from "./run-state.js";
 import type { Argv, CommandModule } from "yargs";
+import { describeContextStream } from "../render/context-display.js";
 import { contextJsonChunks } from "../render/context-json.js";
 import { contextMarkdown } from "../render/context-markdown.js";
 import { contextText } from "../render/context-text.js";
@@ -87,9 +88,7 @@ export const contextCommand: CommandModule<object, ContextArgs> = {
       const base = { leaf: args.leaf, llm: args.llm === true };
       const display = { thinking: args.thinking, maxOutput: args.maxOutput, showEdits: args.showEdits === true };
       // The output form is the user's choice; the report takes the fast path it allows.
-      const r = json
-        ? contextReport(session, { ...base, output: "json" })
-        : contextReport(session, { ...base, output: args.format, display });
+      const r = json ? contextReport(session, { ...base, output: "json" }) : contextReport(session, { ...base, output: args.format });
       const { leaf, context: c, note, problems } = r.data;
       if (c === null) {
         for (const d of r.diagnostics) writeErr(diagnosticLine(d));
@@ -102,8 +101,9 @@ export const contextCommand: CommandModule<object, ContextArgs> = {
           contextJsonChunks(session.file, leaf, c.context, c.messages, c.sources, c.editedBy, args.json === true, c.messageJson),
           "json",
         );
-      else if (c.display && args.format === "markdown") await writeOut(contextMarkdown(c.display));
-      else if (c.display) await writeOut(contextText(c.display, { style: styleFor(args) }));
+      // The display model is made from the report's data (its facts), for the renderer asked for; items as written.
+      else if (leaf && args.format === "markdown") await writeOut(contextMarkdown(describeContextStream(session.file, leaf, c, display)));
+      else if (leaf) await writeOut(contextText(describeContextStream(session.file, leaf, c, display), { style: styleFor(args) }));
       if (note) writeErr(diagnosticLine(note));
       if (!leaf) writeErr(emptyNote(session.file, "context"));
       for (const d of problems) if (d.severity !== "info") writeErr(diagnosticLine(d));

@@ -328,7 +328,7 @@ function buildWith(
 }
 
 /** Which tool results answer which tool calls, within the context's messages. */
-interface ToolPairing {
+export interface ToolPairing {
   /** Key `${messageIndex}:${blockIndex}` of a toolCall block → index of the answering toolResult message. */
   resultOf: Map<string, number>;
   /** Indexes of toolResult messages that answer a call (shown under it). */
@@ -406,7 +406,7 @@ export function hasUsableUsage(m: unknown): m is Record<string, unknown> & { usa
  * Approximate size of the context, as pi's footer does: the last assistant usage that is not from an aborted or
  * failed turn, plus characters/4 for the messages after it. A usage from before the compaction summary counted a
  * longer history, so only usages after the compaction count. `whole(i)`: message i whole, where `ctx.messages` holds
- * stand-ins (see DisplayOptions.whole).
+ * stand-ins (see ContextFacts in ops/context-facts.ts).
  */
 export function contextSize(
   ctx: SessionContext,

@@ -1,4 +1,4 @@
-import type { ContextDisplayStream, DisplayMessage, Part } from "../reports/context-display.js";
+import type { ContextDisplayStream, DisplayMessage, Part } from "./context-display.js";
 import { formatBytes, headerFacts, titleParts } from "./context-text.js";
 import { cell, fence, htmlText, inlineCode } from "./markdown.js";
 import { CHUNK_CHARS } from "./chunks.js";

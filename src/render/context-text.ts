@@ -1,4 +1,4 @@
-import type { ContextDisplayStream, DisplayMessage, Part } from "../reports/context-display.js";
+import type { ContextDisplayStream, DisplayMessage, Part } from "./context-display.js";
 import { formatTokens } from "./entry.js";
 import { sanitize, sanitizeLine } from "./sanitize.js";
 import type { Style } from "./style.js";

@@ -12,7 +12,7 @@ import { cycleProblem, treeProblems } from "../ops/tree.js";
 import { messageLines } from "../model/store-text.js";
 import { checkContextEdits } from "../check/edits.js";
 import { toJson } from "../model/json-text.js";
-import { describeContext, describeContextStream, type ContextDisplay, type ContextDisplayStream } from "./context-display.js";
+import { contextFacts, type ContextFacts } from "../ops/context-facts.js";
 import { sanitizeLine } from "../model/sanitize.js";
 import { ReportError, type Report } from "./report.js";
 import { entryRef, isEmptyAtDefault } from "./refs.js";
@@ -49,24 +49,16 @@ export async function resolveSessionFile(opts: {
  * The form a context is written in, as the user asked for it (`context --json`/`--ndjson`, `--format text|markdown`).
  * The report takes the fast path that form allows: for "json" each message's text is sliced from its line where it
  * is JSON.stringify's text already, and for every form a message it writes or shows from its line is held as a
- * stand-in (HeldMessage) rather than parsed whole.
+ * stand-in (HeldMessage) rather than parsed whole. The display of "text" and "markdown" (render/context-display.ts)
+ * is made from the report's data: the context, its `facts` and `whole`.
  */
 export type ContextOutput = "json" | "text" | "markdown";
-
-/** What the display shows (text and Markdown, or the library's display model). */
-export interface ContextDisplayOptions {
-  thinking: boolean;
-  maxOutput: number;
-  showEdits?: boolean;
-}
 
 export interface ContextOptions {
   /** Leaf: id, id prefix, @LINE, label:NAME or leaf (default "leaf"). */
   leaf?: string;
   /** Messages as sent to the LLM (after pi's convertToLlm) in `messages`/`sources`. */
   llm?: boolean;
-  /** Without `output`: also build the display model (an array of items). With "text"/"markdown": what it shows. */
-  display?: ContextDisplayOptions;
   /** The output form the context is made for; without it the report gives pi's messages as values. */
   output?: ContextOutput;
 }
@@ -74,7 +66,7 @@ export interface ContextOptions {
 /**
  * A message as contextReport holds it for an output form: pi's message, or a stand-in with only what the report
  * reads of it (role, provider and model, each content block's type and a tool call's id and name, a tool result's
- * toolCallId and toolName); not pi's value. Write it through `messageJson`, show it through `display`.
+ * toolCallId and toolName); not pi's value. Write it through `messageJson`, read it whole through `whole`.
  */
 export type HeldMessage = { readonly [HELD]: true };
 declare const HELD: unique symbol;
@@ -87,12 +79,18 @@ interface ContextBase {
   editedBy: readonly (EntryRec | undefined)[];
 }
 
+/** What a display of the context shows beside its messages (every form but "json"). */
+interface ShownFacts {
+  /** The context's facts: the LLM's count, what the compaction kept, the size, the edits, the tool-call pairing. */
+  facts: ContextFacts;
+  /** `context.messages[i]` (pi's context, also with `llm`) whole, where the report holds a stand-in. */
+  whole: (i: number) => unknown;
+}
+
 /** The context as pi's values (no `output`). */
-export interface ValuesContext extends ContextBase {
+export interface ValuesContext extends ContextBase, ShownFacts {
   context: SessionContext;
   messages: readonly unknown[];
-  /** With the `display` option. */
-  display?: ContextDisplay;
 }
 
 /** The context as held for an output form: its messages are not pi's values (HeldMessage). */
@@ -106,10 +104,11 @@ export interface JsonContext extends HeldContext {
   messageJson: (i: number) => string | undefined;
 }
 
-/** `output: "text"` or `"markdown"`: the display model, its items made as they are taken (once). */
-export interface ShownContext extends HeldContext {
-  display: ContextDisplayStream;
-}
+/**
+ * `output: "text"` or `"markdown"`: what the display model (render/context-display.ts, its items made as they are
+ * taken, once) is made from.
+ */
+export interface ShownContext extends HeldContext, ShownFacts {}
 
 export interface ContextData<C = ValuesContext> {
   file: string;
@@ -134,10 +133,7 @@ function leafNote(session: Session, leaf: EntryRec): Diagnostic | null {
 /** `pisess context`: exactly what the model saw at a leaf (pi's session context). */
 export function contextReport(session: Session, opts?: ContextOptions & { output?: undefined }): Report<ContextData>;
 export function contextReport(session: Session, opts: ContextOptions & { output: "json" }): Report<ContextData<JsonContext>>;
-export function contextReport(
-  session: Session,
-  opts: ContextOptions & { output: "text" | "markdown"; display: ContextDisplayOptions },
-): Report<ContextData<ShownContext>>;
+export function contextReport(session: Session, opts: ContextOptions & { output: "text" | "markdown" }): Report<ContextData<ShownContext>>;
 export function contextReport(
   session: Session,
   opts: ContextOptions = {},
@@ -161,7 +157,7 @@ export function contextReport(
   const shown = opts.output === "text" || opts.output === "markdown";
   const lines = opts.llm ? null : messageLines(session, json, json || shown, edited);
   const ctx = buildContext(session, path, lines ? lines.read : (rec) => readEntry(session, rec));
-  // The LLM's messages only where they are shown; the display counts them.
+  // The LLM's messages only where they are shown; the display counts them (facts.llmCount).
   const llm = opts.llm ? convertToLlmMapped(ctx.messages) : null;
   const pairing = pairToolCalls(ctx.messages);
   // The edits on this path as validate judges them (one producer per code), e.g. an edit pi would throw on; judged
@@ -172,26 +168,17 @@ export function contextReport(
   const sources = llm ? llm.from.map((i) => ctx.sources[i] as EntryRec) : ctx.sources;
   const editedBy = llm ? llm.from.map((i) => ctx.editedBy[i]) : ctx.editedBy;
   // One object for every form; its type (ValuesContext, JsonContext, ShownContext) is the overload's.
-  const context: ContextBase & {
-    context: SessionContext;
-    messages: readonly unknown[];
-    display?: ContextDisplay | ContextDisplayStream;
-    messageJson?: (i: number) => string | undefined;
-  } = { path, context: ctx, messages, sources, editedBy };
+  const context: ContextBase &
+    Partial<ShownFacts> & {
+      context: SessionContext;
+      messages: readonly unknown[];
+      messageJson?: (i: number) => string | undefined;
+    } = { path, context: ctx, messages, sources, editedBy };
   if (json) context.messageJson = (i) => lines?.json(messages[i], sources[i] as EntryRec) ?? toJson(messages[i]);
-  if (opts.display && leaf && !json) {
-    const whole = lines ? (i: number) => lines.whole(ctx.messages[i], ctx.sources[i] as EntryRec) : undefined;
-    context.display = (shown ? describeContextStream : describeContext)(
-      session,
-      leaf,
-      path,
-      ctx,
-      llm ? llm.messages.length : llmCount(ctx.messages),
-      {
-        ...opts.display,
-        ...(whole ? { whole } : {}),
-      },
-    );
+  else {
+    const whole = lines ? (i: number) => lines.whole(ctx.messages[i], ctx.sources[i] as EntryRec) : (i: number) => ctx.messages[i];
+    context.whole = whole;
+    context.facts = contextFacts(ctx, path, llm ? llm.messages.length : llmCount(ctx.messages), pairing, whole);
   }
   return {
     data: {

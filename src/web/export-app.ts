@@ -1,7 +1,8 @@
 /// <reference lib="dom" />
 /**
  * The page `pisess export --format html` writes: bundled by scripts/build-web.mjs with the same ops modules the CLI
- * runs (tree, view, path, context, llm), so the page holds no second copy of pi's rules. Session text is data:
+ * runs (tree, view, path, context and its facts, llm) and the display model of `pisess context`
+ * (render/context-display.ts), so the page holds no second copy of pi's rules. Session text is data:
  * it reaches the DOM through textContent, or through marked with raw HTML escaped and links and images filtered.
  */
 import { Marked, type Tokens } from "marked";
@@ -10,12 +11,13 @@ import type { EntryRec, Rec } from "../model/detail.js";
 import { budgetParts, estimateTokens } from "../ops/budget.js";
 import { billedTurnAfter } from "../ops/budget-path.js";
 import { buildContext, type SessionContext } from "../ops/context.js";
-import { describeContext, type DisplayMessage, type Part } from "../reports/context-display.js";
+import { contextFacts } from "../ops/context-facts.js";
 import { convertToLlmMapped } from "../ops/llm.js";
 import { pathTo } from "../ops/path.js";
 import { buildTree } from "../ops/tree.js";
 import { buildView, FILTER_MODES, layoutRows, TEXT_LEVELS, type FilterMode, type Row, type ViewNode } from "../ops/view.js";
 import { partLabel } from "../render/budget-labels.js";
+import { describeContext, type DisplayMessage, type Part } from "../render/context-display.js";
 import { describeEntry } from "../render/entry.js";
 import { sanitize, sanitizeLine } from "../render/sanitize.js";
 import type { Style } from "../render/style.js";
@@ -419,7 +421,12 @@ function renderContext(): void {
   }
   const ctx = buildContext(session, r.path, (rec) => readEntry(session, rec));
   const llm = convertToLlmMapped(ctx.messages);
-  const doc = describeContext(session, leaf, r.path, ctx, llm.messages.length, { thinking: true, maxOutput: 0, showEdits: true });
+  const doc = describeContext(
+    session.file,
+    leaf,
+    { context: ctx, facts: contextFacts(ctx, r.path, llm.messages.length) },
+    { thinking: true, maxOutput: 0, showEdits: true },
+  );
   const facts = [
     `model ${doc.model === null ? "(none)" : sanitizeLine(doc.model)}`,
     `thinking ${sanitizeLine(doc.thinkingLevel)}`,

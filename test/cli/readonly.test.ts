@@ -15,6 +15,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Session } from "../../src/model/session.js";
+import { describeContext } from "../../src/render/context-display.js";
 import { contextReport } from "../../src/reports/context.js";
 import { diffReport } from "../../src/reports/diff.js";
 import { followSession } from "../../src/reports/follow.js";
@@ -303,7 +304,13 @@ describe("read-only guarantee, every command", () => {
         ["context --json", async () => (await contextJsonOut(f)).code],
         [
           "context --llm",
-          () => withSession(f, (s) => contextReport(s, { llm: true, display: { thinking: true, maxOutput: 20 } }).exitCode),
+          () =>
+            withSession(f, (s) => {
+              const r = contextReport(s, { llm: true });
+              const { leaf, context: c } = r.data;
+              if (leaf && c) for (const m of describeContext(s.file, leaf, c, { thinking: true, maxOutput: 20 }).items) void m;
+              return r.exitCode;
+            }),
         ],
         ["info --json", () => withSession(f, async (s) => (await infoReport(s)).exitCode)],
         ["leaves", async () => (await leavesNdjsonOut(f)).code],

@@ -2,6 +2,7 @@ import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Session } from "../../src/model/session.js";
 import type { EntryRec } from "../../src/model/detail.js";
+import { describeContextStream } from "../../src/render/context-display.js";
 import { contextJsonChunks } from "../../src/render/context-json.js";
 import { contextMarkdown } from "../../src/render/context-markdown.js";
 import { contextText } from "../../src/render/context-text.js";
@@ -70,8 +71,9 @@ function written(session: Session, leaf: string, jsonOnly: boolean): Written {
  */
 function shown(session: Session, leaf: string, displayOnly: boolean, opts: { thinking: boolean; showEdits: boolean }) {
   const display = { thinking: opts.thinking, maxOutput: 3, showEdits: opts.showEdits };
-  const r = displayOnly ? contextReport(session, { leaf, output: "text", display }) : contextReport(session, { leaf, display });
-  const d = r.data.context?.display;
+  const r = displayOnly ? contextReport(session, { leaf, output: "text" }) : contextReport(session, { leaf });
+  const c = r.data.context;
+  const d = c && r.data.leaf ? describeContextStream(session.file, r.data.leaf, c, display) : undefined;
   const taken = d ? { ...d, items: [...d.items] } : undefined;
   return {
     messages: r.data.context?.messages ?? [],

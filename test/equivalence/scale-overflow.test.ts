@@ -13,7 +13,8 @@ const MODULES = {
   style: "render/style",
   path: "ops/path",
   context: "ops/context",
-  display: "reports/context-display",
+  facts: "ops/context-facts",
+  display: "render/context-display",
   ctext: "render/context-text",
   exp: "reports/export",
 };
@@ -93,7 +94,8 @@ describe("large inputs do not overflow the stack (#32.5)", () => {
       const s = await m.load.loadSession({ kind: "file", path: ${JSON.stringify(file)} });
       const path = m.path.pathTo(s, s.defaultLeaf).path;
       const ctx = m.context.buildContext(s, path, (rec) => m.session.readEntry(s, rec));
-      const doc = m.display.describeContext(s, s.defaultLeaf, path, ctx, 0, { maxOutput: 0, maxArgs: 80, thinking: true });
+      const source = { context: ctx, facts: m.facts.contextFacts(ctx, path, 0) };
+      const doc = m.display.describeContext(s.file, s.defaultLeaf, source, { maxOutput: 0, maxArgs: 80, thinking: true });
       return [[...m.ctext.contextText(doc, { style: m.style.makeStyle(false) })].join("").includes("line ${n - 1}\\n")];`);
     expect(r[0]).toBe(true);
   }, 60_000);

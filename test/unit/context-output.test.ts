@@ -1,6 +1,8 @@
 import { describe, expect, expectTypeOf, it } from "vitest";
 import { loadSession } from "../../src/model/load.js";
 import { contextReport, type HeldMessage } from "../../src/reports/context.js";
+import type { EntryRec } from "../../src/model/detail.js";
+import { describeContextStream } from "../../src/render/context-display.js";
 import { contextJsonChunks } from "../../src/render/context-json.js";
 import { fixture } from "../support/helpers.js";
 
@@ -15,9 +17,9 @@ describe("contextReport: options are the output a user asks for", () => {
       // @ts-expect-error jsonOnly is gone: the output form picks the fast path
       contextReport(s, { output: "json", jsonOnly: true });
       // @ts-expect-error displayOnly is gone
-      contextReport(s, { output: "text", display: { thinking: true, maxOutput: 3 }, displayOnly: true });
-      // @ts-expect-error display.stream is gone: "text" and "markdown" stream their items
-      contextReport(s, { display: { thinking: true, maxOutput: 3, stream: true } });
+      contextReport(s, { output: "text", displayOnly: true });
+      // @ts-expect-error display is gone: the display model is made from the report's data (render/context-display.ts)
+      contextReport(s, { display: { thinking: true, maxOutput: 3 } });
     } finally {
       s.store.close();
     }
@@ -28,7 +30,7 @@ describe("contextReport: options are the output a user asks for", () => {
     try {
       const values = contextReport(s, {}).data.context;
       const held = contextReport(s, { output: "json" }).data.context;
-      const shown = contextReport(s, { output: "markdown", display: { thinking: true, maxOutput: 3 } }).data.context;
+      const shown = contextReport(s, { output: "markdown" }).data.context;
       expectTypeOf(values?.messages).toEqualTypeOf<readonly unknown[] | undefined>();
       expectTypeOf(held?.messages).toEqualTypeOf<readonly HeldMessage[] | undefined>();
       expectTypeOf(shown?.messages).toEqualTypeOf<readonly HeldMessage[] | undefined>();
@@ -37,7 +39,11 @@ describe("contextReport: options are the output a user asks for", () => {
         [...contextJsonChunks(s.file, null, c.context, c.messages, c.sources, c.editedBy, true, json)].join("");
       expect(doc(held, held.messageJson)).toBe(doc(values));
       expect(JSON.parse(doc(values)).messages.length).toBeGreaterThan(0);
-      expect(Array.isArray(shown.display.items)).toBe(false);
+      // The report makes no display model: its renderers do, from its facts, and stream the items.
+      expect("display" in shown).toBe(false);
+      expect(Array.isArray(describeContextStream(s.file, s.defaultLeaf as EntryRec, shown, { thinking: true, maxOutput: 3 }).items)).toBe(
+        false,
+      );
     } finally {
       s.store.close();
     }

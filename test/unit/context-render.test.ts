@@ -4,7 +4,8 @@ import { loadSession } from "../../src/model/load.js";
 import { readEntry } from "../../src/model/session.js";
 import type { EntryRec } from "../../src/model/detail.js";
 import { buildContext } from "../../src/ops/context.js";
-import { compactArgs, describeContext, type DisplayOptions } from "../../src/reports/context-display.js";
+import { contextFacts } from "../../src/ops/context-facts.js";
+import { compactArgs, describeContext, type ContextDisplayOptions } from "../../src/render/context-display.js";
 import { convertToLlm } from "../../src/ops/llm.js";
 import { pathTo } from "../../src/ops/path.js";
 import { resolveRef } from "../../src/ops/refs.js";
@@ -18,7 +19,7 @@ const scenarios = readdirSync(fixture("context"))
   .filter((f) => f.endsWith(".jsonl") && f !== "cycle.jsonl")
   .map((f) => f.replace(/\.jsonl$/, ""));
 
-async function load(name: string, ref = "leaf", opts: Partial<DisplayOptions> = {}) {
+async function load(name: string, ref = "leaf", opts: Partial<ContextDisplayOptions> = {}) {
   const session = await loadSession(
     { kind: "file", path: fixture("context", `${name}.jsonl`) },
     { name: `fixtures/context/${name}.jsonl` },
@@ -28,7 +29,8 @@ async function load(name: string, ref = "leaf", opts: Partial<DisplayOptions> = 
   const p = pathTo(session, r.rec);
   if (!p.ok) throw new Error("cycle");
   const ctx = buildContext(session, p.path, (rec) => readEntry(session, rec));
-  const doc = describeContext(session, r.rec, p.path, ctx, convertToLlm(ctx.messages).length, { thinking: true, maxOutput: 20, ...opts });
+  const facts = contextFacts(ctx, p.path, convertToLlm(ctx.messages).length);
+  const doc = describeContext(session.file, r.rec, { context: ctx, facts }, { thinking: true, maxOutput: 20, ...opts });
   session.store.close();
   return { session, ctx, doc, path: p.path };
 }

@@ -1,12 +1,14 @@
 /**
  * The display model of a context (what the text and Markdown renderers and the HTML export lay out): each message
- * as parts ready to print. Rendering, not pi's context semantics (ops/context.ts builds the context itself).
+ * as parts ready to print. It only shapes what the context report gives (reports/context.ts: pi's context, the
+ * facts of ops/context-facts.ts, each message whole from its line): outputs cut, thinking dropped, arguments on
+ * one line. pi's context semantics are ops/context.ts's.
  */
 import { isObject, type Obj } from "../model/json.js";
-import type { Session } from "../model/session.js";
 import type { EntryRec } from "../model/detail.js";
 import { toJson } from "../model/json-text.js";
-import { contextSize, type ContextSize, pairToolCalls, type SessionContext } from "../ops/context.js";
+import type { ContextSize, SessionContext } from "../ops/context.js";
+import type { CompactionFacts, ContextFacts, EditFacts } from "../ops/context-facts.js";
 
 /** A piece of a displayed message, ready to print: renderers only lay these out. */
 export type Part =
@@ -56,33 +58,35 @@ export interface ContextDisplay {
   thinkingLevel: string;
   messageCount: number;
   llmCount: number;
-  compaction: {
-    line: number;
-    id: string | null;
-    tokensBefore: unknown;
-    keptFrom: { line: number; id: string | null } | null;
-    kept: number;
-  } | null;
+  compaction: CompactionFacts | null;
   size: ContextSize;
   /** The context_edits on the path: how many shaped this context, and how many messages they removed. */
-  edits: { onPath: number; applied: number; editedMessages: number; removedMessages: number };
+  edits: EditFacts;
   /** Messages in context order; answered tool results sit inside their call parts instead. */
   items: DisplayMessage[];
 }
 
-export interface DisplayOptions {
+/** What the display shows (`pisess context` as text or Markdown; the HTML export shows everything). */
+export interface ContextDisplayOptions {
   /** Show thinking blocks. */
   thinking: boolean;
   /** Longest tool or command output, in lines; 0 = all. */
   maxOutput: number;
-  /** Longest compact tool-call arguments, in characters. */
+  /** Longest compact tool-call arguments, in characters (160). */
   maxArgs?: number;
   /** Also show what edited messages said in the file, and the messages that edits removed. */
   showEdits?: boolean;
-  /**
-   * Message i of the context whole, where `ctx.messages` holds stand-ins with only what building the context reads
-   * (reports/context.ts reads such a message again from its line when it is shown).
-   */
+}
+
+/**
+ * What a display is made from: the context report's `context` (ValuesContext or ShownContext), or the same made by
+ * the HTML export from ops.
+ */
+export interface DisplaySource {
+  /** pi's context; its messages may be stand-ins (HeldMessage), read whole through `whole`. */
+  context: Omit<SessionContext, "messages"> & { messages: readonly unknown[] };
+  facts: ContextFacts;
+  /** Message i of `context.messages` whole; without it, `context.messages` are pi's values. */
   whole?: (i: number) => unknown;
 }
 
@@ -131,31 +135,23 @@ export type ContextDisplayStream = Omit<ContextDisplay, "items"> & { items: Iter
  * The display model of a context for the text and Markdown renderers: header facts, and each message broken into
  * parts, tool results placed under their calls, outputs cut, thinking dropped when asked.
  */
-export function describeContext(
-  session: Session,
-  leaf: EntryRec,
-  path: readonly EntryRec[],
-  ctx: SessionContext,
-  llmCount: number,
-  opts: DisplayOptions,
-): ContextDisplay {
-  const d = describeContextStream(session, leaf, path, ctx, llmCount, opts);
+export function describeContext(file: string, leaf: EntryRec, source: DisplaySource, opts: ContextDisplayOptions): ContextDisplay {
+  const d = describeContextStream(file, leaf, source, opts);
   return { ...d, items: [...d.items] };
 }
 
 /** describeContext with `items` made one by one as they are taken (once), not held together. */
 export function describeContextStream(
-  session: Session,
+  file: string,
   leaf: EntryRec,
-  path: readonly EntryRec[],
-  ctx: SessionContext,
-  llmCount: number,
-  opts: DisplayOptions,
+  source: DisplaySource,
+  opts: ContextDisplayOptions,
 ): ContextDisplayStream {
-  const pairing = pairToolCalls(ctx.messages);
+  const { context: ctx, facts } = source;
+  const pairing = facts.pairing;
   const maxArgs = opts.maxArgs ?? 160;
   const editRef = (e: EntryRec) => ({ line: e.line, id: e.id ?? null });
-  const whole = opts.whole ?? ((i: number) => ctx.messages[i]);
+  const whole = source.whole ?? ((i: number) => ctx.messages[i]);
   const one = (i: number): DisplayMessage => {
     const d = describeMessage(whole(i), ctx.sources[i] as EntryRec, i);
     const edit = ctx.editedBy[i];
@@ -233,18 +229,17 @@ export function describeContextStream(
   };
   const removedItems = opts.showEdits ? ctx.removed : [];
   const items = (): Generator<DisplayMessage> => displayItems(ctx, removedItems, pairing.answered, one, describeMessage, editRef);
-  const compaction = compactionFacts(ctx, path);
   const model = ctx.model ? `${String(ctx.model.provider)}/${String(ctx.model.modelId)}` : null;
   return {
-    file: session.file,
+    file,
     leaf: { id: leaf.id ?? null, line: leaf.line },
     model,
     thinkingLevel: String(ctx.thinkingLevel),
     messageCount: ctx.messages.length,
-    llmCount,
-    compaction,
-    size: contextSize(ctx, path, whole),
-    edits: editFacts(ctx),
+    llmCount: facts.llmCount,
+    compaction: facts.compaction,
+    size: facts.size,
+    edits: facts.edits,
     items: items(),
   };
 }
@@ -276,34 +271,9 @@ function describeSystem(d: DisplayMessage, o: Obj): void {
   if (names(o.toolsRemoved)) d.notes.push(`tools removed: ${names(o.toolsRemoved)}`);
 }
 
-/** The compaction in effect: where it is, what it kept, and how many of the path's messages before it it keeps. */
-function compactionFacts(ctx: SessionContext, path: readonly EntryRec[]): ContextDisplay["compaction"] {
-  if (!ctx.compaction) return null;
-  const c = ctx.compaction;
-  const pos = new Map(path.map((r, i) => [r, i]));
-  const cpos = pos.get(c) ?? -1;
-  const kept = ctx.sources.filter((r, i) => i > 0 && (pos.get(r) ?? Infinity) < cpos).length;
-  return {
-    line: c.line,
-    id: c.id ?? null,
-    tokensBefore: c.tokensBefore,
-    keptFrom: ctx.keptFrom ? { line: ctx.keptFrom.line, id: ctx.keptFrom.id ?? null } : null,
-    kept,
-  };
-}
-
-function editFacts(ctx: SessionContext): ContextDisplay["edits"] {
-  return {
-    onPath: ctx.edits.length,
-    applied: ctx.edits.filter((e) => e.status === "applied").length,
-    editedMessages: ctx.editedBy.filter((e) => e !== undefined).length,
-    removedMessages: ctx.removed.reduce((n, g) => n + g.messages.length, 0),
-  };
-}
-
 /** The items in context order: each message not answered inside a call, with what an edit removed at its place. */
 function* displayItems(
-  ctx: SessionContext,
+  ctx: DisplaySource["context"],
   removedItems: SessionContext["removed"],
   answered: ReadonlySet<number>,
   one: (i: number) => DisplayMessage,
