@@ -224,15 +224,29 @@ async function knownFiles(conn: Connection, dir: string, paths: readonly string[
 }
 
 /** A parent's size and mtime as text ("missing" when it is not a file): a fork is re-read when it changes. */
-function statSig(path: string, marks: ReadonlyMap<string, FileMarks>): string {
-  const m = marks.get(path);
-  if (m) return `${m.size}:${m.mtimeMs}`;
-  try {
-    const st = statSync(path);
-    return st.isFile() ? `${st.size}:${st.mtimeMs}` : "missing";
-  } catch {
-    return "missing";
-  }
+type StatSig = (path: string) => string;
+
+/**
+ * statSig for one update: from the marks of the files it looked at, else from one stat of the parent, kept for the
+ * rest of the update (many forks share a parent: 987 forks of 413 parents in the bench's fleet).
+ */
+function statSigs(marks: ReadonlyMap<string, FileMarks>): StatSig {
+  const statted = new Map<string, string>();
+  return (path) => {
+    const m = marks.get(path);
+    if (m) return `${m.size}:${m.mtimeMs}`;
+    let sig = statted.get(path);
+    if (sig === undefined) {
+      try {
+        const st = statSync(path);
+        sig = st.isFile() ? `${st.size}:${st.mtimeMs}` : "missing";
+      } catch {
+        sig = "missing";
+      }
+      statted.set(path, sig);
+    }
+    return sig;
+  };
 }
 
 export interface IndexOptions {
@@ -302,6 +316,7 @@ function plan(
   failures: FleetFailure[],
 ) {
   const marks = new Map<string, FileMarks>(still);
+  const statSig = statSigs(marks);
   const failed = new Set<string>();
   const mark = (f: ScopeFile) => {
     try {
@@ -320,7 +335,7 @@ function plan(
     const s = sigs.get(f.path);
     if (!s) added++;
     if (still.has(f.path)) {
-      if (s?.parent == null || s.parentStat === statSig(s.parent, marks)) continue;
+      if (s?.parent == null || s.parentStat === statSig(s.parent)) continue;
       // A fork whose parent changed is read whole: its marks as a read takes them.
       mark(f);
       if (marks.has(f.path)) redo.push(f.path);
@@ -336,7 +351,7 @@ function plan(
       k.size === m.size &&
       k.mtimeMs === m.mtimeMs &&
       k.fingerprint === m.fingerprint &&
-      (k.parent === null || k.parentStat === statSig(k.parent, marks));
+      (k.parent === null || k.parentStat === statSig(k.parent));
     if (same) continue;
     // Grown with the same header and parent, a line end still where the last read stopped: read from there on.
     const grown =
@@ -346,7 +361,7 @@ function plan(
       m.size > k.resumeAt &&
       m.lineEndAt === true &&
       k.fingerprint === m.fingerprint &&
-      (k.parent === null || k.parentStat === statSig(k.parent, marks));
+      (k.parent === null || k.parentStat === statSig(k.parent));
     (grown ? grow : redo).push(f.path);
   }
   const inScope = new Set(found.map((f) => f.path));
@@ -354,7 +369,7 @@ function plan(
   const gone = [...sigs.keys()].filter((p) => failed.has(p) || (!inScope.has(p) && !existsSync(p)));
   // Files the index keeps that were not asked about (found earlier elsewhere, still on disk).
   const outside = sigs.size - gone.length - [...inScope].filter((p) => sigs.has(p) && !failed.has(p)).length;
-  return { marks, redo, grow, gone, added, outside };
+  return { marks, statSig, redo, grow, gone, added, outside };
 }
 
 interface FileRow {
@@ -379,7 +394,7 @@ interface Read {
 }
 
 /** The files rows of the sessions just read (their marks from before the read: a later change is seen next run). */
-function fileRows(read: Read, paths: readonly string[], marks: Map<string, FileMarks>): FileRow[] {
+function fileRows(read: Read, paths: readonly string[], marks: Map<string, FileMarks>, statSig: StatSig): FileRow[] {
   const parents = read.parents;
   const problems = new Map<string, DamageNote[]>();
   for (const d of read.damage) problems.set(d.file, [...(problems.get(d.file) ?? []), d]);
@@ -399,7 +414,7 @@ function fileRows(read: Read, paths: readonly string[], marks: Map<string, FileM
       status: skipped.has(path) ? "skipped" : "read",
       problems: JSON.stringify(problems.get(path) ?? []),
       parent,
-      parent_stat: parent === null ? null : statSig(parent, marks),
+      parent_stat: parent === null ? null : statSig(parent),
       stat_id: m.statId,
     });
   }
@@ -500,12 +515,20 @@ const BIG_UPDATE = 500;
 export async function updateIndex(duck: Duck, opts: IndexOptions): Promise<IndexState> {
   const conn = duck.conn;
   await ensureSchema(conn);
-  const found = await fleetFiles(opts.targets, opts.env, opts.cwd);
+  // Asked for first: DuckDB makes the text on its threads while this one lists the folders.
+  const asked = knownSigs(conn);
+  let found: Awaited<ReturnType<typeof fleetFiles>>;
+  try {
+    found = await fleetFiles(opts.targets, opts.env, opts.cwd);
+  } catch (err) {
+    await asked.catch(() => undefined);
+    throw err;
+  }
+  const sigs = await asked;
   const scope: ScopeFile[] = found.files.map((name) => ({ path: resolve(opts.cwd, name), name }));
   const db = resolve(opts.cwd, opts.db);
   if (scope.some((f) => f.path === db)) throw new ReportError(`--db ${opts.db}: is one of the sessions`);
   const failures = [...found.failures];
-  const sigs = await knownSigs(conn);
   const { still, others } = statPass(scope, sigs);
   const csvDir = await scratchDir(join(tmpdir(), "pisess-index-"));
   try {
@@ -514,7 +537,7 @@ export async function updateIndex(duck: Duck, opts: IndexOptions): Promise<Index
       csvDir,
       others.filter((f) => sigs.has(f.path)).map((f) => f.path),
     );
-    const { marks, redo: whole, grow, gone, added, outside } = plan(scope, sigs, still, known, failures);
+    const { marks, statSig, redo: whole, grow, gone, added, outside } = plan(scope, sigs, still, known, failures);
     await restat(conn, csvDir, others, sigs, marks, new Set([...whole, ...grow]));
     if (whole.length + grow.length + gone.length === 0) {
       const rows = Object.fromEntries(TABLE_NAMES.map((n) => [n, 0])) as Record<TableName, number>;
@@ -544,7 +567,7 @@ export async function updateIndex(duck: Duck, opts: IndexOptions): Promise<Index
       skipped: t.skipped,
       failures: t.failures,
     };
-    const files = fileRows(read, [...redo, ...g.appended], marks);
+    const files = fileRows(read, [...redo, ...g.appended], marks, statSig);
     if (redo.length > 0 || g.appended.length > 0 || gone.length > 0) {
       // For a big update only (queries after it keep DuckDB's defaults: rows in order, memory as needed): rows are
       // looked up by session, never by their order of insertion, so DuckDB may insert them in parallel; and a bound
