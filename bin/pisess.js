@@ -19,16 +19,17 @@ const STAMP = /\/\/ pisess build [0-9a-f]+\n$/;
  * Loads dist/bundle/<name>.cjs files as Node's require would (one instance each; "./<name>.cjs" between them),
  * compiled with the code cache in <name>.cjs.cache where one was built for that very file. V8 itself turns down a
  * cache made by another version or with other flags (the file is then compiled as without one). `fresh`: read no
- * cache (the build makes them this way).
+ * cache (the build makes them this way). `dir`: another build's folder (the bench's variant of the CLI,
+ * bench/plain-yargs.cjs).
  */
-function bundleLoader(fresh = false) {
+function bundleLoader(fresh = false, dir = BUNDLE) {
   const vm = require("node:vm");
   const { createRequire } = require("node:module");
   const loaded = new Map();
   const load = (name) => {
     const have = loaded.get(name);
     if (have !== undefined) return have.module.exports;
-    const file = path.join(BUNDLE, name);
+    const file = path.join(dir, name);
     // Through the fs object, so a test's preload (test/load-trace.mjs) sees which files a run loads.
     const source = fs.readFileSync(file, "utf8");
     let cachedData;
@@ -49,7 +50,7 @@ function bundleLoader(fresh = false) {
     const own = createRequire(file);
     const req = (id) => (id.startsWith("./") && id.endsWith(".cjs") ? load(id.slice(2)) : own(id));
     // `this` at a CommonJS module's top level is its exports, as under Node's require.
-    script.runInThisContext().call(module.exports, module.exports, req, module, file, BUNDLE);
+    script.runInThisContext().call(module.exports, module.exports, req, module, file, dir);
     return module.exports;
   };
   /** The code cache of each file loaded so far (its stamp first), for the build. */

@@ -9,16 +9,25 @@
 //
 // dist/bundle/ sits one level below the package root like src/ and dist/, so paths the code resolves against
 // import.meta.url (../../package.json, ../../schemas/, ../../dist/web/) hold for the bundle as well.
+//
+// For the bench only (bench/run.mjs, the row of the yargs trick): `--plain-yargs DIR` builds the same CLI into DIR (a
+// folder two levels below the package root, as dist/bundle/ is) with that trick undone: yargs bundled with its own
+// platform shim (cliui and string-width loaded with it), yargs's help cache not skipped (skipHelpCache in src/cli.ts
+// made to do nothing), no help.cjs; the code cache made for cli.cjs and tree.cjs alone, from the same sample run.
 import { createHash } from "node:crypto";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, relative } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { spawn } from "node:child_process";
 import { build } from "esbuild";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
-const OUT = join(ROOT, "dist", "bundle");
+const plainAt = process.argv.indexOf("--plain-yargs");
+const PLAIN = plainAt === -1 ? null : resolve(process.argv[plainAt + 1] ?? "");
+if (PLAIN !== null && dirname(dirname(PLAIN)) !== ROOT)
+  throw new Error("build-cli: --plain-yargs DIR needs a folder two levels below the package root (as dist/bundle)");
+const OUT = PLAIN ?? join(ROOT, "dist", "bundle");
 const YARGS = join(ROOT, "node_modules", "yargs");
 
 /** yargs with a platform shim that loads cliui and string-width only for help (scripts/yargs-shim.mjs). */
@@ -33,6 +42,22 @@ const lazyYargs = {
     );
   },
 };
+
+/** The variant of --plain-yargs: src/cli.ts with skipHelpCache a no-op, so yargs builds its help before each handler. */
+const helpCacheKept = {
+  name: "help-cache-kept",
+  setup(b) {
+    b.onLoad({ filter: /[\\/]src[\\/]cli\.ts$/ }, (a) => {
+      if (a.path !== join(ROOT, "src", "cli.ts")) return undefined;
+      const source = readFileSync(a.path, "utf8");
+      const head = /function skipHelpCache\([^)]*\): void \{/;
+      if (!head.test(source)) throw new Error("build-cli --plain-yargs: no skipHelpCache in src/cli.ts to undo");
+      return { contents: source.replace(head, "$& return;"), loader: "ts" };
+    });
+  },
+};
+/** How yargs is bundled: with the lazy help (the CLI), or plainly (--plain-yargs). */
+const YARGS_PLUGINS = PLAIN ? [helpCacheKept] : [lazyYargs];
 
 /**
  * DuckDB's API in one file of the bundle (dist/bundle/duckdb-api.cjs), required by src/reports/duck-api.ts in its
@@ -95,7 +120,7 @@ const SPLIT = {
 // time anyway (createRequire: src/render/style.ts, width.ts, text-table.ts), so a run that does not need them still does not load them.
 // Commands share no state with each other (one runs), so their copies of common code are harmless.
 const STATIC_KINDS = new Set(["import-statement", "require-call", "require-resolve"]);
-const analysis = await build({ ...SPLIT, outdir: OUT, write: false, plugins: [duckApiFile, lazyYargs] });
+const analysis = await build({ ...SPLIT, outdir: OUT, write: false, plugins: [duckApiFile, ...YARGS_PLUGINS] });
 const inputs = analysis.metafile.inputs;
 const closure = (roots, dynamic) => {
   const seen = new Set();
@@ -115,7 +140,7 @@ const dynamicTargets = (set) =>
 const commands = [...dynamicTargets(["src/commands/index.ts"])];
 if (commands.length < 10) throw new Error(`build-cli: found only ${commands.length} command modules in src/commands/index.ts`);
 const core = closure(["src/cli.ts"], false);
-const PRE = join(ROOT, "dist", ".prebundle");
+const PRE = PLAIN ? `${PLAIN}.prebundle` : join(ROOT, "dist", ".prebundle");
 rmSync(PRE, { recursive: true, force: true });
 const prebundled = new Map(); // source path (relative) -> stage-1 file (absolute)
 const stage1 = await Promise.all(
@@ -139,7 +164,7 @@ const stage1 = await Promise.all(
       ...COMMON,
       entryPoints: [join(ROOT, command)],
       outfile,
-      plugins: [duckApiFile, keepShared, lazyYargs],
+      plugins: [duckApiFile, keepShared, ...YARGS_PLUGINS],
       metafile: true,
     });
     return result.metafile;
@@ -215,21 +240,25 @@ const builds = await Promise.all([
     entryPoints: { cli: coreEntry },
     outdir: OUT,
     outExtension: { ".js": ".cjs" },
-    plugins: [duckApiFile, splitCore, lazyYargs],
+    plugins: [duckApiFile, splitCore, ...YARGS_PLUGINS],
   }),
-  build({
-    ...CJS,
-    entryPoints: { help: join(ROOT, "scripts", "yargs-help.mjs") },
-    outdir: OUT,
-    outExtension: { ".js": ".cjs" },
-    plugins: [lazyYargs],
-  }),
+  ...(PLAIN
+    ? []
+    : [
+        build({
+          ...CJS,
+          entryPoints: { help: join(ROOT, "scripts", "yargs-help.mjs") },
+          outdir: OUT,
+          outExtension: { ".js": ".cjs" },
+          plugins: [lazyYargs],
+        }),
+      ]),
   ...commands.map((command) =>
     build({
       ...CJS,
       entryPoints: [prebundled.get(command)],
       outfile: join(OUT, commandFile(command)),
-      plugins: [duckApiFile, fromCore, lazyYargs],
+      plugins: [duckApiFile, fromCore, ...YARGS_PLUGINS],
     }),
   ),
   // The worker threads (fleet commands, secrets) are ES modules, started by URL (src/reports/pool.ts) beside the commands.
@@ -302,7 +331,9 @@ const CACHE_RUNS = [
 // 508 -> 483 ms; sql group-by 294 -> 275 ms (hyperfine, 30-40 runs, both orders).
 const FLEET = join(ROOT, "fixtures", "fleet", "sessions", "--home-dev-proj-a--");
 const DB_DIR = mkdtempSync(join(tmpdir(), "pisess-build-cache-"));
-if (existsSync(join(ROOT, "node_modules", "@duckdb", "node-api")))
+// --plain-yargs: the sample run of tree alone (what the bench times through it).
+if (PLAIN) CACHE_RUNS.splice(1);
+else if (existsSync(join(ROOT, "node_modules", "@duckdb", "node-api")))
   CACHE_RUNS.push(
     [
       ["usage", FLEET, "--db", join(DB_DIR, "usage.duckdb"), "--by", "day,model", "--json"],
@@ -313,7 +344,7 @@ if (existsSync(join(ROOT, "node_modules", "@duckdb", "node-api")))
   );
 const produce = `const { writeFileSync } = require("node:fs");
 const [bin, out, args, keep] = process.argv.slice(1);
-const loader = require(bin).bundleLoader(true);
+const loader = require(bin).bundleLoader(true, out);
 // On exit: yargs ends the process itself after help.
 process.on("exit", () => {
   for (const [name, data] of loader.caches()) if (JSON.parse(keep).includes(name)) writeFileSync(out + "/" + name + ".cache", data);
