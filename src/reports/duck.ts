@@ -16,7 +16,8 @@ export interface Duck {
   close(): void;
 }
 
-export async function openDuck(): Promise<Duck> {
+/** `oneThread`: DuckDB runs on one thread until a `RESET threads` (an index update: index-db.ts openIndex). */
+export async function openDuck(oneThread = false): Promise<Duck> {
   let api: DuckApi;
   try {
     api = duckApi();
@@ -25,7 +26,7 @@ export async function openDuck(): Promise<Duck> {
       "this needs DuckDB, an optional dependency that is not installed: npm install @duckdb/node-api (or use tables --format ndjson)",
     );
   }
-  const instance = await api.DuckDBInstance.create(":memory:");
+  const instance = await api.DuckDBInstance.create(":memory:", oneThread ? { threads: "1" } : undefined);
   const conn = await instance.connect();
   // Timestamps are shown in UTC whatever the machine's zone.
   await conn.run("SET TimeZone = 'UTC'");

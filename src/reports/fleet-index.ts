@@ -41,6 +41,8 @@ export async function withIndex<T>(
   let folding: Promise<void> | undefined;
   try {
     const state = await updateIndex(duck, opts);
+    // The answer (and the fold beside it) on every core: the update ran on one (openIndex).
+    await duck.conn.run("RESET threads");
     const u = state.update;
     if (u.added + u.changed + u.appended + u.removed > 0) folding = foldLog(duck);
     return await use(duck, state);

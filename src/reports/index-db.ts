@@ -86,9 +86,15 @@ export function checkDbPath(db: string, sessionRoots: readonly string[]): void {
   if (/\.jsonl$/i.test(db)) throw new ReportError(`--db ${db}: a .jsonl path is a session file's name`);
 }
 
-/** DuckDB (in memory) with the index attached as `idx`: waits up to `waitMs` for another run holding its lock. */
+/**
+ * DuckDB (in memory) with the index attached as `idx`: waits up to `waitMs` for another run holding its lock. It runs
+ * on one thread: an update is mostly this thread's work (listing, statting, reading sessions), and on two cores
+ * DuckDB's idle worker threads slowed it (20 grown and 10 added of 10,000 sessions: 25 ms less of 800, 12 pairs; a
+ * first build 0.56 s less of 9.5). A big update's statements, and the answer after an update, get every core back
+ * (RESET threads): a heavy answer on one thread took longer (usage --by leaf: 46 ms more).
+ */
 export async function openIndex(db: string, waitMs = DEFAULT_WAIT_MS): Promise<Duck> {
-  const duck = await openDuck();
+  const duck = await openDuck(true);
   try {
     mkdirSync(dirname(resolve(db)), { recursive: true });
   } catch (err) {
@@ -574,12 +580,12 @@ export async function updateIndex(duck: Duck, opts: IndexOptions): Promise<Index
       // on its memory (10,000 sessions: 25.7 -> 19.3 s CPU, 488 -> 551 MB peak; without the bound 688 MB). A few
       // files' rows gain nothing from either, and the four statements cost a few ms of such an update.
       const big = redo.length + g.appended.length >= BIG_UPDATE;
-      if (big) await conn.run("SET preserve_insertion_order = false; SET memory_limit = '512MB'");
+      if (big) await conn.run("SET preserve_insertion_order = false; SET memory_limit = '512MB'; RESET threads");
       try {
         // A first build: nothing to delete, and every usage row is to be summed.
         await apply(conn, csvDir, [...redo, ...gone], files, t, g, opts.inTransaction, sigs.size === 0);
       } finally {
-        if (big) await conn.run("RESET preserve_insertion_order; RESET memory_limit");
+        if (big) await conn.run("RESET preserve_insertion_order; RESET memory_limit; SET threads = 1");
       }
     }
     const rows = Object.fromEntries(TABLE_NAMES.map((n) => [n, t.rows[n] + g.fresh.rows[n]])) as Record<TableName, number>;
