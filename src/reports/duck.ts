@@ -16,7 +16,10 @@ export interface Duck {
   close(): void;
 }
 
-/** `oneThread`: DuckDB runs on one thread until a `RESET threads` (an index update: index-db.ts openIndex). */
+/**
+ * `oneThread`: DuckDB runs on one thread until a `RESET threads`: while this thread (and the table workers) read
+ * sessions, DuckDB's idle worker threads take cores from them (index-db.ts openIndex).
+ */
 export async function openDuck(oneThread = false): Promise<Duck> {
   let api: DuckApi;
   try {

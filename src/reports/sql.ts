@@ -99,7 +99,8 @@ export async function sqlStream(opts: SqlOptions, consume: (head: SqlHead, rows:
   if (opts.tables !== undefined && (opts.targets ?? []).length > 0)
     throw new ReportError("--tables reads written tables: give no session paths with it");
   if (opts.db !== undefined && opts.tables === undefined) return sqlIndexed(opts, consume);
-  const duck = await openDuck();
+  // On one thread while the sessions are read (as an index update: index-db.ts openIndex); the query on every core.
+  const duck = await openDuck(true);
   let work: string | undefined;
   const head: SqlHead = { columns: [], types: [], failures: [], damage: [] };
   try {
@@ -113,6 +114,7 @@ export async function sqlStream(opts: SqlOptions, consume: (head: SqlHead, rows:
       for (const name of TABLE_NAMES)
         await duck.conn.run(`CREATE VIEW ${name} AS ${selectCsv(name, join(work, `${name}.csv`), t.longest[name])}`);
     }
+    await duck.conn.run("RESET threads");
     return await runQuery(duck, opts, head, consume);
   } finally {
     duck.close();
