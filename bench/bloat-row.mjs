@@ -37,13 +37,24 @@ function generate() {
   const write = (o) => {
     bytes += fs.writeSync(fd, `${JSON.stringify(o)}\n`);
   };
-  write({ type: "session", version: 3, id: "0197b000-0000-7000-8000-000000000001", timestamp: new Date(T0).toISOString(), cwd: "/home/dev/bench" });
+  write({
+    type: "session",
+    version: 3,
+    id: "0197b000-0000-7000-8000-000000000001",
+    timestamp: new Date(T0).toISOString(),
+    cwd: "/home/dev/bench",
+  });
   const image = b64(300_000, 1);
   const output = "x".repeat(40_000);
   let i = 0;
   let parent = null;
   const entry = (fields) => {
-    const e = { ...fields, id: id(i), parentId: fields.parentId === undefined ? parent : fields.parentId, timestamp: new Date(T0 + i * 1000).toISOString() };
+    const e = {
+      ...fields,
+      id: id(i),
+      parentId: fields.parentId === undefined ? parent : fields.parentId,
+      timestamp: new Date(T0 + i * 1000).toISOString(),
+    };
     write(e);
     if (fields.parentId === undefined) parent = e.id;
     i++;
@@ -51,7 +62,17 @@ function generate() {
   };
   for (let turn = 0; bytes < MB * 1e6; turn++) {
     const ts = T0 + i * 1000;
-    entry({ type: "message", message: { role: "user", content: [{ type: "text", text: `turn ${turn}` }, { type: "image", data: image, mimeType: "image/png" }], timestamp: ts } });
+    entry({
+      type: "message",
+      message: {
+        role: "user",
+        content: [
+          { type: "text", text: `turn ${turn}` },
+          { type: "image", data: image, mimeType: "image/png" },
+        ],
+        timestamp: ts,
+      },
+    });
     entry({
       type: "message",
       message: {
@@ -63,13 +84,31 @@ function generate() {
         api: "anthropic-messages",
         provider: "anthropic",
         model: "claude-sonnet-4-5",
-        usage: { input: 1000, output: 50, cacheRead: 0, cacheWrite: 0, totalTokens: 1050, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } },
+        usage: {
+          input: 1000,
+          output: 50,
+          cacheRead: 0,
+          cacheWrite: 0,
+          totalTokens: 1050,
+          cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+        },
         stopReason: "toolUse",
         timestamp: ts,
       },
     });
-    entry({ type: "message", message: { role: "toolResult", toolCallId: `call${turn}`, toolName: "read", content: [{ type: "text", text: output }], isError: false, timestamp: ts } });
-    if (turn % 50 === 49) entry({ type: "message", parentId: id(i - 2), message: { role: "user", content: "a side branch", timestamp: ts } });
+    entry({
+      type: "message",
+      message: {
+        role: "toolResult",
+        toolCallId: `call${turn}`,
+        toolName: "read",
+        content: [{ type: "text", text: output }],
+        isError: false,
+        timestamp: ts,
+      },
+    });
+    if (turn % 50 === 49)
+      entry({ type: "message", parentId: id(i - 2), message: { role: "user", content: "a side branch", timestamp: ts } });
   }
   fs.closeSync(fd);
   return bytes;
@@ -99,7 +138,10 @@ const tasks = [
   ["pisess bloat --json", ["bloat", "--json", file]],
 ];
 const results = new Map(tasks.map(([name]) => [name, []]));
-const loadStart = os.loadavg().map((l) => l.toFixed(1)).join(" / ");
+const loadStart = os
+  .loadavg()
+  .map((l) => l.toFixed(1))
+  .join(" / ");
 for (let run = 0; run < RUNS; run++) {
   for (const [name, args] of tasks) {
     const r = timed(args);
@@ -125,7 +167,10 @@ const bloat = results.get("pisess bloat --json").map((r) => r.rssMb);
 const deltas = bloat.map((b, i) => b - tree[i]);
 const sign = (d) => `${d >= 0 ? "+" : ""}${d.toFixed(1)}`;
 const ok = Math.max(...deltas) <= 0;
-const load = os.loadavg().map((l) => l.toFixed(1)).join(" / ");
+const load = os
+  .loadavg()
+  .map((l) => l.toFixed(1))
+  .join(" / ");
 const md = `\n## bloat (bench/bloat-row.mjs, ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC)\n\n| file | task | wall s (median) | peak RSS MB (median) | peak RSS MB (range) | status |\n|---|---|---:|---:|---:|---|\n${rows}\n- ${ok ? "✅" : "❌"} bloat's peak RSS within tree's on the same file, run by run: bloat − tree median ${sign(median(deltas))} MB (${deltas.map(sign).join(", ")}); bloat's largest ${Math.max(...bloat).toFixed(1)} MB, tree's smallest ${Math.min(...tree).toFixed(1)} MB\n- load average ${loadStart} at the start, ${load} at the end\n`;
 process.stdout.write(md);
 const out = arg("out", null);

@@ -131,7 +131,12 @@ const forked = path.join(ROOT, "forked");
 const copies = generateFleet({ dir: forked, ...SHAPE, forks: 0.3, seed: 12, manifest: true });
 const copied = sumLines(copies.flatMap((c) => c.lines.map((line) => ({ file: c.file, line }))));
 for (const by of ["day", "month", "session"]) {
-  expectDiff(`forks, per ${by}: pisess --include-copied − pisess = copied entries`, pisess(forked, by, ["--include-copied"]), pisess(forked, by), copied[by]);
+  expectDiff(
+    `forks, per ${by}: pisess --include-copied − pisess = copied entries`,
+    pisess(forked, by, ["--include-copied"]),
+    pisess(forked, by),
+    copied[by],
+  );
 }
 expectDiff("forks, per day: ccusage − pisess = 0", ccusage(forked, "daily"), pisess(forked, "day"), none);
 expectDiff("forks, per month: ccusage − pisess = 0", ccusage(forked, "monthly"), pisess(forked, "month"), none);

@@ -33,9 +33,13 @@ function input(mb) {
   const file = path.join(os.tmpdir(), `pisess-export-bench-s7-${mb}M.jsonl`);
   if (!fs.existsSync(file)) {
     log(`generating ${file}`);
-    const r = spawnSync(process.execPath, [path.join(root, "parity", "gen.mjs"), "--seed", "7", "--version", "3", "--bytes", String(mb * 1e6), "--out", `${file}.tmp`], {
-      stdio: ["ignore", "inherit", "inherit"],
-    });
+    const r = spawnSync(
+      process.execPath,
+      [path.join(root, "parity", "gen.mjs"), "--seed", "7", "--version", "3", "--bytes", String(mb * 1e6), "--out", `${file}.tmp`],
+      {
+        stdio: ["ignore", "inherit", "inherit"],
+      },
+    );
     if (r.status !== 0) throw new Error("parity/gen.mjs failed");
     fs.renameSync(`${file}.tmp`, file);
   }
@@ -46,10 +50,14 @@ function exportTimed(file, out) {
   const timeOut = path.join(os.tmpdir(), `pisess-export-time-${process.pid}.txt`);
   fs.rmSync(out, { force: true });
   const t0 = process.hrtime.bigint();
-  const r = spawnSync("/usr/bin/time", ["-f", "%e %U %S %M", "-o", timeOut, process.execPath, path.join(root, "bin", "pisess.js"), "export", file, "-o", out], {
-    stdio: ["ignore", "ignore", "pipe"],
-    encoding: "utf8",
-  });
+  const r = spawnSync(
+    "/usr/bin/time",
+    ["-f", "%e %U %S %M", "-o", timeOut, process.execPath, path.join(root, "bin", "pisess.js"), "export", file, "-o", out],
+    {
+      stdio: ["ignore", "ignore", "pipe"],
+      encoding: "utf8",
+    },
+  );
   const wall = Number(process.hrtime.bigint() - t0) / 1e9;
   if (r.status !== 0) throw new Error(`export ${file}: exit ${r.status}: ${r.stderr.slice(-300)}`);
   const [, user, sys, kb] = fs.readFileSync(timeOut, "utf8").trim().split("\n").pop().split(/\s+/).map(Number);
@@ -65,7 +73,10 @@ async function loadTimed(browser, html) {
   const t0 = performance.now();
   await page.goto(pathToFileURL(html).href, { timeout: 600_000 });
   await page.waitForFunction(
-    () => document.body.dataset.ready === "1" && document.querySelector("#tree-rows .row") && document.querySelector("#context section.msg, #context-head h2"),
+    () =>
+      document.body.dataset.ready === "1" &&
+      document.querySelector("#tree-rows .row") &&
+      document.querySelector("#context section.msg, #context-head h2"),
     null,
     { timeout: 600_000, polling: "raf" },
   );
@@ -93,7 +104,11 @@ async function loadTimed(browser, html) {
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const load = () => os.loadavg().map((x) => x.toFixed(2)).join(", ");
+const load = () =>
+  os
+    .loadavg()
+    .map((x) => x.toFixed(2))
+    .join(", ");
 const loadStart = load();
 const browser = await chromium.launch({ executablePath: EXECUTABLE, args: ["--no-sandbox", "--enable-precise-memory-info"] });
 const rows = [];
@@ -132,10 +147,13 @@ try {
 const f2 = (x, d = 2) => (Number.isFinite(x) ? x.toFixed(d) : "–");
 let md = `\n## export (\`node bench/export-row.mjs\`, ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC)\n\n`;
 md += `Inputs: \`parity/gen.mjs --seed 7 --version 3 --bytes N\` (as bench/run.mjs makes them). ${RUNS} runs each, export and page load interleaved; wall = median, peak RSS = largest (GNU time). Chromium ${browser.version()} (system package, headless, playwright-core), a fresh browser context per load. Load average ${loadStart} at the start, ${load()} at the end, on the same 2-core machine as above (shared with other work while it ran).\n\n`;
-md += "Time to interactive: navigation start until the page's script has run, the tree pane shows rows, the context pane shows the selected leaf, and a click on another entry's row has been answered (the context pane names that entry's line; the page draws it with the first chunk of that entry's messages). Ready = the same without the click; click = the click alone.\n\n";
-md += "| file | HTML MB | export wall s | export CPU s | export peak RSS MB | page ready s | click s | time to interactive s | page JS heap MB |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+md +=
+  "Time to interactive: navigation start until the page's script has run, the tree pane shows rows, the context pane shows the selected leaf, and a click on another entry's row has been answered (the context pane names that entry's line; the page draws it with the first chunk of that entry's messages). Ready = the same without the click; click = the click alone.\n\n";
+md +=
+  "| file | HTML MB | export wall s | export CPU s | export peak RSS MB | page ready s | click s | time to interactive s | page JS heap MB |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n";
 for (const r of rows)
   md += `| ${r.label} | ${f2(r.htmlMb, 1)} | ${f2(r.exportWall)} | ${f2(r.exportCpu)} | ${f2(r.exportRss, 0)} | ${f2(r.ready)} | ${f2(r.click)} | ${f2(r.tti)} | ${f2(r.heap, 0)} |\n`;
 process.stdout.write(md);
 if (!process.argv.includes("--no-write")) fs.appendFileSync(path.join(here, "RESULTS.md"), md);
-if (!process.argv.includes("--keep")) for (const mb of SIZES) fs.rmSync(path.join(os.tmpdir(), `pisess-export-bench-s7-${mb}M.jsonl`), { force: true });
+if (!process.argv.includes("--keep"))
+  for (const mb of SIZES) fs.rmSync(path.join(os.tmpdir(), `pisess-export-bench-s7-${mb}M.jsonl`), { force: true });

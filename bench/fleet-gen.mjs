@@ -63,7 +63,8 @@ export function generateFleet({ dir, sessions, size, forks = 0.1, seed = 7, step
       const id = `${s.toString(36)}-${i++}`;
       const ts = new Date(t0).toISOString();
       let e;
-      if (i % 2 === 1) e = { type: "message", id, parentId: parent, timestamp: ts, message: { role: "user", content: text, timestamp: t0 } };
+      if (i % 2 === 1)
+        e = { type: "message", id, parentId: parent, timestamp: ts, message: { role: "user", content: text, timestamp: t0 } };
       else {
         const input = 1 + Math.floor(rnd() * 5000);
         const output = Math.floor(rnd() * 2000);

@@ -71,7 +71,8 @@ function measure(sessions, size) {
     // Alternate who goes first, so neither always gets the warmer page cache.
     const order = r % 2 === 0 ? ["usage", "ccusage"] : ["ccusage", "usage"];
     for (const which of order) {
-      if (which === "usage") runs.usage.push(timed(process.execPath, [BIN, "usage", dir, "--by", "day,model", "--timezone", "UTC", "--json"]));
+      if (which === "usage")
+        runs.usage.push(timed(process.execPath, [BIN, "usage", dir, "--by", "day,model", "--timezone", "UTC", "--json"]));
       else runs.ccusage.push(timed(process.execPath, [CCUSAGE, "pi", "daily", "--json", "--offline", "-z", "UTC", "--pi-path", dir]));
       console.error(`  ${sessions}: ${which} ${runs[which].at(-1).wall.toFixed(1)} s`);
     }
@@ -81,7 +82,8 @@ function measure(sessions, size) {
   load.push(os.loadavg()[0]);
   const tables = timed(process.execPath, [BIN, "tables", dir, "--out", tablesDir, "--format", "parquet"]);
   console.error(`  ${sessions}: tables ${tables.wall.toFixed(1)} s`);
-  const query = "SELECT model, count(*) AS n, sum(total_tokens) AS tokens, sum(cost) AS cost FROM messages WHERE NOT is_copied GROUP BY model ORDER BY model";
+  const query =
+    "SELECT model, count(*) AS n, sum(total_tokens) AS tokens, sum(cost) AS cost FROM messages WHERE NOT is_copied GROUP BY model ORDER BY model";
   const sql = [0, 1, 2].map(() => timed(process.execPath, [BIN, "sql", "--tables", tablesDir, query, "--json"]));
   const parquetMB = fs.readdirSync(tablesDir).reduce((n, f) => n + fs.statSync(path.join(tablesDir, f)).size, 0) / 1e6;
   fs.rmSync(outRoot, { recursive: true, force: true });
@@ -105,7 +107,12 @@ lines.push(
   "",
 );
 for (const f of [small, big]) {
-  lines.push(`### ${f.sessions} sessions, ${f.mb} MB`, "", "| task | wall s (median) | CPU s (median) | peak RSS MB | runs |", "|---|---:|---:|---:|---:|");
+  lines.push(
+    `### ${f.sessions} sessions, ${f.mb} MB`,
+    "",
+    "| task | wall s (median) | CPU s (median) | peak RSS MB | runs |",
+    "|---|---:|---:|---:|---:|",
+  );
   lines.push(row("pisess usage --by day,model", f.runs.usage));
   lines.push(row("ccusage pi daily --offline", f.runs.ccusage));
   lines.push(row("pisess tables --format parquet", [f.tables]));
@@ -122,7 +129,10 @@ const check = (ok, text) => lines.push(`- ${ok ? "✅" : "❌"} ${text}`);
 check(u(big) <= c(big), `usage wall ≤ ccusage pi daily wall at ${N}: ${u(big).toFixed(2)} vs ${c(big).toFixed(2)} s`);
 const rss = Math.max(...big.runs.usage.map((x) => x.rssMB));
 check(rss <= 512, `usage peak RSS ≤ 512 MB: ${rss.toFixed(0)} MB`);
-check(big.tables.wall <= 2 * u(big), `tables --format parquet ≤ 2× usage: ${big.tables.wall.toFixed(2)} s = ${(big.tables.wall / u(big)).toFixed(2)}×`);
+check(
+  big.tables.wall <= 2 * u(big),
+  `tables --format parquet ≤ 2× usage: ${big.tables.wall.toFixed(2)} s = ${(big.tables.wall / u(big)).toFixed(2)}×`,
+);
 const q = median(big.sql.map((x) => x.wall));
 check(q < 1, `sql group-by over all messages (whole process) under 1 s: ${q.toFixed(2)} s`);
 const per = (f) => u(f) / f.sessions;

@@ -58,8 +58,26 @@ function entry(kind) {
       },
     };
   else if (kind === "tool")
-    e = { ...base, message: { role: "toolResult", toolCallId: `call_${(n - 1).toString(16).padStart(8, "0")}`, toolName: "bash", content: [{ type: "text", text: text(800) }], isError: false } };
-  else e = { type: "compaction", id, parentId: prev, timestamp: base.timestamp, summary: text(200), firstKeptEntryId: prev, tokensBefore: 150000 };
+    e = {
+      ...base,
+      message: {
+        role: "toolResult",
+        toolCallId: `call_${(n - 1).toString(16).padStart(8, "0")}`,
+        toolName: "bash",
+        content: [{ type: "text", text: text(800) }],
+        isError: false,
+      },
+    };
+  else
+    e = {
+      type: "compaction",
+      id,
+      parentId: prev,
+      timestamp: base.timestamp,
+      summary: text(200),
+      firstKeptEntryId: prev,
+      tokensBefore: 150000,
+    };
   prev = id;
   return `${JSON.stringify(e)}\n`;
 }

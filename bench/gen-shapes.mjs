@@ -31,7 +31,14 @@ function messageLine(i, parentId, ms) {
           api: "anthropic-messages",
           provider: "anthropic",
           model: "claude-sonnet-4-5",
-          usage: { input: 10, output: 5, cacheRead: 0, cacheWrite: 0, totalTokens: 15, cost: { input: 0.00003, output: 0.000075, cacheRead: 0, cacheWrite: 0, total: 0.000105 } },
+          usage: {
+            input: 10,
+            output: 5,
+            cacheRead: 0,
+            cacheWrite: 0,
+            totalTokens: 15,
+            cost: { input: 0.00003, output: 0.000075, cacheRead: 0, cacheWrite: 0, total: 0.000105 },
+          },
           stopReason: "stop",
           timestamp: ms - 5,
         };
@@ -48,7 +55,15 @@ function* combLines(entries) {
     let parent = spine;
     for (let k = 1; k < COMB_TOOTH && i < entries; k++, i++) {
       const ms = T0 + 1000 + i * 1000;
-      if (k === COMB_TOOTH - 1) yield JSON.stringify({ type: "label", id: id(i), parentId: parent, timestamp: new Date(ms).toISOString(), targetId: id(s + 1), label: `b${s / COMB_TOOTH}` });
+      if (k === COMB_TOOTH - 1)
+        yield JSON.stringify({
+          type: "label",
+          id: id(i),
+          parentId: parent,
+          timestamp: new Date(ms).toISOString(),
+          targetId: id(s + 1),
+          label: `b${s / COMB_TOOTH}`,
+        });
       else yield messageLine(i, parent, ms);
       parent = id(i);
     }
@@ -57,7 +72,13 @@ function* combLines(entries) {
 
 export function* shapeLines(shape, entries) {
   if (shape !== "chain" && shape !== "siblings" && shape !== "comb") throw new Error(`unknown shape ${shape}`);
-  yield JSON.stringify({ type: "session", version: 3, id: "0197a000-0000-7000-8000-000000000001", timestamp: new Date(T0).toISOString(), cwd: "/home/dev/bench" });
+  yield JSON.stringify({
+    type: "session",
+    version: 3,
+    id: "0197a000-0000-7000-8000-000000000001",
+    timestamp: new Date(T0).toISOString(),
+    cwd: "/home/dev/bench",
+  });
   if (shape === "comb") {
     yield* combLines(entries);
     return;
@@ -77,7 +98,7 @@ export function writeShape(file, shape, entries) {
   let bytes = 0;
   try {
     for (const line of shapeLines(shape, entries)) {
-      buf += line + "\n";
+      buf += `${line}\n`;
       if (buf.length > 1 << 20) {
         bytes += fs.writeSync(fd, buf);
         buf = "";

@@ -42,8 +42,8 @@ const THOUGHTS = [
   "Read the loader first, then the tests. If it reads the whole file at once, that is the memory problem.",
 ];
 const CODE = [
-  "export function load(path: string): Session {\n  // Datei zeilenweise lesen, nicht alles auf einmal (Speicher!)\n  const text = readFileSync(path, \"utf8\");\n  return parse(text.split(\"\\n\"));\n}\n",
-  "def load(path):\n    # Читаем файл построчно — иначе память растёт линейно\n    with open(path, encoding=\"utf-8\") as f:\n        return [json.loads(line) for line in f if line.strip()]\n",
+  'export function load(path: string): Session {\n  // Datei zeilenweise lesen, nicht alles auf einmal (Speicher!)\n  const text = readFileSync(path, "utf8");\n  return parse(text.split("\\n"));\n}\n',
+  'def load(path):\n    # Читаем файл построчно — иначе память растёт линейно\n    with open(path, encoding="utf-8") as f:\n        return [json.loads(line) for line in f if line.strip()]\n',
   "// セッションを一行ずつ読み込む（巨大なファイルでもメモリは一定）\nfor await (const line of rl) {\n  entries.push(JSON.parse(line));\n}\n",
   "fn read_all(path: &Path) -> io::Result<Vec<Entry>> {\n    // 逐行读取，避免一次性分配整个文件\n    let f = BufReader::new(File::open(path)?);\n    f.lines().map(|l| Ok(serde_json::from_str(&l?)?)).collect()\n}\n",
   "  ✓ load.test.ts > lädt eine leere Datei (2 ms)\n  ✓ load.test.ts > читает CRLF (1 ms)\n  ✗ load.test.ts > 長い行 (15 ms)\n    AssertionError: expected 3 to be 4\n",
@@ -53,8 +53,8 @@ const CODE = [
 const ASCII_OUT = [
   "  PASS  test/load.test.ts (42 tests) 310ms\n  PASS  test/parse.test.ts (17 tests) 95ms\n  FAIL  test/big.test.ts > reads a 1 GB file\n    Error: heap out of memory\n",
   " src/load.ts  | 14 ++++++++------\n src/parse.ts |  6 +++---\n 2 files changed, 11 insertions(+), 9 deletions(-)\n",
-  "import { createReadStream } from \"node:fs\";\nimport { createInterface } from \"node:readline\";\n\nexport async function* lines(path: string) {\n  const rl = createInterface({ input: createReadStream(path), crlfDelay: Infinity });\n  for await (const line of rl) yield line;\n}\n",
-  "src/load.ts:12:  const text = readFileSync(path, \"utf8\");\nsrc/export.ts:88:  const body = readFileSync(file, \"utf8\");\ntest/load.test.ts:5:import { readFileSync } from \"node:fs\";\n",
+  'import { createReadStream } from "node:fs";\nimport { createInterface } from "node:readline";\n\nexport async function* lines(path: string) {\n  const rl = createInterface({ input: createReadStream(path), crlfDelay: Infinity });\n  for await (const line of rl) yield line;\n}\n',
+  'src/load.ts:12:  const text = readFileSync(path, "utf8");\nsrc/export.ts:88:  const body = readFileSync(file, "utf8");\ntest/load.test.ts:5:import { readFileSync } from "node:fs";\n',
   "old: 5.7 s, 2.1 GB RSS\nnew: 1.9 s, 310 MB RSS\nspeed-up: 3.0x\n",
 ];
 const TOOLS = ["read", "bash", "bash", "edit", "grep", "write"];
@@ -158,7 +158,14 @@ function* session(g, model) {
             role: "toolResult",
             toolCallId: c.id,
             toolName: c.name,
-            content: [{ type: "text", text: isError ? "Could not find the exact text in the file." : g.text(3, 24, c.name === "bash" || c.name === "grep" ? ASCII_OUT : CODE) }],
+            content: [
+              {
+                type: "text",
+                text: isError
+                  ? "Could not find the exact text in the file."
+                  : g.text(3, 24, c.name === "bash" || c.name === "grep" ? ASCII_OUT : CODE),
+              },
+            ],
             isError,
             timestamp: g.t,
           },
@@ -235,7 +242,13 @@ if (!Number.isSafeInteger(target) || target <= 0) {
 }
 const g = new Gen(Number(values.seed));
 const fd = fs.openSync(values.out, "w");
-const header = { type: "session", version: 3, id: "019aa5f1-3c2e-7b4d-9e21-5f0c8d7a6b31", timestamp: g.tick(0), cwd: "/home/dev/projects/ladezeit" };
+const header = {
+  type: "session",
+  version: 3,
+  id: "019aa5f1-3c2e-7b4d-9e21-5f0c8d7a6b31",
+  timestamp: g.tick(0),
+  cwd: "/home/dev/projects/ladezeit",
+};
 let buf = `${JSON.stringify(header)}\n`;
 let written = 0;
 for (const e of session(g, MODELS[Number(values.seed) % MODELS.length])) {

@@ -81,25 +81,49 @@ function change(dir) {
     const f = files[(k * 397) % files.length];
     const lines = fs.readFileSync(f, "utf8").trimEnd().split("\n");
     const last = JSON.parse(lines[lines.length - 1]).id;
-    const u = { type: "message", id: `grow-${k}-u`, parentId: last, timestamp: new Date(t).toISOString(), message: { role: "user", content: "more", timestamp: t } };
-    const usage = { input: 10, output: 5, cacheRead: 0, cacheWrite: 0, totalTokens: 15, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0.5 } };
+    const u = {
+      type: "message",
+      id: `grow-${k}-u`,
+      parentId: last,
+      timestamp: new Date(t).toISOString(),
+      message: { role: "user", content: "more", timestamp: t },
+    };
+    const usage = {
+      input: 10,
+      output: 5,
+      cacheRead: 0,
+      cacheWrite: 0,
+      totalTokens: 15,
+      cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0.5 },
+    };
     const a = {
       type: "message",
       id: `grow-${k}-a`,
       parentId: u.id,
       timestamp: new Date(t + 1000).toISOString(),
-      message: { role: "assistant", content: [{ type: "text", text: "ok" }], provider: "anthropic", model: "claude-opus-4-6", usage, stopReason: "stop", timestamp: t + 1000 },
+      message: {
+        role: "assistant",
+        content: [{ type: "text", text: "ok" }],
+        provider: "anthropic",
+        model: "claude-opus-4-6",
+        usage,
+        stopReason: "stop",
+        timestamp: t + 1000,
+      },
     };
     fs.appendFileSync(f, `${JSON.stringify(u)}\n${JSON.stringify(a)}\n`);
   }
   for (let k = 0; k < 10; k++) {
     const src = files[(k * 911 + 5) % files.length];
-    const text = fs.readFileSync(src, "utf8").replace(/"id":"00000000-0000-4000-8000-(\d{12})"/, `"id":"00000000-0000-4000-9000-${String(k).padStart(12, "0")}"`);
+    const text = fs
+      .readFileSync(src, "utf8")
+      .replace(/"id":"00000000-0000-4000-8000-(\d{12})"/, `"id":"00000000-0000-4000-9000-${String(k).padStart(12, "0")}"`);
     fs.writeFileSync(path.join(path.dirname(src), `new-${k}.jsonl`), text);
   }
 }
 
-const GROUP_BY = "SELECT model, date_trunc('day', timestamp) AS day, round(sum(cost), 2) AS cost, count(*) AS n FROM usage WHERE NOT is_copied GROUP BY ALL ORDER BY ALL";
+const GROUP_BY =
+  "SELECT model, date_trunc('day', timestamp) AS day, round(sum(cost), 2) AS cost, count(*) AS n FROM usage WHERE NOT is_copied GROUP BY ALL ORDER BY ALL";
 const LEAF_COST = "SELECT session, line, depth, turns, round(cost, 4) AS cost FROM leaves ORDER BY cost DESC LIMIT 10";
 
 /** The query alone, in DuckDB over the index file (no pisess, no update check). */
@@ -121,7 +145,8 @@ const db = path.join(HOME, "cache", "pisess", "index.duckdb");
 const mb = Number(spawnSync("du", ["-sm", dir], { encoding: "utf8" }).stdout.split("\t")[0]);
 const load = [os.loadavg()[0]];
 const cc = [];
-for (let r = 0; r < ROUNDS; r++) cc.push(timed(process.execPath, [CCUSAGE, "pi", "daily", "--json", "--offline", "-z", "UTC", "--pi-path", dir]));
+for (let r = 0; r < ROUNDS; r++)
+  cc.push(timed(process.execPath, [CCUSAGE, "pi", "daily", "--json", "--offline", "-z", "UTC", "--pi-path", dir]));
 const first = timed(process.execPath, [BIN, "index", dir, "--db", db]);
 const again = timed(process.execPath, [BIN, "index", dir, "--db", db]);
 change(dir);
@@ -160,6 +185,9 @@ console.log(lines.join("\n"));
 if (opt["json-out"])
   fs.writeFileSync(
     opt["json-out"],
-    JSON.stringify({ ccWall, first, again, usage, usageAgain, usageDirect, groupBy, leafCost, groupByDuck, leafCostDuck, same, sessions: N, mb }, (k, v) => (k === "stdout" ? undefined : v)),
+    JSON.stringify(
+      { ccWall, first, again, usage, usageAgain, usageDirect, groupBy, leafCost, groupByDuck, leafCostDuck, same, sessions: N, mb },
+      (k, v) => (k === "stdout" ? undefined : v),
+    ),
   );
 fs.rmSync(HOME, { recursive: true, force: true });

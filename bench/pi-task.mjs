@@ -9,8 +9,8 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const PACKAGES = {
-  "1.6": path.join(HERE, "node_modules", "@earendil-works", "pi-coding-agent"),
-  "0.73": path.join(HERE, "node_modules", "@mariozechner", "pi-coding-agent"),
+  1.6: path.join(HERE, "node_modules", "@earendil-works", "pi-coding-agent"),
+  0.73: path.join(HERE, "node_modules", "@mariozechner", "pi-coding-agent"),
 };
 
 const [version, mode, file] = process.argv.slice(2);

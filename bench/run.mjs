@@ -62,19 +62,41 @@ for (let i = 0; i < argv.length; i++) {
   }
 }
 if (flags.has("help")) {
-  console.log(fs.readFileSync(fileURLToPath(import.meta.url), "utf8").split("\n").slice(1, 15).map((l) => l.replace(/^\/\/ ?/, "")).join("\n"));
+  console.log(
+    fs
+      .readFileSync(fileURLToPath(import.meta.url), "utf8")
+      .split("\n")
+      .slice(1, 15)
+      .map((l) => l.replace(/^\/\/ ?/, ""))
+      .join("\n"),
+  );
   process.exit(0);
 }
 const RUNS = Math.max(1, Number(opt.runs));
-const SIZES = opt.sizes === "none" ? [] : opt.sizes.split(",").map((s) => s.trim()).filter(Boolean);
-const SHAPES = opt.shapes === "none" ? [] : opt.shapes.split(",").map((s) => s.trim()).filter(Boolean);
+const SIZES =
+  opt.sizes === "none"
+    ? []
+    : opt.sizes
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean);
+const SHAPES =
+  opt.shapes === "none"
+    ? []
+    : opt.shapes
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean);
 const TASK_FILTER = opt.tasks ? opt.tasks.split(",") : null;
 const SHAPE_ENTRIES = { chain: 1_000_000, siblings: 100_000, comb: 1_000_000 };
 const SHAPE_LABEL = { chain: "chain-1M", siblings: "siblings-100k", comb: "comb-10k" };
 const SHAPE_RUNS = Math.max(1, Number(opt["shape-runs"]));
 const STARTUP_RUNS = Math.max(0, Number(opt["startup-runs"]));
 const TYPICAL = opt.typical === "none" ? null : opt.typical;
-const INPUTS = opt.inputs.split(",").map((s) => s.trim()).filter(Boolean);
+const INPUTS = opt.inputs
+  .split(",")
+  .map((s) => s.trim())
+  .filter(Boolean);
 for (const k of INPUTS) if (k !== "realistic" && k !== "ascii") throw new Error(`bad --inputs ${k} (realistic, ascii)`);
 /** A shape row past this is stopped and reported as a timeout (the target is 5 s). */
 const SHAPE_TIMEOUT_MS = 60_000;
@@ -98,7 +120,8 @@ if (!flags.has("no-build")) {
   // The CLI runs from the bundle (dist/bundle), so the whole build, not tsc alone.
   log("building pisess (npm run build)");
   const r = spawnSync("npm", ["run", "build"], { cwd: ROOT, encoding: "utf8" });
-  if (r.status !== 0) log(`the build reported errors (continuing with what it emitted):\n${(r.stdout + r.stderr).split("\n").slice(0, 10).join("\n")}`);
+  if (r.status !== 0)
+    log(`the build reported errors (continuing with what it emitted):\n${(r.stdout + r.stderr).split("\n").slice(0, 10).join("\n")}`);
 }
 const pis = flags.has("no-pi") ? [] : PIS.filter((p) => fs.existsSync(path.join(p.dir, "package.json")));
 const havePi = pis.length > 0;
@@ -122,7 +145,10 @@ if (TYPICAL) {
   fs.rmSync(PLAIN_YARGS, { recursive: true, force: true });
   fs.mkdirSync(PLAIN_YARGS, { recursive: true });
   process.on("exit", () => fs.rmSync(PLAIN_YARGS, { recursive: true, force: true }));
-  const r = spawnSync(process.execPath, [path.join(ROOT, "scripts", "build-cli.mjs"), "--plain-yargs", PLAIN_YARGS], { cwd: ROOT, encoding: "utf8" });
+  const r = spawnSync(process.execPath, [path.join(ROOT, "scripts", "build-cli.mjs"), "--plain-yargs", PLAIN_YARGS], {
+    cwd: ROOT,
+    encoding: "utf8",
+  });
   plainYargs = r.status === 0;
   if (!plainYargs) log(`that build failed (its row skipped):\n${(r.stdout + r.stderr).split("\n").slice(0, 10).join("\n")}`);
 }
@@ -143,8 +169,20 @@ const PISESS_TASKS = [
   // Issue 30's row: secrets against validate on the same file (goal: at most 2× its wall).
   { name: "pisess secrets --format json", cmd: "secrets", args: (f) => ["secrets", f, "--format", "json"], vsPi: "open+getTree" },
   { name: "pisess grep --json", cmd: "grep", args: (f) => ["grep", "error", f, "--json"], vsPi: "open+getTree" },
-  { name: "pisess export --format markdown", cmd: "export", args: (f) => ["export", f, "--format", "markdown", "-o", EXPORT_OUT("md")], vsPi: "open+getTree", before: () => fs.rmSync(EXPORT_OUT("md"), { force: true }) },
-  { name: "pisess export --format jsonl", cmd: "export", args: (f) => ["export", f, "--format", "jsonl", "-o", EXPORT_OUT("jsonl")], vsPi: "open+getTree", before: () => fs.rmSync(EXPORT_OUT("jsonl"), { force: true }) },
+  {
+    name: "pisess export --format markdown",
+    cmd: "export",
+    args: (f) => ["export", f, "--format", "markdown", "-o", EXPORT_OUT("md")],
+    vsPi: "open+getTree",
+    before: () => fs.rmSync(EXPORT_OUT("md"), { force: true }),
+  },
+  {
+    name: "pisess export --format jsonl",
+    cmd: "export",
+    args: (f) => ["export", f, "--format", "jsonl", "-o", EXPORT_OUT("jsonl")],
+    vsPi: "open+getTree",
+    before: () => fs.rmSync(EXPORT_OUT("jsonl"), { force: true }),
+  },
 ];
 /** pi's own rows: [row name after the pi's label, pi-task.mjs mode]. */
 const PI_MODES = [
@@ -153,16 +191,7 @@ const PI_MODES = [
   ["open+buildSessionContext+JSON out", "context-json"],
 ];
 // Every command the shape rows run, in text and in JSON.
-const SHAPE_TASKS = [
-  ["tree"],
-  ["path"],
-  ["context"],
-  ["info"],
-  ["leaves"],
-  ["diff", "--leaves"],
-  ["labels"],
-  ["lineage"],
-].flatMap((a) => [
+const SHAPE_TASKS = [["tree"], ["path"], ["context"], ["info"], ["leaves"], ["diff", "--leaves"], ["labels"], ["lineage"]].flatMap((a) => [
   { name: `pisess ${a.join(" ")}`, cmd: a[0], args: (f) => [a[0], f, ...a.slice(1)] },
   { name: `pisess ${a.join(" ")} --json`, cmd: a[0], args: (f) => [a[0], f, ...a.slice(1), "--json"] },
 ]);
@@ -202,9 +231,9 @@ function ensureSized(label, kind = "ascii") {
       kind === "ascii"
         ? [path.join(ROOT, "parity", "gen.mjs"), "--seed", opt.seed, "--version", "3", "--bytes", String(bytes)]
         : [path.join(HERE, "gen16.mjs"), "--seed", opt.seed, "--bytes", String(bytes)];
-    const r = spawnSync(process.execPath, [...gen, "--out", file + ".tmp"], { stdio: ["ignore", "inherit", "inherit"] });
+    const r = spawnSync(process.execPath, [...gen, "--out", `${file}.tmp`], { stdio: ["ignore", "inherit", "inherit"] });
     if (r.status !== 0) throw new Error(`${path.basename(gen[0])} failed`);
-    fs.renameSync(file + ".tmp", file);
+    fs.renameSync(`${file}.tmp`, file);
   }
   return file;
 }
@@ -214,9 +243,13 @@ function ensureShape(shape) {
   const file = path.join(opt.data, `${SHAPE_LABEL[shape]}.jsonl`);
   if (!fs.existsSync(file)) {
     log(`generating ${file}`);
-    const r = spawnSync(process.execPath, [path.join(HERE, "gen-shapes.mjs"), "--shape", shape, "--entries", String(SHAPE_ENTRIES[shape]), "--out", file + ".tmp"], { stdio: ["ignore", "inherit", "inherit"] });
+    const r = spawnSync(
+      process.execPath,
+      [path.join(HERE, "gen-shapes.mjs"), "--shape", shape, "--entries", String(SHAPE_ENTRIES[shape]), "--out", `${file}.tmp`],
+      { stdio: ["ignore", "inherit", "inherit"] },
+    );
     if (r.status !== 0) throw new Error("gen-shapes.mjs failed");
-    fs.renameSync(file + ".tmp", file);
+    fs.renameSync(`${file}.tmp`, file);
   }
   return file;
 }
@@ -228,8 +261,7 @@ function countLines(file) {
   for (;;) {
     const k = fs.readSync(fd, buf, 0, buf.length, null);
     if (k === 0) break;
-    let i = -1;
-    while ((i = buf.indexOf(10, i + 1)) !== -1 && i < k) n++;
+    for (let i = buf.indexOf(10); i !== -1 && i < k; i = buf.indexOf(10, i + 1)) n++;
   }
   fs.closeSync(fd);
   return n;
@@ -294,12 +326,21 @@ function tasksFor(group) {
   if (group.kind === "typical") {
     return [
       NODE_TASK,
-      ...TYPICAL_TASKS.map((t) => ({ name: t.name, pisess: t.name.split(" ")[1], run: () => timed(process.execPath, [BIN, ...t.args(f)], 60_000) })),
+      ...TYPICAL_TASKS.map((t) => ({
+        name: t.name,
+        pisess: t.name.split(" ")[1],
+        run: () => timed(process.execPath, [BIN, ...t.args(f)], 60_000),
+      })),
       // What each start-up trick kept saves: the same bundle with its code caches ignored; the same CLI built with
       // yargs plain (its own platform shim, help built before the handler), with its own code caches.
       { name: NO_CACHE_TASK, run: () => timed(process.execPath, [path.join(HERE, "no-code-cache.cjs"), "tree", f, "--json"], 60_000) },
       ...(plainYargs
-        ? [{ name: PLAIN_YARGS_TASK, run: () => timed(process.execPath, [path.join(HERE, "plain-yargs.cjs"), PLAIN_YARGS, "tree", f, "--json"], 60_000) }]
+        ? [
+            {
+              name: PLAIN_YARGS_TASK,
+              run: () => timed(process.execPath, [path.join(HERE, "plain-yargs.cjs"), PLAIN_YARGS, "tree", f, "--json"], 60_000),
+            },
+          ]
         : []),
     ];
   }
@@ -308,7 +349,8 @@ function tasksFor(group) {
   for (const pi of pis) {
     for (const [name, mode] of PI_MODES) {
       // Shapes: getTree for every shape, the context of the chain (its target); 0.73.1 only beside 1.6 on sizes.
-      if (group.kind === "shape" && (pi !== pis[0] || (mode !== "tree" && !(mode === "context-json" && group.label === "chain-1M")))) continue;
+      if (group.kind === "shape" && (pi !== pis[0] || (mode !== "tree" && !(mode === "context-json" && group.label === "chain-1M"))))
+        continue;
       if (pi !== pis[0] && mode === "context-json") continue;
       tasks.push({
         name: `${pi.label} ${name}`,
@@ -321,8 +363,17 @@ function tasksFor(group) {
   }
   if (group.kind === "size") {
     const bytes = fs.statSync(f).size;
-    if (bytes < 500e6) tasks.push({ name: "floor (readFileSync+split+parse)", floor: true, run: () => timed(process.execPath, [path.join(HERE, "floor.mjs"), "whole", f], 600_000) });
-    tasks.push({ name: "floor (streamed split+parse)", floor: true, run: () => timed(process.execPath, [path.join(HERE, "floor.mjs"), "stream", f], 600_000) });
+    if (bytes < 500e6)
+      tasks.push({
+        name: "floor (readFileSync+split+parse)",
+        floor: true,
+        run: () => timed(process.execPath, [path.join(HERE, "floor.mjs"), "whole", f], 600_000),
+      });
+    tasks.push({
+      name: "floor (streamed split+parse)",
+      floor: true,
+      run: () => timed(process.execPath, [path.join(HERE, "floor.mjs"), "stream", f], 600_000),
+    });
   }
   if (group.kind === "shape") {
     for (const t of SHAPE_TASKS) {
@@ -334,7 +385,13 @@ function tasksFor(group) {
   for (const t of PISESS_TASKS) {
     if (!t.exists) continue;
     // An export refuses to replace a session file, which the jsonl one writes: each run starts without it.
-    tasks.push({ name: t.name, pisess: t.cmd, vsPi: t.vsPi, before: t.before, run: () => timed(process.execPath, [BIN, ...t.args(f)], 600_000) });
+    tasks.push({
+      name: t.name,
+      pisess: t.cmd,
+      vsPi: t.vsPi,
+      before: t.before,
+      run: () => timed(process.execPath, [BIN, ...t.args(f)], 600_000),
+    });
   }
   return TASK_FILTER ? tasks.filter((t) => TASK_FILTER.some((s) => t.name.includes(s))) : tasks;
 }
@@ -375,7 +432,9 @@ for (const g of groups) {
         t.after?.();
       }
       prev.push(r);
-      log(`  ${g.label} run ${run + 1} ${t.name}: ${r.wall.toFixed(2)} s, ${r.rssMb.toFixed(0)} MB${r.status !== 0 ? `, exit ${r.status ?? r.signal}` : ""}`);
+      log(
+        `  ${g.label} run ${run + 1} ${t.name}: ${r.wall.toFixed(2)} s, ${r.rssMb.toFixed(0)} MB${r.status !== 0 ? `, exit ${r.status ?? r.signal}` : ""}`,
+      );
     }
   }
   for (const t of tasks) {
@@ -396,7 +455,12 @@ for (const g of groups) {
       cpu: median(rs.map((r) => r.cpu)),
       rss: Math.max(...rs.map((r) => r.rssMb)),
       ok: !failed,
-      error: failed?.status === 124 ? `stopped after ${f2(failed.wall, 0)} s` : failed ? `exit ${failed.status ?? failed.signal}: ${(failed.stderr.match(/(ERR_[A-Z_]+|RangeError[^\n]*|Error[^\n]*)/) ?? [failed.stderr.trim().split("\n").pop() ?? ""])[0].slice(0, 100)}` : "",
+      error:
+        failed?.status === 124
+          ? `stopped after ${f2(failed.wall, 0)} s`
+          : failed
+            ? `exit ${failed.status ?? failed.signal}: ${(failed.stderr.match(/(ERR_[A-Z_]+|RangeError[^\n]*|Error[^\n]*)/) ?? [failed.stderr.trim().split("\n").pop() ?? ""])[0].slice(0, 100)}`
+            : "",
     });
   }
 }
@@ -447,14 +511,23 @@ const check = (what, pass, detail) => checks.push({ what, pass, detail });
 for (const task of ["pisess --version", "pisess --help"]) {
   const r = find("start-up", task);
   const base = find("start-up", "node -e 0");
-  if (r?.ok && base?.ok) check(`${task}: wall ≤ 1.3 × node -e 0`, r.wall <= 1.3 * base.wall, `${f2(r.wall * 1000, 0)} ms vs ${f2(base.wall * 1000, 0)} ms = ${f2(r.wall / base.wall)}×`);
+  if (r?.ok && base?.ok)
+    check(
+      `${task}: wall ≤ 1.3 × node -e 0`,
+      r.wall <= 1.3 * base.wall,
+      `${f2(r.wall * 1000, 0)} ms vs ${f2(base.wall * 1000, 0)} ms = ${f2(r.wall / base.wall)}×`,
+    );
 }
 if (TYPICAL) {
   const base = find(TYPICAL, "node -e 0");
   for (const t of TYPICAL_TASKS) {
     const r = find(TYPICAL, t.name);
     if (r?.ok && base?.ok)
-      check(`${t.name} on ${TYPICAL}: wall ≤ 1.6 × node -e 0`, r.wall <= 1.6 * base.wall, `${f2(r.wall * 1000, 0)} ms vs ${f2(base.wall * 1000, 0)} ms = ${f2(r.wall / base.wall)}×`);
+      check(
+        `${t.name} on ${TYPICAL}: wall ≤ 1.6 × node -e 0`,
+        r.wall <= 1.6 * base.wall,
+        `${f2(r.wall * 1000, 0)} ms vs ${f2(base.wall * 1000, 0)} ms = ${f2(r.wall / base.wall)}×`,
+      );
   }
   // Issue 27: a start-up trick stays only where it saves at least 15% of tree --json's wall at 400 KB.
   const tricks = [
@@ -486,27 +559,49 @@ for (const [group, limit, rssLimit] of PI_LIMITS) {
     const r = find(group, task);
     const p = r?.vsPi ? find(group, `${PI_MAIN} ${r.vsPi}`) : undefined;
     if (!r || !p?.ok) continue;
-    check(`${task} ${group}: wall ≤ ${limit} × ${PI_MAIN} ${r.vsPi}`, r.ok && r.wall <= limit * p.wall, r.ok ? `${f2(r.wall)} s vs ${f2(p.wall)} s = ${f2(r.wall / p.wall)}×` : r.error);
-    if (rssLimit !== null && r.ok) check(`${task} ${group}: peak RSS ≤ ${rssLimit} × pi's`, r.rss <= rssLimit * p.rss, `${f2(r.rss, 0)} MB vs ${f2(p.rss, 0)} MB = ${f2(r.rss / p.rss)}×`);
+    check(
+      `${task} ${group}: wall ≤ ${limit} × ${PI_MAIN} ${r.vsPi}`,
+      r.ok && r.wall <= limit * p.wall,
+      r.ok ? `${f2(r.wall)} s vs ${f2(p.wall)} s = ${f2(r.wall / p.wall)}×` : r.error,
+    );
+    if (rssLimit !== null && r.ok)
+      check(
+        `${task} ${group}: peak RSS ≤ ${rssLimit} × pi's`,
+        r.rss <= rssLimit * p.rss,
+        `${f2(r.rss, 0)} MB vs ${f2(p.rss, 0)} MB = ${f2(r.rss / p.rss)}×`,
+      );
   }
 }
 for (const group of [...new Set(results.filter((x) => x.kind === "size").map((x) => x.group))]) {
   const tree = find(group, "pisess tree --json");
   if (!tree?.ok) continue;
   for (const r of results.filter((x) => x.group === group && x.pisess && x.task !== tree.task && x.task !== "pisess context --json"))
-    check(`${r.task} ${group}: wall ≤ 1.2 × pisess tree --json`, r.ok && r.wall <= 1.2 * tree.wall, r.ok ? `${f2(r.wall)} s vs ${f2(tree.wall)} s = ${f2(r.wall / tree.wall)}×` : r.error);
+    check(
+      `${r.task} ${group}: wall ≤ 1.2 × pisess tree --json`,
+      r.ok && r.wall <= 1.2 * tree.wall,
+      r.ok ? `${f2(r.wall)} s vs ${f2(tree.wall)} s = ${f2(r.wall / tree.wall)}×` : r.error,
+    );
 }
 // Issue 30: secrets at most 2× validate's wall on the same file, with its peak memory beside validate's.
 for (const group of [...new Set(results.filter((x) => x.kind === "size").map((x) => x.group))]) {
   const v = find(group, "pisess validate --format json");
   const r = find(group, "pisess secrets --format json");
   if (!v?.ok || !r) continue;
-  check(`pisess secrets ${group}: wall ≤ 2 × pisess validate`, r.ok && r.wall <= 2 * v.wall, r.ok ? `${f2(r.wall)} s vs ${f2(v.wall)} s = ${f2(r.wall / v.wall)}×; peak ${f2(r.rss, 0)} MB vs ${f2(v.rss, 0)} MB` : r.error);
+  check(
+    `pisess secrets ${group}: wall ≤ 2 × pisess validate`,
+    r.ok && r.wall <= 2 * v.wall,
+    r.ok ? `${f2(r.wall)} s vs ${f2(v.wall)} s = ${f2(r.wall / v.wall)}×; peak ${f2(r.rss, 0)} MB vs ${f2(v.rss, 0)} MB` : r.error,
+  );
 }
 {
   const r = find("chain-1M", "pisess context --json");
   const p = find("chain-1M", `${PI_MAIN} open+buildSessionContext+JSON out`);
-  if (r && p?.ok) check(`pisess context --json chain-1M: wall ≤ 0.7 × ${PI_MAIN}'s`, r.ok && r.wall <= 0.7 * p.wall, r.ok ? `${f2(r.wall)} s vs ${f2(p.wall)} s = ${f2(r.wall / p.wall)}×` : r.error);
+  if (r && p?.ok)
+    check(
+      `pisess context --json chain-1M: wall ≤ 0.7 × ${PI_MAIN}'s`,
+      r.ok && r.wall <= 0.7 * p.wall,
+      r.ok ? `${f2(r.wall)} s vs ${f2(p.wall)} s = ${f2(r.wall / p.wall)}×` : r.error,
+    );
 }
 const G100 = SIZES.includes("100M") ? "100M" : null;
 if (SIZES.includes("2G")) {
@@ -520,7 +615,11 @@ if (SIZES.includes("1G") && G100) {
     if (!small?.ok) continue;
     const a = r.bytes / 1e6 / r.wall;
     const b = small.bytes / 1e6 / small.wall;
-    check(`linear: ${r.task} MB/s at 1 GB within 25% of 100 MB (or faster)`, a >= 0.75 * b, `${f2(a, 0)} vs ${f2(b, 0)} MB/s (${f2(a / b)}×)`);
+    check(
+      `linear: ${r.task} MB/s at 1 GB within 25% of 100 MB (or faster)`,
+      a >= 0.75 * b,
+      `${f2(a, 0)} vs ${f2(b, 0)} MB/s (${f2(a / b)}×)`,
+    );
   }
 }
 for (const s of SHAPES) {
@@ -530,7 +629,9 @@ for (const s of SHAPES) {
     check(
       `${SHAPE_LABEL[s]}: every command, text and JSON, under 5 s and ≤ 1 GB`,
       bad.length === 0,
-      bad.length === 0 ? `${rows.length} rows` : `${bad.length} of ${rows.length} rows not: ${bad.map((r) => r.task.replace(/^pisess /, "")).join(", ")}`,
+      bad.length === 0
+        ? `${rows.length} rows`
+        : `${bad.length} of ${rows.length} rows not: ${bad.map((r) => r.task.replace(/^pisess /, "")).join(", ")}`,
     );
 }
 
@@ -541,7 +642,10 @@ try {
   const dirty = spawnSync("git", ["status", "--porcelain", "--", "src"], { cwd: ROOT, encoding: "utf8" }).stdout.trim();
   if (dirty) commit += " (+ uncommitted changes)";
 } catch {}
-const load = os.loadavg().map((x) => x.toFixed(2)).join(", ");
+const load = os
+  .loadavg()
+  .map((x) => x.toFixed(2))
+  .join(", ");
 const cmdline = `npm run bench -- ${argv.join(" ")}`.trim();
 let md = `# pisess benchmark\n\n`;
 md += `Generated by \`bench/run.mjs\` on ${new Date().toISOString()}.\n\n`;
@@ -551,34 +655,64 @@ md += `- Every process runs without NODE_EXTRA_CA_CERTS${CA_BUNDLE ? ` (this env
 md += `- ${RUNS} runs per task, interleaved; wall = median, peak RSS = largest of the runs (GNU time), MB/s = file size / wall. Ratios are against the same run's ${PI_MAIN} row (tree, validate, info, leaves vs open+getTree; context --json vs open+buildSessionContext with the context written to stdout as JSON) and the faster floor.\n`;
 md += `- Inputs: \`bench/gen16.mjs --seed ${opt.seed} --bytes N\` (rows without a suffix: realistic pi 1.6 sessions, about two thirds of the lines non-ASCII, 1.5 KB a line, usage entries, context_edits, labels, compactions, branches) and \`parity/gen.mjs --seed ${opt.seed} --version 3 --bytes N\` (rows marked ascii: long tool outputs 1–50 KB, branches, compactions, labels); shapes from \`bench/gen-shapes.mjs\` (a chain of 1,000,000 entries; one root with 99,999 children; a comb: 10,000 branches of 100 entries off a spine, 10,000 labels).\n`;
 if (missing.length) md += `- Skipped (command does not exist yet): ${missing.map((m) => `\`pisess ${m}\``).join(", ")}\n`;
-if (quick.split("\n").length > 3) md += `\n## Start-up and a typical session\n\nEach pisess row against \`node -e 0\` in the same interleaved run (${STARTUP_RUNS || RUNS} runs each).\n\n${quick}`;
+if (quick.split("\n").length > 3)
+  md += `\n## Start-up and a typical session\n\nEach pisess row against \`node -e 0\` in the same interleaved run (${STARTUP_RUNS || RUNS} runs each).\n\n${quick}`;
 md += `\n## Results\n\n${table}`;
-if (shapeGroups.length) md += `\n## Shapes\n\nEvery command on each shape, stdout to /dev/null (${SHAPE_RUNS} run${SHAPE_RUNS > 1 ? "s" : ""} each, stopped after ${SHAPE_TIMEOUT_MS / 1000} s). ❌: 5 s or more, over 1 GB, or failed.\n\n${shapes}`;
+if (shapeGroups.length)
+  md += `\n## Shapes\n\nEvery command on each shape, stdout to /dev/null (${SHAPE_RUNS} run${SHAPE_RUNS > 1 ? "s" : ""} each, stopped after ${SHAPE_TIMEOUT_MS / 1000} s). ❌: 5 s or more, over 1 GB, or failed.\n\n${shapes}`;
 // Issue 29's rows: the index on a generated fleet, against ccusage in the same run (bench/index-bench.mjs).
 const FLEET = Number(opt.fleet);
 if (FLEET > 0 && fs.existsSync(path.join(HERE, "node_modules", "ccusage"))) {
   log(`index rows: ${FLEET} sessions`);
   const out = path.join(os.tmpdir(), `pisess-index-bench-${process.pid}.json`);
-  const r = spawnSync(process.execPath, [path.join(HERE, "index-bench.mjs"), "--sessions", String(FLEET), "--size", `${(FLEET / 5000).toFixed(3)}G`, "--data", path.join(opt.data, "fleet"), "--json-out", out], {
-    encoding: "utf8",
-    maxBuffer: 1 << 26,
-  });
+  const r = spawnSync(
+    process.execPath,
+    [
+      path.join(HERE, "index-bench.mjs"),
+      "--sessions",
+      String(FLEET),
+      "--size",
+      `${(FLEET / 5000).toFixed(3)}G`,
+      "--data",
+      path.join(opt.data, "fleet"),
+      "--json-out",
+      out,
+    ],
+    {
+      encoding: "utf8",
+      maxBuffer: 1 << 26,
+    },
+  );
   if (r.status === 0) {
     const x = JSON.parse(fs.readFileSync(out, "utf8"));
     fs.rmSync(out, { force: true });
     md += `\n${r.stdout.replace(/^### /, "## ")}`;
     const vs = (v) => `${(v.wall / x.ccWall).toFixed(2)}× ccusage (${v.wall.toFixed(2)} s / ${x.ccWall.toFixed(2)} s)`;
     check("index: first `pisess index` ≤ 1.5× `ccusage pi daily --json`'s wall", x.first.wall <= 1.5 * x.ccWall, vs(x.first));
-    check("index: `pisess usage` after 20 sessions grew and 10 were added (update + answer) ≤ 0.1× ccusage", x.usage.wall <= 0.1 * x.ccWall, vs(x.usage));
-    check("index: `sql` group-by on the index ≤ 0.3 s", x.groupBy.wall <= 0.3, `${x.groupBy.wall.toFixed(2)} s through the CLI (update check + query), ${x.groupByDuck.toFixed(3)} s the query alone`);
-    check("index: the leaf-cost query ≤ 1 s", x.leafCost.wall <= 1, `${x.leafCost.wall.toFixed(2)} s through the CLI, ${x.leafCostDuck.toFixed(3)} s alone`);
+    check(
+      "index: `pisess usage` after 20 sessions grew and 10 were added (update + answer) ≤ 0.1× ccusage",
+      x.usage.wall <= 0.1 * x.ccWall,
+      vs(x.usage),
+    );
+    check(
+      "index: `sql` group-by on the index ≤ 0.3 s",
+      x.groupBy.wall <= 0.3,
+      `${x.groupBy.wall.toFixed(2)} s through the CLI (update check + query), ${x.groupByDuck.toFixed(3)} s the query alone`,
+    );
+    check(
+      "index: the leaf-cost query ≤ 1 s",
+      x.leafCost.wall <= 1,
+      `${x.leafCost.wall.toFixed(2)} s through the CLI, ${x.leafCostDuck.toFixed(3)} s alone`,
+    );
     const peak = Math.max(...[x.first, x.again, x.usage, x.usageAgain, x.usageDirect, x.groupBy, x.leafCost].map((v) => v.rssMB));
     check("index: peak memory ≤ 1 GB throughout", peak <= 1024, `${peak.toFixed(0)} MB`);
     check("index: usage through the index = usage --no-index", x.same, x.same ? "byte for byte" : "they differ");
   } else log(`index rows failed (exit ${r.status}): ${r.stderr.slice(-500)}`);
 }
 md += `\n## Targets\n\n`;
-md += checks.length ? checks.map((c) => `- ${c.pass ? "✅" : "❌"} ${c.what}: ${c.detail}`).join("\n") + "\n" : "(no target applies to this subset)\n";
+md += checks.length
+  ? `${checks.map((c) => `- ${c.pass ? "✅" : "❌"} ${c.what}: ${c.detail}`).join("\n")}\n`
+  : "(no target applies to this subset)\n";
 md += `\n## Reproduce\n\n\`\`\`sh\nnpm ci && (cd bench && npm install --no-save)\n${cmdline}\n# all of it: npm run bench   (subset: npm run bench -- --sizes 10M,100M --runs 3 --shapes none)\n\`\`\`\n`;
 md += `\nEach row is one process: \`node bench/pi-task.mjs 1.6|0.73 tree|context|context-json COPY\` (pi's SessionManager.open + getTree / buildSessionContext / that context written out as JSON, on a copy), \`node bench/floor.mjs whole|stream FILE\`, \`node bin/pisess.js <command> FILE ...\` with stdout to /dev/null.\n`;
 // Sections after the marker are written by hand (or by other scripts) and kept as they are.

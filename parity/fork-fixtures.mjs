@@ -27,19 +27,19 @@ syncBuiltinESMExports();
 const RealDate = Date;
 let clock = RealDate.parse("2026-03-01T10:00:00.000Z");
 globalThis.Date = class extends RealDate {
-	constructor(...args) {
-		if (args.length === 0) {
-			super(clock);
-			clock += 1000;
-		} else super(...args);
-	}
-	static now() {
-		return clock;
-	}
+  constructor(...args) {
+    if (args.length === 0) {
+      super(clock);
+      clock += 1000;
+    } else super(...args);
+  }
+  static now() {
+    return clock;
+  }
 };
 
 const smUrl = pathToFileURL(
-	path.join(here, "node_modules", "@earendil-works", "pi-coding-agent", "dist", "core", "session-manager.js"),
+  path.join(here, "node_modules", "@earendil-works", "pi-coding-agent", "dist", "core", "session-manager.js"),
 ).href;
 const { SessionManager } = await import(smUrl);
 
@@ -47,31 +47,31 @@ const cwd = "/home/u/app";
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "pisess-fork-fixtures-"));
 
 const usage = (cost) => ({
-	input: 100,
-	output: 20,
-	cacheRead: 0,
-	cacheWrite: 0,
-	totalTokens: 120,
-	cost: { input: cost / 2, output: cost / 2, cacheRead: 0, cacheWrite: 0, total: cost },
+  input: 100,
+  output: 20,
+  cacheRead: 0,
+  cacheWrite: 0,
+  totalTokens: 120,
+  cost: { input: cost / 2, output: cost / 2, cacheRead: 0, cacheWrite: 0, total: cost },
 });
 const user = (text) => ({ role: "user", content: [{ type: "text", text }], timestamp: clock });
 const assistant = (text, cost, extra = []) => ({
-	role: "assistant",
-	content: [{ type: "text", text }, ...extra],
-	api: "anthropic-messages",
-	provider: "anthropic",
-	model: "claude-sonnet-4-5",
-	usage: usage(cost),
-	stopReason: extra.length > 0 ? "toolUse" : "stop",
-	timestamp: clock,
+  role: "assistant",
+  content: [{ type: "text", text }, ...extra],
+  api: "anthropic-messages",
+  provider: "anthropic",
+  model: "claude-sonnet-4-5",
+  usage: usage(cost),
+  stopReason: extra.length > 0 ? "toolUse" : "stop",
+  timestamp: clock,
 });
 const toolResult = (id, text) => ({
-	role: "toolResult",
-	toolCallId: id,
-	toolName: "read",
-	content: [{ type: "text", text }],
-	isError: false,
-	timestamp: clock,
+  role: "toolResult",
+  toolCallId: id,
+  toolName: "read",
+  content: [{ type: "text", text }],
+  isError: false,
+  timestamp: clock,
 });
 
 // The parent: labels on the path (one relabelled later, one cleared), a context_edit and a compaction, then the
@@ -125,11 +125,11 @@ const cloneFile = csm.getSessionFile();
 
 /** A file's lines with the header's parentSession replaced by `parentName` (nothing else is touched). */
 function withParent(file, parentName) {
-	const lines = fs.readFileSync(file, "utf8").split("\n");
-	const header = JSON.parse(lines[0]);
-	if (parentName !== undefined) header.parentSession = parentName;
-	lines[0] = JSON.stringify(header);
-	return lines.join("\n");
+  const lines = fs.readFileSync(file, "utf8").split("\n");
+  const header = JSON.parse(lines[0]);
+  if (parentName !== undefined) header.parentSession = parentName;
+  lines[0] = JSON.stringify(header);
+  return lines.join("\n");
 }
 
 fs.mkdirSync(out, { recursive: true });
