@@ -58,10 +58,22 @@ const FILES_COLUMNS = [
  */
 const RESUME_COLUMNS = ["path VARCHAR NOT NULL", "start_offset BIGINT NOT NULL", "state BLOB NOT NULL"];
 
-/** Tables' shapes: an index made by a pisess with other columns is rebuilt whole. */
+/**
+ * What the rows mean beyond their shapes, bumped when that changes: 2, files.stat_id is null only for a file whose
+ * last line was held back (before, for every file that did not end in a newline).
+ */
+const RULES = 2;
+
+/** Tables' shapes and rules: an index made by a pisess with other columns or rules is rebuilt whole. */
 const SCHEMA_VERSION = createHash("sha256")
   .update(
-    JSON.stringify([TABLE_NAMES.map((t) => TABLES[t].columns.map((c) => [c.name, c.type])), FILES_COLUMNS, RESUME_COLUMNS, SPEND_COLUMNS]),
+    JSON.stringify([
+      TABLE_NAMES.map((t) => TABLES[t].columns.map((c) => [c.name, c.type])),
+      FILES_COLUMNS,
+      RESUME_COLUMNS,
+      SPEND_COLUMNS,
+      RULES,
+    ]),
   )
   .digest("hex")
   .slice(0, 16);
@@ -170,7 +182,7 @@ interface Known {
 
 /** What every indexed file is checked by, cheaply: its statId when it was read to its end (else null), its fork parent. */
 interface KnownSig {
-  /** null: the file ended in a held-back line (or was indexed without it): it is looked at whole. */
+  /** null: the file's last line was held back when it was read: it is looked at again. */
   statId: string | null;
   parent: string | null;
   parentStat: string | null;
@@ -187,9 +199,7 @@ const NONE = "\u0001";
  */
 async function knownSigs(conn: Connection): Promise<Map<string, KnownSig>> {
   const field = (sql: string) => `coalesce(${sql}, chr(1))`;
-  const row = ["path", field("CASE WHEN last_line_end = size THEN stat_id END"), field("parent"), field("parent_stat")].join(
-    " || chr(0) || ",
-  );
+  const row = ["path", field("stat_id"), field("parent"), field("parent_stat")].join(" || chr(0) || ");
   const text = (await conn.runAndReadAll(`SELECT string_agg(${row}, chr(0)) FROM idx.files`)).getRowsJS()[0]?.[0];
   const out = new Map<string, KnownSig>();
   if (typeof text !== "string") return out;
@@ -388,12 +398,14 @@ interface FileRow {
   problems: string;
   parent: string | null;
   parent_stat: string | null;
-  stat_id: string;
+  stat_id: string | null;
 }
 
 /** What an update read: each file's fork parent (as its sessions row names it), and the notes of the reads. */
 interface Read {
   parents: ReadonlyMap<string, string | null>;
+  /** The files whose unterminated last line the read held back (looked at again by the next update). */
+  held: ReadonlySet<string>;
   damage: readonly DamageNote[];
   skipped: readonly string[];
   failures: readonly FleetFailure[];
@@ -421,7 +433,10 @@ function fileRows(read: Read, paths: readonly string[], marks: Map<string, FileM
       problems: JSON.stringify(problems.get(path) ?? []),
       parent,
       parent_stat: parent === null ? null : statSig(parent),
-      stat_id: m.statId,
+      // None for a file whose last line was held back: the next update looks at it again (the line may be finished
+      // by then). A file that ends in an unfinished line read as it is (older than the snapshot rule's seconds) is
+      // told by its stat as any other (before, it was read again by every update).
+      stat_id: read.held.has(path) ? null : m.statId,
     });
   }
   return rows;
@@ -569,6 +584,7 @@ export async function updateIndex(duck: Duck, opts: IndexOptions): Promise<Index
     const read: Read = {
       // From the reads themselves: reading them back from the sessions rows was two queries.
       parents: new Map([...t.states, ...g.states].map((r) => [r.path, r.parent])),
+      held: new Set([...t.states, ...g.states].flatMap((r) => (r.held ? [r.path] : []))),
       damage: [...t.damage, ...g.damage],
       skipped: t.skipped,
       failures: t.failures,

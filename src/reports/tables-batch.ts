@@ -68,7 +68,12 @@ export interface ReadState {
   bytes: number;
   /** The fork parent its sessions row names (null: not a fork, or not read). */
   parent: string | null;
+  /** Its unterminated last line was held back (the snapshot rule: modified in the last seconds), not read. */
+  held: boolean;
 }
+
+/** Whether the load held back the file's unterminated last line (the loader reports it as incomplete-last-line). */
+const heldBack = (session: Session): boolean => session.diagnostics.some((d) => d.code === "incomplete-last-line");
 
 /** How a batch writes rows: a sink per table, and the bytes and counts they fill. */
 function batchOut(as: RowText) {
@@ -181,7 +186,7 @@ export async function tablesBatch(files: readonly string[], parents: ParentCache
     try {
       if (notReadFinding(session) !== undefined) {
         notes.skipped.push(path);
-        if (states) kept.push({ path, state: undefined, at: undefined, bytes: session.facts.bytes, parent: null });
+        if (states) kept.push({ path, state: undefined, at: undefined, bytes: session.facts.bytes, parent: null, held: heldBack(session) });
         continue;
       }
       for (const v of damageNotes(path, session.diagnostics)) notes.damage.push(v);
@@ -196,6 +201,7 @@ export async function tablesBatch(files: readonly string[], parents: ParentCache
           at: keep?.start.offset,
           bytes: session.facts.bytes,
           parent,
+          held: heldBack(session),
         });
       }
     } finally {
@@ -292,6 +298,7 @@ export async function grownBatch(
         at: keep?.start.offset,
         bytes: session.facts.bytes - from,
         parent,
+        held: heldBack(session),
       });
     } finally {
       session.store.close();
