@@ -536,7 +536,8 @@ const BIG_UPDATE = 500;
 export async function updateIndex(duck: Duck, opts: IndexOptions): Promise<IndexState> {
   const conn = duck.conn;
   await ensureSchema(conn);
-  // Asked for first: DuckDB makes the text on its threads while this one lists the folders.
+  // Asked for first: DuckDB makes the text off this thread (its query runs on a worker of the thread pool) while
+  // this one lists the folders.
   const asked = knownSigs(conn);
   let found: Awaited<ReturnType<typeof fleetFiles>>;
   try {
