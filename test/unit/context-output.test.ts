@@ -3,6 +3,9 @@ import { loadSession } from "../../src/model/load.js";
 import { contextReport, type HeldMessage } from "../../src/reports/context.js";
 import type { EntryRec } from "../../src/model/detail.js";
 import { describeContextStream } from "../../src/render/context-display.js";
+import type { SessionContext } from "../../src/ops/context.js";
+import { contextFacts } from "../../src/ops/context-facts.js";
+import { llmCount } from "../../src/ops/llm.js";
 import { contextJsonChunks } from "../../src/render/context-json.js";
 import { fixture } from "../support/helpers.js";
 
@@ -20,6 +23,30 @@ describe("contextReport: options are the output a user asks for", () => {
       contextReport(s, { output: "text", displayOnly: true });
       // @ts-expect-error display is gone: the display model is made from the report's data (render/context-display.ts)
       contextReport(s, { display: { thinking: true, maxOutput: 3 } });
+    } finally {
+      s.store.close();
+    }
+  });
+
+  it("holds the display's facts in every form but json: made when first read, the same each time, part of the data", async () => {
+    const s = await loadSession({ kind: "file", path: fixture("context", "roles.jsonl") }, { detail: "skeleton" });
+    try {
+      const forms = [
+        () => contextReport(s).data.context,
+        () => contextReport(s, { output: "text" }).data.context,
+        () => contextReport(s, { output: "markdown" }).data.context,
+      ];
+      for (const form of forms) {
+        const c = form();
+        if (c === null) throw new Error("no context");
+        expect(Object.keys(c)).toContain("facts");
+        const facts = c.facts;
+        expect(c.facts).toBe(facts);
+        // Held messages (text, markdown) are read whole through `whole`, as the report itself hands them to contextFacts.
+        const ctx = c.context as SessionContext;
+        expect(facts).toEqual(contextFacts(ctx, c.path, llmCount(ctx.messages), undefined, c.whole));
+      }
+      expect(Object.keys(contextReport(s, { output: "json" }).data.context ?? {})).not.toContain("facts");
     } finally {
       s.store.close();
     }
