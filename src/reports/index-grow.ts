@@ -39,6 +39,8 @@ export interface GrownRead {
   appended: string[];
   /** Grown, but to be read whole: no state this pisess made, or a read that could not go on. */
   whole: string[];
+  /** Of `whole`, those that had a state, but whose read could not go on. */
+  fallback: string[];
   fresh: { rows: Record<TableName, number>; longest: Record<TableName, number> };
   patch: { rows: Record<TableName, number>; longest: Record<TableName, number> };
   states: ReadState[];
@@ -53,29 +55,53 @@ function writeOut(dir: string, suffix: string, r: TablesBatchResult): void {
   recycle(r.buffers);
 }
 
-/** Reads the grown files on from their states, into `<csvDir>/grown/<table>.csv` (new rows) and `.patch.csv`. */
-export async function readGrown(conn: Connection, paths: readonly string[], csvDir: string): Promise<GrownRead> {
-  const dir = join(csvDir, "grown");
-  mkdirSync(dir);
+/** The grown files with a state to go on from (`files`), and those without, to be read whole (`whole`). */
+export interface GrownStates {
+  files: GrownFile[];
+  whole: string[];
+}
+
+/** Each grown file's loader state, from the index. */
+export async function grownStates(conn: Connection, paths: readonly string[]): Promise<GrownStates> {
   const files: GrownFile[] = [];
   const whole: string[] = [];
-  if (paths.length > 0) {
-    const list = paths.map(quote).join(", ");
-    const rows = (await conn.runAndReadAll(`SELECT path, to_base64(state) FROM idx.resume WHERE path IN (${list})`)).getRowsJS();
-    const states = new Map(rows.map((r) => [String(r[0]), String(r[1])]));
-    for (const path of paths) {
-      const b64 = states.get(path);
-      const kept = b64 === undefined ? undefined : decodeState(Buffer.from(b64, "base64"));
-      if (kept === undefined) whole.push(path);
-      else files.push({ path, kept });
-    }
+  if (paths.length === 0) return { files, whole };
+  const list = paths.map(quote).join(", ");
+  const rows = (await conn.runAndReadAll(`SELECT path, to_base64(state) FROM idx.resume WHERE path IN (${list})`)).getRowsJS();
+  const states = new Map(rows.map((r) => [String(r[0]), String(r[1])]));
+  for (const path of paths) {
+    const b64 = states.get(path);
+    const kept = b64 === undefined ? undefined : decodeState(Buffer.from(b64, "base64"));
+    if (kept === undefined) whole.push(path);
+    else files.push({ path, kept });
   }
+  return { files, whole };
+}
+
+/**
+ * Reads the grown files on from their states, into `<csvDir>/grown/<table>.csv` (new rows) and `.patch.csv`. `whole`
+ * gets the files that had no state and those whose read could not go on (`fallback`: the update had not yet dropped
+ * their rows).
+ */
+export async function readGrown(grown: GrownStates, csvDir: string): Promise<GrownRead> {
+  const dir = join(csvDir, "grown");
+  mkdirSync(dir);
+  const { files, whole } = grown;
   if (files.length === 0) {
     // Nothing to go on from (most updates, every first build): empty tables, without a batch's buffers (setting
     // those up was a quarter of a second before a first build's reading could start).
     const none = byTable([]);
     for (const t of TABLE_NAMES) for (const suffix of ["", ".patch"]) writeFileSync(join(dir, `${t}${suffix}.csv`), "");
-    return { dir, appended: [], whole, fresh: { rows: none, longest: none }, patch: { rows: none, longest: none }, states: [], damage: [] };
+    return {
+      dir,
+      appended: [],
+      whole,
+      fallback: [],
+      fresh: { rows: none, longest: none },
+      patch: { rows: none, longest: none },
+      states: [],
+      damage: [],
+    };
   }
   const r = await grownBatch(files, new ParentCache());
   writeOut(dir, "", r.fresh);
@@ -85,6 +111,7 @@ export async function readGrown(conn: Connection, paths: readonly string[], csvD
     dir,
     appended: files.map((f) => f.path).filter((p) => !fallback.has(p)),
     whole: [...whole, ...r.fallback],
+    fallback: r.fallback,
     fresh: { rows: byTable(r.fresh.rows), longest: byTable(r.fresh.longest) },
     patch: { rows: byTable(r.patch.rows), longest: byTable(r.patch.longest) },
     states: r.grown,
@@ -93,12 +120,10 @@ export async function readGrown(conn: Connection, paths: readonly string[], csvD
 }
 
 /**
- * Inside the update's transaction: the grown files' leaves and sessions rows replaced, the earlier lines' rows
- * updated where a value changed, the new lines' rows added. `paths`: a query giving the appended files' paths.
+ * Inside the update's transaction, once the grown files' leaves and sessions rows are dropped (index-db.ts dropSql):
+ * the earlier lines' rows replaced where a value changed, the new lines' rows and the new tree's added.
  */
-export async function applyGrown(conn: Connection, g: GrownRead, paths: string): Promise<void> {
-  for (const t of ["leaves", "sessions"] as const)
-    await conn.run(`DELETE FROM idx.${t} WHERE ${t === "sessions" ? "file" : "session"} IN (${paths})`);
+export async function applyGrown(conn: Connection, g: GrownRead): Promise<void> {
   for (const t of PATCHED) {
     if (g.patch.rows[t] === 0) continue;
     const key = PATCH_KEY[t];

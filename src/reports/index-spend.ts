@@ -58,11 +58,10 @@ export function spendSumsSql(from: string): string {
 }
 
 /**
- * Sums again the sessions `paths` (an SQL query of one column `path`) names, whose usage rows were just replaced:
- * their old sums go, and the rows of each of `from` (spendSumsSql's) are summed. null: nothing to drop (a first build).
+ * Sums the usage rows of each of `from` (spendSumsSql's) into the spend table: the sessions whose rows were just
+ * replaced or patched (their old sums were dropped with their rows: index-db.ts dropSql).
  */
-export async function refreshSpendSums(conn: Connection, paths: string | null, from: readonly string[]): Promise<void> {
-  if (paths !== null) await conn.run(`DELETE FROM idx.${SPEND_TABLE} WHERE session IN (${paths})`);
+export async function refreshSpendSums(conn: Connection, from: readonly string[]): Promise<void> {
   for (const f of from) await conn.run(`INSERT INTO idx.${SPEND_TABLE} ${spendSumsSql(f)}`);
 }
 

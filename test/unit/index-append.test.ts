@@ -1,6 +1,7 @@
 import { chmodSync, closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, utimesSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { deflateRawSync, inflateRawSync } from "node:zlib";
 import { afterAll, describe, expect, it } from "vitest";
 import { indexReport } from "../../src/reports/fleet-index.js";
 import { RESUME_WINDOW_MS } from "../../src/reports/index-state.js";
@@ -115,6 +116,25 @@ describe("index: a grown session", () => {
     const inst = await DuckDBInstance.create(db);
     const conn = await inst.connect();
     await conn.run("UPDATE resume SET state = '\\x00\\x01'::BLOB");
+    conn.closeSync();
+    inst.closeSync();
+    appendTo(file, entryLine("s", 3, "s-2"));
+    expect((await index(dir, db)).data).toMatchObject({ appended: 0, changed: 1 });
+    expect(await dumpIndex(db)).toEqual(await rebuilt(root, dir));
+  });
+
+  it("is read whole when its kept state decodes but the read cannot go on from it: its earlier rows go too", async () => {
+    const { root, dir, file, db } = setup();
+    await index(dir, db);
+    const { DuckDBInstance } = await import("@duckdb/node-api");
+    const inst = await DuckDBInstance.create(db);
+    const conn = await inst.connect();
+    const b64 = String((await conn.runAndReadAll("SELECT to_base64(state) FROM resume")).getRowsJS()[0]?.[0]);
+    const packed = JSON.parse(inflateRawSync(Buffer.from(b64, "base64")).toString("utf8"));
+    // A state pisess would take, saying the read stopped past the file's end: going on from it fails at the read.
+    packed.s.start.offset = statSync(file).size + 1000;
+    const bad = deflateRawSync(JSON.stringify(packed)).toString("base64");
+    await conn.run(`UPDATE resume SET state = from_base64('${bad}')`);
     conn.closeSync();
     inst.closeSync();
     appendTo(file, entryLine("s", 3, "s-2"));
