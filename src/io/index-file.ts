@@ -50,6 +50,17 @@ export function unchangedSince(path: string, statId: string): { size: number; mt
   }
 }
 
+/** A "/", then nothing, ".", or "..", then a "/" or the end: a path with one is not in resolve's form. */
+const NOT_NORMAL = /\/\.{0,2}(?:\/|$)/;
+
+/**
+ * resolve(cwd, p), without its work where `p` is already absolute and normal (every file a listing of an absolute
+ * folder gives): resolve's own JavaScript, on each of 10,000 paths, was 10-20 ms of an update that found nothing.
+ */
+export function absolutePath(cwd: string, p: string): string {
+  return sep === "/" && p.charCodeAt(0) === 0x2f && !NOT_NORMAL.test(p) ? p : resolve(cwd, p);
+}
+
 /** A header is a few hundred bytes: this much is read first, and more (up to HEADER_LIMIT) only without a newline. */
 const HEADER_FIRST = 4096;
 

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import type { PiEnv } from "../io/discover.js";
-import { type FileMarks, fileMarks, isInside, unchangedSince } from "../io/index-file.js";
+import { absolutePath, type FileMarks, fileMarks, isInside, unchangedSince } from "../io/index-file.js";
 import { ioReason } from "../io/errors.js";
 import { dropScratch, scratchDir } from "../io/scratch.js";
 import { type DamageNote, type FleetFailure, fleetFiles } from "../ops/fleet-files.js";
@@ -565,7 +565,7 @@ export async function updateIndex(duck: Duck, opts: IndexOptions): Promise<Index
     throw err;
   }
   const sigs = await asked;
-  const scope: ScopeFile[] = found.files.map((name) => ({ path: resolve(opts.cwd, name), name }));
+  const scope: ScopeFile[] = found.files.map((name) => ({ path: absolutePath(opts.cwd, name), name }));
   const db = resolve(opts.cwd, opts.db);
   if (scope.some((f) => f.path === db)) throw new ReportError(`--db ${opts.db}: is one of the sessions`);
   const failures = [...found.failures];
