@@ -2,6 +2,7 @@ import { chmodSync, closeSync, mkdtempSync, openSync, readFileSync, rmSync, stat
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { deflateRawSync, inflateRawSync } from "node:zlib";
+import type { DuckDBConnection } from "@duckdb/node-api";
 import { afterAll, describe, expect, it } from "vitest";
 import { indexReport } from "../../src/reports/fleet-index.js";
 import { RESUME_WINDOW_MS } from "../../src/reports/index-state.js";
@@ -35,6 +36,19 @@ async function rebuilt(root: string, dir: string) {
   const db = join(root, `fresh-${made.length}-${Date.now()}.duckdb`);
   await index(dir, db);
   return dumpIndex(db);
+}
+
+/** Opens the index file itself (as another program would), for `use` to change it, and closes it. */
+async function withDb(db: string, use: (conn: DuckDBConnection) => Promise<unknown>): Promise<void> {
+  const { DuckDBInstance } = await import("@duckdb/node-api");
+  const inst = await DuckDBInstance.create(db);
+  const conn = await inst.connect();
+  try {
+    await use(conn);
+  } finally {
+    conn.closeSync();
+    inst.closeSync();
+  }
 }
 
 /** Overwrites bytes at `offset` in place (same size), keeping the file's mtime old. */
@@ -112,12 +126,7 @@ describe("index: a grown session", () => {
   it("is read whole when the kept state is not one this pisess made", async () => {
     const { root, dir, file, db } = setup();
     await index(dir, db);
-    const { DuckDBInstance } = await import("@duckdb/node-api");
-    const inst = await DuckDBInstance.create(db);
-    const conn = await inst.connect();
-    await conn.run("UPDATE resume SET state = '\\x00\\x01'::BLOB");
-    conn.closeSync();
-    inst.closeSync();
+    await withDb(db, (conn) => conn.run("UPDATE resume SET state = '\\x00\\x01'::BLOB"));
     appendTo(file, entryLine("s", 3, "s-2"));
     expect((await index(dir, db)).data).toMatchObject({ appended: 0, changed: 1 });
     expect(await dumpIndex(db)).toEqual(await rebuilt(root, dir));
@@ -126,17 +135,14 @@ describe("index: a grown session", () => {
   it("is read whole when its kept state decodes but the read cannot go on from it: its earlier rows go too", async () => {
     const { root, dir, file, db } = setup();
     await index(dir, db);
-    const { DuckDBInstance } = await import("@duckdb/node-api");
-    const inst = await DuckDBInstance.create(db);
-    const conn = await inst.connect();
-    const b64 = String((await conn.runAndReadAll("SELECT to_base64(state) FROM resume")).getRowsJS()[0]?.[0]);
-    const packed = JSON.parse(inflateRawSync(Buffer.from(b64, "base64")).toString("utf8"));
-    // A state pisess would take, saying the read stopped past the file's end: going on from it fails at the read.
-    packed.s.start.offset = statSync(file).size + 1000;
-    const bad = deflateRawSync(JSON.stringify(packed)).toString("base64");
-    await conn.run(`UPDATE resume SET state = from_base64('${bad}')`);
-    conn.closeSync();
-    inst.closeSync();
+    await withDb(db, async (conn) => {
+      const b64 = String((await conn.runAndReadAll("SELECT to_base64(state) FROM resume")).getRowsJS()[0]?.[0]);
+      const packed = JSON.parse(inflateRawSync(Buffer.from(b64, "base64")).toString("utf8"));
+      // A state pisess would take, saying the read stopped past the file's end: going on from it fails at the read.
+      packed.s.start.offset = statSync(file).size + 1000;
+      const bad = deflateRawSync(JSON.stringify(packed)).toString("base64");
+      await conn.run(`UPDATE resume SET state = from_base64('${bad}')`);
+    });
     appendTo(file, entryLine("s", 3, "s-2"));
     expect((await index(dir, db)).data).toMatchObject({ appended: 0, changed: 1 });
     expect(await dumpIndex(db)).toEqual(await rebuilt(root, dir));
