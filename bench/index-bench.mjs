@@ -148,7 +148,20 @@ const load = [os.loadavg()[0]];
 const cc = [];
 for (let r = 0; r < ROUNDS; r++)
   cc.push(timed(process.execPath, [CCUSAGE, "pi", "daily", "--json", "--offline", "-z", "UTC", "--pi-path", dir]));
-const first = timed(process.execPath, [BIN, "index", dir, "--db", db]);
+/** Runs as one: the median wall and CPU (as ccusage's: the mean of the two middle ones for an even count), the peak memory. */
+const medianRun = (runs) => ({
+  ...runs[0],
+  wall: median(runs.map((r) => r.wall)),
+  cpu: median(runs.map((r) => r.cpu)),
+  rssMB: Math.max(...runs.map((r) => r.rssMB)),
+});
+// As many first builds as ccusage's runs, each from no index at all (the runs alternate with nothing else).
+const builds = [];
+for (let r = 0; r < ROUNDS; r++) {
+  for (const f of [db, `${db}.wal`]) fs.rmSync(f, { force: true });
+  builds.push(timed(process.execPath, [BIN, "index", dir, "--db", db]));
+}
+const first = medianRun(builds);
 const again = timed(process.execPath, [BIN, "index", dir, "--db", db]);
 change(dir);
 // The update, run again from a copy of the index as it was before it, and the run of median wall kept: one run alone
@@ -165,12 +178,16 @@ for (let r = 0; r < UPDATES; r++) {
   updates.push(timed(process.execPath, [BIN, "usage", dir, "--db", db, "--by", "day,model", "--json"]));
 }
 for (const f of kept) fs.rmSync(`${f}.before`);
-const usage = [...updates].sort((a, b) => a.wall - b.wall)[Math.floor((updates.length - 1) / 2)];
+const usage = medianRun(updates);
 const usageAgain = timed(process.execPath, [BIN, "usage", dir, "--db", db, "--by", "day,model", "--json"]);
 const usageDirect = timed(process.execPath, [BIN, "usage", dir, "--no-index", "--by", "day,model", "--json"]);
-const same = usage.stdout === usageDirect.stdout;
-const groupBy = timed(process.execPath, [BIN, "sql", GROUP_BY, dir, "--db", db, "--csv"]);
-const leafCost = timed(process.execPath, [BIN, "sql", LEAF_COST, dir, "--db", db, "--csv"]);
+const same = updates.every((u) => u.stdout === usageDirect.stdout) && usageAgain.stdout === usageDirect.stdout;
+// Nothing changes between these runs: each query's median of UPDATES runs.
+const runs = (args) => Array.from({ length: UPDATES }, () => timed(process.execPath, args));
+const groupByRuns = runs([BIN, "sql", GROUP_BY, dir, "--db", db, "--csv"]);
+const leafCostRuns = runs([BIN, "sql", LEAF_COST, dir, "--db", db, "--csv"]);
+const groupBy = medianRun(groupByRuns);
+const leafCost = medianRun(leafCostRuns);
 const groupByDuck = duckOnly(db, GROUP_BY);
 const leafCostDuck = duckOnly(db, LEAF_COST);
 load.push(os.loadavg()[0]);
@@ -180,12 +197,12 @@ const row = (name, x, ratio) =>
 const lines = [
   `### Index (${N.toLocaleString("en-US")} sessions, ${mb} MB)`,
   "",
-  `Generated fleet (bench/fleet-gen.mjs), ${os.cpus().length} cores, 1-min load average ${load.map((l) => l.toFixed(1)).join(" → ")}. ccusage: median of ${ROUNDS} runs.`,
+  `Generated fleet (bench/fleet-gen.mjs), ${os.cpus().length} cores, 1-min load average ${load.map((l) => l.toFixed(1)).join(" → ")}. ccusage and the first build: median of ${ROUNDS} runs each; the update and the queries: of ${UPDATES}.`,
   "",
   "| run | wall | CPU | peak RSS | ÷ ccusage wall |",
   "|---|---:|---:|---:|---:|",
   row("ccusage pi daily --json --offline", { ...cc[0], wall: ccWall }, 1),
-  row("pisess index (first build)", first, 1),
+  row(`pisess index (first build; each ${builds.map((u) => u.wall.toFixed(2)).join(" / ")} s)`, first, 1),
   row("pisess index (nothing changed)", again, 1),
   row(
     `pisess usage --by day,model (20 grown, 10 added: update + answer; median of ${UPDATES} from the same index, each ${updates.map((u) => u.wall.toFixed(2)).join(" / ")} s)`,
@@ -194,8 +211,12 @@ const lines = [
   ),
   row("pisess usage --by day,model (nothing changed)", usageAgain, 1),
   row("pisess usage --no-index --by day,model", usageDirect, 1),
-  row("pisess sql group-by (update check + query)", groupBy, 1),
-  row("pisess sql leaf-cost query on leaves (update check + query)", leafCost, 1),
+  row(`pisess sql group-by (update check + query; each ${groupByRuns.map((u) => u.wall.toFixed(2)).join(" / ")} s)`, groupBy, 1),
+  row(
+    `pisess sql leaf-cost query on leaves (update check + query; each ${leafCostRuns.map((u) => u.wall.toFixed(2)).join(" / ")} s)`,
+    leafCost,
+    1,
+  ),
   "",
   `The same queries in DuckDB alone over the index file: group-by ${groupByDuck.toFixed(3)} s, leaf-cost ${leafCostDuck.toFixed(3)} s. usage through the index = usage --no-index: ${same ? "yes, byte for byte" : "NO"}.`,
 ];
@@ -211,6 +232,8 @@ if (opt["json-out"])
         again,
         usage,
         updates: updates.map((u) => u.wall),
+        builds: builds.map((u) => u.wall),
+        peakMB: Math.max(...[...builds, again, ...updates, usageAgain, usageDirect, ...groupByRuns, ...leafCostRuns].map((v) => v.rssMB)),
         usageAgain,
         usageDirect,
         groupBy,
