@@ -61,7 +61,7 @@ export function spendSumsSql(from: string): string {
  * Sums the usage rows of each of `from` (spendSumsSql's) into the spend table: the sessions whose rows were just
  * replaced or patched (their old sums were dropped with their rows: index-db.ts dropSql).
  */
-export async function refreshSpendSums(conn: Connection, from: readonly string[]): Promise<void> {
+export async function insertSpendSums(conn: Connection, from: readonly string[]): Promise<void> {
   for (const f of from) await conn.run(`INSERT INTO idx.${SPEND_TABLE} ${spendSumsSql(f)}`);
 }
 
