@@ -10,49 +10,25 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { comparableLeaves, corpusFiles, lib, tally } from "./corpus-walk.mjs";
 import { firstDiff } from "./diff.mjs";
 import { computeOracle, sortKeys } from "./oracle.mjs";
 
-const HERE = path.dirname(fileURLToPath(import.meta.url));
-const lib = await import(pathToFileURL(process.env.PISESS_DIST ?? path.join(HERE, "..", "dist", "index.js")).href);
-const corpusDir = path.join(HERE, "..", "fixtures", "corpus");
-const files =
-  process.argv.length > 2
-    ? process.argv.slice(2)
-    : fs
-        .readdirSync(corpusDir)
-        .filter((f) => f.endsWith(".jsonl"))
-        .map((f) => path.join(corpusDir, f));
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "pisess-redact-parity-"));
 const HEADER = { id: "0198a7c0-0000-7000-8000-00000000a033", timestamp: "2026-12-01T00:00:00.000Z" };
 // Words the corpus's messages hold, so that every file has masks to carry over.
 const PATTERNS = [/\b(?:session|the|file)\b/giu];
 /** Strings emptied: what is left is the shape. */
 const shape = (v) => JSON.parse(JSON.stringify(v ?? null, (_k, x) => (typeof x === "string" ? "" : x)));
-let passed = 0;
-let failed = 0;
-let skipped = 0;
+const counts = tally();
 let masked = 0;
 
-for (const file of files) {
-  let orig;
-  try {
-    orig = computeOracle(file, { pi: "1.6" });
-  } catch (err) {
-    console.log(`skip ${path.basename(file)}: pi 1.6.0 cannot open it (${String(err.message ?? err).slice(0, 80)})`);
-    skipped++;
-    continue;
-  }
+for (const { file, leaves } of comparableLeaves(corpusFiles(), counts)) {
   const session = await lib.openSession(file);
   const { session: red, facts } = await lib.redactSession(session, { redactPatterns: PATTERNS });
   masked += facts.masked;
   try {
-    for (const leaf of orig.leaves) {
-      if (leaf.error !== undefined || leaf.contextError !== undefined || leaf.contextLeafLine !== undefined) {
-        skipped++;
-        continue;
-      }
+    for (const leaf of leaves) {
       const sides = [];
       for (const [name, s] of [
         ["plain", session],
@@ -65,12 +41,7 @@ for (const file of files) {
         const last = o.leaves.find((l) => l.default);
         sides.push({ entries: o.entries.map((e) => [e.type, e.line]), context: shape(last?.context), llm: shape(last?.llm) });
       }
-      const diff = firstDiff(sortKeys(sides[0]), sortKeys(sides[1]));
-      if (diff === null) passed++;
-      else {
-        failed++;
-        console.log(`FAIL ${path.basename(file)} @${leaf.line}: first difference at ${diff}`);
-      }
+      counts.record(file, leaf, firstDiff(sortKeys(sides[0]), sortKeys(sides[1])));
     }
   } finally {
     red.store.close();
@@ -78,6 +49,7 @@ for (const file of files) {
   }
 }
 fs.rmSync(tmp, { recursive: true, force: true });
+const { passed, failed, skipped } = counts;
 console.log(`redacted export round trip through pi 1.6.0: ${passed} passed, ${failed} failed, ${skipped} skipped (${masked} masks)`);
 if (failed > 0 || passed === 0 || masked === 0) {
   console.error(
