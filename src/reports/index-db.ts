@@ -214,15 +214,9 @@ async function knownSigs(conn: Connection): Promise<Map<string, KnownSig>> {
 async function knownFiles(conn: Connection, dir: string, paths: readonly string[]): Promise<Map<string, Known>> {
   const out = new Map<string, Known>();
   if (paths.length === 0) return out;
-  const asked = ndjson(
-    dir,
-    "asked",
-    paths.map((path) => ({ path })),
-    "{path: 'VARCHAR'}",
-  );
   const rows = (
     await conn.runAndReadAll(
-      `SELECT f.path, size, mtime_ms, fingerprint, status, parent, parent_stat, last_line_end, r.start_offset FROM idx.files f LEFT JOIN idx.resume r ON r.path = f.path WHERE f.path IN (SELECT path FROM ${asked})`,
+      `SELECT f.path, size, mtime_ms, fingerprint, status, parent, parent_stat, last_line_end, r.start_offset FROM idx.files f LEFT JOIN idx.resume r ON r.path = f.path WHERE f.path IN (${pathsQuery(dir, "asked", paths)})`,
     )
   ).getRowsJS();
   for (const r of rows)
@@ -514,7 +508,6 @@ async function begin(conn: Connection, csvDir: string, drop: readonly string[], 
 async function apply(
   conn: Connection,
   csvDir: string,
-  drop: readonly string[],
   files: readonly FileRow[],
   t: Awaited<ReturnType<typeof writeTables>>,
   g: GrownRead,
@@ -537,7 +530,7 @@ async function apply(
   // The spend sums of every session whose usage rows were just replaced or patched: of a file read whole, from the
   // rows just read (summing them out of idx.usage scanned the whole table for a few sessions' rows); of an appended
   // file, from idx.usage, where its earlier rows were patched.
-  if (drop.length + g.appended.length > 0) await insertSpendSums(conn, spendSources(csvDir, t, g, grownPaths, empty));
+  await insertSpendSums(conn, spendSources(csvDir, t, g, grownPaths, empty));
   if (files.length > 0)
     await conn.run(
       `INSERT INTO idx.files SELECT j.path, j.size, j.mtime_ms, j.fingerprint, s.bytes, j.last_line_end, j.status, j.problems, j.parent, j.parent_stat, now(), j.stat_id FROM ${filesRows} j LEFT JOIN idx.sessions s ON s.file = j.path`,
@@ -625,7 +618,7 @@ export async function updateIndex(duck: Duck, opts: IndexOptions): Promise<Index
       const big = redo.length + g.appended.length >= BIG_UPDATE;
       if (big) await conn.run("SET preserve_insertion_order = false; SET memory_limit = '512MB'; RESET threads");
       try {
-        await apply(conn, csvDir, [...redo, ...gone], files, t, g, empty);
+        await apply(conn, csvDir, files, t, g, empty);
       } finally {
         if (big) await conn.run("RESET preserve_insertion_order; RESET memory_limit; SET threads = 1");
       }
