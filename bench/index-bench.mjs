@@ -191,7 +191,8 @@ const leafCost = medianRun(leafCostRuns);
 const groupByDuck = duckOnly(db, GROUP_BY);
 const leafCostDuck = duckOnly(db, LEAF_COST);
 load.push(os.loadavg()[0]);
-const ccWall = median(cc.map((x) => x.wall));
+const ccRun = medianRun(cc);
+const ccWall = ccRun.wall;
 const row = (name, x, ratio) =>
   `| ${name} | ${x.wall.toFixed(2)} s | ${x.cpu.toFixed(2)} s | ${x.rssMB.toFixed(0)} MB | ${ratio === undefined ? "" : `${(x.wall / ccWall).toFixed(2)}×`} |`;
 const lines = [
@@ -201,7 +202,7 @@ const lines = [
   "",
   "| run | wall | CPU | peak RSS | ÷ ccusage wall |",
   "|---|---:|---:|---:|---:|",
-  row("ccusage pi daily --json --offline", { ...cc[0], wall: ccWall }, 1),
+  row("ccusage pi daily --json --offline", ccRun, 1),
   row(`pisess index (first build; each ${builds.map((u) => u.wall.toFixed(2)).join(" / ")} s)`, first, 1),
   row("pisess index (nothing changed)", again, 1),
   row(
