@@ -101,9 +101,11 @@ export const contextCommand: CommandModule<object, ContextArgs> = {
           contextJsonChunks(session.file, leaf, c.context, c.messages, c.sources, c.editedBy, args.json === true, c.messageJson),
           "json",
         );
-      // The display model is made from the report's data (its facts), for the renderer asked for; items as written.
-      else if (leaf && args.format === "markdown") await writeOut(contextMarkdown(describeContextStream(session.file, leaf, c, display)));
-      else if (leaf) await writeOut(contextText(describeContextStream(session.file, leaf, c, display), { style: styleFor(args) }));
+      else if (leaf) {
+        // The display model is made from the report's data (its facts), for the renderer asked for; items as written.
+        const shown = describeContextStream(session.file, leaf, c, display);
+        await writeOut(args.format === "markdown" ? contextMarkdown(shown) : contextText(shown, { style: styleFor(args) }));
+      }
       if (note) writeErr(diagnosticLine(note));
       if (!leaf) writeErr(emptyNote(session.file, "context"));
       for (const d of problems) if (d.severity !== "info") writeErr(diagnosticLine(d));
