@@ -73,30 +73,23 @@ if (flags.has("help")) {
   process.exit(0);
 }
 const RUNS = Math.max(1, Number(opt.runs));
-const SIZES =
-  opt.sizes === "none"
-    ? []
-    : opt.sizes
-        .split(",")
-        .map((s) => s.trim())
-        .filter(Boolean);
-const SHAPES =
-  opt.shapes === "none"
-    ? []
-    : opt.shapes
-        .split(",")
-        .map((s) => s.trim())
-        .filter(Boolean);
+/** A comma-separated option's items. */
+const items = (v) =>
+  v
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
+/** The same, where "none" names no items. */
+const listOpt = (v) => (v === "none" ? [] : items(v));
+const SIZES = listOpt(opt.sizes);
+const SHAPES = listOpt(opt.shapes);
 const TASK_FILTER = opt.tasks ? opt.tasks.split(",") : null;
 const SHAPE_ENTRIES = { chain: 1_000_000, siblings: 100_000, comb: 1_000_000 };
 const SHAPE_LABEL = { chain: "chain-1M", siblings: "siblings-100k", comb: "comb-10k" };
 const SHAPE_RUNS = Math.max(1, Number(opt["shape-runs"]));
 const STARTUP_RUNS = Math.max(0, Number(opt["startup-runs"]));
 const TYPICAL = opt.typical === "none" ? null : opt.typical;
-const INPUTS = opt.inputs
-  .split(",")
-  .map((s) => s.trim())
-  .filter(Boolean);
+const INPUTS = items(opt.inputs);
 for (const k of INPUTS) if (k !== "realistic" && k !== "ascii") throw new Error(`bad --inputs ${k} (realistic, ascii)`);
 /** A shape row past this is stopped and reported as a timeout (the target is 5 s). */
 const SHAPE_TIMEOUT_MS = 60_000;
