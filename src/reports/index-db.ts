@@ -337,15 +337,20 @@ function plan(
       failures.push({ path: f.name, reason: ioReason(err) });
     }
   };
-  for (const f of found) if (!still.has(f.path)) mark(f);
+  // A new file is marked by its reader (tables-batch.ts): nothing here depends on its marks.
+  for (const f of found) if (!still.has(f.path) && sigs.has(f.path)) mark(f);
   const redo: string[] = [];
   const grow: string[] = [];
   let added = 0;
   for (const f of found) {
     const s = sigs.get(f.path);
-    if (!s) added++;
+    if (!s) {
+      added++;
+      redo.push(f.path);
+      continue;
+    }
     if (still.has(f.path)) {
-      if (s?.parent == null || s.parentStat === statSig(s.parent)) continue;
+      if (s.parent == null || s.parentStat === statSig(s.parent)) continue;
       // A fork whose parent changed is read whole: its marks as a read takes them.
       mark(f);
       if (marks.has(f.path)) redo.push(f.path);
@@ -594,6 +599,8 @@ export async function updateIndex(duck: Duck, opts: IndexOptions): Promise<Index
     let t: Awaited<ReturnType<typeof writeTables>>;
     let g: GrownRead;
     let redo: string[];
+    /** The files marked before the reading: those unchanged, and those read again or appended to. */
+    let planned: number;
     try {
       // The grown files first: those that cannot go on from their state are read whole with the others.
       g = await readGrown(grown, csvDir);
@@ -601,6 +608,8 @@ export async function updateIndex(duck: Duck, opts: IndexOptions): Promise<Index
       // No files to read is not no targets (which would read the whole sessions dir).
       t = await writeTables(redo.length > 0 ? redo : [csvDir], csvDir, "csv", opts.env, opts.cwd, opts.onProgress, opts.threads, true);
       for (const f of t.failures) failures.push({ path: scope.find((s) => s.path === f.path)?.name ?? f.path, reason: f.reason });
+      planned = marks.size;
+      for (const r of t.states) if (r.marks !== undefined && !marks.has(r.path)) marks.set(r.path, r.marks);
       const read: Read = {
         // From the reads themselves: reading them back from the sessions rows was two queries.
         parents: new Map([...t.states, ...g.states].map((r) => [r.path, r.parent])),
@@ -633,7 +642,7 @@ export async function updateIndex(duck: Duck, opts: IndexOptions): Promise<Index
     const update: IndexUpdate = {
       db: opts.db,
       files: scope.length,
-      unchanged: marks.size - redo.length - g.appended.length,
+      unchanged: planned - (redo.length - added) - g.appended.length,
       added,
       changed: redo.length - added,
       appended: g.appended.length,
