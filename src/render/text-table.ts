@@ -35,7 +35,7 @@ function measure(): (s: string) => number {
  * A table of one-line cells is laid out here, in cli-table3's measure and to its bytes
  * (test/equivalence/text-table.test.ts compares the two on generated tables); cells of several lines go to cli-table3.
  * cli-table3 took 0.1 ms a row of 4 to 11 columns, quadratic past a thousand rows (20,000 leaves: minutes), and 10 ms
- * to load: the 600 rows of `usage --by day,model` cost 200 ms of a 0.58 s run.
+ * to load: `usage --by day,model` on 10,000 sessions (600 rows) took 0.54 s with it, 0.36 s without.
  */
 class BorderlessTable implements TextTable {
   private readonly rows: string[][] = [];
