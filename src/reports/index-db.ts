@@ -6,7 +6,7 @@ import type { PiEnv } from "../io/discover.js";
 import { absolutePath, type FileMarks, fileMarks, isInside, unchangedSince } from "../io/index-file.js";
 import { ioReason } from "../io/errors.js";
 import { dropScratch, scratchDir } from "../io/scratch.js";
-import { type DamageNote, type FleetFailure, fleetFiles } from "../ops/fleet-files.js";
+import { type DamageNote, type FleetFailure, type FleetFiles, fleetFiles } from "../ops/fleet-files.js";
 import { TABLE_NAMES, TABLES, type TableName } from "../ops/fleet-tables.js";
 import { type Connection, type Duck, DUCK_TYPE, openDuck, quote, selectCsv } from "./duck.js";
 import { insertSpendSums, SPEND_COLUMNS, SPEND_TABLE } from "./index-spend.js";
@@ -105,7 +105,7 @@ export function checkDbPath(db: string, sessionRoots: readonly string[]): void {
  * first build 0.56 s less of 9.5). A big update's statements, and the answer after an update, get every core back
  * (RESET threads): a heavy answer on one thread took longer (usage --by leaf: 46 ms more).
  */
-export async function openIndex(db: string, waitMs = DEFAULT_WAIT_MS): Promise<Duck> {
+export async function openIndex(db: string, waitMs = DEFAULT_WAIT_MS, onWait?: () => void): Promise<Duck> {
   const duck = await openDuck(true);
   try {
     mkdirSync(dirname(resolve(db)), { recursive: true });
@@ -120,6 +120,7 @@ export async function openIndex(db: string, waitMs = DEFAULT_WAIT_MS): Promise<D
       break;
     } catch (err) {
       if (isLockError(err) && Date.now() < until) {
+        onWait?.();
         await sleep(100);
         continue;
       }
@@ -548,18 +549,26 @@ async function apply(
 /** Files read in one update from which it inserts in parallel, under a memory bound. */
 const BIG_UPDATE = 500;
 
-/** Brings the index up to date for the files of `targets` (or the whole sessions dir) and says what it did. */
-export async function updateIndex(duck: Duck, opts: IndexOptions): Promise<IndexState> {
+/**
+ * Brings the index up to date for the files of `targets` (or the whole sessions dir) and says what it did; `listing`:
+ * those files, listed already.
+ */
+export async function updateIndex(
+  duck: Duck,
+  opts: IndexOptions,
+  listing: Promise<FleetFiles> = fleetFiles(opts.targets, opts.env, opts.cwd),
+): Promise<IndexState> {
   const conn = duck.conn;
-  await ensureSchema(conn);
-  // Asked for first: DuckDB makes the text off this thread (its query runs on a worker of the thread pool) while
-  // this one lists the folders.
-  const asked = knownSigs(conn);
-  let found: Awaited<ReturnType<typeof fleetFiles>>;
+  let asked: Promise<Map<string, KnownSig>> | undefined;
+  let found: FleetFiles;
   try {
-    found = await fleetFiles(opts.targets, opts.env, opts.cwd);
+    await ensureSchema(conn);
+    // Asked for before the listing is awaited: DuckDB makes the text off this thread (its query runs on a worker of
+    // the thread pool) while the listing, begun before the index was opened (fleet-index.ts withIndex), ends.
+    asked = knownSigs(conn);
+    found = await listing;
   } catch (err) {
-    await asked.catch(() => undefined);
+    await Promise.all([asked?.catch(() => undefined), listing.catch(() => undefined)]);
     throw err;
   }
   const sigs = await asked;

@@ -275,10 +275,14 @@ describe("pisess index --json", () => {
 });
 
 /** Spawns `pisess index` paused inside its transaction (the test hook); resolves once it says so. */
-function pausedIndex(dir: string, db: string): Promise<{ kill: () => Promise<number | null>; done: Promise<number | null> }> {
+function pausedIndex(
+  dir: string,
+  db: string,
+  pauseMs = 60_000,
+): Promise<{ kill: () => Promise<number | null>; done: Promise<number | null> }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, "index", dir, "--db", db], {
-      env: { ...process.env, ...env, PISESS_TEST_INDEX_PAUSE_MS: "60000" },
+      env: { ...process.env, ...env, PISESS_TEST_INDEX_PAUSE_MS: String(pauseMs) },
       stdio: ["ignore", "pipe", "pipe"],
     });
     const done = new Promise<number | null>((r) => child.on("close", (code, signal) => r(signal === "SIGKILL" ? -9 : code)));
@@ -323,6 +327,22 @@ describe("pisess index: killed and concurrent runs", () => {
     expect(second.stderr).toBe(`pisess: another pisess index is updating ${db}: try again when it has finished\n`);
     await run.kill();
     await index(dir, db);
+    expect(await dumpIndex(db)).toEqual(await rebuilt(dir));
+  }, 60_000);
+
+  it("a run that waited for another's update lists the folders again: a session made meanwhile is in its answer", async () => {
+    const { dir, root } = fleetCopy();
+    const db = join(root, "index.duckdb");
+    const before = await index(dir, join(tmp(), "count.duckdb"));
+    const run = await pausedIndex(dir, db, 3000);
+    // Listed while it opened the index, then waiting for the first run's lock.
+    const second = runCli(["index", dir, "--db", db, "--wait", "60", "--json"], { env });
+    await new Promise((r) => setTimeout(r, 1000));
+    writeSession(join(dir, "--home-dev-proj-a--", "late.jsonl"), headerLine("late", "/home/dev/proj-a") + entryLine("late", 1, null));
+    const r = await second;
+    expect(await run.done).toBe(0);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ files: before.data.files + 1, added: 1 });
     expect(await dumpIndex(db)).toEqual(await rebuilt(dir));
   }, 60_000);
 });
