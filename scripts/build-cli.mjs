@@ -99,6 +99,7 @@ const ENTRIES = {
   "usage-worker": join(ROOT, "src", "reports", "usage-worker.ts"),
   "tables-worker": join(ROOT, "src", "reports", "tables-worker.ts"),
   "secrets-worker": join(ROOT, "src", "reports", "secrets-worker.ts"),
+  "ls-worker": join(ROOT, "src", "reports", "ls-worker.ts"),
 };
 const SPLIT = {
   ...COMMON,
@@ -275,6 +276,7 @@ const builds = await Promise.all([
       "usage-worker": ENTRIES["usage-worker"],
       "tables-worker": ENTRIES["tables-worker"],
       "secrets-worker": ENTRIES["secrets-worker"],
+      "ls-worker": ENTRIES["ls-worker"],
     },
     outdir: OUT,
     splitting: true,

@@ -10,6 +10,7 @@ import { type KindTotals, sessionTotals, type Totals } from "../ops/totals.js";
 import { leafRecs } from "../ops/leaves.js";
 import { problemCount, sessionProblems } from "../ops/problems.js";
 import { treeProblems } from "../ops/tree.js";
+import { BATCH, batchesOf, runOnThreads, threadCount, workerModule } from "./pool.js";
 import { ReportError, type Report } from "./report.js";
 
 /** One row of `pisess ls`, exactly as `--json` / `--ndjson` print it (optional keys left out when absent). */
@@ -52,6 +53,11 @@ export interface LsOptions {
   cwd: string;
   /** Called before each session is summarised (for a progress display). */
   onProgress?: (done: number, total: number) => void;
+  /**
+   * Worker threads to summarise sessions on when every listed one is read (default: the cores, at most 4, for 1,000
+   * sessions or more; 1 keeps it in this thread). Workers need the compiled ls-worker.js beside this module.
+   */
+  threads?: number;
 }
 
 /** A path that could not be read, and why. */
@@ -73,11 +79,41 @@ export interface LsData {
   failures: IoFailure[];
 }
 
-interface Candidate {
+/**
+ * From this many sessions read, on worker threads (when `threads` is not given). Their start costs more than the
+ * fleet commands' (the full detail's code, on each): on 2 cores, 500 sessions took 45 ms more on two workers, 1,000
+ * 34 ms less, 2,000 220 ms less, 10,000 2.2 s less (medians of 4 interleaved pairs).
+ */
+const LS_THREADS_FROM = 1000;
+
+/** A file listed, with its stat (sent to a worker as it is). */
+export interface LsCandidate {
   path: string;
   mtimeMs: number;
   bytes: number;
   created?: number;
+}
+type Candidate = LsCandidate;
+
+/** A batch of sessions summarised: the rows of those read, in order; how many had no header; what failed. */
+export interface LsBatch {
+  rows: LsRow[];
+  skipped: number;
+  failures: IoFailure[];
+}
+
+/** Summarises `candidates` one by one (in this thread, or a worker's: ls-worker.ts). */
+export async function lsBatch(candidates: readonly LsCandidate[]): Promise<LsBatch> {
+  const out: LsBatch = { rows: [], skipped: 0, failures: [] };
+  const fail = (path: string, err: unknown): void => {
+    out.failures.push({ path, reason: ioReason(err) });
+  };
+  for (const c of candidates) {
+    const row = await summarize(c, fail);
+    if (row === null) out.skipped++;
+    else if (row !== undefined) out.rows.push(row);
+  }
+  return out;
 }
 
 /** `pisess ls`: sessions with name or first prompt, size, entries, leaves, fork parent and problems. */
@@ -128,14 +164,38 @@ export async function lsReport(opts: LsOptions): Promise<Report<LsData>> {
   const stopEarly = sort !== "name";
   const rows: LsRow[] = [];
   let skipped = 0;
-  let done = 0;
-  for (const c of candidates) {
-    if (stopEarly && rows.length >= limit) break;
-    done++;
-    opts.onProgress?.(done, candidates.length);
-    const row = await summarize(c, fail);
-    if (row === null) skipped++;
-    else if (row !== undefined) rows.push(row);
+  const readsAll = !stopEarly || limit >= candidates.length;
+  const n = !readsAll
+    ? 1
+    : opts.threads !== undefined
+      ? threadCount(opts.threads, candidates.length)
+      : candidates.length >= LS_THREADS_FROM
+        ? threadCount(undefined, candidates.length)
+        : 1;
+  const url = n > 1 ? await workerModule("ls-worker.js") : undefined;
+  if (url !== undefined) {
+    // Every listed session is read: in batches on the workers, their results taken in batch order (the same rows,
+    // failures and order as one thread gives).
+    const batches = batchesOf(candidates);
+    let done = 0;
+    opts.onProgress?.(0, candidates.length);
+    await runOnThreads<LsBatch, LsCandidate>(url, n, undefined, batches, (r, b) => {
+      for (const row of r.rows) rows.push(row);
+      skipped += r.skipped;
+      for (const f of r.failures) failures.push(f);
+      done += batches[b]?.length ?? BATCH;
+      opts.onProgress?.(done, candidates.length);
+    });
+  } else {
+    let done = 0;
+    for (const c of candidates) {
+      if (stopEarly && rows.length >= limit) break;
+      done++;
+      opts.onProgress?.(done, candidates.length);
+      const row = await summarize(c, fail);
+      if (row === null) skipped++;
+      else if (row !== undefined) rows.push(row);
+    }
   }
   if (!stopEarly) {
     const key = (r: LsRow) => (r.name ?? r.firstMessage ?? "").toLowerCase();

@@ -35,8 +35,8 @@ export async function workerModule(name: string): Promise<URL | undefined> {
   }
 }
 
-export function batchesOf(files: readonly string[]): string[][] {
-  const out: string[][] = [];
+export function batchesOf<F = string>(files: readonly F[]): F[][] {
+  const out: F[][] = [];
   for (let i = 0; i < files.length; i += BATCH) out.push(files.slice(i, i + BATCH));
   return out;
 }
@@ -56,13 +56,13 @@ export interface BufferLoan<R> {
   returned(buffers: ArrayBuffer[]): void;
 }
 
-/** A message to a worker: a batch to run, or buffers given back (BufferLoan). */
-type ToWorker = { batch: number; files: string[] } | { returned: ArrayBuffer[] };
+/** A message to a worker: a batch to run (files, or what a report sends of each), or buffers given back (BufferLoan). */
+type ToWorker<F = string> = { batch: number; files: F[] } | { returned: ArrayBuffer[] };
 
 /** The loop of a worker module: answers each batch it is sent with `run`'s result (or its error). */
-export function serveBatches<R>(run: (files: string[]) => Promise<R>, loan?: BufferLoan<R>): void {
+export function serveBatches<R, F = string>(run: (files: F[]) => Promise<R>, loan?: BufferLoan<R>): void {
   const port = parentPort;
-  port?.on("message", (msg: ToWorker) => {
+  port?.on("message", (msg: ToWorker<F>) => {
     if ("returned" in msg) {
       loan?.returned(msg.returned);
       return;
@@ -80,11 +80,11 @@ export function serveBatches<R>(run: (files: string[]) => Promise<R>, loan?: Buf
  * `giveBack`: the buffers of a result (moved here by the worker's BufferLoan) to send back to the worker it came
  * from once `onResult` is done with it.
  */
-export async function runOnThreads<R>(
+export async function runOnThreads<R, F = string>(
   url: URL,
   n: number,
   init: unknown,
-  batches: readonly string[][],
+  batches: readonly F[][],
   onResult: (result: R, batch: number) => Promise<void> | void,
   giveBack?: (result: R) => ArrayBuffer[],
 ): Promise<void> {
@@ -113,7 +113,7 @@ export async function runOnThreads<R>(
         }
         while (idle.length > 0 && next < batches.length && next < finished + limit) {
           const b = next++;
-          (idle.pop() as Worker).postMessage({ batch: b, files: batches[b] as string[] } satisfies ToWorker);
+          (idle.pop() as Worker).postMessage({ batch: b, files: batches[b] as F[] } satisfies ToWorker<F>);
         }
       };
       const deliver = async (): Promise<void> => {
