@@ -100,6 +100,7 @@ const ENTRIES = {
   "tables-worker": join(ROOT, "src", "reports", "tables-worker.ts"),
   "secrets-worker": join(ROOT, "src", "reports", "secrets-worker.ts"),
   "ls-worker": join(ROOT, "src", "reports", "ls-worker.ts"),
+  "grep-worker": join(ROOT, "src", "reports", "grep-worker.ts"),
 };
 const SPLIT = {
   ...COMMON,
@@ -277,6 +278,7 @@ const builds = await Promise.all([
       "tables-worker": ENTRIES["tables-worker"],
       "secrets-worker": ENTRIES["secrets-worker"],
       "ls-worker": ENTRIES["ls-worker"],
+      "grep-worker": ENTRIES["grep-worker"],
     },
     outdir: OUT,
     splitting: true,

@@ -4,8 +4,9 @@ import { ioReason } from "../io/errors.js";
 import { loadSession } from "../model/load.js";
 import { notReadFinding } from "../model/readable.js";
 import type { Diagnostic } from "../model/types.js";
-import { grepSession, type GrepHit } from "../ops/grep.js";
+import { type GrepHit, type GrepQuery, grepSession } from "../ops/grep.js";
 import type { IoFailure } from "./ls.js";
+import { batchesOf, listingThreads, runOnThreads, workerModule } from "./pool.js";
 import { ReportError, type Report } from "./report.js";
 
 export interface GrepOptions {
@@ -25,6 +26,11 @@ export interface GrepOptions {
   context?: number;
   env: PiEnv;
   cwd: string;
+  /**
+   * Worker threads to search on (default: the cores, at most 4, for 1,000 sessions or more; 1 keeps it in this
+   * thread). Workers need the compiled grep-worker.js beside this module.
+   */
+  threads?: number;
 }
 
 export interface GrepData {
@@ -62,10 +68,37 @@ export async function grepReport(opts: GrepOptions): Promise<Report<GrepData>> {
       ? (opts.targets as string[])
       : [await defaultSessionRoot(opts.allProjects === true, opts.env, opts.cwd)];
   const files = await collectFiles(targets, fail);
-  const query = { re, roles: new Set(opts.roles ?? []), types: new Set(opts.types ?? []), context };
+  const query: GrepQuery = { re, roles: new Set(opts.roles ?? []), types: new Set(opts.types ?? []), context };
   const out: GrepData["files"] = [];
   const skipped: Diagnostic[] = [];
   let hits = 0;
+  const take = (r: GrepBatch): void => {
+    for (const f of r.files) out.push(f);
+    hits += r.hits;
+    for (const f of r.failures) failures.push(f);
+    for (const d of r.skipped) skipped.push(d);
+  };
+  const n = listingThreads(opts.threads, files.length);
+  const url = n > 1 ? await workerModule("grep-worker.js") : undefined;
+  // On workers, the batches' results are taken in batch order: the same files, hits and notes as one thread gives.
+  if (url !== undefined) await runOnThreads<GrepBatch>(url, n, query, batchesOf(files), take);
+  else take(await grepBatch(files, query));
+  return {
+    data: { files: out, hits, failures, skipped },
+    diagnostics: [],
+    exitCode: failures.length > 0 && opts.allowUnreadable !== true ? 2 : hits > 0 ? 0 : 1,
+  };
+}
+
+/** What a batch of files gave: each file searched with its hits, in order; the files that failed or were skipped. */
+export type GrepBatch = Pick<GrepData, "files" | "hits" | "failures" | "skipped">;
+
+/** Searches `files` one by one (in this thread, or a worker's: grep-worker.ts). */
+export async function grepBatch(files: readonly string[], query: GrepQuery): Promise<GrepBatch> {
+  const out: GrepBatch = { files: [], hits: 0, failures: [], skipped: [] };
+  const fail = (path: string, err: unknown): void => {
+    out.failures.push({ path, reason: ioReason(err) });
+  };
   for (const file of files) {
     let session: Session;
     try {
@@ -77,21 +110,17 @@ export async function grepReport(opts: GrepOptions): Promise<Report<GrepData>> {
     try {
       const notRead = notReadFinding(session);
       if (notRead !== undefined) {
-        skipped.push(notRead);
+        out.skipped.push(notRead);
         continue;
       }
       const found = [...grepSession(session, query)];
-      hits += found.length;
-      out.push({ file, hits: found });
+      out.hits += found.length;
+      out.files.push({ file, hits: found });
     } catch (err) {
       fail(file, err);
     } finally {
       session.store.close();
     }
   }
-  return {
-    data: { files: out, hits, failures, skipped },
-    diagnostics: [],
-    exitCode: failures.length > 0 && opts.allowUnreadable !== true ? 2 : hits > 0 ? 0 : 1,
-  };
+  return out;
 }

@@ -10,7 +10,7 @@ import { type KindTotals, sessionTotals, type Totals } from "../ops/totals.js";
 import { leafRecs } from "../ops/leaves.js";
 import { problemCount, sessionProblems } from "../ops/problems.js";
 import { treeProblems } from "../ops/tree.js";
-import { BATCH, batchesOf, runOnThreads, threadCount, workerModule } from "./pool.js";
+import { BATCH, batchesOf, listingThreads, runOnThreads, workerModule } from "./pool.js";
 import { ReportError, type Report } from "./report.js";
 
 /** One row of `pisess ls`, exactly as `--json` / `--ndjson` print it (optional keys left out when absent). */
@@ -78,13 +78,6 @@ export interface LsData {
   skipped: number;
   failures: IoFailure[];
 }
-
-/**
- * From this many sessions read, on worker threads (when `threads` is not given). Their start costs more than the
- * fleet commands' (the full detail's code, on each): on 2 cores, 500 sessions took 45 ms more on two workers, 1,000
- * 34 ms less, 2,000 220 ms less, 10,000 2.2 s less (medians of 4 interleaved pairs).
- */
-const LS_THREADS_FROM = 1000;
 
 /** A file listed, with its stat (sent to a worker as it is). */
 export interface LsCandidate {
@@ -165,13 +158,7 @@ export async function lsReport(opts: LsOptions): Promise<Report<LsData>> {
   const rows: LsRow[] = [];
   let skipped = 0;
   const readsAll = !stopEarly || limit >= candidates.length;
-  const n = !readsAll
-    ? 1
-    : opts.threads !== undefined
-      ? threadCount(opts.threads, candidates.length)
-      : candidates.length >= LS_THREADS_FROM
-        ? threadCount(undefined, candidates.length)
-        : 1;
+  const n = readsAll ? listingThreads(opts.threads, candidates.length) : 1;
   const url = n > 1 ? await workerModule("ls-worker.js") : undefined;
   if (url !== undefined) {
     // Every listed session is read: in batches on the workers, their results taken in batch order (the same rows,

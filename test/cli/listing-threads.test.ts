@@ -1,11 +1,12 @@
 import { cpSync, existsSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { grepReport } from "../../src/reports/grep.js";
 import { lsReport } from "../../src/reports/ls.js";
 import { fixture, sessionFiles } from "../support/helpers.js";
 import { tempDirs } from "../support/temp-dirs.js";
 
-/** `pisess ls` on worker threads: the same rows, skips, failures and order as in one thread. */
+/** `pisess ls` and `pisess grep` on worker threads: the same rows, hits, notes and order as in one thread. */
 
 const tmp = tempDirs("pisess-ls-threads-");
 const env = { HOME: "/nonexistent", PI_CODING_AGENT_DIR: "/nonexistent" };
@@ -25,7 +26,7 @@ function copies(): string[] {
   return targets;
 }
 
-describe("ls on worker threads", () => {
+describe("ls and grep on worker threads", () => {
   it("every session of 8 copies of the fleet and corpus, by each sort: the same data as one thread", async () => {
     // The compiled report: its worker module (dist/reports/ls-worker.js) exists only there.
     expect(existsSync(join(DIST, "ls-worker.js"))).toBe(true);
@@ -38,5 +39,24 @@ describe("ls on worker threads", () => {
       expect(two.data.skipped).toBeGreaterThan(0);
       expect(JSON.stringify(two)).toBe(JSON.stringify(one));
     }
+  }, 60_000);
+
+  it("grep over 8 copies of the fleet and corpus, with and without filters: the same data as one thread", async () => {
+    expect(existsSync(join(DIST, "grep-worker.js"))).toBe(true);
+    const dist = (await import(join(DIST, "grep.js"))) as typeof import("../../src/reports/grep.js");
+    const targets = copies();
+    const queries = [
+      { pattern: "e", context: 10 },
+      { pattern: "PARSER|loader", ignoreCase: true },
+      { pattern: "\\p{L}{6,}", roles: ["assistant"], types: ["message"] },
+      { pattern: "no such text anywhere" },
+    ];
+    for (const q of queries) {
+      const two = await dist.grepReport({ ...q, targets, env, cwd: "/", threads: 2 });
+      const one = await grepReport({ ...q, targets, env, cwd: "/", threads: 1 });
+      expect(two.data.files.length).toBeGreaterThan(64);
+      expect(JSON.stringify(two)).toBe(JSON.stringify(one));
+    }
+    expect((await grepReport({ ...queries[0], pattern: "e", targets, env, cwd: "/", threads: 1 })).data.hits).toBeGreaterThan(100);
   }, 60_000);
 });
