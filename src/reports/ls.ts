@@ -86,7 +86,6 @@ export interface LsCandidate {
   bytes: number;
   created?: number;
 }
-type Candidate = LsCandidate;
 
 /** A batch of sessions summarised: the rows of those read, in order; how many had no header; what failed. */
 export interface LsBatch {
@@ -133,7 +132,7 @@ export async function lsReport(opts: LsOptions): Promise<Report<LsData>> {
     targets = [root];
   }
   const files = await collectFiles(targets, fail);
-  const candidates: Candidate[] = [];
+  const candidates: LsCandidate[] = [];
   for (const f of files) {
     try {
       const st = await stat(f);
@@ -142,7 +141,7 @@ export async function lsReport(opts: LsOptions): Promise<Report<LsData>> {
       fail(f, err);
     }
   }
-  const byPath = (a: Candidate, b: Candidate) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+  const byPath = (a: LsCandidate, b: LsCandidate) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
   // Sort keys known before loading let --limit stop early; only "name" needs every session loaded.
   if (sort === "created") {
     for (const c of candidates) {
@@ -194,7 +193,7 @@ export async function lsReport(opts: LsOptions): Promise<Report<LsData>> {
 }
 
 /** Loads one session, summarises it and drops it. undefined: unreadable (reported); null: no header. */
-async function summarize(c: Candidate, fail: (path: string, err: unknown) => void): Promise<LsRow | null | undefined> {
+async function summarize(c: LsCandidate, fail: (path: string, err: unknown) => void): Promise<LsRow | null | undefined> {
   let session: Session<"full">;
   try {
     session = await loadSession({ kind: "file", path: c.path });
