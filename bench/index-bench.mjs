@@ -7,6 +7,7 @@
 //   pisess usage DIR --db DB --by day,model       update + answer (--updates runs from the same index, the median)
 //   pisess sql "group-by" DIR --db DB             update check + query; and the same query in DuckDB alone
 //   pisess sql leaf-cost query DIR --db DB        on the leaves table
+//   pisess ls DIR --json, pisess grep ok DIR --json   every session read (no index)
 // Whole processes; wall time, CPU and peak RSS from /usr/bin/time. Prints a Markdown section.
 //
 //   node bench/index-bench.mjs [--sessions N] [--size 2G] [--data DIR] [--rounds 2] [--updates 3] [--json-out FILE]
@@ -182,6 +183,9 @@ const usage = medianRun(updates);
 const usageAgain = timed(process.execPath, [BIN, "usage", dir, "--db", db, "--by", "day,model", "--json"]);
 const usageDirect = timed(process.execPath, [BIN, "usage", dir, "--no-index", "--by", "day,model", "--json"]);
 const same = updates.every((u) => u.stdout === usageDirect.stdout) && usageAgain.stdout === usageDirect.stdout;
+// Commands that read every session whatever the index (no target; on worker threads from 1,000 sessions on).
+const lsRun = timed(process.execPath, [BIN, "ls", dir, "--json"]);
+const grepRun = timed(process.execPath, [BIN, "grep", "ok", dir, "--json"]);
 // Nothing changes between these runs: each query's median of UPDATES runs.
 const runs = (args) => Array.from({ length: UPDATES }, () => timed(process.execPath, args));
 const groupByRuns = runs([BIN, "sql", GROUP_BY, dir, "--db", db, "--csv"]);
@@ -212,6 +216,8 @@ const lines = [
   ),
   row("pisess usage --by day,model (nothing changed)", usageAgain, 1),
   row("pisess usage --no-index --by day,model", usageDirect, 1),
+  row("pisess ls --json (every session read)", lsRun, 1),
+  row("pisess grep ok --json (every session searched)", grepRun, 1),
   row(`pisess sql group-by (update check + query; each ${groupByRuns.map((u) => u.wall.toFixed(2)).join(" / ")} s)`, groupBy, 1),
   row(
     `pisess sql leaf-cost query on leaves (update check + query; each ${leafCostRuns.map((u) => u.wall.toFixed(2)).join(" / ")} s)`,
