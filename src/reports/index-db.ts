@@ -6,7 +6,7 @@ import type { PiEnv } from "../io/discover.js";
 import { absolutePath, type FileMarks, fileMarks, isInside, unchangedSince } from "../io/index-file.js";
 import { ioReason } from "../io/errors.js";
 import { dropScratch, scratchDir } from "../io/scratch.js";
-import { type DamageNote, type FleetFailure, type FleetFiles, fleetFiles } from "../ops/fleet-files.js";
+import type { DamageNote, FleetFailure, FleetFiles } from "../ops/fleet-files.js";
 import { TABLE_NAMES, TABLES, type TableName } from "../ops/fleet-tables.js";
 import { type Connection, type Duck, DUCK_TYPE, openDuck, quote, selectCsv } from "./duck.js";
 import { insertSpendSums, SPEND_COLUMNS, SPEND_TABLE } from "./index-spend.js";
@@ -553,11 +553,7 @@ const BIG_UPDATE = 500;
  * Brings the index up to date for the files of `targets` (or the whole sessions dir) and says what it did; `listing`:
  * those files, listed already.
  */
-export async function updateIndex(
-  duck: Duck,
-  opts: IndexOptions,
-  listing: Promise<FleetFiles> = fleetFiles(opts.targets, opts.env, opts.cwd),
-): Promise<IndexState> {
+export async function updateIndex(duck: Duck, opts: IndexOptions, listing: Promise<FleetFiles>): Promise<IndexState> {
   const conn = duck.conn;
   let asked: Promise<Map<string, KnownSig>> | undefined;
   let found: FleetFiles;
@@ -696,13 +692,7 @@ async function restat(
 }
 
 /** The state of an update: what it did, of which files, and where it looked. */
-function stateOf(
-  update: IndexUpdate,
-  found: Awaited<ReturnType<typeof fleetFiles>>,
-  scope: ScopeFile[],
-  failures: FleetFailure[],
-  outside: number,
-): IndexState {
+function stateOf(update: IndexUpdate, found: FleetFiles, scope: ScopeFile[], failures: FleetFailure[], outside: number): IndexState {
   const state: IndexState = { update, scope, failures, outside };
   if (found.root !== undefined) state.root = found.root;
   if (found.missingRoot !== undefined) state.missingRoot = found.missingRoot;

@@ -94,13 +94,18 @@ export interface LsBatch {
   failures: IoFailure[];
 }
 
-/** Summarises `candidates` one by one (in this thread, or a worker's: ls-worker.ts). */
-export async function lsBatch(candidates: readonly LsCandidate[]): Promise<LsBatch> {
+/**
+ * Summarises `candidates` one by one (in this thread, or a worker's: ls-worker.ts), stopping once `limit` rows are
+ * made; `onEach` is told how many were started, before each.
+ */
+export async function lsBatch(candidates: readonly LsCandidate[], limit = Infinity, onEach?: (started: number) => void): Promise<LsBatch> {
   const out: LsBatch = { rows: [], skipped: 0, failures: [] };
   const fail = (path: string, err: unknown): void => {
     out.failures.push({ path, reason: ioReason(err) });
   };
-  for (const c of candidates) {
+  for (const [i, c] of candidates.entries()) {
+    if (out.rows.length >= limit) break;
+    onEach?.(i + 1);
     const row = await summarize(c, fail);
     if (row === null) out.skipped++;
     else if (row !== undefined) out.rows.push(row);
@@ -156,6 +161,11 @@ export async function lsReport(opts: LsOptions): Promise<Report<LsData>> {
   const stopEarly = sort !== "name";
   const rows: LsRow[] = [];
   let skipped = 0;
+  const take = (r: LsBatch): void => {
+    for (const row of r.rows) rows.push(row);
+    skipped += r.skipped;
+    for (const f of r.failures) failures.push(f);
+  };
   const readsAll = !stopEarly || limit >= candidates.length;
   const n = readsAll ? listingThreads(opts.threads, candidates.length) : 1;
   const url = n > 1 ? await workerModule("ls-worker.js") : undefined;
@@ -166,23 +176,11 @@ export async function lsReport(opts: LsOptions): Promise<Report<LsData>> {
     let done = 0;
     opts.onProgress?.(0, candidates.length);
     await runOnThreads<LsBatch, LsCandidate>(url, n, undefined, batches, (r, b) => {
-      for (const row of r.rows) rows.push(row);
-      skipped += r.skipped;
-      for (const f of r.failures) failures.push(f);
+      take(r);
       done += batches[b]?.length ?? BATCH;
       opts.onProgress?.(done, candidates.length);
     });
-  } else {
-    let done = 0;
-    for (const c of candidates) {
-      if (stopEarly && rows.length >= limit) break;
-      done++;
-      opts.onProgress?.(done, candidates.length);
-      const row = await summarize(c, fail);
-      if (row === null) skipped++;
-      else if (row !== undefined) rows.push(row);
-    }
-  }
+  } else take(await lsBatch(candidates, stopEarly ? limit : Infinity, (started) => opts.onProgress?.(started, candidates.length)));
   if (!stopEarly) {
     const key = (r: LsRow) => (r.name ?? r.firstMessage ?? "").toLowerCase();
     rows.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : a.path < b.path ? -1 : 1));
