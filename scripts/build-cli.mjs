@@ -87,6 +87,8 @@ const COMMON = {
   // supports-color: `debug` (secretlint's logger) tries it inside a try/catch and does without it.
   external: ["@duckdb/node-api", "@duckdb/node-bindings", "supports-color"],
   legalComments: "none",
+  // Every non-ASCII character escaped (esbuild's default, stated: bin/pisess.js reads the bundle as latin1).
+  charset: "ascii",
   // Less source for V8 to parse and compile at start-up (about a tenth of a typical run's CPU); names are kept, so a
   // --debug stack trace still names its functions.
   minifyWhitespace: true,
@@ -309,6 +311,9 @@ writeFileSync(join(OUT, "meta.json"), JSON.stringify({ outputs }));
 for (const name of readdirSync(OUT).filter((f) => f.endsWith(".cjs"))) {
   const file = join(OUT, name);
   const body = readFileSync(file);
+  // bin/pisess.js reads these files as latin1, which is UTF-8 only for ASCII (esbuild's charset: non-ASCII escaped).
+  const wide = body.findIndex((b) => b >= 0x80);
+  if (wide !== -1) throw new Error(`build-cli: ${name} holds a non-ASCII byte at ${wide} (bin/pisess.js reads it as latin1)`);
   writeFileSync(file, Buffer.concat([body, Buffer.from(`// pisess build ${createHash("sha256").update(body).digest("hex")}\n`)]));
 }
 const SAMPLE = join(ROOT, "fixtures", "corpus", "gen-v3-branchy.jsonl");

@@ -3,8 +3,7 @@
 // the Intl.Segmenter each of their three copies makes when loaded) are not loaded at start-up. yargs needs them only
 // to lay out help text, so the CLI loads them (loadHelp) before a run that shows help; every other run never pays
 // for them. One of the start-up tricks kept because it pays (bench/RESULTS.md, "Start-up tricks").
-import { notStrictEqual, strictEqual } from "node:assert";
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { basename, dirname, extname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -16,9 +15,22 @@ import Parser from "yargs-parser";
 import { getProcessArgvBin } from "yargs/build/lib/utils/process-argv.js";
 
 const require = createRequire(import.meta.url);
+/**
+ * The folder of package `name` as Node's lookup finds it from this file: in node_modules here or in a folder above
+ * (require.resolve only where none holds it). require.resolve's package-exports resolution loaded four modules of
+ * Node's ES module loader in every run (2 ms).
+ */
+function packageDir(name) {
+  for (let dir = dirname(fileURLToPath(import.meta.url)); ; dir = dirname(dir)) {
+    const candidate = join(dir, "node_modules", name);
+    if (existsSync(join(candidate, "package.json"))) return candidate;
+    if (dirname(dir) === dir) return dirname(require.resolve(`${name}/package.json`));
+  }
+}
+
 // yargs's messages come from its locales/ folder, wherever npm put the yargs package (its own shim finds them from
 // its own file, which the bundle no longer has).
-const yargsDir = dirname(require.resolve("yargs/package.json"));
+const yargsDir = packageDir("yargs");
 
 let help = null;
 
@@ -34,8 +46,22 @@ function needHelp() {
   return help;
 }
 
+/**
+ * yargs's two assertions, with node:assert loaded only for one that fails (both compare as Object.is, as node:assert's
+ * do, which then throws its own error): loading it made Node's stream for process.stderr (its colours look at it), in
+ * every run, for checks that pass.
+ */
+const assert = {
+  notStrictEqual(actual, expected, message) {
+    if (Object.is(actual, expected)) require("node:assert").notStrictEqual(actual, expected, message);
+  },
+  strictEqual(actual, expected, message) {
+    if (!Object.is(actual, expected)) require("node:assert").strictEqual(actual, expected, message);
+  },
+};
+
 export default {
-  assert: { notStrictEqual, strictEqual },
+  assert,
   cliui: (opts) => needHelp().cliui(opts),
   findUp: escalade,
   getEnv: (key) => process.env[key],

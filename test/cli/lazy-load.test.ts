@@ -1,5 +1,6 @@
 import { spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { closeSync, openSync, readFileSync } from "node:fs";
+import { devNull } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -119,6 +120,37 @@ describe("the bundled CLI loads what a run needs", () => {
     expect(validate.packages.has("ajv")).toBe(false);
     expect(loaded(["--help"]).packages.has("cliui")).toBe(true);
     expect(loaded(["tree", "--help"]).packages.has("cliui")).toBe(true);
+  });
+});
+
+describe("a run that writes nothing to stderr makes no stream for it", () => {
+  const BUILTINS_TRACE = join(ROOT, "test", "support", "node-modules-trace.cjs");
+  /** The built-in modules a run loads, its stdout a file (as the bench's /dev/null: written without a stream) and its stderr a pipe. */
+  const builtins = (args: string[], status: number): string[] => {
+    const out = openSync(devNull, "w");
+    try {
+      const r = spawnSync(process.execPath, ["-r", BUILTINS_TRACE, BIN, ...args], {
+        cwd: ROOT,
+        encoding: "utf8",
+        stdio: ["ignore", out, "pipe"],
+      });
+      expect(r.status).toBe(status);
+      return JSON.parse(/^BUILTINS (.+)$/m.exec(r.stderr)?.[1] ?? "null") as string[];
+    } finally {
+      closeSync(out);
+    }
+  };
+  const STREAMS = ["assert", "net", "stream", "tty", "internal/modules/esm/resolve"];
+  // node:assert (yargs's two assertions) reads process.stderr for its colours: Node then makes the pipe's stream
+  // (net, and the stream modules); require.resolve of a package loads the ES module loader's package resolution.
+  for (const args of [["--version"], ["tree", FILE, "--json"]])
+    it(`${args.join(" ").replace(FILE, "FILE")} loads neither node:assert, Node's streams nor its package resolution`, () => {
+      expect(builtins(args, 0).filter((m) => STREAMS.includes(m))).toEqual([]);
+    });
+
+  // The same trace sees them when a run does write to stderr, so the checks above can fail.
+  it("a run with a message for stderr makes its stream", () => {
+    expect(builtins(["tree", FILE, "--leaf", "nosuch"], 2)).toContain("net");
   });
 });
 
