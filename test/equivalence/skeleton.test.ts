@@ -436,6 +436,49 @@ describe("readLineBytes", () => {
       { numRuns: 300 },
     );
   });
+
+  // Chunks of 1 MiB: the reader's buffer is then the skeleton scanner's read region (skeleton.ts takeReadRegion).
+  it("in the scanner's read region: the same lines, also past a line longer than the region", async () => {
+    const lines = Array.from({ length: 300 }, (_, i) => `{"i":${i},"t":"${"é".repeat(i)}"}`);
+    await both(Buffer.from(`${lines.join("\n")}\n`), 1 << 20);
+    // Past 1 MiB the reader grows its buffer out of the region (and gives the region back).
+    const withLong = [...lines.slice(0, 5), `{"t":"${"x".repeat(3 << 20)}"}`, ...lines.slice(5)];
+    const f = join(dir, "long.jsonl");
+    writeFileSync(f, `${withLong.join("\n")}\n`);
+    const got: string[] = [];
+    await readLineBytes(f, (buf, st, e) => got.push(buf.toString("utf8", st, e)), 1 << 20);
+    expect(got.length).toBe(withLong.length);
+    expect(got.every((l, i) => l === withLong[i])).toBe(true);
+    // And a read after it (the region given back) gives the same lines.
+    await both(Buffer.from(`${lines.join("\n")}\n`), 1 << 20);
+  });
+
+  it("in the read region: a read inside another's sink, and the scanner's memory growing meanwhile", async () => {
+    const f = join(dir, "outer.jsonl");
+    const g = join(dir, "inner.jsonl");
+    const text = (tag: string) => Array.from({ length: 50 }, (_, i) => `{"${tag}":${i}}`).join("\n");
+    writeFileSync(f, `${text("a")}\n`);
+    writeFileSync(g, `${text("b")}\n`);
+    const outer: string[] = [];
+    const inner: string[] = [];
+    await readLineBytes(
+      f,
+      (buf, st, e, line) => {
+        outer.push(buf.toString("utf8", st, e));
+        if (line === 2) {
+          // A second read while the first holds the region: it reads into a buffer of its own.
+          void readLineBytes(g, (b2, s2, e2) => inner.push(b2.toString("utf8", s2, e2)), 1 << 20);
+          // A scan of 3 MiB grows the scanner's memory: the first read's Buffer over it is detached.
+          const big = Buffer.alloc(3 << 20, 0x61);
+          big[big.length - 1] = 0x22;
+          expect(scanStringForTest(big, 0, big.length)?.q).toBe(big.length - 1);
+        }
+      },
+      1 << 20,
+    );
+    expect(outer).toEqual(text("a").split("\n"));
+    expect(inner).toEqual(text("b").split("\n"));
+  });
 });
 
 describe("wasm string scanner", () => {

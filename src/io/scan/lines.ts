@@ -3,6 +3,7 @@ import { isAscii, isUtf8 } from "node:buffer";
 import type { Readable } from "node:stream";
 import { assertRegular, FileShrank } from "../errors.js";
 import { fsp, openRegularSync, READ_FLAGS } from "../fsp.js";
+import { giveReadRegion, readRegionAgain, takeReadRegion } from "./skeleton.js";
 
 /**
  * One physical line of a JSONL file. Lines are split on "\n" only: U+2028/U+2029 are legal inside JSON strings,
@@ -153,12 +154,17 @@ class LineCutter {
   private content = 0;
   readonly facts: LineSourceFacts = { bom: false, bytes: 0, lines: 0, finalNewline: false };
 
+  /** Whether buf is the skeleton scanner's read region (skeleton.ts takeReadRegion): lines are scanned where read. */
+  private inRegion: boolean;
+
   constructor(
     private readonly sink: ByteLineSink,
     private readonly size: number,
     start?: LineStart,
   ) {
-    this.buf = takeBuffer(size);
+    const region = takeReadRegion(size);
+    this.inRegion = region !== null;
+    this.buf = region ?? takeBuffer(size);
     if (start !== undefined && start.offset > 0) {
       this.base = start.offset;
       this.lineNo = start.line;
@@ -170,18 +176,33 @@ class LineCutter {
     }
   }
 
+  /**
+   * The read region again where the scanner's memory grew since (its old Buffer is then detached, of length 0; the
+   * bytes are where they were). No scan of a line read there grows it; anything else in the same thread might.
+   */
+  private current(): Buffer {
+    if (this.inRegion && this.buf.length === 0) this.buf = readRegionAgain();
+    return this.buf;
+  }
+
   /** Free room at buf[filled…], grown when there is none. */
   room(): number {
-    if (this.filled === this.buf.length) {
-      const bigger = Buffer.allocUnsafeSlow(this.buf.length * 2);
-      this.buf.copy(bigger, 0, 0, this.filled);
+    const buf = this.current();
+    if (this.filled === buf.length) {
+      const bigger = Buffer.allocUnsafeSlow(buf.length * 2);
+      buf.copy(bigger, 0, 0, this.filled);
       this.buf = bigger;
+      if (this.inRegion) {
+        this.inRegion = false;
+        giveReadRegion();
+      }
     }
     return this.buf.length - this.filled;
   }
 
   /** `n` bytes were written at buf[filled…]: emits the lines they complete. */
   took(n: number): void {
+    this.current();
     this.facts.bytes += n;
     const end = this.filled + n;
     let start = 0;
@@ -196,7 +217,8 @@ class LineCutter {
     } else this.content += n;
     const from = this.lines(start, end);
     if (from > 0) {
-      this.buf.copy(this.buf, 0, from, end);
+      const buf = this.current();
+      buf.copy(buf, 0, from, end);
       this.base += from;
     }
     this.filled = end - from;
@@ -214,7 +236,7 @@ class LineCutter {
 
   /** Emits the complete lines of buf[start, end); returns where the unfinished line starts. */
   private lines(start: number, end: number): number {
-    const buf = this.buf;
+    let buf = this.buf;
     const last = end > start ? buf.lastIndexOf(NL, end - 1) : -1;
     let from = start;
     if (last < start) return from;
@@ -230,6 +252,7 @@ class LineCutter {
       }
       if (!wholeValid && !isUtf8(buf.subarray(from, stop))) flags |= LINE_INVALID_UTF8;
       this.sink(buf, from, stop, this.lineNo, this.base + from, flags);
+      buf = this.current();
       from = nl + 1;
       nl = from <= last ? buf.indexOf(NL, from) : -1;
     }
@@ -253,6 +276,7 @@ class LineCutter {
    * (and left out of `facts.bytes`).
    */
   end(holdTail: boolean): LineSourceFacts {
+    this.current();
     const facts = this.facts;
     const end = this.filled;
     const from = this.bomChecked ? this.tailFrom() : this.lines(this.checkBom(end), end);
@@ -279,7 +303,10 @@ class LineCutter {
 
   /** Hands the buffer on to the next file (once, after the last sink call). */
   release(): void {
-    giveBuffer(this.buf, this.size);
+    if (this.inRegion) {
+      this.inRegion = false;
+      giveReadRegion();
+    } else giveBuffer(this.buf, this.size);
   }
 }
 

@@ -1,7 +1,7 @@
 /**
  * The skeleton scanner: a complete, validating byte-level JSON scanner for one JSONL line that extracts the few
  * values the skeleton index needs (the keys src/model/fields.ts marks, compiled by skeletonKeys) without building
- * the entry object. The scan itself is WebAssembly (scan.wat's `line`, on a copy of the line in its memory): V8
+ * the entry object. The scan itself is WebAssembly (scan.wat's `line`, on the line in its memory): V8
  * compiles it before its first call, where a JS scanner spent most of a one-shot 10 MB load in the interpreter and
  * on its way to optimized code. Without WebAssembly every line is "unsure" and takes the ordinary path (JSON.parse).
  *
@@ -72,8 +72,8 @@ let spanEnd = new Int32Array(MAX_SLOTS);
 
 /**
  * The scanner (scan.wat), instantiated on first use; null when WebAssembly or its SIMD is unavailable. Bytes are
- * scanned from DATA on in its memory; below DATA it keeps the key tables (from TABLES), the spans of the last scan
- * (at SPANS), the numbers `form` leaves to JS (at 0) and its stacks.
+ * scanned from DATA on in its memory (the read region, then copies); below DATA it keeps the key tables (from
+ * TABLES), the spans of the last scan (at SPANS), the numbers `form` leaves to JS (at 0) and its stacks.
  */
 interface ScanWasm {
   memory: { readonly buffer: ArrayBuffer; grow(pages: number): number };
@@ -106,27 +106,65 @@ function loadWasm(): ScanWasm | null {
   }
 }
 
+/** The scanner's memory grown to at least `n` bytes, and the views over it made again when it grew. */
+function memoryOf(w: ScanWasm, n: number): void {
+  if (n <= wbuf.length) return;
+  const have = w.memory.buffer.byteLength;
+  if (n > have) w.memory.grow(Math.ceil((n - have) / 65536));
+  const ab = w.memory.buffer;
+  wbuf = Buffer.from(ab, 0, ab.byteLength);
+  numberSpans = new Int32Array(ab, 0, TABLES / 4);
+  spanStart = new Int32Array(ab, SPANS, MAX_SLOTS);
+  spanEnd = new Int32Array(ab, SPANS + 4 * MAX_SLOTS, MAX_SLOTS);
+}
+
 /**
- * Copies b[start, end) into wasm memory at DATA and returns the buffer over that memory (the bytes at DATA…), or
- * null without wasm.
+ * The line reader's buffer (lines.ts) can be a region of the scanner's memory, [DATA, COPY): a file's lines are then
+ * read where they are scanned, not copied there one by one (a 10 MB load copied each of its 6,583 lines).
+ * Everything else is copied to COPY on.
  */
-function toWasm(b: Uint8Array, start: number, end: number): Buffer | null {
+const READ_SIZE = 1 << 20;
+const COPY = DATA + READ_SIZE;
+/** Whether a reader holds the region (one at a time: reads of several files may interleave). */
+let readRegionHeld = false;
+
+/**
+ * The region as a Buffer of `size` bytes for a line reader, or null (another size, no wasm, or another reader holds
+ * it). The memory is grown first to hold a copy of any line of the region, so that no scan of a line read there grows
+ * it (which would detach the reader's Buffer: readRegionAgain).
+ */
+export function takeReadRegion(size: number): Buffer | null {
+  if (size !== READ_SIZE || readRegionHeld) return null;
   if (wasm === undefined) wasm = loadWasm();
   if (wasm === null) return null;
-  const n = DATA + end - start;
-  if (n > wbuf.length) {
-    const have = wasm.memory.buffer.byteLength;
-    if (n > have) wasm.memory.grow(Math.ceil((n - have) / 65536));
-    const ab = wasm.memory.buffer;
-    wbuf = Buffer.from(ab, 0, ab.byteLength);
-    numberSpans = new Int32Array(ab, 0, TABLES / 4);
-    spanStart = new Int32Array(ab, SPANS, MAX_SLOTS);
-    spanEnd = new Int32Array(ab, SPANS + 4 * MAX_SLOTS, MAX_SLOTS);
-  }
+  memoryOf(wasm, COPY + READ_SIZE);
+  readRegionHeld = true;
+  return wbuf.subarray(DATA, COPY);
+}
+
+/** The held region as a Buffer again, after the memory grew (the old Buffer is detached; the bytes stay). */
+export function readRegionAgain(): Buffer {
+  return wbuf.subarray(DATA, COPY);
+}
+
+/** The reader is done with the region. */
+export function giveReadRegion(): void {
+  readRegionHeld = false;
+}
+
+/**
+ * Where b[start, end) is in wasm memory: in place when b is a view of it (the read region), else copied to COPY.
+ * -1 without wasm.
+ */
+function toWasm(b: Uint8Array, start: number, end: number): number {
+  if (wasm === undefined) wasm = loadWasm();
+  if (wasm === null) return -1;
+  if (b.buffer === wasm.memory.buffer) return b.byteOffset + start;
+  memoryOf(wasm, COPY + end - start);
   // Buffer#copy makes no view object (a million lines made a million).
-  if (b instanceof Buffer) b.copy(wbuf, DATA, start, end);
-  else wbuf.set(b.subarray(start, end), DATA);
-  return wbuf;
+  if (b instanceof Buffer) b.copy(wbuf, COPY, start, end);
+  else wbuf.set(b.subarray(start, end), COPY);
+  return COPY;
 }
 
 /**
@@ -134,10 +172,10 @@ function toWasm(b: Uint8Array, start: number, end: number): Buffer | null {
  * quote's index (-1: invalid or unclosed) and whether an escape was seen, or null when wasm is unavailable.
  */
 export function scanStringForTest(b: Uint8Array, q: number, end: number): { q: number; esc: boolean } | null {
-  const w = toWasm(b, 0, end);
-  if (w === null) return null;
-  const r = scanString(q + DATA, end + DATA);
-  return { q: r < 0 ? r : r - DATA, esc: r >= 0 && sawEscape };
+  const at = toWasm(b, 0, end);
+  if (at < 0) return null;
+  const r = scanString(q + at, end + at);
+  return { q: r < 0 ? r : r - at, esc: r >= 0 && sawEscape };
 }
 
 /** Set by scanString: the string held a backslash. */
@@ -159,14 +197,14 @@ function scanString(q: number, end: number): number {
  * printing is still to compare; null without wasm.
  */
 export function formScan(b: Buffer, from: number, to: number): false | readonly number[] | null {
-  const w = toWasm(b, from, to);
-  if (w === null) return null;
-  const n = (wasm as ScanWasm).form(DATA, DATA + to - from);
+  const at = toWasm(b, from, to);
+  if (at < 0) return null;
+  const n = (wasm as ScanWasm).form(at, at + to - from);
   if (n < 0) return false;
   // Most messages leave no number to JS: no array is made for them (a million on a long path).
   if (n === 0) return NO_NUMBERS;
   const numbers: number[] = [];
-  for (let i = 0; i < 2 * n; i++) numbers.push((numberSpans[i] as number) - DATA);
+  for (let i = 0; i < 2 * n; i++) numbers.push((numberSpans[i] as number) - at);
   return numbers;
 }
 
@@ -190,12 +228,12 @@ let valueEnd = 0;
  */
 export function scanSkeleton(keys: SkeletonKeys, b: Uint8Array, start: number, end: number, prefix = false): number {
   if (b !== wbuf) {
-    const w = toWasm(b, start, end);
-    if (w === null) return -1;
-    line = w;
-    lineStart = DATA;
-    end += DATA - start;
-    start = DATA;
+    const at = toWasm(b, start, end);
+    if (at < 0) return -1;
+    line = wbuf;
+    lineStart = at;
+    end += at - start;
+    start = at;
   }
   const w = wasm as ScanWasm;
   if (keys.tableAt < 0) writeTable(keys);
@@ -234,11 +272,11 @@ function writeTable(keys: SkeletonKeys): void {
  * The slot readers below then read the values of this line, until the next scan.
  */
 export function scanLine(keys: SkeletonKeys, b: Buffer, start: number, end: number): number {
-  const w = toWasm(b, start, end);
-  if (w === null) return -1;
-  line = w;
-  lineStart = DATA;
-  return scanSkeleton(keys, w, DATA, DATA + end - start);
+  const at = toWasm(b, start, end);
+  if (at < 0) return -1;
+  line = wbuf;
+  lineStart = at;
+  return scanSkeleton(keys, wbuf, at, at + end - start);
 }
 
 /** The buffer of the last scanLine, and where in it the line starts (0 when it was copied into wasm memory). */
