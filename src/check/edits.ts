@@ -53,16 +53,21 @@ export function editInfo(rec: EntryRec, o: Record<string, unknown>): EditInfo {
   return { rec, targetId, replacement: "invalid", found, becomes: "undefined" };
 }
 
-/** Every context_edit entry of the session (or those of `only`), parsed back from the store (bodies are not kept). */
-function readEdits(session: Session, only?: Iterable<EntryRec>): EditInfo[] {
+/**
+ * Every context_edit entry of the session (or those of `only`), parsed back from the store (bodies are not kept), or
+ * taken from `read` (read[k]: the entry of only[k], as its line holds it) where the caller has read them.
+ */
+function readEdits(session: Session, only?: readonly EntryRec[], read?: readonly Record<string, unknown>[]): EditInfo[] {
   const out: EditInfo[] = [];
-  for (const rec of only ?? session.entries) {
+  for (const [k, rec] of (only ?? session.entries).entries()) {
     if (rec.type !== "context_edit") continue;
-    let o: unknown;
-    try {
-      o = JSON.parse(session.store.rawLine(rec));
-    } catch {
-      continue; // changed since the loader read it
+    let o: unknown = read?.[k];
+    if (o === undefined) {
+      try {
+        o = JSON.parse(session.store.rawLine(rec));
+      } catch {
+        continue; // changed since the loader read it
+      }
     }
     if (isObject(o)) out.push(editInfo(rec, o));
   }
@@ -211,9 +216,9 @@ function pathRelations(
 export function checkContextEdits(
   session: Session,
   tree?: SessionTree,
-  onPath?: { path: readonly EntryRec[]; edits: readonly EntryRec[] },
+  onPath?: { path: readonly EntryRec[]; edits: readonly EntryRec[]; read?: readonly Record<string, unknown>[] },
 ): Diagnostic[] {
-  const edits = readEdits(session, onPath?.edits);
+  const edits = readEdits(session, onPath?.edits, onPath?.read);
   if (edits.length === 0) return [];
   const { file, byId } = session;
   const out: Diagnostic[] = [];

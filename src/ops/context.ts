@@ -25,6 +25,8 @@ type EditStatus =
 
 interface EditOnPath {
   edit: EntryRec;
+  /** The edit's entry as read (what its line holds): checks of the edit read it here, not from the file again. */
+  entry: Record<string, unknown>;
   /** The entry the edit names (pi's rule: last duplicate wins), or null. */
   target: EntryRec | null;
   status: EditStatus;
@@ -298,7 +300,7 @@ function buildWith(
     else if (inContext[target.index] !== inCtx || (target.type === "compaction" && target !== contextEntries[0]))
       status = "target-outside-context";
     else status = "applied";
-    const info: EditOnPath = { edit: rec, target, status, removes: e.replacement === null };
+    const info: EditOnPath = { edit: rec, entry: e, target, status, removes: e.replacement === null };
     if (throwingEdits.has(rec)) info.piThrows = true;
     edits.push(info);
   }
