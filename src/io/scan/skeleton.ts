@@ -192,9 +192,9 @@ function scanString(q: number, end: number): number {
 }
 
 /**
- * For form.ts: scan.wat's `form` over b[from, to) (a valid JSON value), copied into wasm memory. False when its
- * structure or escapes are not JSON.stringify's, else the numbers (start and end, offsets from `from`) whose
- * printing is still to compare; null without wasm.
+ * For form.ts: scan.wat's `form` over b[from, to) (a valid JSON value), in wasm memory (copied there unless read
+ * there). False when its structure or escapes are not JSON.stringify's, else the numbers (start and end, offsets
+ * from `from`) whose printing is still to compare; null without wasm.
  */
 export function formScan(b: Buffer, from: number, to: number): false | readonly number[] | null {
   const at = toWasm(b, from, to);
@@ -268,8 +268,8 @@ function writeTable(keys: SkeletonKeys): void {
 }
 
 /**
- * Scans one line for `keys` (see scanSkeleton); a long line is first copied into wasm memory and scanned there.
- * The slot readers below then read the values of this line, until the next scan.
+ * Scans one line for `keys` (see scanSkeleton), in wasm memory: where the line reader read it (the read region), or
+ * copied there. The slot readers below then read the values of this line, until the next scan.
  */
 export function scanLine(keys: SkeletonKeys, b: Buffer, start: number, end: number): number {
   const at = toWasm(b, start, end);
@@ -279,7 +279,7 @@ export function scanLine(keys: SkeletonKeys, b: Buffer, start: number, end: numb
   return scanSkeleton(keys, wbuf, at, at + end - start);
 }
 
-/** The buffer of the last scanLine, and where in it the line starts (0 when it was copied into wasm memory). */
+/** The buffer of the last scanLine (the scanner's memory), and where in it the line starts. */
 let line: Buffer = Buffer.alloc(0);
 let lineStart = 0;
 
