@@ -53,21 +53,16 @@ export function editInfo(rec: EntryRec, o: Record<string, unknown>): EditInfo {
   return { rec, targetId, replacement: "invalid", found, becomes: "undefined" };
 }
 
-/**
- * Every context_edit entry of the session (or those of `only`), parsed back from the store (bodies are not kept), or
- * taken from `read` (read[k]: the entry of only[k], as its line holds it) where the caller has read them.
- */
-function readEdits(session: Session, only?: readonly EntryRec[], read?: readonly Record<string, unknown>[]): EditInfo[] {
+/** Every context_edit entry of the session, parsed back from the store (bodies are not kept). */
+function readEdits(session: Session): EditInfo[] {
   const out: EditInfo[] = [];
-  for (const [k, rec] of (only ?? session.entries).entries()) {
+  for (const rec of session.entries) {
     if (rec.type !== "context_edit") continue;
-    let o: unknown = read?.[k];
-    if (o === undefined) {
-      try {
-        o = JSON.parse(session.store.rawLine(rec));
-      } catch {
-        continue; // changed since the loader read it
-      }
+    let o: unknown;
+    try {
+      o = JSON.parse(session.store.rawLine(rec));
+    } catch {
+      continue; // changed since the loader read it
     }
     if (isObject(o)) out.push(editInfo(rec, o));
   }
@@ -211,14 +206,15 @@ function pathRelations(
  * Every context_edit defect: a target that is missing, apart from the edit in the tree, below it (legal, info),
  * not an entry pi's writer accepts, or another edit; a replacement that is missing or not null / {content}.
  * `tree` may be passed when the caller already built it. `onPath`: only the given edits, all on `path` (the
- * context of one leaf), judged without building the tree.
+ * context of one leaf), each with its entry as the context read it, judged without building the tree or reading the
+ * file again.
  */
 export function checkContextEdits(
   session: Session,
   tree?: SessionTree,
-  onPath?: { path: readonly EntryRec[]; edits: readonly EntryRec[]; read?: readonly Record<string, unknown>[] },
+  onPath?: { path: readonly EntryRec[]; edits: readonly { edit: EntryRec; entry: Record<string, unknown> }[] },
 ): Diagnostic[] {
-  const edits = readEdits(session, onPath?.edits, onPath?.read);
+  const edits = onPath ? onPath.edits.map((e) => editInfo(e.edit, e.entry)) : readEdits(session);
   if (edits.length === 0) return [];
   const { file, byId } = session;
   const out: Diagnostic[] = [];

@@ -162,10 +162,7 @@ export function contextReport(
   const pairing = pairToolCalls(ctx.messages);
   // The edits on this path as validate judges them (one producer per code), e.g. an edit pi would throw on; judged
   // on the path, so neither the tree (a million nodes on a long chain) nor the session's other edits are read.
-  const editProblems =
-    ctx.edits.length === 0
-      ? []
-      : checkContextEdits(session, undefined, { path, edits: ctx.edits.map((e) => e.edit), read: ctx.edits.map((e) => e.entry) });
+  const editProblems = ctx.edits.length === 0 ? [] : checkContextEdits(session, undefined, { path, edits: ctx.edits });
   const problems = [...ctx.problems, ...toolProblems(session, ctx, pairing), ...editProblems].sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
   const messages = llm ? llm.messages : ctx.messages;
   const sources = llm ? llm.from.map((i) => ctx.sources[i] as EntryRec) : ctx.sources;
