@@ -14,6 +14,7 @@
 // folder two levels below the package root, as dist/bundle/ is) with that trick undone: yargs bundled with its own
 // platform shim (cliui and string-width loaded with it), yargs's help cache not skipped (skipHelpCache in src/cli.ts
 // made to do nothing), no help.cjs; the code cache made for cli.cjs and tree.cjs alone, from the same sample run.
+import { isAscii } from "node:buffer";
 import { createHash } from "node:crypto";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -275,13 +276,7 @@ const builds = await Promise.all([
   build({
     ...COMMON,
     plugins: [duckApiFile],
-    entryPoints: {
-      "usage-worker": ENTRIES["usage-worker"],
-      "tables-worker": ENTRIES["tables-worker"],
-      "secrets-worker": ENTRIES["secrets-worker"],
-      "ls-worker": ENTRIES["ls-worker"],
-      "grep-worker": ENTRIES["grep-worker"],
-    },
+    entryPoints: Object.fromEntries(Object.entries(ENTRIES).filter(([name]) => name.endsWith("-worker"))),
     outdir: OUT,
     splitting: true,
     chunkNames: "chunk-[hash]",
@@ -312,8 +307,8 @@ for (const name of readdirSync(OUT).filter((f) => f.endsWith(".cjs"))) {
   const file = join(OUT, name);
   const body = readFileSync(file);
   // bin/pisess.js reads these files as latin1, which is UTF-8 only for ASCII (esbuild's charset: non-ASCII escaped).
-  const wide = body.findIndex((b) => b >= 0x80);
-  if (wide !== -1) throw new Error(`build-cli: ${name} holds a non-ASCII byte at ${wide} (bin/pisess.js reads it as latin1)`);
+  if (!isAscii(body))
+    throw new Error(`build-cli: ${name} holds a non-ASCII byte at ${body.findIndex((b) => b >= 0x80)} (bin/pisess.js reads it as latin1)`);
   writeFileSync(file, Buffer.concat([body, Buffer.from(`// pisess build ${createHash("sha256").update(body).digest("hex")}\n`)]));
 }
 const SAMPLE = join(ROOT, "fixtures", "corpus", "gen-v3-branchy.jsonl");

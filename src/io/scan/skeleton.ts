@@ -139,7 +139,7 @@ export function takeReadRegion(size: number): Buffer | null {
   if (wasm === null) return null;
   memoryOf(wasm, COPY + READ_SIZE);
   readRegionHeld = true;
-  return wbuf.subarray(DATA, COPY);
+  return readRegionAgain();
 }
 
 /** The held region as a Buffer again, after the memory grew (the old Buffer is detached; the bytes stay). */
