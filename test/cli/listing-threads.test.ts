@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { grepReport } from "../../src/reports/grep.js";
 import { lsReport } from "../../src/reports/ls.js";
-import { fixture, sessionFiles } from "../support/helpers.js";
+import { fingerprint, fixture, sessionFiles } from "../support/helpers.js";
 import { tempDirs } from "../support/temp-dirs.js";
 
 /** `pisess ls` and `pisess grep` on worker threads: the same rows, hits, notes and order as in one thread. */
@@ -32,6 +32,8 @@ describe("ls and grep on worker threads", () => {
     expect(existsSync(join(DIST, "ls-worker.js"))).toBe(true);
     const dist = (await import(join(DIST, "ls.js"))) as typeof import("../../src/reports/ls.js");
     const dirs = copies();
+    const before = sessionFiles(join(dirs[0] as string, "..", "..")).map(fingerprint);
+    expect(before.length).toBeGreaterThan(64);
     for (const sort of ["modified", "created", "size", "name"] as const) {
       const two = await dist.lsReport({ dirs, sort, env, cwd: "/", threads: 2 });
       const one = await lsReport({ dirs, sort, env, cwd: "/", threads: 1 });
@@ -39,12 +41,15 @@ describe("ls and grep on worker threads", () => {
       expect(two.data.skipped).toBeGreaterThan(0);
       expect(JSON.stringify(two)).toBe(JSON.stringify(one));
     }
+    // The workers read the sessions as this thread does: no byte or mtime changes.
+    expect(sessionFiles(join(dirs[0] as string, "..", "..")).map(fingerprint)).toEqual(before);
   }, 60_000);
 
   it("grep over 8 copies of the fleet and corpus, with and without filters: the same data as one thread", async () => {
     expect(existsSync(join(DIST, "grep-worker.js"))).toBe(true);
     const dist = (await import(join(DIST, "grep.js"))) as typeof import("../../src/reports/grep.js");
     const targets = copies();
+    const before = sessionFiles(join(targets[0] as string, "..", "..")).map(fingerprint);
     const queries = [
       { pattern: "e", context: 10 },
       { pattern: "PARSER|loader", ignoreCase: true },
@@ -58,5 +63,6 @@ describe("ls and grep on worker threads", () => {
       expect(JSON.stringify(two)).toBe(JSON.stringify(one));
     }
     expect((await grepReport({ ...queries[0], pattern: "e", targets, env, cwd: "/", threads: 1 })).data.hits).toBeGreaterThan(100);
+    expect(sessionFiles(join(targets[0] as string, "..", "..")).map(fingerprint)).toEqual(before);
   }, 60_000);
 });
