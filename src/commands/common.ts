@@ -330,14 +330,14 @@ const WRITE_SIZE = CHUNK_CHARS;
 
 /**
  * The chunks in order, small ones joined into pieces of at least WRITE_SIZE characters; a chunk that size or larger
- * goes as it is (so the piece before it, like the last, may be shorter).
+ * goes as it is (so the piece before it, like the last, may be shorter), and so does a chunk of bytes.
  */
-function* coalesced(chunks: Iterable<string>): Generator<string> {
+function* coalesced(chunks: Iterable<string | Uint8Array>): Generator<string | Uint8Array> {
   let pending: string[] = [];
   let size = 0;
   for (const chunk of chunks) {
-    if (!chunk) continue;
-    if (chunk.length >= WRITE_SIZE) {
+    if (chunk.length === 0) continue;
+    if (typeof chunk !== "string" || chunk.length >= WRITE_SIZE) {
       // A big chunk goes out as it is: joined, it would be copied only to be written.
       if (size > 0) yield pending.join("");
       pending = [];
@@ -362,7 +362,7 @@ function* coalesced(chunks: Iterable<string>): Generator<string> {
  * so no field a renderer forgot to sanitize reaches the terminal raw; `json` for JSON and NDJSON, whose value it
  * keeps; `data` for formats whose bytes are the point.
  */
-export async function writeOut(chunks: Iterable<string>, form: OutForm = "text"): Promise<void> {
+export async function writeOut(chunks: Iterable<string | Uint8Array>, form: OutForm = "text"): Promise<void> {
   const filter = filterFor(form, runIo().stdout);
   await writeFiltered(chunks, filter);
   await writeRaw(filter.end());
@@ -387,12 +387,22 @@ export async function writeFileOut(
   await noteReplaced(filter);
 }
 
-async function writeFiltered(chunks: Iterable<string>, filter: TerminalFilter): Promise<void> {
-  for (const chunk of coalesced(chunks)) await writeRaw(filter.push(chunk));
+/**
+ * Writes the chunks through the filter. A chunk of bytes is one the filter would leave as it is (the report said so:
+ * contextReport's messageBytes), written as it is after what the filter held back (whole before a JSON value).
+ */
+async function writeFiltered(chunks: Iterable<string | Uint8Array>, filter: TerminalFilter): Promise<void> {
+  for (const chunk of coalesced(chunks)) {
+    if (typeof chunk === "string") await writeRaw(filter.push(chunk));
+    else {
+      await writeRaw(filter.end());
+      await writeRaw(chunk);
+    }
+  }
 }
 
-async function writeRaw(chunk: string): Promise<void> {
-  if (chunk) {
+async function writeRaw(chunk: string | Uint8Array): Promise<void> {
+  if (chunk.length > 0) {
     if (outputClosed()) throw new OutputClosed();
     if (!runIo().stdout.write(chunk)) {
       await new Promise<void>((resolve) => {

@@ -98,7 +98,17 @@ export const contextCommand: CommandModule<object, ContextArgs> = {
       requestExit(r.exitCode);
       if ("messageJson" in c)
         await writeOut(
-          contextJsonChunks(session.file, leaf, c.context, c.messages, c.sources, c.editedBy, args.json === true, c.messageJson),
+          contextJsonChunks(
+            session.file,
+            leaf,
+            c.context,
+            c.messages,
+            c.sources,
+            c.editedBy,
+            args.json === true,
+            c.messageJson,
+            c.messageBytes,
+          ),
           "json",
         );
       else if (leaf) {

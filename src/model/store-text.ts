@@ -5,7 +5,15 @@
  * bloat-bytes.ts, row-bytes.ts): ops, check, reports, render, web and commands import none of them
  * (test/layers.test.ts).
  */
-import { isStringifyFormBytes, messageStandIn, messageStandInFromBytes, readLines } from "../io/scan/index.js";
+import {
+  isStringifyFormBytes,
+  messageStandIn,
+  messageStandInFromBytes,
+  NOT_FORM,
+  PLAIN_FORM,
+  readLines,
+  stringifyFormBytes,
+} from "../io/scan/index.js";
 import { toJson } from "./json-text.js";
 import { parseEntry, readEntry, type Session } from "./session.js";
 import type { EntryRec } from "./detail.js";
@@ -76,6 +84,11 @@ export function messageLines(
 ): {
   read: (rec: EntryRec) => Record<string, unknown>;
   json: (m: unknown, rec: EntryRec) => string | undefined;
+  /**
+   * The message's JSON text as the UTF-8 bytes of its line, where they are plain (io/scan stringifyFormBytes): the
+   * JSON output writes them as they are. A view of the read-ahead window: valid until the next read of the file.
+   */
+  bytes: (m: unknown, rec: EntryRec) => Uint8Array | undefined;
   whole: (m: unknown, rec: EntryRec) => unknown;
 } | null {
   // JSON output of an older version's lines is serialized (they are migrated): no spans, and so no stand-ins.
@@ -95,13 +108,19 @@ export function messageLines(
   const start = spans || fromBytes ? new Int32Array(n) : null;
   const end = spans || fromBytes ? new Int32Array(n) : null;
   const span = fromBytes ? new Int32Array(2) : undefined;
+  /** plain[i]: the bytes of a stand-in read from them are plain (stringifyFormBytes): `bytes` gives them. */
+  const plain = spans && fromBytes ? new Uint8Array(n) : null;
   return {
     read(rec) {
+      // Read again, a message may take the other way (its span then counts characters of the line's text).
+      if (plain !== null && rec.index < n) plain[rec.index] = 0;
       const mayStandIn = standIns && (rec.id === undefined || !notStandIns.has(rec.id));
       if (fromBytes && mayStandIn && span !== undefined && rec.type === "message" && rec.index < n) {
         const bytes = (session.store.rawBytes as (r: EntryRec) => Buffer)(rec);
         const standIn = messageStandInFromBytes(bytes, 0, bytes.length, span);
-        if (standIn !== null && (!spans || isStringifyFormBytes(bytes, span[0] as number, span[1] as number))) {
+        const form = standIn !== null && spans ? stringifyFormBytes(bytes, span[0] as number, span[1] as number) : NOT_FORM;
+        if (standIn !== null && (!spans || form !== NOT_FORM)) {
+          if (plain !== null && form === PLAIN_FORM) plain[rec.index] = 1;
           while (held.length <= rec.index) held.push(undefined);
           held[rec.index] = standIn;
           isStandIn[rec.index] = 2;
@@ -146,6 +165,10 @@ export function messageLines(
       if (isStandIn[rec.index] === 2)
         return (session.store.rawBytes as (r: EntryRec) => Buffer)(rec).toString("utf8", start[rec.index], end[rec.index]);
       return session.store.rawLine(rec).slice(start[rec.index], end[rec.index]);
+    },
+    bytes(m, rec) {
+      if (plain === null || start === null || end === null || plain[rec.index] !== 1 || !holds(m, rec)) return undefined;
+      return (session.store.rawBytes as (r: EntryRec) => Buffer)(rec).subarray(start[rec.index], end[rec.index]);
     },
     whole(m, rec) {
       if (!holds(m, rec) || isStandIn[rec.index] === 0) return m;

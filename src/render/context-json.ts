@@ -1,4 +1,5 @@
 import type { EntryRec } from "../model/detail.js";
+import { ByteRun } from "../io/byte-run.js";
 import { toJson, openArrayMember } from "./json.js";
 import { CHUNK_CHARS } from "./chunks.js";
 
@@ -29,7 +30,9 @@ function entryRef(rec: EntryRec, edit: EntryRec | undefined): ContextEntryRef {
 
 /**
  * `context --json` and `--ndjson`: the document {"file","leaf","thinkingLevel","model","messages","entries"}, or
- * one message per line. Streamed in chunks: a context can be large.
+ * one message per line. Streamed in chunks: a context can be large. With `bytes`, the messages the caller has as bytes
+ * the output writes as they are (contextReport's messageBytes) go out in chunks of bytes (with the separators between
+ * them), copied as they come; the others, and the rest of the document, as text.
  */
 export function* contextJsonChunks(
   file: string,
@@ -42,16 +45,30 @@ export function* contextJsonChunks(
   asDocument: boolean,
   /** JSON.stringify's text of messages[i], where the caller has it at hand (contextReport's messageJson). */
   json: (i: number) => string | undefined = (i) => toJson(messages[i]),
-): Generator<string> {
+  bytes?: (i: number) => Uint8Array | undefined,
+): Generator<string | Uint8Array> {
+  const run = bytes === undefined ? null : new ByteRun();
   if (!asDocument) {
     let buf = "";
     for (let i = 0; i < messages.length; i++) {
+      const b = bytes?.(i);
+      if (b !== undefined && run !== null) {
+        if (buf !== "") yield buf;
+        buf = "";
+        if (!run.add("", b, "\n")) {
+          yield run.take();
+          run.add("", b, "\n");
+        }
+        continue;
+      }
+      if (run !== null && !run.empty) yield run.take();
       buf += `${json(i)}\n`;
       if (buf.length > CHUNK_CHARS) {
         yield buf;
         buf = "";
       }
     }
+    if (run !== null && !run.empty) yield run.take();
     yield buf;
     return;
   }
@@ -64,12 +81,25 @@ export function* contextJsonChunks(
   yield openArrayMember(head as string, "messages");
   let buf = "";
   for (let i = 0; i < messages.length; i++) {
+    const b = bytes?.(i);
+    if (b !== undefined && run !== null) {
+      if (buf !== "") yield buf;
+      buf = "";
+      const sep = i === 0 ? "" : ",";
+      if (!run.add(sep, b)) {
+        yield run.take();
+        run.add(sep, b);
+      }
+      continue;
+    }
+    if (run !== null && !run.empty) yield run.take();
     buf += (i === 0 ? "" : ",") + (json(i) ?? "null");
     if (buf.length > CHUNK_CHARS) {
       yield buf;
       buf = "";
     }
   }
+  if (run !== null && !run.empty) yield run.take();
   yield buf;
   // JSON.stringify's text of the array, an item at a time (a million refs made one string and a million objects).
   buf = '],"entries":[';

@@ -102,6 +102,11 @@ interface HeldContext extends ContextBase {
 /** `output: "json"`: JSON.stringify's text of messages[i]. */
 export interface JsonContext extends HeldContext {
   messageJson: (i: number) => string | undefined;
+  /**
+   * The same text as UTF-8 bytes that the JSON output writes as they are, where the report has them at hand (else
+   * undefined: write messageJson's). A view valid until the next call of either.
+   */
+  messageBytes: (i: number) => Uint8Array | undefined;
 }
 
 /**
@@ -173,9 +178,12 @@ export function contextReport(
       context: SessionContext;
       messages: readonly unknown[];
       messageJson?: (i: number) => string | undefined;
+      messageBytes?: (i: number) => Uint8Array | undefined;
     } = { path, context: ctx, messages, sources, editedBy };
-  if (json) context.messageJson = (i) => lines?.json(messages[i], sources[i] as EntryRec) ?? toJson(messages[i]);
-  else {
+  if (json) {
+    context.messageJson = (i) => lines?.json(messages[i], sources[i] as EntryRec) ?? toJson(messages[i]);
+    context.messageBytes = (i) => lines?.bytes(messages[i], sources[i] as EntryRec);
+  } else {
     const whole = lines ? (i: number) => lines.whole(ctx.messages[i], ctx.sources[i] as EntryRec) : (i: number) => ctx.messages[i];
     context.whole = whole;
     // Made when first read: the display reads them, a library caller asking for pi's values may not (on a realistic

@@ -599,4 +599,92 @@
       (local.set $state (i32.const 0))
       (br $main))
     (i32.const -1))
+;; plain(p, end): 1 when memory[p, end) (JSON text in JSON.stringify's form: `form` said so) is valid UTF-8 and holds
+;; nothing pisess's JSON output writes otherwise (render/sanitize.ts, TerminalFilter's "json" form): no DEL (7f), C1
+;; control (c2 80-9f), U+061C (d8 9c), U+200E/F (e2 80 8e/8f), U+202A-E (e2 80 aa-ae), U+2066-9 (e2 81 a6-a9), and
+;; no \u escape of a surrogate (\uD800-\uDFFF: JSON.stringify writes one only for a lone surrogate); else 0. Blocks
+;; of 16 bytes below 7f without a backslash are passed at once.
+  (func (export "plain") (param $p i32) (param $end i32) (result i32)
+    (local $c i32) (local $c1 i32) (local $c2 i32) (local $h i32)
+    (loop $more
+      (if (i32.ge_u (local.get $p) (local.get $end)) (then (return (i32.const 1))))
+      (if (i32.le_u (i32.add (local.get $p) (i32.const 16)) (local.get $end))
+        (then
+          (if (i32.eqz
+                (v128.any_true
+                  (v128.or
+                    (i8x16.gt_u (v128.load align=1 (local.get $p)) (i8x16.splat (i32.const 0x7e)))
+                    (i8x16.eq (v128.load align=1 (local.get $p)) (i8x16.splat (i32.const 0x5c))))))
+            (then (local.set $p (i32.add (local.get $p) (i32.const 16))) (br $more)))))
+      (local.set $c (i32.load8_u (local.get $p)))
+      (if (i32.lt_u (local.get $c) (i32.const 0x7f))
+        (then
+          (if (i32.ne (local.get $c) (i32.const 0x5c))
+            (then (local.set $p (i32.add (local.get $p) (i32.const 1))) (br $more)))
+          ;; A backslash: its escape is whole (the text is valid JSON); \u with a surrogate's first two digits is out.
+          (if (i32.ge_u (i32.add (local.get $p) (i32.const 1)) (local.get $end)) (then (return (i32.const 0))))
+          (if (i32.ne (i32.load8_u offset=1 (local.get $p)) (i32.const 0x75))
+            (then (local.set $p (i32.add (local.get $p) (i32.const 2))) (br $more)))
+          (if (i32.gt_u (i32.add (local.get $p) (i32.const 6)) (local.get $end)) (then (return (i32.const 0))))
+          (local.set $h (i32.or (i32.load8_u offset=3 (local.get $p)) (i32.const 0x20)))
+          (if (i32.and
+                (i32.eq (i32.or (i32.load8_u offset=2 (local.get $p)) (i32.const 0x20)) (i32.const 0x64))
+                (i32.or
+                  (i32.or (i32.eq (local.get $h) (i32.const 0x38)) (i32.eq (local.get $h) (i32.const 0x39)))
+                  (i32.lt_u (i32.sub (local.get $h) (i32.const 0x61)) (i32.const 6))))
+            (then (return (i32.const 0))))
+          (local.set $p (i32.add (local.get $p) (i32.const 6)))
+          (br $more)))
+      (if (i32.eq (local.get $c) (i32.const 0x7f)) (then (return (i32.const 0))))
+      ;; A sequence of 2 to 4 bytes, checked as UTF-8 (no overlong form, no surrogate, nothing past U+10FFFF).
+      (if (i32.lt_u (local.get $c) (i32.const 0xc2)) (then (return (i32.const 0))))
+      (if (i32.ge_u (i32.add (local.get $p) (i32.const 1)) (local.get $end)) (then (return (i32.const 0))))
+      (local.set $c1 (i32.load8_u offset=1 (local.get $p)))
+      (if (i32.lt_u (local.get $c) (i32.const 0xe0))
+        (then
+          (if (i32.ne (i32.and (local.get $c1) (i32.const 0xc0)) (i32.const 0x80)) (then (return (i32.const 0))))
+          (if (i32.and (i32.eq (local.get $c) (i32.const 0xc2)) (i32.lt_u (local.get $c1) (i32.const 0xa0)))
+            (then (return (i32.const 0))))
+          (if (i32.and (i32.eq (local.get $c) (i32.const 0xd8)) (i32.eq (local.get $c1) (i32.const 0x9c)))
+            (then (return (i32.const 0))))
+          (local.set $p (i32.add (local.get $p) (i32.const 2)))
+          (br $more)))
+      (if (i32.ge_u (i32.add (local.get $p) (i32.const 2)) (local.get $end)) (then (return (i32.const 0))))
+      (local.set $c2 (i32.load8_u offset=2 (local.get $p)))
+      (if (i32.ne (i32.and (local.get $c2) (i32.const 0xc0)) (i32.const 0x80)) (then (return (i32.const 0))))
+      (if (i32.lt_u (local.get $c) (i32.const 0xf0))
+        (then
+          ;; e0: a0-bf (not overlong); ed: 80-9f (no surrogate); else 80-bf.
+          (if (i32.lt_u (local.get $c1)
+                (select (i32.const 0xa0) (i32.const 0x80) (i32.eq (local.get $c) (i32.const 0xe0))))
+            (then (return (i32.const 0))))
+          (if (i32.gt_u (local.get $c1)
+                (select (i32.const 0x9f) (i32.const 0xbf) (i32.eq (local.get $c) (i32.const 0xed))))
+            (then (return (i32.const 0))))
+          (if (i32.eq (local.get $c) (i32.const 0xe2))
+            (then
+              (if (i32.and (i32.eq (local.get $c1) (i32.const 0x80))
+                    (i32.or
+                      (i32.lt_u (i32.sub (local.get $c2) (i32.const 0x8e)) (i32.const 2))
+                      (i32.lt_u (i32.sub (local.get $c2) (i32.const 0xaa)) (i32.const 5))))
+                (then (return (i32.const 0))))
+              (if (i32.and (i32.eq (local.get $c1) (i32.const 0x81))
+                    (i32.lt_u (i32.sub (local.get $c2) (i32.const 0xa6)) (i32.const 4)))
+                (then (return (i32.const 0))))))
+          (local.set $p (i32.add (local.get $p) (i32.const 3)))
+          (br $more)))
+      (if (i32.gt_u (local.get $c) (i32.const 0xf4)) (then (return (i32.const 0))))
+      ;; f0: 90-bf (not overlong); f4: 80-8f (up to U+10FFFF); else 80-bf.
+      (if (i32.lt_u (local.get $c1)
+            (select (i32.const 0x90) (i32.const 0x80) (i32.eq (local.get $c) (i32.const 0xf0))))
+        (then (return (i32.const 0))))
+      (if (i32.gt_u (local.get $c1)
+            (select (i32.const 0x8f) (i32.const 0xbf) (i32.eq (local.get $c) (i32.const 0xf4))))
+        (then (return (i32.const 0))))
+      (if (i32.ge_u (i32.add (local.get $p) (i32.const 3)) (local.get $end)) (then (return (i32.const 0))))
+      (if (i32.ne (i32.and (i32.load8_u offset=3 (local.get $p)) (i32.const 0xc0)) (i32.const 0x80))
+        (then (return (i32.const 0))))
+      (local.set $p (i32.add (local.get $p) (i32.const 4)))
+      (br $more))
+    (i32.const 1))
 )

@@ -81,6 +81,7 @@ interface ScanWasm {
   line: (p: number, end: number, prefix: number, table: number) => number;
   after: { value: number };
   form: (p: number, end: number) => number;
+  plain: (p: number, end: number) => number;
 }
 let wasm: ScanWasm | null | undefined;
 const DATA = 131072;
@@ -194,13 +195,16 @@ function scanString(q: number, end: number): number {
 /**
  * For form.ts: scan.wat's `form` over b[from, to) (a valid JSON value), in wasm memory (copied there unless read
  * there). False when its structure or escapes are not JSON.stringify's, else the numbers (start and end, offsets
- * from `from`) whose printing is still to compare; null without wasm.
+ * from `from`) whose printing is still to compare; null without wasm. With `plain`, when the form holds, it also says
+ * whether the bytes are valid UTF-8 that the JSON output writes as they are (scan.wat's `plain`).
  */
-export function formScan(b: Buffer, from: number, to: number): false | readonly number[] | null {
+export function formScan(b: Buffer, from: number, to: number, plain?: { plain: boolean }): false | readonly number[] | null {
   const at = toWasm(b, from, to);
   if (at < 0) return null;
   const n = (wasm as ScanWasm).form(at, at + to - from);
   if (n < 0) return false;
+  // On the copy form just walked: whether the output writes these bytes as they are (scan.wat's plain).
+  if (plain !== undefined) plain.plain = (wasm as ScanWasm).plain(at, at + to - from) === 1;
   // Most messages leave no number to JS: no array is made for them (a million on a long path).
   if (n === 0) return NO_NUMBERS;
   const numbers: number[] = [];
