@@ -22,10 +22,14 @@ export interface ContextJson {
   entries: ContextEntryRef[];
 }
 
-function entryRef(rec: EntryRec, edit: EntryRec | undefined): ContextEntryRef {
-  const ref: ContextEntryRef = { id: rec.id ?? null, line: rec.line, type: rec.type };
-  if (edit) ref.edit = { id: edit.id ?? null, line: edit.line };
-  return ref;
+/**
+ * JSON.stringify's text of the ContextEntryRef of `rec` (and `edit`), written out: a million refs made a million
+ * objects only to be serialized (on the chain of 1,000,000 entries 0.3 of 0.4 s).
+ */
+function entryRefJson(rec: EntryRec, edit: EntryRec | undefined): string {
+  const id = (r: EntryRec): string => (r.id === undefined ? "null" : JSON.stringify(r.id));
+  const own = `{"id":${id(rec)},"line":${rec.line},"type":${JSON.stringify(rec.type)}`;
+  return edit ? `${own},"edit":{"id":${id(edit)},"line":${edit.line}}}` : `${own}}`;
 }
 
 /**
@@ -104,7 +108,7 @@ export function* contextJsonChunks(
   // JSON.stringify's text of the array, an item at a time (a million refs made one string and a million objects).
   buf = '],"entries":[';
   for (let i = 0; i < sources.length; i++) {
-    buf += (i === 0 ? "" : ",") + JSON.stringify(entryRef(sources[i] as EntryRec, editedBy[i]));
+    buf += (i === 0 ? "" : ",") + entryRefJson(sources[i] as EntryRec, editedBy[i]);
     if (buf.length > CHUNK_CHARS) {
       yield buf;
       buf = "";

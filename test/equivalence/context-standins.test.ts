@@ -52,8 +52,16 @@ function written(session: Session, leaf: string, jsonOnly: boolean): Written {
   const r = jsonOnly ? contextReport(session, { leaf, output: "json" }) : contextReport(session, { leaf });
   const c = r.data.context;
   const json = c !== null && "messageJson" in c ? c.messageJson : undefined;
+  // The messages it has as plain bytes too, as the command writes them (chunks of bytes among the text).
+  const bytes = c !== null && "messageBytes" in c ? c.messageBytes : undefined;
   const out = (doc: boolean): string =>
-    c === null ? "" : [...contextJsonChunks(session.file, r.data.leaf, c.context, c.messages, c.sources, c.editedBy, doc, json)].join("");
+    c === null
+      ? ""
+      : Buffer.concat(
+          [...contextJsonChunks(session.file, r.data.leaf, c.context, c.messages, c.sources, c.editedBy, doc, json, bytes)].map((chunk) =>
+            typeof chunk === "string" ? Buffer.from(chunk) : chunk,
+          ),
+        ).toString("utf8");
   return {
     messages: c?.messages ?? [],
     doc: out(true),

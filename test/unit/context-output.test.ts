@@ -76,3 +76,21 @@ describe("contextReport: options are the output a user asks for", () => {
     }
   });
 });
+
+describe("context --json's entries", () => {
+  it("are JSON.stringify's text of each ref, ids escaped, a missing id null, an edit's ref inside", () => {
+    const rec = (id: string | undefined, line: number, type: string) => ({ id, line, type }) as unknown as EntryRec;
+    const sources = [rec('a"b\\c', 2, "message"), rec(undefined, 3, "custom_message"), rec("é\u2028😀\ud800", 4, "message")];
+    const editedBy = [undefined, rec("e\n1", 9, "context_edit"), rec(undefined, 10, "context_edit")];
+    const text = [...contextJsonChunks("f.jsonl", null, { thinkingLevel: "off", model: null }, [{}, {}, {}], sources, editedBy, true)].join(
+      "",
+    );
+    const doc = JSON.parse(text);
+    expect(doc.entries).toEqual([
+      { id: 'a"b\\c', line: 2, type: "message" },
+      { id: null, line: 3, type: "custom_message", edit: { id: "e\n1", line: 9 } },
+      { id: "é\u2028😀\ud800", line: 4, type: "message", edit: { id: null, line: 10 } },
+    ]);
+    expect(text).toBe(`${JSON.stringify(doc)}\n`);
+  });
+});
