@@ -1,6 +1,7 @@
 import { closeSync, readSync } from "node:fs";
 import { FileShrank } from "./errors.js";
 import { openRegularSync } from "./fsp.js";
+import { giveReadRegion, READ_REGION_SIZE, readRegionAgain, takeReadRegion } from "./scan/index.js";
 
 /** Bytes read at once when reads walk forward through the file (a path, a context, a diff, in file order). */
 const WINDOW = 1 << 18;
@@ -15,6 +16,12 @@ export class FileRangeReader {
   private fd: number | null = null;
   /** The last window read ahead: bytes [winStart, winStart + winLength) of the file. */
   private win: Buffer | null = null;
+  /**
+   * Whether win is the skeleton scanner's read region (io/scan takeReadRegion), taken when no line reader holds it:
+   * the lines read back there are scanned where they are (a context's messages, each scanned for its stand-in and
+   * its form, were copied into the scanner's memory twice each). Given back at close.
+   */
+  private inRegion = false;
   private winStart = 0;
   private winLength = 0;
   /** Where the previous read ended: a read starting at or shortly after it is part of a forward walk. */
@@ -32,6 +39,8 @@ export class FileRangeReader {
   /** The bytes of the range: a view of the read-ahead window (valid until the next read) or a buffer of their own. */
   readBytes(offset: number, length: number): Buffer {
     if (this.fd === null) this.fd = openRegularSync(this.path).fd;
+    // The scanner's memory grew since (a copy of a long line): the region's old Buffer is detached, its bytes stay.
+    if (this.inRegion && this.win !== null && this.win.length === 0) this.win = readRegionAgain();
     const win = this.win;
     if (win !== null && offset >= this.winStart && offset + length <= this.winStart + this.winLength) {
       this.lastEnd = offset + length;
@@ -42,7 +51,8 @@ export class FileRangeReader {
     const forward = this.lastEnd >= 0 && offset >= this.lastEnd && offset - this.lastEnd < WINDOW;
     this.lastEnd = offset + length;
     if (this.readAhead && forward && length < WINDOW) {
-      this.win ??= Buffer.allocUnsafe(WINDOW);
+      this.win ??= this.window();
+      // WINDOW bytes, also of the larger region: a read ahead reads ahead this much whatever holds it.
       const got = this.fill(this.win, 0, WINDOW, offset, length);
       this.winStart = offset;
       this.winLength = got;
@@ -65,10 +75,22 @@ export class FileRangeReader {
     return done;
   }
 
+  /** The window's buffer: the scanner's read region where it is free, else one of its own. */
+  private window(): Buffer {
+    const region = takeReadRegion(READ_REGION_SIZE);
+    this.inRegion = region !== null;
+    return region ?? Buffer.allocUnsafe(WINDOW);
+  }
+
   close(): void {
     if (this.fd !== null) {
       closeSync(this.fd);
       this.fd = null;
+    }
+    if (this.inRegion) {
+      this.inRegion = false;
+      this.win = null;
+      giveReadRegion();
     }
   }
 }

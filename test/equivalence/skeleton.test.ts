@@ -6,6 +6,7 @@ import { isDeepStrictEqual } from "node:util";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { readLineBytes, readLines, type RawLine } from "../../src/io/scan/index.js";
+import { FileRangeReader } from "../../src/io/store.js";
 import { scanSkeleton, scanStringForTest } from "../../src/io/scan/skeleton.js";
 import { SKELETON_FIELDS, skeletonFieldsOf } from "../../src/model/fields.js";
 import { isObject } from "../../src/model/json.js";
@@ -478,6 +479,44 @@ describe("readLineBytes", () => {
     );
     expect(outer).toEqual(text("a").split("\n"));
     expect(inner).toEqual(text("b").split("\n"));
+  });
+});
+
+describe("the store's read-ahead window in the scanner's read region (io/store.ts)", () => {
+  const dir = mkdtempSync(join(tmpdir(), "pisess-window-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("reads back the file's bytes, through the memory growing meanwhile, and gives the region back at close", async () => {
+    const f = join(dir, "window.jsonl");
+    const lines = Array.from({ length: 4000 }, (_, i) => `{"i":${i},"t":"${"é".repeat(i % 97)}"}`);
+    writeFileSync(f, `${lines.join("\n")}\n`);
+    const bytes = readFileSync(f);
+    const reader = new FileRangeReader(f);
+    // Offsets of every line, read in file order (a forward walk: the window reads ahead).
+    const at: number[] = [];
+    for (let o = 0, i = 0; i < lines.length; i++) {
+      at.push(o);
+      o += Buffer.byteLength(lines[i] as string) + 1;
+    }
+    for (let i = 0; i < lines.length; i++) {
+      const len = Buffer.byteLength(lines[i] as string);
+      const got = reader.readBytes(at[i] as number, len);
+      expect(got.equals(bytes.subarray(at[i], (at[i] as number) + len)), `line ${i}`).toBe(true);
+      if (i === 1000) {
+        // A scan of 5 MiB grows the scanner's memory: the window's Buffer over it is detached, its bytes stay.
+        const big = Buffer.alloc(5 << 20, 0x61);
+        big[big.length - 1] = 0x22;
+        expect(scanStringForTest(big, 0, big.length)?.q).toBe(big.length - 1);
+      }
+    }
+    // While the store holds the region a line reader reads into a buffer of its own, and after close into the region.
+    const during: string[] = [];
+    await readLineBytes(f, (buf, st, e) => during.push(buf.toString("utf8", st, e)), 1 << 20);
+    reader.close();
+    const after: string[] = [];
+    await readLineBytes(f, (buf, st, e) => after.push(buf.toString("utf8", st, e)), 1 << 20);
+    expect(during).toEqual(lines);
+    expect(after).toEqual(lines);
   });
 });
 

@@ -28,6 +28,10 @@ export { base64Decoded, JsonBytes, Keys } from "./json-bytes.js";
 export {
   elementStartsWith,
   elementValue,
+  giveReadRegion,
+  READ_REGION_SIZE,
+  readRegionAgain,
+  takeReadRegion,
   itemsOf,
   type Names,
   names,

@@ -125,6 +125,8 @@ function memoryOf(w: ScanWasm, n: number): void {
  * Everything else is copied to COPY on.
  */
 const READ_SIZE = 1 << 20;
+/** The size of the read region (a reader asks takeReadRegion for it). */
+export const READ_REGION_SIZE = READ_SIZE;
 const COPY = DATA + READ_SIZE;
 /** Whether a reader holds the region (one at a time: reads of several files may interleave). */
 let readRegionHeld = false;
