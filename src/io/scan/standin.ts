@@ -57,16 +57,41 @@ const OPEN_BRACE = 0x7b;
 const N = 0x6e;
 
 /** The string each slot read last: a million stand-ins share one "assistant", one model name (no copy decoded each). */
-const last: (string | undefined)[] = [];
+/** The last few strings each slot gave, newest first: roles alternate, and so do a path's block types. */
+const recent: string[][] = [];
+const RECENT = 4;
 
-/** The value in slot s as JSON.parse gives it (undefined when missing), a repeated string not decoded again. */
+/** The value in slot s as JSON.parse gives it (undefined when missing), a recent string not decoded again. */
 function keptValue(s: number): unknown {
   if (!slotStartsWith(s, QUOTE)) return slotValue(s);
-  const l = last[s];
-  if (l !== undefined && slotIs(s, l)) return l;
+  let r = recent[s];
+  if (r === undefined) {
+    r = [];
+    recent[s] = r;
+  }
+  for (let i = 0; i < r.length; i++) if (slotIs(s, r[i] as string)) return r[i];
   const v = slotValue(s) as string;
-  last[s] = v;
+  if (r.length === RECENT) r.pop();
+  r.unshift(v);
   return v;
+}
+
+/**
+ * A block that is only its type, one frozen object for each type (a few: text, thinking, image), and a content of
+ * that one block, one frozen array: a stand-in is read, never changed, and a million of them on a long path were
+ * two objects each that lived as long as the context.
+ */
+const typeBlocks = new Map<string, { readonly block: object; readonly alone: readonly object[] }>();
+const TYPE_BLOCKS_MAX = 64;
+function typeBlock(type: unknown): { readonly block: object; readonly alone: readonly object[] } | undefined {
+  if (typeof type !== "string") return undefined;
+  let t = typeBlocks.get(type);
+  if (t === undefined && typeBlocks.size < TYPE_BLOCKS_MAX) {
+    const block = Object.freeze({ type });
+    t = { block, alone: Object.freeze([block]) };
+    typeBlocks.set(type, t);
+  }
+  return t;
 }
 
 /**
@@ -90,6 +115,7 @@ export function messageStandInFromBytes(b: Buffer, start: number, end: number, s
     if (n < 0) content = slotValue(S_CONTENT);
     else {
       const blocks: unknown[] = [];
+      let shared: readonly object[] | undefined;
       for (let i = 0; i < n; i++) {
         if (!elementStartsWith(i, OPEN_BRACE)) {
           blocks.push(elementValue(i));
@@ -97,9 +123,15 @@ export function messageStandInFromBytes(b: Buffer, start: number, end: number, s
         }
         if (scanElement(BLOCK_KEYS, i) !== 1) return null;
         const type = keptValue(B_TYPE);
-        blocks.push(type === "toolCall" ? { type, id: slotValue(B_ID), name: keptValue(B_NAME) } : { type });
+        if (type === "toolCall") {
+          blocks.push({ type, id: slotValue(B_ID), name: keptValue(B_NAME) });
+          continue;
+        }
+        const t = typeBlock(type);
+        blocks.push(t?.block ?? { type });
+        if (n === 1) shared = t?.alone;
       }
-      content = blocks;
+      content = shared ?? blocks;
     }
   }
   const out: Obj = { role: keptValue(S_ROLE), content };
