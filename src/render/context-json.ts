@@ -59,20 +59,20 @@ export function* contextJsonChunks(
       if (b !== undefined && run !== null) {
         if (buf !== "") yield buf;
         buf = "";
-        if (!run.add("", b, "\n")) {
-          yield run.take();
-          run.add("", b, "\n");
-        }
+        const full = run.add("", b, "\n");
+        if (full !== null) yield full;
         continue;
       }
-      if (run !== null && !run.empty) yield run.take();
+      const ran = run?.take();
+      if (ran) yield ran;
       buf += `${json(i)}\n`;
       if (buf.length > CHUNK_CHARS) {
         yield buf;
         buf = "";
       }
     }
-    if (run !== null && !run.empty) yield run.take();
+    const ran = run?.take();
+    if (ran) yield ran;
     yield buf;
     return;
   }
@@ -89,21 +89,20 @@ export function* contextJsonChunks(
     if (b !== undefined && run !== null) {
       if (buf !== "") yield buf;
       buf = "";
-      const sep = i === 0 ? "" : ",";
-      if (!run.add(sep, b)) {
-        yield run.take();
-        run.add(sep, b);
-      }
+      const full = run.add(i === 0 ? "" : ",", b);
+      if (full !== null) yield full;
       continue;
     }
-    if (run !== null && !run.empty) yield run.take();
+    const ran = run?.take();
+    if (ran) yield ran;
     buf += (i === 0 ? "" : ",") + (json(i) ?? "null");
     if (buf.length > CHUNK_CHARS) {
       yield buf;
       buf = "";
     }
   }
-  if (run !== null && !run.empty) yield run.take();
+  const ran = run?.take();
+  if (ran) yield ran;
   yield buf;
   // JSON.stringify's text of the array, an item at a time (a million refs made one string and a million objects).
   buf = '],"entries":[';

@@ -22,7 +22,7 @@ export {
   type RawLine,
   type Source,
 } from "./lines.js";
-export { FORM, isStringifyFormBytes, NOT_FORM, PLAIN_FORM, stringifyFormBytes } from "./form.js";
+export { isStringifyFormBytes, NOT_FORM, PLAIN_FORM, stringifyFormBytes } from "./form.js";
 export { messageStandIn, messageStandInFromBytes } from "./standin.js";
 export { base64Decoded, JsonBytes, Keys } from "./json-bytes.js";
 export {

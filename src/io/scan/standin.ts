@@ -56,8 +56,10 @@ const QUOTE = 0x22;
 const OPEN_BRACE = 0x7b;
 const N = 0x6e;
 
-/** The string each slot read last: a million stand-ins share one "assistant", one model name (no copy decoded each). */
-/** The last few strings each slot gave, newest first: roles alternate, and so do a path's block types. */
+/**
+ * The last few strings each slot gave, newest first: a million stand-ins share one "assistant", one model name (no
+ * copy decoded each), and roles and block types alternate along a path, so one kept string missed every time.
+ */
 const recent: string[][] = [];
 const RECENT = 4;
 
@@ -81,9 +83,14 @@ function keptValue(s: number): unknown {
  * that one block, one frozen array: a stand-in is read, never changed, and a million of them on a long path were
  * two objects each that lived as long as the context.
  */
-const typeBlocks = new Map<string, { readonly block: object; readonly alone: readonly object[] }>();
+interface TypeBlock {
+  readonly block: object;
+  /** A content of that block alone. */
+  readonly alone: readonly object[];
+}
+const typeBlocks = new Map<string, TypeBlock>();
 const TYPE_BLOCKS_MAX = 64;
-function typeBlock(type: unknown): { readonly block: object; readonly alone: readonly object[] } | undefined {
+function typeBlock(type: unknown): TypeBlock | undefined {
   if (typeof type !== "string") return undefined;
   let t = typeBlocks.get(type);
   if (t === undefined && typeBlocks.size < TYPE_BLOCKS_MAX) {
